@@ -1,0 +1,335 @@
+"""The Goofspiel ruleset: an immutable, validated description of one variant.
+
+Every variant of RULES.md is a field here; a game, a record, a bot and the
+solver all take a :class:`Ruleset`. Presets: ``standard`` (RULES.md, Standard
+game: 13 cards, carry-over ties, low ace, 2 players, shuffled prizes) and
+``discard`` (the same with discard ties, as in the game-theory literature and
+OpenSpiel).
+
+>>> Ruleset.preset("standard").total_prize_value
+91
+>>> Ruleset(high_ace=True).total_prize_value
+104
+>>> Ruleset(cards=5, tie_rule="discard").describe()
+'cards=5 players=2 ties=discard ace=low bid=1 display=1 order=shuffled'
+>>> Ruleset(players=2, open_prizes=3, tie_rule="discard")
+Traceback (most recent call last):
+...
+cardtable.goofspiel.errors.RulesetError: open_prizes, tie_rule: open prizes stay in the display when bids tie (carry-over by nature); use tie_rule='carry' with open_prizes > 1
+
+Decisions where RULES.md is silent (also in docs/rules.md):
+
+- *High ace with fewer cards*: the ace bids above the highest card and is worth
+  ``cards + 1`` as a prize (14 with 13 cards, as RULES.md says).
+- *Highest unique bid* (``unique_bids=True``) composes with the tie rule: equal
+  bid strengths drop out first; if no bid remains, the round is a tie and
+  ``tie_rule`` says what happens to the pot. With 2 players it changes nothing.
+- *Open prizes* need ``tie_rule='carry'``: prizes not taken stay face up.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from .errors import RulesetError
+
+TieRule = Literal["carry", "discard"]
+PrizeOrder = Literal["shuffled", "ascending", "descending"]
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "discard": {"tie_rule": "discard"},
+    "high-ace": {"high_ace": True},
+    "three-player": {"players": 3, "unique_bids": True},
+    "two-card-bids": {"cards_per_bid": 2},
+    "open-prizes": {"open_prizes": 3},
+    "ascending": {"prize_order": "ascending"},
+}
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One Goofspiel variant (RULES.md, Standard game and Variants).
+
+    Attributes:
+        cards: ranks per suit, 1..13 (cards A..n in every hand and the prize deck).
+        players: 2..5; each holds one whole suit.
+        tie_rule: ``"carry"`` (tied prizes stay in the pot and are played for
+            with the next prize; the default) or ``"discard"`` (tied prizes are
+            put aside, unowned).
+        unique_bids: the 3-5 player "highest unique bid" tie rule: bid strengths
+            bid by more than one player drop out before the highest is found.
+        high_ace: the ace bids highest and is worth ``cards + 1`` as a prize.
+        cards_per_bid: cards each player bids per round (1; 2 for
+            "multi-card bids"); the bid strength is the sum.
+        open_prizes: size of the face-up display (1 = one prize at a time).
+        prize_order: ``"shuffled"`` (seeded), ``"ascending"``, ``"descending"``
+            or a tuple of face ranks (a permutation of 1..cards).
+
+    Raises:
+        RulesetError: for any out-of-range value or impossible combination;
+            the message starts with the offending field names.
+    """
+
+    cards: int = 13
+    players: int = 2
+    tie_rule: TieRule = "carry"
+    unique_bids: bool = False
+    high_ace: bool = False
+    cards_per_bid: int = 1
+    open_prizes: int = 1
+    prize_order: PrizeOrder | tuple[int, ...] = "shuffled"
+
+    def __post_init__(self) -> None:
+        def fail(names: tuple[str, ...], message: str) -> None:
+            raise RulesetError(f"{', '.join(names)}: {message}", names)
+
+        for name in ("cards", "players", "cards_per_bid", "open_prizes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                fail((name,), f"must be a whole number, not {value!r}")
+        for name in ("unique_bids", "high_ace"):
+            if not isinstance(getattr(self, name), bool):
+                fail((name,), f"must be true or false, not {getattr(self, name)!r}")
+        if not 1 <= self.cards <= 13:
+            fail(("cards",), f"must be 1..13, not {self.cards}")
+        if not 2 <= self.players <= 5:
+            fail(("players",), f"must be 2..5, not {self.players}")
+        if self.tie_rule not in ("carry", "discard"):
+            fail(("tie_rule",), f"must be 'carry' or 'discard', not {self.tie_rule!r}")
+        if not 1 <= self.cards_per_bid <= self.cards:
+            fail(
+                ("cards_per_bid", "cards"),
+                f"a bid of {self.cards_per_bid} cards needs 1..{self.cards} cards per bid",
+            )
+        if not 1 <= self.open_prizes <= self.cards:
+            fail(("open_prizes", "cards"), f"the display must hold 1..{self.cards} prizes")
+        if self.open_prizes > 1 and self.tie_rule != "carry":
+            fail(
+                ("open_prizes", "tie_rule"),
+                "open prizes stay in the display when bids tie (carry-over by nature); "
+                "use tie_rule='carry' with open_prizes > 1",
+            )
+        order = self.prize_order
+        if isinstance(order, list):
+            object.__setattr__(self, "prize_order", tuple(order))
+            order = self.prize_order
+        if isinstance(order, tuple):
+            if sorted(order) != list(range(1, self.cards + 1)) or not all(
+                isinstance(x, int) for x in order
+            ):
+                fail(
+                    ("prize_order", "cards"),
+                    f"a given prize order must list each rank 1..{self.cards} once, not {order}",
+                )
+        elif order not in ("shuffled", "ascending", "descending"):
+            fail(
+                ("prize_order",),
+                f"must be 'shuffled', 'ascending', 'descending' or a sequence of ranks, not {order!r}",
+            )
+
+    # -- card values -------------------------------------------------------------------
+
+    def strength(self, card: int) -> int:
+        """Bid strength of a card: its rank, or ``cards + 1`` for the high ace."""
+        return self.cards + 1 if (card == 1 and self.high_ace) else card
+
+    def prize_value(self, card: int) -> int:
+        """Points a prize card is worth (RULES.md: A=1 .. K=13; high ace 14)."""
+        return self.cards + 1 if (card == 1 and self.high_ace) else card
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """All face ranks of one suit, ``(1, ..., cards)``."""
+        return tuple(range(1, self.cards + 1))
+
+    @property
+    def total_prize_value(self) -> int:
+        """The sum of all prize values (91 for the standard game)."""
+        return sum(self.prize_value(c) for c in self.deck)
+
+    @property
+    def rounds(self) -> int:
+        """Rounds in a game: hands can make ``cards // cards_per_bid`` full bids."""
+        return self.cards // self.cards_per_bid
+
+    @property
+    def fixed_order(self) -> bool:
+        """True when the prize order is public (ascending, descending or given)."""
+        return self.prize_order != "shuffled"
+
+    # -- conversions -------------------------------------------------------------------
+
+    def to_mapping(self) -> dict[str, Any]:
+        """Plain dict (JSON/TOML-ready); ``Ruleset.from_mapping`` inverts it."""
+        data = asdict(self)
+        if isinstance(self.prize_order, tuple):
+            data["prize_order"] = list(self.prize_order)
+        return data
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> "Ruleset":
+        """Build from a mapping; ``preset`` may name a base preset to override.
+
+        Raises:
+            RulesetError: unknown keys or invalid values.
+        """
+        data = dict(data)
+        base: dict[str, Any] = {}
+        if "preset" in data:
+            name = data.pop("preset")
+            base = dict(_preset_fields(name))
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesetError(
+                f"{', '.join(unknown)}: unknown ruleset field(s); known: {', '.join(sorted(known))}",
+                tuple(unknown),
+            )
+        base.update(data)
+        if isinstance(base.get("prize_order"), list):
+            base["prize_order"] = tuple(base["prize_order"])
+        return cls(**base)
+
+    @classmethod
+    def preset(cls, name: str) -> "Ruleset":
+        """A named preset: ``standard``, ``discard``, ``high-ace``, ``three-player``,
+        ``two-card-bids``, ``open-prizes``, ``ascending``.
+
+        Raises:
+            RulesetError: unknown preset name.
+        """
+        return cls(**_preset_fields(name))
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "Ruleset":
+        """Load a ``.toml`` or ``.json`` rules file (keys as in :meth:`to_mapping`,
+        optionally ``preset = "discard"`` as the base).
+
+        Raises:
+            RulesetError: unreadable file, bad syntax, unknown keys or invalid values.
+        """
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RulesetError(f"rules file {str(p)!r} cannot be read: {exc.strerror}") from exc
+        try:
+            if p.suffix.lower() == ".json":
+                data = json.loads(text)
+            else:
+                data = tomllib.loads(text)
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise RulesetError(f"rules file {str(p)!r} is not valid {p.suffix[1:] or 'TOML'}: {exc}") from exc
+        if not isinstance(data, dict):
+            raise RulesetError(f"rules file {str(p)!r} must hold a table of fields")
+        if isinstance(data.get("ruleset"), dict):  # allow a [ruleset] table
+            data = data["ruleset"]
+        return cls.from_mapping(data)
+
+    # -- the compact notation used in records and on the command line -------------------
+
+    def describe(self) -> str:
+        """Compact ``key=value`` notation, parsed back by :meth:`parse`."""
+        order = self.prize_order
+        order_text = ",".join(map(str, order)) if isinstance(order, tuple) else order
+        parts = [
+            f"cards={self.cards}",
+            f"players={self.players}",
+            f"ties={self.tie_rule}",
+        ]
+        if self.unique_bids:
+            parts.append("unique=yes")
+        parts += [
+            f"ace={'high' if self.high_ace else 'low'}",
+            f"bid={self.cards_per_bid}",
+            f"display={self.open_prizes}",
+            f"order={order_text}",
+        ]
+        return " ".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> "Ruleset":
+        """Parse :meth:`describe`'s notation, or a preset name.
+
+        >>> Ruleset.parse("cards=4 ties=discard") == Ruleset(cards=4, tie_rule="discard")
+        True
+
+        Raises:
+            RulesetError: unknown keys or values.
+        """
+        text = text.strip()
+        if text in PRESETS:
+            return cls.preset(text)
+        data: dict[str, Any] = {}
+        for item in text.split():
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise RulesetError(f"{item!r}: expected key=value in ruleset {text!r}")
+            field_name, converted = _parse_field(key, value)
+            data[field_name] = converted
+        return cls.from_mapping(data)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+_KEY_ALIASES = {
+    "cards": "cards",
+    "players": "players",
+    "ties": "tie_rule",
+    "tie_rule": "tie_rule",
+    "unique": "unique_bids",
+    "unique_bids": "unique_bids",
+    "ace": "high_ace",
+    "high_ace": "high_ace",
+    "bid": "cards_per_bid",
+    "cards_per_bid": "cards_per_bid",
+    "display": "open_prizes",
+    "open_prizes": "open_prizes",
+    "order": "prize_order",
+    "prize_order": "prize_order",
+    "preset": "preset",
+}
+
+
+def _parse_bool(key: str, value: str) -> bool:
+    v = value.lower()
+    if v in ("yes", "true", "1", "on", "high"):
+        return True
+    if v in ("no", "false", "0", "off", "low"):
+        return False
+    raise RulesetError(f"{key}: expected yes/no, not {value!r}", (key,))
+
+
+def _parse_field(key: str, value: str) -> tuple[str, Any]:
+    name = _KEY_ALIASES.get(key)
+    if name is None:
+        raise RulesetError(
+            f"{key}: unknown ruleset key; known: {', '.join(sorted(set(_KEY_ALIASES)))}", (key,)
+        )
+    if name in ("cards", "players", "cards_per_bid", "open_prizes"):
+        try:
+            return name, int(value)
+        except ValueError:
+            raise RulesetError(f"{name}: must be a whole number, not {value!r}", (name,)) from None
+    if name in ("unique_bids", "high_ace"):
+        return name, _parse_bool(name, value)
+    if name == "prize_order" and "," in value:
+        try:
+            return name, tuple(int(x) for x in value.split(","))
+        except ValueError:
+            raise RulesetError(f"prize_order: bad sequence {value!r}", (name,)) from None
+    return name, value
+
+
+def _preset_fields(name: str) -> dict[str, Any]:
+    if name not in PRESETS:
+        raise RulesetError(
+            f"preset: unknown preset {name!r}; choose one of {', '.join(PRESETS)}", ("preset",)
+        )
+    return PRESETS[name]

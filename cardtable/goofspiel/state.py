@@ -1,0 +1,609 @@
+"""The Goofspiel game state: bids, resolution, scores, history and results.
+
+A :class:`Game` is a mutable state machine in three phases:
+
+- ``"bid"``: every player bids at once; :meth:`Game.play` takes one bid per
+  player (all of a round together) and resolves the round.
+- ``"choose"`` (open prizes only): after the reveal, the players who take a
+  prize choose it one at a time in order of bid strength (:meth:`Game.choose`).
+- ``"over"``: hands can no longer make a full bid, or no prize is left.
+
+Every method that changes the state validates its whole input first: an
+illegal bid raises an :class:`~cardtable.goofspiel.errors.IllegalBid` and
+leaves the state exactly as it was (RULES.md, Standard game: "Illegal").
+
+Worked example 2 of RULES.md (ties carry over):
+
+>>> g = Game(Ruleset(), prize_deck=[5, 9] + [c for c in range(1, 14) if c not in (5, 9)])
+>>> g.play([6, 6]).tie, g.pot
+(True, (5, 9))
+>>> r = g.play([8, 10]); r.winner, g.points
+(1, (0, 14))
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass, field
+from typing import Iterable, Literal, Sequence
+
+from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card
+from .errors import (
+    CardAlreadySpent,
+    CardNotInHand,
+    GoofspielError,
+    IllegalChoice,
+    MissingBid,
+    WrongBidSize,
+    WrongPhase,
+)
+from .ruleset import Ruleset
+
+Phase = Literal["bid", "choose", "over"]
+Bid = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """One resolved round, as it appears in the history and in records.
+
+    Attributes:
+        number: 1-based round number.
+        prizes: the face-up prizes played for (the pot, or the open display).
+        bids: each player's bid (a tuple of face ranks), in seat order.
+        winner: the seat that took the pot (single-prize games); ``None`` on a tie
+            and in open-prize games.
+        taken: ``(seat, prize)`` for every prize taken this round, in order.
+        carried: prizes still face up for the next round (carry-over).
+        discarded: prizes put aside unowned this round (discard ties, a tie in the
+            last round, prizes never turned up at the end).
+    """
+
+    number: int
+    prizes: tuple[int, ...]
+    bids: tuple[Bid, ...]
+    strengths: tuple[int, ...]
+    winner: int | None
+    taken: tuple[tuple[int, int], ...]
+    carried: tuple[int, ...]
+    discarded: tuple[int, ...]
+
+    @property
+    def tie(self) -> bool:
+        """True when nobody took a prize this round."""
+        return not self.taken
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of a finished game.
+
+    Attributes:
+        points: prize points per seat.
+        outcomes: per seat ``"win"`` (unique top score), ``"draw"`` (shared top
+            score) or ``"loss"``.
+        point_difference: per seat, own points minus the best opponent's points.
+        unowned: prize points nobody won (ties, prizes never turned up).
+    """
+
+    points: tuple[int, ...]
+    outcomes: tuple[str, ...]
+    point_difference: tuple[int, ...]
+    unowned: int
+
+    @property
+    def winner(self) -> int | None:
+        """The winning seat, or ``None`` for a draw."""
+        return self.outcomes.index("win") if "win" in self.outcomes else None
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """What one player may know (RULES.md: prize order secret, spent bids public).
+
+    Attributes:
+        seat: the viewing player (0-based).
+        ruleset: the game's ruleset.
+        phase: ``"bid"``, ``"choose"`` or ``"over"``.
+        round: the current 1-based round number (last round's when over).
+        hand: the viewer's own remaining cards.
+        hands: every seat's remaining cards (public: spent bids are revealed).
+        pot: face-up prizes being played for (the display with open prizes).
+        remaining_prizes: face-down prizes, sorted: which remain is public.
+        upcoming: the face-down prizes in order, only when the order is public
+            (fixed prize order); ``None`` otherwise.
+        points: prize points per seat so far.
+        won: the prizes each seat has won.
+        history: the resolved rounds.
+        chooser: in the choose phase, the seat choosing a prize.
+        pending: in the choose phase, the round being resolved (bids revealed).
+    """
+
+    seat: int
+    ruleset: Ruleset
+    phase: Phase
+    round: int
+    hand: frozenset[int]
+    hands: tuple[frozenset[int], ...]
+    pot: tuple[int, ...]
+    remaining_prizes: tuple[int, ...]
+    upcoming: tuple[int, ...] | None
+    points: tuple[int, ...]
+    won: tuple[tuple[int, ...], ...]
+    history: tuple[RoundResult, ...]
+    chooser: int | None = None
+    pending: RoundResult | None = None
+
+    @property
+    def pot_value(self) -> int:
+        """Points of the face-up prizes."""
+        return sum(self.ruleset.prize_value(p) for p in self.pot)
+
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        """The other seats."""
+        return tuple(s for s in range(self.ruleset.players) if s != self.seat)
+
+    def legal_bids(self) -> list[Bid]:
+        """The viewer's legal bids (see :meth:`Game.legal_bids`)."""
+        return legal_bids_from_hand(self.hand, self.ruleset.cards_per_bid)
+
+
+def legal_bids_from_hand(hand: Iterable[int], cards_per_bid: int) -> list[Bid]:
+    """All bids of ``cards_per_bid`` distinct cards from ``hand``, as sorted tuples."""
+    from itertools import combinations
+
+    return [tuple(c) for c in combinations(sorted(hand), cards_per_bid)]
+
+
+def _normalise_bid(bid: int | Sequence[int]) -> Bid:
+    if isinstance(bid, int) and not isinstance(bid, bool):
+        return (bid,)
+    if isinstance(bid, (tuple, list)) and all(
+        isinstance(c, int) and not isinstance(c, bool) for c in bid
+    ):
+        return tuple(sorted(bid))
+    raise WrongBidSize(f"a bid is a card rank or a sequence of ranks, not {bid!r}")
+
+
+class Game:
+    """A Goofspiel game in progress (RULES.md, Standard game and Variants).
+
+    Args:
+        ruleset: the variant (default: the standard game).
+        seed: orders a shuffled prize deck with ``random.Random(seed).shuffle``
+            on the ranks ``1..cards``; ``None`` draws a fresh random seed (kept in
+            ``self.seed`` so that the game can be recorded and verified).
+        prize_deck: an explicit prize order, top first (overrides ``seed``);
+            used by replays, analysis and research interfaces.
+
+    Raises:
+        GoofspielError: ``prize_deck`` is not a permutation of the prize ranks.
+    """
+
+    def __init__(
+        self,
+        ruleset: Ruleset | None = None,
+        *,
+        seed: int | str | None = None,
+        prize_deck: Sequence[int] | None = None,
+    ) -> None:
+        self.ruleset = rs = ruleset if ruleset is not None else Ruleset()
+        if prize_deck is not None:
+            deck = list(prize_deck)
+            if sorted(deck) != list(rs.deck):
+                raise GoofspielError(
+                    f"prize_deck must list each rank 1..{rs.cards} once, not {deck}"
+                )
+            self.seed = seed
+        else:
+            if seed is None and not rs.fixed_order:
+                seed = secrets.token_hex(8)
+            self.seed = seed
+            deck = prize_order_for(rs, seed)
+        self.initial_deck: tuple[int, ...] = tuple(deck)
+        self._deck: list[int] = deck
+        self._hands: list[set[int]] = [set(rs.deck) for _ in range(rs.players)]
+        self._won: list[list[int]] = [[] for _ in range(rs.players)]
+        self._pot: list[int] = []
+        self._discarded: list[int] = []
+        self.history: list[RoundResult] = []
+        self._choosers: list[int] = []
+        self._pending: RoundResult | None = None
+        self.phase: Phase = "bid"
+        self._turn_up()
+        if not self._can_continue():
+            self._finish()
+
+    # -- public read-only state --------------------------------------------------------
+
+    @property
+    def hands(self) -> tuple[frozenset[int], ...]:
+        """Each seat's remaining cards."""
+        return tuple(frozenset(h) for h in self._hands)
+
+    @property
+    def pot(self) -> tuple[int, ...]:
+        """Face-up prizes being played for (with open prizes: the display)."""
+        return tuple(self._pot)
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """Face-down prizes in order, top first (secret in a shuffled game)."""
+        return tuple(self._deck)
+
+    @property
+    def remaining_prizes(self) -> tuple[int, ...]:
+        """Face-down prizes, sorted (public knowledge)."""
+        return tuple(sorted(self._deck))
+
+    @property
+    def won(self) -> tuple[tuple[int, ...], ...]:
+        """The prizes each seat has taken, in the order taken."""
+        return tuple(tuple(w) for w in self._won)
+
+    @property
+    def discarded(self) -> tuple[int, ...]:
+        """Prizes put aside unowned so far."""
+        return tuple(self._discarded)
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Prize points per seat."""
+        value = self.ruleset.prize_value
+        return tuple(sum(value(p) for p in w) for w in self._won)
+
+    @property
+    def round(self) -> int:
+        """The current 1-based round (the last one once the game is over)."""
+        return len(self.history) + (0 if self.phase == "over" else 1)
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    @property
+    def chooser(self) -> int | None:
+        """In the choose phase, the seat that chooses a prize now."""
+        return self._choosers[0] if self.phase == "choose" else None
+
+    def legal_bids(self, seat: int) -> list[Bid]:
+        """The seat's legal bids as sorted tuples of face ranks (empty unless bidding).
+
+        Raises:
+            GoofspielError: no such seat.
+        """
+        self._check_seat(seat)
+        if self.phase != "bid":
+            return []
+        return legal_bids_from_hand(self._hands[seat], self.ruleset.cards_per_bid)
+
+    def legal_choices(self) -> tuple[int, ...]:
+        """In the choose phase, the prizes the chooser may take."""
+        return tuple(sorted(self._pot)) if self.phase == "choose" else ()
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know now (see :class:`PlayerView`).
+
+        Raises:
+            GoofspielError: no such seat.
+        """
+        self._check_seat(seat)
+        return PlayerView(
+            seat=seat,
+            ruleset=self.ruleset,
+            phase=self.phase,
+            round=self.round,
+            hand=frozenset(self._hands[seat]),
+            hands=self.hands,
+            pot=self.pot,
+            remaining_prizes=self.remaining_prizes,
+            upcoming=self.deck if self.ruleset.fixed_order else None,
+            points=self.points,
+            won=self.won,
+            history=tuple(self.history),
+            chooser=self.chooser,
+            pending=self._pending,
+        )
+
+    def result(self) -> GameResult:
+        """The result of the finished game.
+
+        Raises:
+            WrongPhase: the game is not over.
+        """
+        if self.phase != "over":
+            raise WrongPhase("the game is not over yet")
+        return result_from_points(self.points, self.ruleset.total_prize_value)
+
+    # -- actions -------------------------------------------------------------------------
+
+    def play(self, bids: Sequence[int | Sequence[int]]) -> RoundResult:
+        """Submit one round of simultaneous bids, one per seat in seat order, and resolve it.
+
+        A bid is a face rank (``13``) or, with multi-card bids, a sequence of ranks.
+
+        Returns:
+            The resolved round; with open prizes, the round is only complete after
+            the choices (see :meth:`choose`), and the returned round has no ``taken``.
+
+        Raises:
+            WrongPhase: the game is over or waiting for a prize choice.
+            MissingBid: not exactly one bid per seat.
+            WrongBidSize: a bid with the wrong number of cards or a card twice.
+            CardNotInHand: a card that is not a card of this game.
+            CardAlreadySpent: a card bid in an earlier round.
+        """
+        rs = self.ruleset
+        if self.phase != "bid":
+            raise WrongPhase(
+                "the game is over" if self.phase == "over" else "waiting for a prize choice"
+            )
+        if not isinstance(bids, (list, tuple)) or len(bids) != rs.players:
+            got = len(bids) if isinstance(bids, (list, tuple)) else "no"
+            raise MissingBid(f"a round needs one bid from each of the {rs.players} players, got {got}")
+        normalised = tuple(self._check_bid(seat, bid) for seat, bid in enumerate(bids))
+        # -- everything below only runs on valid input --
+        strengths = tuple(sum(rs.strength(c) for c in bid) for bid in normalised)
+        for seat, bid in enumerate(normalised):
+            self._hands[seat].difference_update(bid)
+        prizes = tuple(self._pot)
+        if rs.open_prizes > 1:
+            return self._resolve_open(prizes, normalised, strengths)
+        return self._resolve_single(prizes, normalised, strengths)
+
+    def choose(self, seat: int, prize: int) -> RoundResult | None:
+        """Take one prize from the display (open prizes, after the reveal).
+
+        Returns:
+            The completed round once the last chooser has chosen, else ``None``.
+
+        Raises:
+            WrongPhase: no choice is pending.
+            IllegalChoice: not this seat's turn to choose, or the prize is not displayed.
+        """
+        if self.phase != "choose":
+            raise WrongPhase("no prize choice is pending")
+        self._check_seat(seat)
+        if seat != self._choosers[0]:
+            raise IllegalChoice(f"player {seat + 1} cannot choose now: player {self._choosers[0] + 1} chooses")
+        if prize not in self._pot:
+            shown = " ".join(format_card(p, PRIZE_SUIT) for p in sorted(self._pot))
+            raise IllegalChoice(f"{format_card(prize, PRIZE_SUIT)} is not in the display ({shown})")
+        self._take(seat, prize)
+        return self._advance_choices()
+
+    def copy(self) -> "Game":
+        """An independent copy (for search and what-if analysis)."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._deck = list(self._deck)
+        other._hands = [set(h) for h in self._hands]
+        other._won = [list(w) for w in self._won]
+        other._pot = list(self._pot)
+        other._discarded = list(self._discarded)
+        other.history = list(self.history)
+        other._choosers = list(self._choosers)
+        return other
+
+    def snapshot(self) -> tuple:
+        """Every piece of state, as a comparable tuple (for tests and change checks)."""
+        return (
+            self.ruleset, self.seed, self.initial_deck, tuple(self._deck),
+            tuple(frozenset(h) for h in self._hands), self.won, tuple(self._pot),
+            tuple(self._discarded), tuple(self.history), tuple(self._choosers),
+            self._pending, self.phase,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self.snapshot() == other.snapshot()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"<Game {self.ruleset.describe()} round={self.round} phase={self.phase} points={self.points}>"
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _check_seat(self, seat: int) -> None:
+        if not isinstance(seat, int) or not 0 <= seat < self.ruleset.players:
+            raise GoofspielError(f"no seat {seat!r}: seats are 0..{self.ruleset.players - 1}")
+
+    def _check_bid(self, seat: int, bid: int | Sequence[int]) -> Bid:
+        rs = self.ruleset
+        who = f"player {seat + 1}"
+        if bid is None:
+            raise MissingBid(f"{who} has not bid", seat)
+        try:
+            cards = _normalise_bid(bid)
+        except WrongBidSize as exc:
+            raise WrongBidSize(f"{who}: {exc}", seat) from None
+        if len(cards) != rs.cards_per_bid:
+            raise WrongBidSize(
+                f"{who} bid {len(cards)} card(s); each bid is exactly {rs.cards_per_bid}", seat
+            )
+        if len(set(cards)) != len(cards):
+            raise WrongBidSize(f"{who} bid the same card twice", seat)
+        suit = PLAYER_SUITS[seat]
+        for c in cards:
+            if not 1 <= c <= rs.cards:
+                raise CardNotInHand(
+                    f"{who} does not hold a {c}: hands hold A..{format_card(rs.cards)}", seat
+                )
+            if c not in self._hands[seat]:
+                raise CardAlreadySpent(f"{who} has already spent {format_card(c, suit)}", seat)
+        return cards
+
+    def _hands_can_bid(self) -> bool:
+        k = self.ruleset.cards_per_bid
+        return all(len(h) >= k for h in self._hands)
+
+    def _can_continue(self) -> bool:
+        return self._hands_can_bid() and bool(self._pot)
+
+    def _turn_up(self) -> None:
+        """Turn up prizes: one into the pot, or refill the open display."""
+        if self.ruleset.open_prizes > 1:
+            while len(self._pot) < self.ruleset.open_prizes and self._deck:
+                self._pot.append(self._deck.pop(0))
+        elif self._deck and self._hands_can_bid():
+            self._pot.append(self._deck.pop(0))
+
+    def _last_round(self) -> bool:
+        """True when no further round can follow the one being resolved."""
+        return not self._hands_can_bid() or (not self._deck and self.ruleset.open_prizes == 1)
+
+    def _finish(self) -> None:
+        # prizes still face up after the last round, or never turned up, are unowned
+        self._discarded.extend(self._pot)
+        self._discarded.extend(self._deck)
+        self._pot.clear()
+        self._deck.clear()
+        self.phase = "over"
+
+    def _resolve_single(self, prizes: tuple[int, ...], bids: tuple[Bid, ...], strengths: tuple[int, ...]) -> RoundResult:
+        rs = self.ruleset
+        winner = top_bidder(strengths, rs.unique_bids)
+        number = len(self.history) + 1
+        last = self._last_round()
+        taken: tuple[tuple[int, int], ...] = ()
+        carried: tuple[int, ...] = ()
+        discarded: tuple[int, ...] = ()
+        if winner is not None:
+            taken = tuple((winner, p) for p in prizes)
+            self._won[winner].extend(prizes)
+            self._pot.clear()
+        elif last or rs.tie_rule == "discard":
+            discarded = prizes
+            self._discarded.extend(prizes)
+            self._pot.clear()
+        else:
+            carried = prizes
+        result = RoundResult(number, prizes, bids, strengths, winner, taken, carried, discarded)
+        self.history.append(result)
+        if last:
+            self._finish()
+        else:
+            self._turn_up()
+        return result
+
+    def _resolve_open(self, prizes: tuple[int, ...], bids: tuple[Bid, ...], strengths: tuple[int, ...]) -> RoundResult:
+        number = len(self.history) + 1
+        self._choosers = takers_in_order(strengths, self.ruleset.unique_bids)
+        self._pending = RoundResult(number, prizes, bids, strengths, None, (), (), ())
+        self.phase = "choose"
+        pending = self._pending
+        done = self._advance_choices()
+        return done if done is not None else pending
+
+    def _take(self, seat: int, prize: int) -> None:
+        assert self._pending is not None
+        self._pot.remove(prize)
+        self._won[seat].append(prize)
+        self._choosers.pop(0)
+        pending = self._pending
+        self._pending = RoundResult(
+            pending.number, pending.prizes, pending.bids, pending.strengths, None,
+            pending.taken + ((seat, prize),), (), (),
+        )
+
+    def _advance_choices(self) -> RoundResult | None:
+        """Auto-take a prize when only one choice is possible; close the round when done."""
+        while self._choosers and len(self._pot) == 1:
+            self._take(self._choosers[0], self._pot[0])
+        if self._choosers and self._pot:
+            return None
+        assert self._pending is not None
+        pending = self._pending
+        last = self._last_round()
+        result = RoundResult(
+            pending.number, pending.prizes, pending.bids, pending.strengths, None,
+            pending.taken, () if last else tuple(self._pot), tuple(self._pot) if last else (),
+        )
+        self.history.append(result)
+        self._pending = None
+        self._choosers = []
+        self.phase = "bid"
+        if last:
+            self._finish()
+        else:
+            self._turn_up()
+            if not self._can_continue():
+                self._finish()
+        return result
+
+
+def top_bidder(strengths: Sequence[int], unique_bids: bool = False) -> int | None:
+    """The seat with the highest bid strength, or ``None`` on a tie (RULES.md, Ties).
+
+    With ``unique_bids`` (RULES.md: "highest unique bid"), strengths bid by more
+    than one player drop out first; if none remains it is a tie.
+
+    >>> top_bidder([13, 11]), top_bidder([6, 6]), top_bidder([9, 9, 4], unique_bids=True)
+    (0, None, 2)
+    """
+    candidates = range(len(strengths))
+    if unique_bids:
+        candidates = [i for i in candidates if strengths.count(strengths[i]) == 1]
+    if not candidates:
+        return None
+    best = max(strengths[i] for i in candidates)
+    top = [i for i in candidates if strengths[i] == best]
+    return top[0] if len(top) == 1 else None
+
+
+def takers_in_order(strengths: Sequence[int], unique_bids: bool = False) -> list[int]:
+    """Open prizes: the seats that take a prize, highest bid first (RULES.md, Open prizes).
+
+    The lowest bid strength takes nothing; seats whose strength is shared take
+    nothing (their order cannot be decided); with ``unique_bids`` shared
+    strengths drop out first and the lowest remaining bid takes nothing.
+
+    >>> takers_in_order([5, 9]), takers_in_order([7, 7]), takers_in_order([3, 12, 8])
+    ([1], [], [1, 2])
+    """
+    seats = range(len(strengths))
+    if unique_bids:
+        seats = [i for i in seats if strengths.count(strengths[i]) == 1]
+    if not seats:
+        return []
+    lowest = min(strengths[i] for i in seats)
+    eligible = [i for i in seats if strengths[i] != lowest]
+    unique = [i for i in eligible if strengths.count(strengths[i]) == 1]
+    return sorted(unique, key=lambda i: -strengths[i])
+
+
+def prize_order_for(ruleset: Ruleset, seed: int | str | None) -> list[int]:
+    """The prize deck, top first, for a ruleset and seed.
+
+    Shuffled decks use ``random.Random(seed).shuffle(list(range(1, cards + 1)))``,
+    which is stable across Python versions for int and str seeds; this is the
+    function that the provably fair shuffle commits to.
+
+    >>> prize_order_for(Ruleset(cards=5, prize_order="descending"), None)
+    [5, 4, 3, 2, 1]
+    """
+    order = ruleset.prize_order
+    deck = list(ruleset.deck)
+    if order == "ascending":
+        return deck
+    if order == "descending":
+        return deck[::-1]
+    if isinstance(order, tuple):
+        return list(order)
+    random.Random(seed).shuffle(deck)
+    return deck
+
+
+def result_from_points(points: Sequence[int], total: int) -> GameResult:
+    """Outcomes and point differences from final points (RULES.md: higher total wins)."""
+    top = max(points)
+    leaders = [i for i, p in enumerate(points) if p == top]
+    outcomes = tuple(
+        ("win" if len(leaders) == 1 else "draw") if p == top else "loss" for p in points
+    )
+    diffs = tuple(
+        p - max(q for j, q in enumerate(points) if j != i) for i, p in enumerate(points)
+    )
+    return GameResult(tuple(points), outcomes, diffs, total - sum(points))
