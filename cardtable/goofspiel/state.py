@@ -172,9 +172,9 @@ class Game:
 
     Args:
         ruleset: the variant (default: the standard game).
-        seed: orders a shuffled prize deck with ``random.Random(seed).shuffle``
-            on the ranks ``1..cards``; ``None`` draws a fresh random seed (kept in
-            ``self.seed`` so that the game can be recorded and verified).
+        seed: orders a shuffled prize deck (see :func:`prize_order_for`); kept as
+            text in ``self.seed``; ``None`` draws a fresh random seed so that
+            every game can be recorded and verified.
         prize_deck: an explicit prize order, top first (overrides ``seed``);
             used by replays, analysis and research interfaces.
 
@@ -196,11 +196,11 @@ class Game:
                 raise GoofspielError(
                     f"prize_deck must list each rank 1..{rs.cards} once, not {deck}"
                 )
-            self.seed = seed
+            self.seed = None if seed is None else str(seed)
         else:
             if seed is None and not rs.fixed_order:
                 seed = secrets.token_hex(8)
-            self.seed = seed
+            self.seed = None if seed is None else str(seed)
             deck = prize_order_for(rs, seed)
         self.initial_deck: tuple[int, ...] = tuple(deck)
         self._deck: list[int] = deck
@@ -577,9 +577,10 @@ def takers_in_order(strengths: Sequence[int], unique_bids: bool = False) -> list
 def prize_order_for(ruleset: Ruleset, seed: int | str | None) -> list[int]:
     """The prize deck, top first, for a ruleset and seed.
 
-    Shuffled decks use ``random.Random(seed).shuffle(list(range(1, cards + 1)))``,
-    which is stable across Python versions for int and str seeds; this is the
-    function that the provably fair shuffle commits to.
+    Shuffled decks use ``random.Random(str(seed)).shuffle(list(range(1, cards + 1)))``
+    (the seed is always taken as text, so ``5`` and ``"5"`` give the same order;
+    string seeding is stable across Python versions). This is the function that
+    the provably fair shuffle commits to.
 
     >>> prize_order_for(Ruleset(cards=5, prize_order="descending"), None)
     [5, 4, 3, 2, 1]
@@ -592,7 +593,7 @@ def prize_order_for(ruleset: Ruleset, seed: int | str | None) -> list[int]:
         return deck[::-1]
     if isinstance(order, tuple):
         return list(order)
-    random.Random(seed).shuffle(deck)
+    random.Random(str(seed)).shuffle(deck)
     return deck
 
 
