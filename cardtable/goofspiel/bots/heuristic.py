@@ -1,19 +1,25 @@
-"""The ``heuristic`` bot: the beginners' tips of the rule texts, as a policy.
+"""The ``heuristic`` bot: the beginners' tips of the rule texts, as a one-step policy.
 
 From seeds/000 and seeds/003 ("Tips for beginners") and seeds/002 (section 06):
 
-1. *Keep big cards for big prizes*: the pot's rank among the prizes still in
-   play (its quantile ``q``) sets how strong a card it deserves.
-2. *Win by one*: predict each opponent's bid as the card at the same quantile of
-   their remaining hand, and bid the cheapest card that beats the strongest
-   prediction, if that card is not far above what the pot deserves.
-3. *Give up cheaply*: when the pot is not worth winning, bid the lowest card.
-4. *Count the cards*: every opponent's remaining hand is public; when a card
-   beats everything any opponent still holds, win with the cheapest such card;
-   when even the lowest card wins, bid it.
+- *Count the cards*: every opponent's remaining hand is public, so the bot
+  models each opponent's bid as a distribution over the bids that opponent can
+  still make: most weight (0.4, and 0.15 on each neighbour) on the bid at the same
+  quantile of their hand as the pot's quantile among the prizes in play, the rest
+  (0.3) spread evenly.
+- *Keep big cards for big prizes*: spending a bid costs ``lam`` times the prize
+  value at the same quantile of the prizes in play as the bid's quantile in the
+  bot's own hand (its "worth").
+- *Win by one*: among bids that win with the same probability, the cheaper one
+  has the lower cost, so the bot wins with the smallest sufficient card.
+- *Give up cheaply*: when no bid wins often enough to pay for itself, the lowest
+  bid has the best score.
 
-A little noise (probability ``noise``, default 0.1) picks a neighbouring card,
-so the bot is not fully predictable.
+Score of a bid ``b``: ``P(win) * pot + 0.4 * P(tie) * pot - lam * worth(b)``;
+the bot bids the best score (``lam = 0.5``). With ``noise > 0`` it plays a
+neighbouring bid with that probability, to be less predictable.
+Measured (300 games, 13 cards, both tie rules): about +16 points per game
+against ``random`` and +12 against ``matcher`` (README, Bots).
 """
 
 from __future__ import annotations
@@ -24,9 +30,13 @@ from ..state import Bid, PlayerView
 from .base import GoofspielBot
 
 
-def _quantile_pick(options: list[int], q: float) -> int:
-    """The element at quantile ``q`` (0..1) of an ascending list."""
-    return options[min(len(options) - 1, max(0, round(q * (len(options) - 1))))]
+def quantile_pick(values: list[int], q: float) -> int:
+    """The element at quantile ``q`` (0..1) of an ascending list.
+
+    >>> quantile_pick([1, 5, 9], 0.5), quantile_pick([1, 5, 9], 1.0)
+    (5, 9)
+    """
+    return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))]
 
 
 class HeuristicBot(GoofspielBot):
@@ -35,52 +45,47 @@ class HeuristicBot(GoofspielBot):
     name = "heuristic"
     description = "keeps big cards for big prizes, wins by one, dumps its lowest card, counts cards"
 
-    def __init__(self, seed: int | str | None = None, noise: float = 0.1, slack: float = 0.2) -> None:
+    def __init__(self, seed: int | str | None = None, lam: float = 0.5, noise: float = 0.0) -> None:
         super().__init__(seed)
+        self.lam = lam
         self.noise = noise
-        self.slack = slack
+
+    def _opponent_model(self, view: PlayerView, seat: int, q: float) -> list[tuple[int, float]]:
+        rs = view.ruleset
+        sums = sorted(
+            sum(rs.strength(c) for c in combo)
+            for combo in combinations(view.hands[seat], rs.cards_per_bid)
+        )
+        n = len(sums)
+        weights = [0.3 / n] * n
+        i = min(n - 1, max(0, round(q * (n - 1))))
+        for j, w in ((i, 0.4), (i - 1, 0.15), (i + 1, 0.15)):
+            if 0 <= j < n:
+                weights[j] += w
+        total = sum(weights)
+        return [(s, w / total) for s, w in zip(sums, weights)]
 
     def bid(self, view: PlayerView) -> Bid:
         rs = view.ruleset
-        k = rs.cards_per_bid
-        options = sorted(
-            view.legal_bids(), key=lambda b: (sum(rs.strength(c) for c in b), b)
-        )
+        options = sorted(view.legal_bids(), key=lambda b: (sum(rs.strength(c) for c in b), b))
         if len(options) == 1:
             return options[0]
-        strength = {b: sum(rs.strength(c) for c in b) for b in options}
-
-        # 1. how much the pot deserves: its quantile among the prizes in play
-        pot_value = view.pot_value if rs.open_prizes == 1 else max(rs.prize_value(p) for p in view.pot)
-        in_play = sorted(rs.prize_value(p) for p in (*view.remaining_prizes, *view.pot))
-        q = sum(1 for v in in_play if v <= pot_value) / len(in_play)
-        q = min(1.0, q + 0.15 * (len(view.pot) - 1)) if rs.open_prizes == 1 else q
-
-        # 4. count the cards: the strongest bid any opponent can still make
-        opp_max = max(
-            sum(sorted((rs.strength(c) for c in view.hands[s]), reverse=True)[:k])
-            for s in view.opponents
-        )
-        lowest = options[0]
-        if strength[lowest] > opp_max:
-            return lowest
-        # 2. predict each opponent at the same quantile of their hand
-        predicted = max(
-            _quantile_pick(
-                sorted(sum(rs.strength(c) for c in combo) for combo in combinations(view.hands[s], k)), q
-            )
-            for s in view.opponents
-        )
-        target = min(predicted, opp_max)
-        winners = [b for b in options if strength[b] > target]
-        sure = [b for b in options if strength[b] > opp_max]
-        my_rank = {b: i / (len(options) - 1) for i, b in enumerate(options)}
-        choice = lowest  # 3. give up cheaply
-        if sure and q >= 0.75 and my_rank[sure[0]] <= q + self.slack:
-            choice = sure[0]
-        elif winners and my_rank[winners[0]] <= q + self.slack:
-            choice = winners[0]
+        pot = view.pot_value if rs.open_prizes == 1 else max(rs.prize_value(p) for p in view.pot)
+        prizes = sorted(rs.prize_value(p) for p in (*view.remaining_prizes, *view.pot))
+        q = sum(1 for v in prizes if v <= pot) / len(prizes)
+        models = [self._opponent_model(view, s, q) for s in view.opponents]
+        best_score, best = float("-inf"), options[0]
+        for index, bid in enumerate(options):
+            strength = sum(rs.strength(c) for c in bid)
+            p_win = p_not_lose = 1.0
+            for model in models:
+                p_win *= sum(p for s, p in model if s < strength)
+                p_not_lose *= sum(p for s, p in model if s <= strength)
+            worth = quantile_pick(prizes, index / (len(options) - 1))
+            score = p_win * pot + 0.4 * (p_not_lose - p_win) * pot - self.lam * worth
+            if score > best_score:
+                best_score, best = score, bid
         if self.noise and self.rng.random() < self.noise:
-            i = options.index(choice) + self.rng.choice((-1, 1))
-            choice = options[min(len(options) - 1, max(0, i))]
-        return choice
+            i = options.index(best) + self.rng.choice((-1, 1))
+            best = options[min(len(options) - 1, max(0, i))]
+        return best

@@ -1,0 +1,62 @@
+"""Helpers shared by CLI commands: building a ruleset from --rules and flags, errors."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+err_console = Console(stderr=True, highlight=False)
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print a one-line error to stderr and exit with ``code``."""
+    err_console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+def build_ruleset(
+    rules: str | None,
+    cards: int | None = None,
+    players: int | None = None,
+    ties: str | None = None,
+    unique: bool | None = None,
+    high_ace: bool | None = None,
+    bid_cards: int | None = None,
+    display: int | None = None,
+    order: str | None = None,
+):
+    """A Goofspiel ruleset from ``--rules`` (preset name, TOML/JSON file, or
+    ``key=value`` notation) overridden by the individual flags.
+
+    Raises:
+        typer.Exit: with a clear message for a bad rules file or an impossible combination.
+    """
+    from cardtable.goofspiel import Ruleset, RulesetError
+
+    try:
+        if rules is None:
+            base = Ruleset()
+        elif Path(rules).suffix.lower() in (".toml", ".json") or Path(rules).is_file():
+            base = Ruleset.from_file(rules)
+        else:
+            base = Ruleset.parse(rules)
+        changes: dict[str, Any] = {}
+        for key, value in (
+            ("cards", cards), ("players", players), ("tie_rule", ties), ("unique_bids", unique),
+            ("high_ace", high_ace), ("cards_per_bid", bid_cards), ("open_prizes", display),
+        ):
+            if value is not None:
+                changes[key] = value
+        if order is not None:
+            changes["prize_order"] = tuple(int(x) for x in order.split(",")) if "," in order else order
+        if changes.get("cards") and "prize_order" not in changes and isinstance(base.prize_order, tuple):
+            changes["prize_order"] = "shuffled"
+        return replace(base, **changes) if changes else base
+    except RulesetError as exc:
+        fail(f"bad rules: {exc}")
+    except ValueError as exc:
+        fail(f"bad rules: {exc}")

@@ -1,0 +1,1 @@
+"""Golf with Detective and Thief (RULES.md, Golf): rules engine, knowledge, bots, records, terminal play."""

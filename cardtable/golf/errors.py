@@ -1,0 +1,61 @@
+"""Exceptions of the Golf engine.
+
+Every exception the engine raises for bad input derives from
+:class:`GolfError` (itself a :class:`ValueError`), so a front end can catch
+one class and show the message. A state method that raises leaves the game
+exactly as it was (it validates everything before it changes anything).
+"""
+
+from __future__ import annotations
+
+
+class GolfError(ValueError):
+    """Base class of every Golf input error."""
+
+
+class GolfRulesetError(GolfError):
+    """An invalid or impossible Golf ruleset; the message starts with the field names."""
+
+    def __init__(self, message: str, fields: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.fields = fields
+
+
+class IllegalAction(GolfError):
+    """An action the rules do not allow now (RULES.md, Golf).
+
+    Attributes:
+        player: the seat that tried it, when known.
+    """
+
+    def __init__(self, message: str, player: int | None = None) -> None:
+        super().__init__(message)
+        self.player = player
+
+
+class NotYourTurn(IllegalAction):
+    """A turn action (draw, swap, ...) by a player who is not the one to act."""
+
+
+class WrongPhase(IllegalAction):
+    """An action that does not fit the step of the turn (e.g. swap before drawing)."""
+
+
+class NoSuchCard(IllegalAction):
+    """A grid position that does not exist or holds no card (a hole)."""
+
+
+class NothingToSnap(IllegalAction):
+    """A snap while the discard pile is empty."""
+
+
+class EndTooSoon(IllegalAction):
+    """Ending early before discarding enough grid cards, or not at the start of a turn."""
+
+
+class GameOver(IllegalAction):
+    """Any action after the game has ended."""
+
+
+class ActionFormatError(GolfError):
+    """Text or JSON that does not describe a Golf action."""

@@ -1,0 +1,328 @@
+"""Goofspiel in the terminal: you against bots, hot-seat for 2-5 people, or bots only.
+
+Screens show the prize(s) and pot, your hand, each opponent's remaining and spent
+cards, scores and the round history, with suit symbols. Bids are typed in the
+forms people use (``K``, ``13``, ``K♠``, ``ks``, ``10``, ``T``; two cards as
+``7 9`` for multi-card bids). A bad entry gets a one-line reason and a new prompt.
+In hot-seat play bids are typed without echo and the screen is cleared between
+players.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Sequence
+
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from cardtable.platform.bot import Bot
+from cardtable.platform.match import Match, MatchFormat
+from cardtable.platform.storage import records_dir
+from cardtable.tui import QuitGame, Terminal
+
+from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card
+from .errors import CardError, GoofspielError
+from .record import GameRecord, record_from_game, write_text
+from .ruleset import Ruleset
+from .state import Bid, Game, PlayerView, RoundResult
+
+SUIT_STYLE = {"♠": "bold", "♣": "bold green", "♥": "bold red", "♦": "bold red", "♤": "bold cyan", "♧": "bold magenta"}
+
+
+@dataclass
+class Seat:
+    """A seat at the table: a person (``bot is None``) or a bot."""
+
+    name: str
+    bot: Bot | None = None
+
+
+def card_text(rank: int, suit: str) -> Text:
+    """A card with its suit, styled by suit colour."""
+    return Text(format_card(rank, suit), style=SUIT_STYLE.get(suit, ""))
+
+
+def cards_text(ranks, suit: str, ruleset: Ruleset) -> Text:
+    """Cards in bid-strength order, separated by spaces (``—`` for none)."""
+    ordered = sorted(ranks, key=ruleset.strength)
+    if not ordered:
+        return Text("—", style="dim")
+    out = Text()
+    for i, r in enumerate(ordered):
+        if i:
+            out.append(" ")
+        out.append_text(card_text(r, suit))
+    return out
+
+
+def parse_bid(text: str, view: PlayerView) -> Bid:
+    """Parse a typed bid for ``view.seat``; the error says exactly what is wrong.
+
+    Raises:
+        ValueError (CardError/GoofspielError): not cards, wrong number, not in hand.
+    """
+    rs = view.ruleset
+    suit = PLAYER_SUITS[view.seat]
+    tokens = text.replace(",", " ").replace("+", " ").split()
+    if not tokens:
+        raise CardError("type a card from your hand, e.g. " + format_card(max(view.hand, key=rs.strength), suit))
+    if len(tokens) != rs.cards_per_bid:
+        raise GoofspielError(f"bid exactly {rs.cards_per_bid} card(s), you typed {len(tokens)}")
+    cards = []
+    for t in tokens:
+        rank = parse_card(t, rs.cards, suit)
+        if rank not in view.hand:
+            raise CardError(f"{format_card(rank, suit)} is not in your hand (already spent)")
+        if rank in cards:
+            raise CardError("the same card twice")
+        cards.append(rank)
+    return tuple(sorted(cards))
+
+
+def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6) -> Panel:
+    """The table as ``view.seat`` sees it."""
+    rs = view.ruleset
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(justify="right", style="bold")
+    grid.add_column()
+    pot = Text()
+    for i, p in enumerate(view.pot):
+        if i:
+            pot.append(" ")
+        pot.append_text(card_text(p, PRIZE_SUIT))
+    label = "Display" if rs.open_prizes > 1 else "Prize"
+    grid.add_row(label, pot + Text(f"   (pot {view.pot_value} points)", style="dim"))
+    remaining = cards_text(view.remaining_prizes, PRIZE_SUIT, rs)
+    if view.upcoming is not None:
+        remaining = Text(" ".join(format_card(p, PRIZE_SUIT) for p in view.upcoming) or "—") + Text("  (in this order)", style="dim")
+    grid.add_row("Prizes left", remaining)
+    grid.add_row("", Text(""))
+    for s, seat in enumerate(seats):
+        suit = PLAYER_SUITS[s]
+        who = f"{seat.name}{' (you)' if s == view.seat else ''}"
+        spent = set(rs.deck) - view.hands[s]
+        line = cards_text(view.hands[s], suit, rs)
+        line.append(f"   {view.points[s]} pts", style="bold yellow")
+        if spent:
+            line.append("   spent: ", style="dim")
+            line.append_text(cards_text(spent, suit, rs))
+        grid.add_row(who, line)
+    if view.history:
+        grid.add_row("", Text(""))
+        for r in view.history[-history_rows:]:
+            grid.add_row(f"Round {r.number}", round_text(r, seats, rs))
+    title = f"Goofspiel — round {view.round}/{rs.rounds}" if view.phase != "over" else "Goofspiel — final"
+    grid.add_row("Rules", Text(rs.describe(), style="dim"))
+    return Panel(grid, title=title, expand=False)
+
+
+def round_text(r: RoundResult, seats: Sequence[Seat], rs: Ruleset) -> Text:
+    """One history line: prizes, each bid, and the outcome."""
+    out = Text()
+    out.append(" ".join(format_card(p, PRIZE_SUIT) for p in r.prizes))
+    out.append("  ")
+    for s, bid in enumerate(r.bids):
+        if s:
+            out.append(" ")
+        out.append_text(Text("+".join(format_card(c, PLAYER_SUITS[s]) for c in bid), style=SUIT_STYLE[PLAYER_SUITS[s]]))
+    out.append("  → ")
+    if r.taken and rs.open_prizes > 1:
+        out.append(", ".join(f"{seats[s].name} takes {format_card(p, PRIZE_SUIT)}" for s, p in r.taken))
+    elif r.winner is not None:
+        verb = "win" if seats[r.winner].name == "You" else "wins"
+        out.append(f"{seats[r.winner].name} {verb} {sum(rs.prize_value(p) for p in r.prizes)}", style="bold")
+    elif r.carried:
+        out.append("tie — the pot carries over", style="yellow")
+    else:
+        out.append("tie — prize set aside", style="yellow")
+    return out
+
+
+class GoofspielTable:
+    """Runs games or a match at one terminal."""
+
+    def __init__(
+        self,
+        terminal: Terminal,
+        ruleset: Ruleset,
+        seats: Sequence[Seat],
+        delay: float = 0.0,
+    ) -> None:
+        if len(seats) != ruleset.players:
+            raise GoofspielError(f"{ruleset.players} players need {ruleset.players} seats")
+        self.term = terminal
+        self.console = terminal.console
+        self.ruleset = ruleset
+        self.seats = list(seats)
+        self.delay = delay
+        self.humans = [i for i, s in enumerate(seats) if s.bot is None]
+
+    def _human_bid(self, game: Game, seat: int) -> Bid:
+        view = game.view(seat)
+        name = self.seats[seat].name
+        if self.term.hotseat and len(self.humans) > 1:
+            self.term.hand_over(name)
+        self.console.print(render(view, self.seats))
+        rs = self.ruleset
+        example = "e.g. K, 10, 7s" if rs.cards_per_bid == 1 else f"{rs.cards_per_bid} cards, e.g. 7 9"
+        bid = self.term.ask(
+            f"{name}, your bid ({example}; quit to stop): ",
+            lambda text: parse_bid(text, view),
+            hidden=self.term.hotseat and len(self.humans) > 1,
+        )
+        if self.term.hotseat and len(self.humans) > 1:
+            self.term.clear()
+        return bid
+
+    def _human_choice(self, game: Game, seat: int) -> int:
+        view = game.view(seat)
+        self.console.print(render(view, self.seats))
+        choices = game.legal_choices()
+
+        def parse(text: str) -> int:
+            rank = parse_card(text, self.ruleset.cards, PRIZE_SUIT)
+            if rank not in choices:
+                raise GoofspielError(f"{format_card(rank, PRIZE_SUIT)} is not in the display")
+            return rank
+
+        shown = " ".join(format_card(p, PRIZE_SUIT) for p in choices)
+        return self.term.ask(f"{self.seats[seat].name}, take a prize ({shown}): ", parse)
+
+    def play_game(self, seed: str | int | None = None) -> Game:
+        """Play one game to the end and return it.
+
+        Raises:
+            QuitGame: a person quit; the partial game is in ``exc.game``.
+        """
+        game = Game(self.ruleset, seed=seed)
+        for i, seat in enumerate(self.seats):
+            if seat.bot is not None:
+                seat.bot.new_game(self.ruleset, i)
+        try:
+            while not game.is_over:
+                if game.phase == "bid":
+                    bids = []
+                    for i, seat in enumerate(self.seats):
+                        if seat.bot is not None:
+                            bids.append(seat.bot.act(game.view(i)))
+                        else:
+                            bids.append(self._human_bid(game, i))
+                    result = game.play(bids)
+                    self._show_reveal(game, result)
+                else:
+                    chooser = game.chooser
+                    seat = self.seats[chooser]
+                    prize = seat.bot.act(game.view(chooser)) if seat.bot else self._human_choice(game, chooser)
+                    done = game.choose(chooser, prize)
+                    if done is not None:
+                        self._show_reveal(game, done)
+        except QuitGame as exc:
+            exc.game = game  # type: ignore[attr-defined]
+            raise
+        return game
+
+    def _show_reveal(self, game: Game, result: RoundResult) -> None:
+        if game.phase == "choose":
+            line = Text(f"Round {result.number} bids: ")
+            for s, bid in enumerate(result.bids):
+                line.append(f"{self.seats[s].name} " + "+".join(format_card(c, PLAYER_SUITS[s]) for c in bid) + "  ")
+            self.console.print(line)
+            return
+        self.console.print(Text(f"Round {result.number}: ", style="bold") + round_text(result, self.seats, self.ruleset))
+        if self.delay:
+            time.sleep(self.delay)
+
+    def show_final(self, game: Game) -> None:
+        viewer = self.humans[0] if len(self.humans) == 1 else 0
+        self.console.print(render(game.view(viewer), self.seats, history_rows=self.ruleset.rounds))
+        res = game.result()
+        scores = ", ".join(f"{s.name} {p}" for s, p in zip(self.seats, res.points))
+        if res.winner is None:
+            leaders = [self.seats[i].name for i, o in enumerate(res.outcomes) if o == "draw"]
+            verdict = f"Draw between {' and '.join(leaders)}"
+        else:
+            verdict = f"{self.seats[res.winner].name} wins"
+        unowned = f" ({res.unowned} points unowned)" if res.unowned else ""
+        self.console.print(f"[bold]{verdict}[/bold] — {scores}{unowned}")
+
+
+def save_record(records: Sequence[GameRecord], path: Path | None = None) -> Path:
+    """Write records to ``path`` (default: a new file in the records folder); returns the path."""
+    if path is None:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        path = records_dir() / f"goofspiel-{stamp}-{records[0].seed or 'fixed'}.gops"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(write_text(records), encoding="utf-8")
+    return path
+
+
+def run(
+    terminal: Terminal,
+    ruleset: Ruleset,
+    seats: Sequence[Seat],
+    seed: str | int | None = None,
+    match: MatchFormat | None = None,
+    delay: float = 0.0,
+    save: bool = True,
+    record_path: Path | None = None,
+) -> int:
+    """Play a game (or a match) at the terminal; save the record. Returns an exit code."""
+    table = GoofspielTable(terminal, ruleset, seats, delay)
+    console = terminal.console
+    names = [s.name for s in seats]
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    records: list[GameRecord] = []
+    tracker = Match(match, players=ruleset.players) if match else None
+    quit_early = False
+    game_no = 0
+    while True:
+        game_no += 1
+        game_seed = None if seed is None else f"{seed}" if game_no == 1 else f"{seed}-{game_no}"
+        if tracker:
+            extra = " (extra game)" if tracker.next_game_is_extra else ""
+            console.rule(f"Game {game_no} of match {match}{extra}")
+        try:
+            game = table.play_game(game_seed)
+        except QuitGame as exc:
+            game = exc.game  # type: ignore[attr-defined]
+            quit_early = True
+        tags = [("Date", date)]
+        if tracker:
+            tags += [("Match", str(match)), ("MatchGame", str(game_no))]
+        if quit_early:
+            console.print("[yellow]Game abandoned.[/yellow]")
+            if game.history:
+                records.append(record_from_game(game, names, tags))
+            break
+        table.show_final(game)
+        if tracker is None:
+            records.append(record_from_game(game, names, tags))
+            break
+        tracker.add_game(game.points)
+        if tracker.is_over:
+            result = tracker.result()
+            tags.append(("MatchResult", " ".join(result)))
+            records.append(record_from_game(game, names, tags))
+            console.print(
+                "[bold]Match over:[/bold] "
+                + ", ".join(f"{n} {o}" for n, o in zip(names, result))
+                + f"  (totals {' / '.join(map(str, tracker.totals()))})"
+            )
+            break
+        records.append(record_from_game(game, names, tags))
+        if table.humans:
+            try:
+                terminal.pause("Press Enter for the next game... ")
+            except QuitGame:
+                quit_early = True
+                break
+    if save and records:
+        path = save_record(records, record_path)
+        console.print(f"Record saved to {path}")
+        console.print(f"Check it with: cardtable replay {path}")
+    return 0

@@ -1,0 +1,402 @@
+"""Numba kernels of the solver: hand patterns, the exact matrix-game simplex,
+and the layer-by-layer backward induction.
+
+Everything here works on plain integer/float arrays; the Python side
+(:mod:`cardtable.solver.layout`) builds them. All functions are compiled with
+``@njit(cache=True)`` so that the one-time compilation is stored on disk.
+
+Hand patterns (see the package docstring for the worked example): the two
+remaining hands, as bit masks over *strength positions*, are compressed to the
+sequence of distinct strengths held by either player, low to high; each
+strength gets a 2-bit label (1 = only player A holds it, 2 = only B, 3 = both).
+Label ``i`` sits at bits ``2i, 2i+1`` of the pattern code. Swapping the players
+swaps the two bits of every label.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Tolerance of the optimality check: both players' guarantees must meet (RULES: issue 3).
+CHECK_TOL = 1e-9
+_EPS = 1e-12
+_M55 = 0x5555555555555555
+
+
+@njit(cache=True)
+def compress(amask, bmask, nbits):
+    """Pattern code of two hands given as bit masks over ``nbits`` strength positions."""
+    code = 0
+    j = 0
+    for i in range(nbits):
+        lab = ((amask >> i) & 1) | (((bmask >> i) & 1) << 1)
+        if lab:
+            code |= lab << (2 * j)
+            j += 1
+    return code
+
+
+@njit(cache=True)
+def swap_code(code):
+    """The pattern code with the players swapped."""
+    return ((code & _M55) << 1) | ((code >> 1) & _M55)
+
+
+@njit(cache=True)
+def decode(code):
+    """Bit masks ``(a, b, m)`` of a pattern over its ``m`` compressed positions."""
+    a = 0
+    b = 0
+    m = 0
+    while code:
+        lab = code & 3
+        if lab & 1:
+            a |= 1 << m
+        if lab & 2:
+            b |= 1 << m
+        m += 1
+        code >>= 2
+    return a, b, m
+
+
+@njit(cache=True)
+def enum_patterns(subs_a, subs_b, nbits):
+    """Canonical codes (``min(code, swapped)``) of all pairs of sub-hands, unsorted."""
+    out = np.empty(len(subs_a) * len(subs_b), dtype=np.int64)
+    t = 0
+    for a in subs_a:
+        for b in subs_b:
+            c = compress(a, b, nbits)
+            s = swap_code(c)
+            out[t] = c if c <= s else s
+            t += 1
+    return out
+
+
+@njit(cache=True)
+def _find(codes, lo, hi, code):
+    """Index of ``code`` in the sorted slice ``codes[lo:hi]`` (relative to lo), or -1."""
+    i = np.searchsorted(codes[lo:hi], code)
+    if i < hi - lo and codes[lo + i] == code:
+        return i
+    return -1
+
+
+@njit(cache=True)
+def solve_matrix_game(M, k1, k2, tab, basis, x, y):
+    """Exact value of the zero-sum game ``M[:k1, :k2]`` (row player maximises).
+
+    Pure saddle points and constant games are answered directly; otherwise the
+    column player's LP ``max 1'y s.t. (M + c) y <= 1, y >= 0`` (all entries made
+    positive by the shift ``c``) is solved by a dense tableau simplex: Dantzig's
+    rule until the first degenerate pivot, Bland's smallest-index rule (which
+    cannot cycle, Bland 1977) from then on. The row player's strategy is read
+    from the reduced costs of the slack columns (LP duality).
+
+    Args:
+        M: payoff matrix (float64, at least ``k1 x k2``).
+        tab: workspace, at least ``(k1 + 1) x (k1 + k2 + 1)``.
+        basis: int64 workspace of length >= k1.
+        x, y: outputs, mixed strategies of rows / columns (length >= k1 / k2).
+
+    Returns:
+        ``(value, gap)`` where ``gap = max_i (M y)_i - min_j (x' M)_j >= 0`` is the
+        difference of the two players' guarantees (0 up to rounding at optimum).
+    """
+    mn = M[0, 0]
+    mx = M[0, 0]
+    for i in range(k1):
+        for j in range(k2):
+            v = M[i, j]
+            if v < mn:
+                mn = v
+            if v > mx:
+                mx = v
+    for i in range(k1):
+        x[i] = 0.0
+    for j in range(k2):
+        y[j] = 0.0
+    # pure saddle point: max_i min_j == min_j max_i
+    best_row = 0
+    lower = -1e300
+    for i in range(k1):
+        r = M[i, 0]
+        for j in range(1, k2):
+            if M[i, j] < r:
+                r = M[i, j]
+        if r > lower:
+            lower = r
+            best_row = i
+    best_col = 0
+    upper = 1e300
+    for j in range(k2):
+        c = M[0, j]
+        for i in range(1, k1):
+            if M[i, j] > c:
+                c = M[i, j]
+        if c < upper:
+            upper = c
+            best_col = j
+    if upper - lower <= 0.0:
+        x[best_row] = 1.0
+        y[best_col] = 1.0
+        return lower, upper - lower
+    shift = 1.0 - mn
+    ncol = k2 + k1 + 1
+    rhs = ncol - 1
+    for i in range(k1 + 1):
+        for j in range(ncol):
+            tab[i, j] = 0.0
+    for i in range(k1):
+        for j in range(k2):
+            tab[i, j] = M[i, j] + shift
+        tab[i, k2 + i] = 1.0
+        tab[i, rhs] = 1.0
+        basis[i] = k2 + i
+    for j in range(k2):
+        tab[k1, j] = -1.0
+    bland = False
+    for _it in range(100000):
+        e = -1
+        if bland:
+            for j in range(rhs):
+                if tab[k1, j] < -_EPS:
+                    e = j
+                    break
+        else:
+            most = -_EPS
+            for j in range(rhs):
+                if tab[k1, j] < most:
+                    most = tab[k1, j]
+                    e = j
+        if e < 0:
+            break
+        leave = -1
+        best = 0.0
+        for i in range(k1):
+            a = tab[i, e]
+            if a > _EPS:
+                ratio = tab[i, rhs] / a
+                if leave < 0 or ratio < best - _EPS or (
+                    ratio <= best + _EPS and basis[i] < basis[leave]
+                ):
+                    leave = i
+                    best = ratio
+        if leave < 0:  # unbounded cannot happen for a positive matrix
+            return np.nan, np.inf
+        if best <= _EPS:
+            bland = True
+        piv = tab[leave, e]
+        for j in range(ncol):
+            tab[leave, j] /= piv
+        for i in range(k1 + 1):
+            if i != leave:
+                f = tab[i, e]
+                if f != 0.0:
+                    for j in range(ncol):
+                        tab[i, j] -= f * tab[leave, j]
+        basis[leave] = e
+    z = tab[k1, rhs]
+    sx = 0.0
+    for i in range(k1):
+        v = tab[k1, k2 + i]
+        if v < 0.0:
+            v = 0.0
+        x[i] = v
+        sx += v
+    sy = 0.0
+    for i in range(k1):
+        if basis[i] < k2:
+            v = tab[i, rhs]
+            if v < 0.0:
+                v = 0.0
+            y[basis[i]] = v
+            sy += v
+    for i in range(k1):
+        x[i] /= sx
+    for j in range(k2):
+        y[j] /= sy
+    value = 1.0 / z - shift
+    # the two guarantees
+    lo = 1e300
+    for j in range(k2):
+        s = 0.0
+        for i in range(k1):
+            s += x[i] * M[i, j]
+        if s < lo:
+            lo = s
+    hi = -1e300
+    for i in range(k1):
+        s = 0.0
+        for j in range(k2):
+            s += M[i, j] * y[j]
+        if s > hi:
+            hi = s
+    return value, hi - lo
+
+
+@njit(cache=True)
+def pattern_children(code, k, codes, code_off, cidx, csign, outc):
+    """For a pattern with ``k`` cards each, the child pattern of every bid pair.
+
+    Fills ``cidx[a, b]`` (index of the canonical child pattern in layer ``k-1``),
+    ``csign[a, b]`` (+1, or -1 when the child is stored with the players
+    swapped) and ``outc[a, b]`` (+1 if A's ``a``-th lowest card beats B's
+    ``b``-th lowest, -1 if it loses, 0 on a tie). Returns False if a child is
+    missing from the layout (a bug or a foreign table).
+    """
+    am, bm, m = decode(code)
+    pa = np.empty(k, dtype=np.int64)
+    pb = np.empty(k, dtype=np.int64)
+    ia = 0
+    ib = 0
+    for i in range(m):
+        if (am >> i) & 1:
+            pa[ia] = i
+            ia += 1
+        if (bm >> i) & 1:
+            pb[ib] = i
+            ib += 1
+    for a in range(k):
+        for b in range(k):
+            if pa[a] > pb[b]:
+                outc[a, b] = 1
+            elif pa[a] < pb[b]:
+                outc[a, b] = -1
+            else:
+                outc[a, b] = 0
+            if k > 1:
+                c = compress(am & ~(1 << pa[a]), bm & ~(1 << pb[b]), m)
+                s = swap_code(c)
+                if c <= s:
+                    csign[a, b] = 1
+                    cc = c
+                else:
+                    csign[a, b] = -1
+                    cc = s
+                idx = _find(codes, code_off[k - 1], code_off[k], cc)
+                if idx < 0:
+                    return False
+                cidx[a, b] = idx
+    return True
+
+
+@njit(cache=True)
+def slot(k, r, pot, d, R, npat, base, base_off, val_off, carry, win):
+    """Index in the value array of layer ``k``, subset rank ``r``, pot, point difference ``d``."""
+    nd = 2 * R + 1 if win else 1
+    dd = d + R if win else 0
+    p = pot if carry else 0
+    return val_off[k] + base[base_off[k] + r] + (p * nd + dd) * npat
+
+
+@njit(cache=True)
+def fill_matrix(M, k, r_child, R_child, pot, d, stake, carry, win, cidx, csign, outc,
+                values, codes, code_off, base, base_off, val_off):
+    """Payoff matrix of one round: rows = A's cards low to high, columns = B's.
+
+    ``stake`` is the pot plus the revealed prize. Entry = (points objective)
+    round outcome x stake + value of the child position; (win objective) the
+    child's value at the new point difference. A tie keeps the stake in the pot
+    (carry-over) unless it is the last round, where nobody gets it (RULES.md,
+    Standard game); with discard ties it is put aside.
+    """
+    npat_c = code_off[k] - code_off[k - 1] if k > 1 else 0
+    for a in range(k):
+        for b in range(k):
+            o = outc[a, b]
+            if o != 0:
+                cpot = 0
+                cd = d + o * stake
+            else:
+                cpot = stake if (carry and k > 1) else 0
+                cd = d
+            if k == 1:
+                if win:
+                    M[a, b] = 1.0 if cd > 0 else (-1.0 if cd < 0 else 0.0)
+                else:
+                    M[a, b] = o * stake
+                continue
+            if win:
+                sg = csign[a, b]
+                dlook = cd if sg > 0 else -cd
+                s0 = slot(k - 1, r_child, cpot, dlook, R_child, npat_c, base, base_off,
+                          val_off, carry, win)
+                M[a, b] = sg * values[s0 + cidx[a, b]]
+            else:
+                s0 = slot(k - 1, r_child, cpot, 0, R_child, npat_c, base, base_off,
+                          val_off, carry, win)
+                M[a, b] = o * stake + csign[a, b] * values[s0 + cidx[a, b]]
+
+
+@njit(cache=True)
+def solve_layer(k, pval, T, carry, win, codes, code_off, masks, mask_off, rank_of_mask,
+                psum, base, base_off, val_off, values, stats):
+    """Fill ``values`` for every position of layer ``k`` (k cards in each hand).
+
+    Value of a position = mean over the next revealed prize of the matrix-game
+    value (RULES.md: prizes revealed in random order). ``stats``: [0] games
+    solved, [1] positions, [2] largest guarantee gap seen (float view), so the
+    caller can verify every game met ``CHECK_TOL``; [3] failures.
+    Returns the number of patterns whose children were missing (0 when sound).
+    """
+    npat = code_off[k + 1] - code_off[k]
+    nsub = mask_off[k + 1] - mask_off[k]
+    M = np.empty((k, k), dtype=np.float64)
+    tab = np.empty((k + 1, 2 * k + 1), dtype=np.float64)
+    basis = np.empty(k, dtype=np.int64)
+    xs = np.empty(k, dtype=np.float64)
+    ys = np.empty(k, dtype=np.float64)
+    cidx = np.zeros((k, k), dtype=np.int64)
+    csign = np.ones((k, k), dtype=np.int64)
+    outc = np.zeros((k, k), dtype=np.int64)
+    bad = 0
+    games = 0
+    positions = 0
+    maxgap = 0.0
+    fails = 0
+    for pi in range(npat):
+        code = codes[code_off[k] + pi]
+        if not pattern_children(code, k, codes, code_off, cidx, csign, outc):
+            bad += 1
+            continue
+        for r in range(nsub):
+            mask = masks[mask_off[k] + r]
+            sp = psum[mask]
+            R = T - sp
+            npot = R + 1 if carry else 1
+            for pot in range(npot):
+                dlo = -(R - pot) if win else 0
+                dhi = (R - pot) if win else 0
+                for d in range(dlo, dhi + 1):
+                    idx = slot(k, r, pot, d, R, npat, base, base_off, val_off, carry, win) + pi
+                    positions += 1
+                    if win and (d > sp + pot or -d > sp + pot):
+                        values[idx] = 1.0 if d > 0 else -1.0
+                        continue
+                    total = 0.0
+                    for p in range(len(pval)):
+                        if not (mask >> p) & 1:
+                            continue
+                        cm = mask & ~(1 << p)
+                        rc = rank_of_mask[cm]
+                        Rc = T - psum[cm]
+                        stake = pot + pval[p]
+                        fill_matrix(M, k, rc, Rc, pot, d, stake, carry, win, cidx, csign,
+                                    outc, values, codes, code_off, base, base_off, val_off)
+                        v, gap = solve_matrix_game(M, k, k, tab, basis, xs, ys)
+                        games += 1
+                        scale = 1.0 + abs(v)
+                        if not (gap <= CHECK_TOL * scale):
+                            fails += 1
+                        if gap > maxgap:
+                            maxgap = gap
+                        total += v
+                    values[idx] = total / k
+    stats[0] += games
+    stats[1] += positions
+    if maxgap > stats[2]:
+        stats[2] = maxgap
+    stats[3] += fails
+    return bad

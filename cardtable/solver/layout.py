@@ -1,0 +1,213 @@
+"""Dense indexing of positions ("layout") and the backward-induction driver.
+
+A *problem* is a 2-player Goofspiel (sub)game: ``np`` prizes with values
+``pval`` (prize index ``i`` -> points), two starting hands as bit masks over
+strength positions, a tie rule, an objective and a starting pot / point
+difference. The full ``n``-card game is the problem with prizes ``1..n`` and
+both hands full; a subgame (the ``nash`` bot without a table) is the problem
+starting from the current position.
+
+Layer ``k`` holds every position with ``k`` cards in each hand (and ``k``
+face-down prizes). See :mod:`cardtable.solver` for the slot formula and a
+worked example.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from math import comb
+from typing import Callable
+
+import numpy as np
+
+from . import kernel
+
+
+class SolverError(ValueError):
+    """A solve that failed its own checks (missing child, guarantee gap > 1e-9)."""
+
+
+@dataclass
+class Layout:
+    """Arrays that map positions to slots of the value array.
+
+    Attributes (all NumPy arrays, int64 unless noted):
+        pval: prize value per prize index, shape (np,).
+        T: pot / point-difference bound: sum(pval) + start pot + |start difference|.
+        carry, win: tie rule is carry-over; objective is win/draw/loss.
+        codes, code_off: canonical pattern codes, layer ``k`` in
+            ``codes[code_off[k]:code_off[k+1]]`` (sorted), k = 0..np.
+        masks, mask_off: prize subsets (bit masks over prize indices) of layer k
+            in rank order (combinatorial rank, colex).
+        rank_of_mask: rank of a subset within its layer, shape (2**np,).
+        psum: sum of prize values of a subset, shape (2**np,).
+        base, base_off: per layer, per subset rank, offset of the subset's slots
+            within the layer (length nsub + 1 per layer).
+        val_off: offset of layer k in the value array, shape (np + 2,).
+    """
+
+    pval: np.ndarray
+    T: int
+    carry: bool
+    win: bool
+    codes: np.ndarray
+    code_off: np.ndarray
+    masks: np.ndarray
+    mask_off: np.ndarray
+    rank_of_mask: np.ndarray
+    psum: np.ndarray
+    base: np.ndarray
+    base_off: np.ndarray
+    val_off: np.ndarray
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def top(self) -> int:
+        return len(self.pval)
+
+    @property
+    def size(self) -> int:
+        return int(self.val_off[-1])
+
+    def npat(self, k: int) -> int:
+        return int(self.code_off[k + 1] - self.code_off[k])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The integer arrays by name (what a table file stores)."""
+        return {
+            "pval": self.pval, "codes": self.codes, "code_off": self.code_off,
+            "masks": self.masks, "mask_off": self.mask_off, "rank_of_mask": self.rank_of_mask,
+            "psum": self.psum, "base": self.base, "base_off": self.base_off,
+            "val_off": self.val_off,
+        }
+
+
+def _submasks_by_size(mask: int) -> list[list[int]]:
+    bits = [i for i in range(mask.bit_length()) if (mask >> i) & 1]
+    out: list[list[int]] = [[] for _ in range(len(bits) + 1)]
+    for sub in range(1 << len(bits)):
+        m = 0
+        for j, b in enumerate(bits):
+            if (sub >> j) & 1:
+                m |= 1 << b
+        out[bin(sub).count("1")].append(m)
+    return out
+
+
+def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool,
+                 pot0: int = 0, d0: int = 0) -> Layout:
+    """Index every position reachable from the start (hands ``amask``/``bmask``,
+    all ``len(pval)`` prizes face down, pot ``pot0``, difference ``d0``).
+
+    Raises:
+        SolverError: the hands do not hold as many cards as there are prizes.
+    """
+    pval = np.asarray(pval, dtype=np.int64)
+    n_p = len(pval)
+    if bin(amask).count("1") != n_p or bin(bmask).count("1") != n_p:
+        raise SolverError("each hand must hold as many cards as there are prizes left")
+    T = int(pval.sum()) + int(pot0) + abs(int(d0))
+    subs_a = _submasks_by_size(amask)
+    subs_b = _submasks_by_size(bmask)
+    codes_l = [np.zeros(0, dtype=np.int64)]
+    for k in range(1, n_p + 1):
+        raw = kernel.enum_patterns(np.array(subs_a[k], dtype=np.int64),
+                                   np.array(subs_b[k], dtype=np.int64), nbits)
+        codes_l.append(np.unique(raw))
+    code_off = np.zeros(n_p + 2, dtype=np.int64)
+    for k in range(n_p + 1):
+        code_off[k + 1] = code_off[k] + len(codes_l[k])
+    codes = np.concatenate(codes_l).astype(np.int64)
+    # prize subsets, colex rank
+    full = (1 << n_p) - 1
+    by_size = _submasks_by_size(full)
+    masks_l = []
+    rank_of_mask = np.zeros(1 << n_p, dtype=np.int64)
+    for k in range(n_p + 1):
+        lst = sorted(by_size[k])  # integer order of masks = colex order
+        masks_l.append(np.array(lst, dtype=np.int64))
+        for r, m in enumerate(lst):
+            rank_of_mask[m] = r
+    psum = np.zeros(1 << n_p, dtype=np.int64)
+    for m in range(1 << n_p):
+        psum[m] = sum(int(pval[i]) for i in range(n_p) if (m >> i) & 1)
+    mask_off = np.zeros(n_p + 2, dtype=np.int64)
+    for k in range(n_p + 1):
+        mask_off[k + 1] = mask_off[k] + len(masks_l[k])
+    masks = np.concatenate(masks_l)
+    base_l = []
+    base_off = np.zeros(n_p + 2, dtype=np.int64)
+    val_off = np.zeros(n_p + 2, dtype=np.int64)
+    for k in range(n_p + 1):
+        npat = len(codes_l[k]) if k > 0 else 0
+        b = np.zeros(len(masks_l[k]) + 1, dtype=np.int64)
+        for r, m in enumerate(masks_l[k]):
+            R = T - int(psum[m])
+            npot = R + 1 if carry else 1
+            nd = 2 * R + 1 if win else 1
+            b[r + 1] = b[r] + npot * nd * npat
+        base_l.append(b)
+        base_off[k + 1] = base_off[k] + len(b)
+        val_off[k + 1] = val_off[k] + b[-1]
+    base = np.concatenate(base_l)
+    return Layout(pval, T, bool(carry), bool(win), codes, code_off, masks, mask_off,
+                  rank_of_mask, psum, base, base_off, val_off)
+
+
+def layer_games(layout: Layout, k: int) -> int:
+    """Matrix games of layer ``k`` (an upper bound for the win objective)."""
+    return k * int(layout.base[layout.base_off[k + 1] - 1])
+
+
+def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], None] | None = None,
+                           out: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+    """Fill the value array layer by layer (k = 1 .. top).
+
+    Args:
+        progress: called as ``progress(k, games_done_estimate, games_total_estimate)``
+            after each layer.
+        out: a float64 array of ``layout.size`` to fill (e.g. a memory map);
+            a new one otherwise.
+
+    Returns:
+        ``(values, stats)``: stats has games, positions, max_gap, seconds.
+
+    Raises:
+        SolverError: a missing child pattern, or a game whose two guarantees
+            differ by more than ``kernel.CHECK_TOL`` (relative to 1 + |value|).
+    """
+    values = out if out is not None else np.empty(layout.size, dtype=np.float64)
+    values[:] = np.nan
+    stats = np.zeros(4, dtype=np.float64)
+    total = sum(layer_games(layout, k) for k in range(1, layout.top + 1))
+    done = 0
+    t0 = time.perf_counter()
+    for k in range(1, layout.top + 1):
+        bad = kernel.solve_layer(
+            k, layout.pval, layout.T, layout.carry, layout.win, layout.codes, layout.code_off,
+            layout.masks, layout.mask_off, layout.rank_of_mask, layout.psum, layout.base,
+            layout.base_off, layout.val_off, values, stats,
+        )
+        if bad:
+            raise SolverError(f"layer {k}: {bad} patterns have children missing from the layout")
+        if stats[3]:
+            raise SolverError(
+                f"layer {k}: {int(stats[3])} matrix games failed the optimality check "
+                f"(guarantee gap {stats[2]:.3g} > {kernel.CHECK_TOL})"
+            )
+        done += layer_games(layout, k)
+        if progress is not None:
+            progress(k, done, total)
+    return values, {
+        "games": int(stats[0]), "positions": int(stats[1]), "max_gap": float(stats[2]),
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def count_games(layout: Layout) -> int:
+    """Matrix games a full solve of ``layout`` needs (upper bound for 'win')."""
+    return sum(layer_games(layout, k) for k in range(1, layout.top + 1))
+
+
+__all__ = ["Layout", "SolverError", "build_layout", "run_backward_induction", "count_games", "comb"]

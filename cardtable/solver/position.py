@@ -1,0 +1,168 @@
+"""Positions of 2-player Goofspiel as the solver sees them, and which rulesets it covers.
+
+A :class:`Position` is taken *before* the next prize is turned up: the
+face-down prizes, both hands, the pot carried from tied rounds (carry-over
+ties) and the running point difference (win objective). During a bid round
+the prize just turned up is still counted among the face-down prizes and the
+round is described by :class:`Position` plus that ``prize``
+(:func:`position_from_view`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterable
+
+from cardtable.goofspiel import Ruleset
+
+Objective = str  # "points" | "win"
+OBJECTIVES = ("points", "win")
+TIE_RULES = ("carry", "discard")
+
+
+class UnsupportedRuleset(ValueError):
+    """The ruleset is outside the exact solver's reach (3+ players, multi-card bids, open prizes)."""
+
+
+class ImpossiblePosition(ValueError):
+    """A position that no game of the ruleset can reach (the message says why)."""
+
+
+def check_supported(ruleset: Ruleset) -> None:
+    """Raise :class:`UnsupportedRuleset` unless the solver covers ``ruleset``.
+
+    Covered: 2 players, single-card bids, one prize at a time, shuffled prize
+    order, either tie rule, low or high ace, 1..13 cards.
+    """
+    problems = []
+    if ruleset.players != 2:
+        problems.append(f"{ruleset.players} players (the solver handles 2-player zero-sum games)")
+    if ruleset.cards_per_bid != 1:
+        problems.append("multi-card bids")
+    if ruleset.open_prizes != 1:
+        problems.append("open prizes")
+    if ruleset.prize_order != "shuffled":
+        problems.append("a fixed prize order (the solver averages over a shuffled prize deck)")
+    if problems:
+        raise UnsupportedRuleset(
+            "the exact solver does not cover " + ", ".join(problems)
+            + f" (ruleset: {ruleset.describe()}); it solves 2-player games with single-card bids, "
+            "one prize at a time and a shuffled prize deck"
+        )
+
+
+@dataclass(frozen=True)
+class Position:
+    """A 2-player position before the next prize is revealed.
+
+    Attributes:
+        prizes: face-down prizes (face ranks), as many as cards in each hand.
+        hands: (player A's cards, player B's cards), face ranks.
+        pot: points carried from tied rounds (carry-over ties; 0 with discard).
+        diff: A's points minus B's points so far (used by the win objective).
+    """
+
+    prizes: frozenset[int]
+    hands: tuple[frozenset[int], frozenset[int]]
+    pot: int = 0
+    diff: int = 0
+
+    @property
+    def k(self) -> int:
+        return len(self.prizes)
+
+    def swapped(self) -> "Position":
+        """The same position with the players exchanged (value negated)."""
+        return Position(self.prizes, (self.hands[1], self.hands[0]), self.pot, -self.diff)
+
+    def validate(self, ruleset: Ruleset) -> None:
+        """Raise :class:`ImpossiblePosition` unless a game of ``ruleset`` can reach it."""
+        n = ruleset.cards
+        deck = set(range(1, n + 1))
+        for name, cards in (("prizes", self.prizes), ("A's hand", self.hands[0]),
+                            ("B's hand", self.hands[1])):
+            bad = sorted(set(cards) - deck)
+            if bad:
+                raise ImpossiblePosition(f"{name} hold {bad}, not cards of a 1..{n} suit")
+        k = len(self.prizes)
+        if len(self.hands[0]) != k or len(self.hands[1]) != k:
+            raise ImpossiblePosition(
+                f"each hand must hold as many cards as there are face-down prizes ({k}); "
+                f"got {len(self.hands[0])} and {len(self.hands[1])}"
+            )
+        gone = sorted(deck - set(self.prizes))
+        values = [ruleset.prize_value(c) for c in gone]
+        if self.pot < 0:
+            raise ImpossiblePosition(f"the pot cannot be negative ({self.pot})")
+        if self.pot and ruleset.tie_rule == "discard":
+            raise ImpossiblePosition("with discard ties there is never a pot")
+        if self.pot and not _subset_sum(values, self.pot):
+            raise ImpossiblePosition(
+                f"a pot of {self.pot} is no sum of prizes already revealed ({gone})"
+            )
+        if abs(self.diff) + self.pot > sum(values):
+            raise ImpossiblePosition(
+                f"a point difference of {self.diff} with a pot of {self.pot} exceeds the "
+                f"{sum(values)} points of the prizes already revealed"
+            )
+
+
+def _subset_sum(values: Iterable[int], target: int) -> bool:
+    reach = {0}
+    for v in values:
+        reach |= {r + v for r in reach if r + v <= target}
+    return target in reach
+
+
+def position_from_view(view) -> tuple[Position, int]:
+    """The position before this round's reveal, and the prize turned up.
+
+    ``view`` is a :class:`cardtable.goofspiel.PlayerView` in the bid phase. The
+    position is seen from seat 0 (A = seat 0); ``diff`` is seat 0's points minus
+    seat 1's.
+
+    Raises:
+        ValueError: the view is not in the bid phase.
+    """
+    if view.phase != "bid":
+        raise ValueError(f"no bid is pending (phase {view.phase!r})")
+    rs = view.ruleset
+    prize = view.pot[-1]
+    carried = view.pot[:-1]
+    prizes = frozenset(view.remaining_prizes) | {prize}
+    pot = sum(rs.prize_value(c) for c in carried)
+    diff = view.points[0] - view.points[1]
+    return Position(prizes, (frozenset(view.hands[0]), frozenset(view.hands[1])), pot, diff), prize
+
+
+def parse_cards(text: str, n: int) -> frozenset[int]:
+    """Parse ``"1,2,5-7"`` / ``"A 2 J Q K"`` / ``"all"`` into face ranks.
+
+    Raises:
+        ValueError: unreadable card names.
+    """
+    from cardtable.goofspiel import parse_card
+
+    text = text.strip()
+    if text.lower() in ("all", "*"):
+        return frozenset(range(1, n + 1))
+    if text in ("", "-", "none"):
+        return frozenset()
+    out: set[int] = set()
+    for item in text.replace(",", " ").split():
+        lo, sep, hi = item.partition("-")
+        if sep and lo and hi:
+            out.update(range(parse_card(lo, n), parse_card(hi, n) + 1))
+        else:
+            out.add(parse_card(item, n))
+    return frozenset(out)
+
+
+def all_positions_small(n: int, k: int):
+    """Every (prizes, A, B) triple with ``k`` cards of 1..n (small n only; tests)."""
+    deck = range(1, n + 1)
+    for p in combinations(deck, k):
+        for a in combinations(deck, k):
+            for b in combinations(deck, k):
+                yield frozenset(p), frozenset(a), frozenset(b)

@@ -1,0 +1,9 @@
+"""Game-agnostic terminal helpers (Rich): prompts, hidden entry, hot-seat hand-offs.
+
+Game packages draw their own screens (``cardtable.goofspiel.tui``,
+``cardtable.golf.tui``) with these helpers; nothing here knows a game's rules.
+"""
+
+from .terminal import Terminal, QuitGame
+
+__all__ = ["Terminal", "QuitGame"]
