@@ -16,6 +16,8 @@ import typer
 COMMAND_MODULES = [
     "play",
     "replay",
+    "serve",
+    "verify",
 ]
 
 app = typer.Typer(

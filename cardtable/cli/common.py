@@ -9,7 +9,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-err_console = Console(stderr=True, highlight=False)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def fail(message: str, code: int = 2) -> None:

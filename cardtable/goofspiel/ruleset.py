@@ -319,7 +319,7 @@ def _parse_field(key: str, value: str) -> tuple[str, Any]:
             raise RulesetError(f"{name}: must be a whole number, not {value!r}", (name,)) from None
     if name in ("unique_bids", "high_ace"):
         return name, _parse_bool(name, value)
-    if name == "prize_order" and "," in value:
+    if name == "prize_order" and ("," in value or value.isdigit()):
         try:
             return name, tuple(int(x) for x in value.split(","))
         except ValueError:

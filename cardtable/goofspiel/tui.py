@@ -323,6 +323,6 @@ def run(
                 break
     if save and records:
         path = save_record(records, record_path)
-        console.print(f"Record saved to {path}")
-        console.print(f"Check it with: cardtable replay {path}")
+        console.print(f"Record saved to {path}", soft_wrap=True, markup=False)
+        console.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False)
     return 0

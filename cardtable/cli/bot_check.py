@@ -1,0 +1,54 @@
+"""``cardtable bot-check CMD``: run a program through the bot protocol and report every violation."""
+
+from __future__ import annotations
+
+import importlib
+from typing import List, Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("bot-check")
+    def bot_check(
+        command: str = typer.Argument(..., help='The bot\'s command line, quoted: "python mybot.py".'),
+        game: str = typer.Option("goofspiel", help="The game the bot plays."),
+        ruleset: Optional[List[str]] = typer.Option(None, "--ruleset", "-r", help="Ruleset to test (repeatable; default: one of each variant)."),
+        games: int = typer.Option(2, min=1, help="Games per ruleset."),
+        time_ms: int = typer.Option(1000, "--time-ms", min=1, help="Time limit per decision, milliseconds."),
+    ) -> None:
+        """Check a protocol bot (docs/protocol.md): handshake, legal bids in every variant,
+        time limits, clean exit. Exit code 1 when anything is wrong."""
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console()
+        try:
+            module = importlib.import_module(f"cardtable.{game}.protocol")
+        except ModuleNotFoundError:
+            console.print(f"[red]error:[/] no bot protocol for game {game!r}")
+            raise typer.Exit(2)
+        kwargs = {"games": games, "time_ms": time_ms}
+        if ruleset:
+            kwargs["rulesets"] = ruleset
+        try:
+            with console.status("playing test games..."):
+                report = module.check_bot(command, **kwargs)
+        except ValueError as exc:
+            console.print(f"[red]error:[/] {exc}")
+            raise typer.Exit(2)
+        ident = report.identity
+        if ident:
+            opts = ", ".join(f"{o.name} ({o.type}, default {o.default})" for o in ident.options.values()) or "none"
+            console.print(f"bot: [bold]{ident.name}[/]" + (f" by {ident.author}" if ident.author else "") + f"; options: {opts}")
+        console.print(f"games played: {report.games}")
+        if report.ok:
+            console.print("[green]OK[/]: no protocol violations")
+            return
+        table = Table(title=f"{len(report.violations)} violation(s)")
+        for col in ("where", "kind", "detail"):
+            table.add_column(col)
+        for v in report.violations:
+            table.add_row(v.where, v.kind, v.detail)
+        console.print(table)
+        raise typer.Exit(1)

@@ -1,0 +1,42 @@
+"""``cardtable serve``: the web app (lobby, games, bots) on one port, with SQLite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from .common import fail
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def serve(
+        host: str = typer.Option("127.0.0.1", help="address to listen on (0.0.0.0: every interface)"),
+        port: int = typer.Option(8000, min=0, max=65535, help="TCP port"),
+        db: Path = typer.Option(None, "--db", help="SQLite database file (default: $CARDTABLE_HOME/web.sqlite3)"),
+        durable: bool = typer.Option(
+            False, "--durable", help="fsync every action (survives a power loss, slower); "
+            "without it every action still survives a killed server process",
+        ),
+        log_level: str = typer.Option("warning", help="uvicorn log level (info shows each request)"),
+    ) -> None:
+        """Play in the browser: create games, invite players by link, play against bots.
+
+        One process serves the lobby, the play pages and the WebSocket protocol;
+        games live in an embedded SQLite database and resume after a restart
+        (docs/web.md).
+        """
+        import uvicorn
+
+        from cardtable.web.app import create_app, default_db_path
+        from cardtable.web.storage import StorageError
+
+        path = db if db is not None else default_db_path()
+        try:
+            web_app = create_app(path, synchronous="FULL" if durable else "NORMAL")
+        except StorageError as exc:
+            fail(str(exc))
+        typer.echo(f"cardtable: http://{host}:{port}/  (database {path})", err=True)
+        uvicorn.run(web_app, host=host, port=port, log_level=log_level, ws_max_size=1 << 20,
+                    access_log=log_level in ("info", "debug", "trace"))

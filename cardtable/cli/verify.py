@@ -1,0 +1,42 @@
+"""``cardtable verify RECORD``: check the provably fair shuffle of recorded games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from .common import err_console, fail
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def verify(
+        file: Path = typer.Argument(..., help="a Goofspiel record (text or JSON) with Seed and SeedCommit tags"),
+    ) -> None:
+        """Verify the provably fair shuffle: seed, commitment, prize order.
+
+        For each game: SHA-256 of the revealed Seed equals the SeedCommit
+        published before play, the seed reproduces the prize order, and the game
+        replays legally (as ``cardtable replay``).
+
+        Exit code 0 when every game checks out; 1 at the first failure.
+        """
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot read {file}: {exc.strerror}")
+        except UnicodeDecodeError:
+            fail(f"{file} is not a text file (UTF-8)")
+        from cardtable.goofspiel.record import RecordError, load_records
+        from cardtable.web.games.goofspiel import verify_records
+
+        try:
+            records = load_records(text)
+            lines = verify_records(records)
+        except RecordError as exc:
+            err_console.print(f"[red]✗ {file}:[/red] {exc}")
+            raise typer.Exit(1)
+        for line in lines:
+            typer.echo(line)
+        typer.echo(f"✓ {file}: {len(records)} game(s): seeds match their commitments and the prize orders")

@@ -1,0 +1,213 @@
+"""Per-player views: exactly what one seat may know, as plain data.
+
+:func:`build_view` (``game.view(seat)``) turns the full state into a
+:class:`GolfView`. A card's rank appears in a view only if that seat has seen
+the card (``game.known[seat]``), or it lies face up (the discard pile, a
+shown Detective or Thief), or the game is over (all cards are turned up).
+:meth:`GolfView.to_dict` gives JSON-ready data for a server.
+
+Grid slots in a view: ``None`` = a hole (the card left), ``0`` = a face-down
+card the viewer does not know, ``1..13`` = the rank the viewer knows.
+``seen_by`` tells, per slot, which seats know that card; it is public, because
+every look (the bottom row, a Detective, a draw that is swapped in) happens in
+front of everyone even though the rank stays secret.
+
+"Memory mode" (seen cards shown once, then hidden) and "open memory" are
+options of the interface (:mod:`cardtable.golf.tui`), not of the view: a view
+always holds everything the seat may know.
+
+>>> from cardtable.golf.state import GolfGame
+>>> v = GolfGame(seed=1).view(0)
+>>> v.grids[0][:6], all(r > 0 for r in v.grids[0][6:]), v.grids[1]
+((0, 0, 0, 0, 0, 0), True, (0, 0, 0, 0, 0, 0, 0, 0, 0))
+>>> v.legal_actions()
+[Draw(player=0)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, action_to_dict, format_action
+from .cards import card_rank, rank_name
+from .ruleset import GolfRuleset
+
+if TYPE_CHECKING:
+    from .state import GolfGame
+
+UNKNOWN = 0
+
+
+@dataclass(frozen=True)
+class GolfView:
+    """What seat ``seat`` may know (RULES.md, Golf; knowledge rules in the module doc).
+
+    Attributes:
+        seat: the viewer (0-based).
+        ruleset: the game's ruleset.
+        phase: ``"draw"``, ``"drawn"``, ``"pass"`` or ``"over"``.
+        current: the seat whose turn it is.
+        actor: the seat whose turn action is awaited (the passer in ``"pass"``);
+            ``None`` when over.
+        turn: 1-based turn number.
+        grids: per seat, per position: ``None`` (hole), ``0`` (unknown) or a rank.
+        slot_rows: per seat, per position: the row (0 = top) the slot belongs to.
+        seen_by: per seat, per position: sorted seats that know the card (``()`` for holes).
+        drawn: the rank of the card held by the current player, if the viewer may
+            see it (the drawer; everyone for a Detective or Thief); else ``None``.
+        holding: whether the current player holds a drawn card.
+        power_used: whether the held Detective/Thief has been used.
+        discard: ranks on the discard pile, bottom to top (face up: public).
+        draw_pile: cards left in the draw pile.
+        snaps_made: successful snaps per seat (ending early needs ``early_end_min``).
+        ended_by: the seat that ended early, or ``None``.
+        last_turns: seats still to take their last turn after an early end.
+        pass_target: in ``"pass"``: ``(seat, position)`` the passed card goes to.
+        events: the history as dicts, each ``card`` rank shown only if seen by the viewer.
+        result: the result dict when over (see :class:`~cardtable.golf.state.GolfResult`).
+    """
+
+    seat: int
+    ruleset: GolfRuleset
+    phase: str
+    current: int
+    actor: int | None
+    turn: int
+    grids: tuple[tuple[int | None, ...], ...]
+    slot_rows: tuple[tuple[int, ...], ...]
+    seen_by: tuple[tuple[tuple[int, ...], ...], ...]
+    drawn: int | None
+    holding: bool
+    power_used: bool
+    discard: tuple[int, ...]
+    draw_pile: int
+    snaps_made: tuple[int, ...]
+    ended_by: int | None
+    last_turns: tuple[int, ...]
+    pass_target: tuple[int, int] | None
+    events: tuple[dict, ...]
+    result: dict | None
+
+    # ------------------------------------------------------------ helpers
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return self.ruleset.players
+
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        """The other seats, in turn order after the viewer."""
+        n = self.players
+        return tuple((self.seat + k) % n for k in range(1, n))
+
+    @property
+    def top(self) -> int | None:
+        """Rank on top of the discard pile, or ``None``."""
+        return self.discard[-1] if self.discard else None
+
+    def cards_in(self, seat: int) -> list[int]:
+        """Positions of ``seat``'s grid holding a card."""
+        return [i for i, r in enumerate(self.grids[seat]) if r is not None]
+
+    def can_end_early(self) -> bool:
+        """Whether the viewer may end the game early now."""
+        return (self.phase == "draw" and self.actor == self.seat and self.ended_by is None
+                and self.snaps_made[self.seat] >= self.ruleset.early_end_min)
+
+    def legal_actions(self) -> list[Action]:
+        """The viewer's legal turn actions now (empty if not the viewer's to act)."""
+        s = self.seat
+        if self.actor != s:
+            return []
+        own = self.cards_in(s)
+        if self.phase == "pass":
+            return [Pass(s, p) for p in own]
+        if self.phase == "draw":
+            return [Draw(s)] + ([EndEarly(s)] if self.can_end_early() else [])
+        acts: list[Action] = [Discard(s)] + [Swap(s, p) for p in own]
+        if not self.power_used and self.drawn is not None:
+            power = self.ruleset.power(self.drawn)
+            if power == "detective":
+                acts += [Peek(s, p) for p in own]
+            elif power == "thief":
+                acts += [Steal(s, p, t, q) for p in own for t in self.opponents for q in self.cards_in(t)]
+        return acts
+
+    def legal_snaps(self) -> list[Snap]:
+        """Every snap the viewer may try now (right or wrong)."""
+        if self.phase not in ("draw", "drawn") or not self.discard:
+            return []
+        owners = [self.seat] + (list(self.opponents) if self.ruleset.snap_opponents else [])
+        return [Snap(self.seat, o, p) for o in owners for p in self.cards_in(o)]
+
+    def sure_snaps(self) -> list[Snap]:
+        """Snaps the viewer knows are right: known cards matching the top rank."""
+        top = self.top
+        if top is None:
+            return []
+        return [s for s in self.legal_snaps() if self.grids[s.owner][s.pos] == top]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (lists, ints, strings, ``None``)."""
+        return {
+            "seat": self.seat, "ruleset": self.ruleset.to_dict(), "phase": self.phase,
+            "current": self.current, "actor": self.actor, "turn": self.turn,
+            "grids": [list(g) for g in self.grids],
+            "slot_rows": [list(r) for r in self.slot_rows],
+            "seen_by": [[list(s) for s in g] for g in self.seen_by],
+            "drawn": self.drawn, "holding": self.holding, "power_used": self.power_used,
+            "discard": list(self.discard), "draw_pile": self.draw_pile,
+            "snaps_made": list(self.snaps_made), "ended_by": self.ended_by,
+            "last_turns": list(self.last_turns),
+            "pass_target": list(self.pass_target) if self.pass_target else None,
+            "events": [dict(e) for e in self.events], "result": self.result,
+            "legal_actions": [action_to_dict(a) for a in self.legal_actions()],
+        }
+
+
+def event_dict(ev, seat: int) -> dict[str, Any]:
+    """One :class:`~cardtable.golf.state.Event` as the viewer ``seat`` may see it."""
+    a = ev.action
+    return {
+        "n": ev.number, "player": a.player, "type": a.kind, "action": action_to_dict(a),
+        "text": format_action(a),
+        "card": card_rank(ev.card) if ev.card is not None and seat in ev.seen_by else None,
+        "correct": ev.correct, "penalty": len(ev.penalty), "to_pos": ev.to_pos, "ended": ev.ended,
+    }
+
+
+def build_view(game: "GolfGame", seat: int) -> GolfView:
+    """The view of ``seat`` (0-based) of ``game``.
+
+    Raises:
+        ValueError: ``seat`` is not a seat of the game.
+    """
+    if not isinstance(seat, int) or not 0 <= seat < game.players:
+        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
+    over = game.phase == "over"
+    known = game.known[seat]
+    grids = tuple(
+        tuple(None if c is None else (card_rank(c) if over or c in known else UNKNOWN) for c in g)
+        for g in game.grids
+    )
+    seen_by = tuple(
+        tuple(() if c is None else tuple(p for p in range(game.players) if c in game.known[p]) for c in g)
+        for g in game.grids
+    )
+    drawn = None
+    if game.drawn is not None and game.drawn in known:
+        drawn = card_rank(game.drawn)
+    return GolfView(
+        seat=seat, ruleset=game.ruleset, phase=game.phase, current=game.current, actor=game.actor,
+        turn=game.turn, grids=grids, slot_rows=tuple(map(tuple, game.slot_rows)), seen_by=seen_by,
+        drawn=drawn, holding=game.drawn is not None, power_used=game.power_used,
+        discard=tuple(card_rank(c) for c in game.discard), draw_pile=len(game.draw_pile),
+        snaps_made=tuple(game.snaps_made), ended_by=game.ended_by, last_turns=tuple(game.last_turns),
+        pass_target=game.pass_target,
+        events=tuple(event_dict(e, seat) for e in game.history),
+        result=game.result().to_dict() if over else None,
+    )
+
+
+__all__ = ["GolfView", "build_view", "event_dict", "UNKNOWN", "rank_name"]

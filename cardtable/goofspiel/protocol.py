@@ -1,0 +1,239 @@
+"""The bot protocol's Goofspiel messages (docs/protocol.md, "Goofspiel").
+
+Controller to bot (cards are face ranks ``1..cards``; seats are 0-based)::
+
+    newgame seat 0 ruleset cards=13 players=2 ties=carry ace=low bid=1 display=1 order=shuffled
+    round 1 pot 12 remaining 1 2 3 4 5 6 7 8 9 10 11 13
+    points 0 0
+    go bid time 1000                  # reply within 1000 ms: "bid 13" (or "bid 3 9" for 2-card bids)
+    reveal 13 11                      # every seat's bid in seat order; a multi-card bid as 3+9
+    result win 0 12                   # seat 0 took prizes 12; or: result tie carried / tie discarded / tie unowned
+    go choose time 1000 display 3 7 11  # open prizes: reply "choose 11"
+    result take 1:11 0:7              # open prizes: the takes of the round, in order
+    gameover points 47 44 result win  # the bot's own outcome; "forfeit S KIND" when a seat forfeited
+
+``round`` adds ``upcoming P1 P2 ...`` (the face-down prizes in order) when the
+prize order is public.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from cardtable.platform.protocol import BotFailure, BotIdentity, ProtocolBot
+
+from .ruleset import Ruleset
+from .state import Game, PlayerView, RoundResult
+
+GAME = "goofspiel"
+
+
+def format_bid(bid: Sequence[int]) -> str:
+    """``(3, 9)`` -> ``"3+9"``."""
+    return "+".join(str(c) for c in bid)
+
+
+def format_result(r: RoundResult) -> str:
+    """The ``result`` line of a resolved round."""
+    if r.taken and r.winner is not None:
+        return f"result win {r.winner} " + " ".join(str(p) for p in r.prizes)
+    if r.taken:
+        return "result take " + " ".join(f"{s}:{p}" for s, p in r.taken)
+    if r.carried:
+        return "result tie carried"
+    return "result tie discarded" if r.discarded else "result tie unowned"
+
+
+def parse_bid_words(words: list[str]) -> tuple[int, ...]:
+    """The ranks of a ``bid`` reply (``bid 3 9`` or ``bid 3+9``).
+
+    Raises:
+        BotFailure: ``"garbage"`` when a word is not a whole number.
+    """
+    cards = []
+    for w in " ".join(words).replace("+", " ").split():
+        if not w.isdigit():
+            raise BotFailure("garbage", f"'bid {' '.join(words)}': {w!r} is not a card rank")
+        cards.append(int(w))
+    if not cards:
+        raise BotFailure("garbage", "'bid' without a card")
+    return tuple(sorted(cards))
+
+
+class GoofspielProtocolBot(ProtocolBot):
+    """A Goofspiel bot played by an external program (docs/protocol.md).
+
+    Usable wherever a :class:`~cardtable.platform.bot.Bot` is (``play_game``, tournaments).
+    :meth:`act` raises :class:`BotFailure` for any violation; the program is then
+    killed and restarted for the next game.
+    """
+
+    game = GAME
+
+    def __init__(self, command, time_ms: int = 1000, options: dict[str, Any] | None = None,
+                 seed: int | str | None = None, **kw: Any) -> None:
+        super().__init__(command, time_ms=time_ms, options=options, seed=seed, **kw)
+        self._sent_rounds = 0
+        self._revealed_pending: int | None = None
+
+    @property
+    def display_name(self) -> str:
+        return self.identity.name if self.identity else self.process.command
+
+    def new_game(self, ruleset: Ruleset, seat: int) -> None:
+        """Start the program if needed and send ``newgame`` (failures surface at :meth:`act`)."""
+        self.seat = seat
+        self._sent_rounds = 0
+        self._revealed_pending = None
+        self._pending_failure: BotFailure | None = None
+        try:
+            self.ensure_started()
+            self.process.send(f"newgame seat {seat} ruleset {ruleset.describe()}")
+        except BotFailure as exc:
+            self._pending_failure = self.fail(exc)
+
+    def _catch_up(self, view: PlayerView) -> None:
+        for r in view.history[self._sent_rounds:]:
+            if self._revealed_pending != r.number:
+                self.process.send("reveal " + " ".join(format_bid(b) for b in r.bids))
+            self.process.send(format_result(r))
+        self._sent_rounds = len(view.history)
+        if view.pending is not None and self._revealed_pending != view.pending.number:
+            self.process.send("reveal " + " ".join(format_bid(b) for b in view.pending.bids))
+            self._revealed_pending = view.pending.number
+
+    def act(self, view: PlayerView) -> tuple[int, ...] | int:
+        """Ask the program for a bid (bid phase) or a prize (choose phase).
+
+        Raises:
+            BotFailure: crash, timeout, garbage, flood, or an illegal bid/choice.
+        """
+        if getattr(self, "_pending_failure", None) is not None:
+            failure, self._pending_failure = self._pending_failure, None
+            raise failure
+        try:
+            self._catch_up(view)
+            if view.phase == "choose":
+                taken = " ".join(f"{s}:{p}" for s, p in view.pending.taken) if view.pending else ""
+                display = " ".join(str(p) for p in view.pot)
+                if taken:
+                    self.process.send(f"taken {taken}")
+                _, words = self.request(f"go choose time {self.time_ms} display {display}", ("choose",))
+                if len(words) != 1 or not words[0].isdigit():
+                    raise BotFailure("garbage", f"'choose {' '.join(words)}' is not one prize rank")
+                prize = int(words[0])
+                if prize not in view.pot:
+                    raise BotFailure("illegal", f"chose prize {prize}, not in the display ({display})")
+                return prize
+            rs = view.ruleset
+            line = f"round {view.round} pot {' '.join(map(str, view.pot))} remaining {' '.join(map(str, view.remaining_prizes))}"
+            if view.upcoming is not None:
+                line += " upcoming " + " ".join(map(str, view.upcoming))
+            self.process.send(line.replace("  ", " ").rstrip())
+            self.process.send("points " + " ".join(map(str, view.points)))
+            _, words = self.request(f"go bid time {self.time_ms}", ("bid",))
+            bid = parse_bid_words(words)
+            if bid not in view.legal_bids():
+                raise BotFailure(
+                    "illegal",
+                    f"bid {format_bid(bid)} is not legal: the hand is {' '.join(map(str, sorted(view.hand)))}"
+                    f" and a bid is {rs.cards_per_bid} card(s)",
+                )
+            return bid
+        except BotFailure as exc:
+            raise self.fail(exc) from None
+
+    def end_game(self, game: Game | None, outcome: str, forfeit: tuple[int, str] | None = None) -> None:
+        """Tell the program the game is over (``gameover``); never raises."""
+        if not self.process.alive:
+            return
+        try:
+            if game is not None:
+                self._catch_up(game.view(self.seat))
+                pts = " ".join(map(str, game.points))
+            else:
+                pts = "-"
+            line = f"gameover points {pts} result {outcome}"
+            if forfeit:
+                line += f" forfeit {forfeit[0]} {forfeit[1]}"
+            self.process.send(line)
+        except BotFailure:
+            self.process.kill()
+            self.identity = None
+
+
+# -- bot-check -----------------------------------------------------------------------------
+
+#: Rulesets ``bot-check`` plays by default: one of every kind of variant.
+CHECK_RULESETS = ("standard", "discard", "high-ace", "three-player", "two-card-bids", "open-prizes", "ascending")
+
+
+@dataclass
+class Violation:
+    """One protocol violation found by :func:`check_bot`."""
+
+    where: str
+    kind: str
+    detail: str
+
+
+@dataclass
+class CheckReport:
+    """The result of :func:`check_bot`: identity, games played, every violation."""
+
+    command: str
+    identity: BotIdentity | None = None
+    games: int = 0
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int = 2,
+              time_ms: int = 1000, seed: int = 0, progress=None) -> CheckReport:
+    """Run a program through the protocol and collect every violation.
+
+    Shakes hands, then plays ``games`` games of each ruleset against the
+    ``random`` bot (alternating seats); each violation forfeits that game and
+    the program is restarted for the next one. Finally sends ``quit`` and
+    checks that the program exits within one second.
+
+    Raises:
+        ValueError: a bad command (program not found) or ruleset text.
+    """
+    from cardtable.platform.bot import load_bot
+
+    from .tournament import play_one
+
+    parsed = [(text, Ruleset.parse(text)) for text in rulesets]
+    report = CheckReport(command)
+    bot = GoofspielProtocolBot(command, time_ms=time_ms)
+    try:
+        try:
+            report.identity = bot.ensure_started()
+        except BotFailure as exc:
+            report.violations.append(Violation("handshake", exc.kind, exc.detail))
+            return report
+        for text, rs in parsed:
+            for g in range(games):
+                seat = g % rs.players
+                others = [load_bot("goofspiel", "random", seed=seed + 7 * g + s) for s in range(rs.players)]
+                others[seat] = bot
+                out = play_one(rs, others, seed=f"{seed}-{text}-{g}")
+                report.games += 1
+                if out.forfeit is not None and out.forfeit[0] == seat:
+                    report.violations.append(Violation(f"{text} game {g + 1}", out.forfeit[1], out.forfeit[2]))
+                    if out.forfeit[1] == "handshake":
+                        return report
+                if progress is not None:
+                    progress(report)
+        if bot.process.alive:
+            code = bot.process.close(wait_s=1.0)
+            if code is None:
+                report.violations.append(Violation("quit", "timeout", "the program did not exit within 1 s of 'quit'"))
+    finally:
+        bot.process.kill()
+    return report

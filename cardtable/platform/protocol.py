@@ -1,0 +1,438 @@
+"""The bot protocol's game-independent part: a line-based text protocol over a
+program's stdin/stdout, in the spirit of UCI (docs/protocol.md is the spec).
+
+This module knows no game's rules. It runs a bot program as a subprocess,
+performs the handshake (identity and options), sends lines, and reads replies
+with a time limit, turning every misbehaviour into a :class:`BotFailure` with a
+``kind``:
+
+- ``"crash"``: the program exited, or could not be started;
+- ``"timeout"``: no reply within the time limit (plus :data:`GRACE_MS`);
+- ``"garbage"``: a line that is not a valid message here (or not UTF-8);
+- ``"flood"``: a line longer than ``max_line`` bytes or more than ``max_info``
+  ``info`` lines in one reply;
+- ``"illegal"``: a well-formed reply that the game does not allow (raised by
+  the game's protocol module);
+- ``"handshake"``: a bad or missing identity during the handshake.
+
+The game packages build on :class:`ProtocolBot` (``cardtable.goofspiel.protocol``).
+
+Generic messages (``>`` controller to bot, ``<`` bot to controller)::
+
+    > cardtable 1 goofspiel                   # protocol version, game
+    < id name Example Bot
+    < id author Someone                       # optional
+    < option name depth type int default 3    # optional, repeated
+    < ready
+    > setoption name depth value 4            # zero or more
+    > isready
+    < readyok
+    ... game messages (newgame, go, ...) ...
+    > quit
+
+At any time the bot may send ``info <text>`` (logged, otherwise ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shlex
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from .bot import Bot
+
+#: Protocol version sent in the greeting.
+PROTOCOL_VERSION = 1
+#: Extra milliseconds allowed beyond a request's time limit (pipe and start-up latency).
+GRACE_MS = 250
+#: Milliseconds a program has to finish the handshake.
+HANDSHAKE_MS = 5000
+_EOF = object()
+
+
+class BotFailure(Exception):
+    """A protocol violation or failure of a bot program; the bot loses the game.
+
+    Attributes:
+        kind: ``"crash"``, ``"timeout"``, ``"garbage"``, ``"flood"``, ``"illegal"`` or ``"handshake"``.
+        detail: a human-readable explanation (quotes the offending line).
+        seat: the offending seat, when known (set by the game runner).
+    """
+
+    def __init__(self, kind: str, detail: str, seat: int | None = None) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.seat = seat
+
+
+@dataclass
+class BotOption:
+    """One option a bot declares: ``option name N type T default D``."""
+
+    name: str
+    type: str
+    default: str
+
+
+@dataclass
+class BotIdentity:
+    """What a bot told the controller in the handshake."""
+
+    name: str
+    author: str = ""
+    options: dict[str, BotOption] = field(default_factory=dict)
+
+
+def split_command(command: str | Sequence[str]) -> list[str]:
+    """A command line as an argument list (``shlex`` rules for a string).
+
+    Raises:
+        ValueError: an empty command, bad quoting, or a program that is not found.
+    """
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+    except ValueError as exc:
+        raise ValueError(f"bad bot command {command!r}: {exc}") from None
+    if not argv:
+        raise ValueError("empty bot command")
+    prog = argv[0]
+    if shutil.which(prog) is None and not (os.sep in prog and Path(prog).is_file()):
+        raise ValueError(f"bot command {command!r}: program {prog!r} not found")
+    return argv
+
+
+class BotProcess:
+    """A bot program under the protocol: start, send lines, read replies with time limits.
+
+    Args:
+        command: the command line (string, split with ``shlex``, or a list).
+        max_line: longest accepted line in bytes (longer: ``"flood"``).
+        max_info: most ``info`` lines accepted while waiting for one reply.
+        log: keep a transcript (``self.transcript``: ``("> " | "< ", line)`` pairs, bounded).
+
+    Raises:
+        ValueError: a bad command (see :func:`split_command`).
+    """
+
+    def __init__(self, command: str | Sequence[str], *, max_line: int = 4096, max_info: int = 100,
+                 cwd: str | None = None) -> None:
+        self.argv = split_command(command)
+        self.command = command if isinstance(command, str) else shlex.join(self.argv)
+        self.max_line = max_line
+        self.max_info = max_info
+        self.cwd = cwd
+        self.proc: subprocess.Popen | None = None
+        self.transcript: list[tuple[str, str]] = []
+        self._lines: queue.Queue = queue.Queue(maxsize=max_info + 50)
+        self._stderr_tail = b""
+        self._flooded: str | None = None
+
+    # -- process -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the program.
+
+        Raises:
+            BotFailure: ``"crash"`` when it cannot be started.
+        """
+        self._lines = queue.Queue(maxsize=self.max_info + 50)
+        self._flooded = None
+        self._stderr_tail = b""
+        try:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.cwd, bufsize=0, start_new_session=True,
+            )
+        except OSError as exc:
+            raise BotFailure("crash", f"cannot start {self.command!r}: {exc}") from None
+        threading.Thread(target=self._read_stdout, args=(self.proc, self._lines), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(self.proc,), daemon=True).start()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def _read_stdout(self, proc: subprocess.Popen, lines: queue.Queue) -> None:
+        stream = proc.stdout
+        try:
+            while True:
+                raw = stream.readline(self.max_line + 1)
+                if not raw:
+                    break
+                if len(raw) > self.max_line and not raw.endswith(b"\n"):
+                    self._flooded = f"a line longer than {self.max_line} bytes"
+                    break
+                try:
+                    lines.put(raw, timeout=5)
+                except queue.Full:
+                    self._flooded = f"more than {lines.maxsize} unread lines"
+                    break
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                lines.put_nowait(_EOF)
+            except queue.Full:
+                pass
+
+    def _read_stderr(self, proc: subprocess.Popen) -> None:
+        try:
+            while True:
+                chunk = proc.stderr.read(4096)
+                if not chunk:
+                    break
+                self._stderr_tail = (self._stderr_tail + chunk)[-2000:]
+        except (OSError, ValueError):
+            pass
+
+    def stderr_tail(self) -> str:
+        """The last ~2000 bytes the program wrote to stderr."""
+        return self._stderr_tail.decode("utf-8", "replace")
+
+    def close(self, wait_s: float = 1.0) -> int | None:
+        """Send ``quit``, wait up to ``wait_s`` seconds, then kill; returns the exit code (``None``: killed)."""
+        proc = self.proc
+        if proc is None:
+            return None
+        code = None
+        if proc.poll() is None:
+            try:
+                self.send("quit")
+            except BotFailure:
+                pass
+            try:
+                code = proc.wait(timeout=wait_s)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        else:
+            code = proc.returncode
+        for s in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                s.close()
+            except OSError:
+                pass
+        self.proc = None
+        return code
+
+    def kill(self) -> None:
+        """Kill the program (and its process group) at once."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, 9)
+            except OSError:
+                proc.kill()
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+
+    # -- lines ---------------------------------------------------------------------------
+
+    def _log(self, prefix: str, line: str) -> None:
+        self.transcript.append((prefix, line))
+        if len(self.transcript) > 400:
+            del self.transcript[:100]
+
+    def send(self, line: str) -> None:
+        """Send one line.
+
+        Raises:
+            BotFailure: ``"crash"`` when the program is gone.
+        """
+        if self.proc is None:
+            raise BotFailure("crash", "the program is not running")
+        self._log("> ", line)
+        try:
+            self.proc.stdin.write((line + "\n").encode("utf-8"))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._crash() from None
+
+    def _crash(self) -> BotFailure:
+        proc = self.proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+        tail = self.stderr_tail().strip().splitlines()[-3:]
+        more = f"; stderr: {' | '.join(tail)}" if tail else ""
+        return BotFailure("crash", f"the program exited (code {code}){more}")
+
+    def read_reply(self, expected: Sequence[str], timeout_ms: float) -> tuple[str, list[str]]:
+        """Wait for a line whose first word is one of ``expected``; skip ``info`` lines.
+
+        Returns:
+            ``(keyword, remaining words)``.
+
+        Raises:
+            BotFailure: ``"timeout"``, ``"crash"``, ``"garbage"`` or ``"flood"``.
+        """
+        deadline = time.monotonic() + timeout_ms / 1000.0
+        infos = 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BotFailure("timeout", f"no {'/'.join(expected)} within {timeout_ms:.0f} ms")
+            try:
+                raw = self._lines.get(timeout=left)
+            except queue.Empty:
+                if self._flooded:
+                    raise BotFailure("flood", f"the program sent {self._flooded}") from None
+                raise BotFailure("timeout", f"no {'/'.join(expected)} within {timeout_ms:.0f} ms") from None
+            if raw is _EOF:
+                if self._flooded:
+                    raise BotFailure("flood", f"the program sent {self._flooded}")
+                raise self._crash()
+            try:
+                line = raw.decode("utf-8").strip()
+            except UnicodeDecodeError:
+                raise BotFailure("garbage", f"a line that is not UTF-8: {raw[:60]!r}") from None
+            self._log("< ", line)
+            if not line:
+                continue
+            words = line.split()
+            if words[0] == "info":
+                infos += 1
+                if infos > self.max_info:
+                    raise BotFailure("flood", f"more than {self.max_info} info lines in one reply")
+                continue
+            if words[0] in expected:
+                return words[0], words[1:]
+            shown = line if len(line) <= 80 else line[:77] + "..."
+            raise BotFailure("garbage", f"expected {'/'.join(expected)}, got {shown!r}")
+
+    # -- handshake -----------------------------------------------------------------------
+
+    def handshake(self, game: str, timeout_ms: float = HANDSHAKE_MS) -> BotIdentity:
+        """Greet the program and read its identity and options up to ``ready``.
+
+        Raises:
+            BotFailure: ``"handshake"`` (no name, malformed option) or any read failure.
+        """
+        self.send(f"cardtable {PROTOCOL_VERSION} {game}")
+        name, author, options = None, "", {}
+        deadline = time.monotonic() + timeout_ms / 1000.0
+        while True:
+            left_ms = max(1.0, (deadline - time.monotonic()) * 1000)
+            word, rest = self.read_reply(("id", "option", "ready"), left_ms)
+            if word == "ready":
+                break
+            if word == "id":
+                if len(rest) >= 2 and rest[0] == "name":
+                    name = " ".join(rest[1:])
+                elif len(rest) >= 2 and rest[0] == "author":
+                    author = " ".join(rest[1:])
+                else:
+                    raise BotFailure("handshake", f"malformed id line: id {' '.join(rest)!r}")
+            else:
+                opt = _parse_option(rest)
+                options[opt.name] = opt
+        if not name:
+            raise BotFailure("handshake", "the program sent ready without 'id name ...'")
+        return BotIdentity(name=name, author=author, options=options)
+
+    def sync(self, timeout_ms: float = HANDSHAKE_MS) -> None:
+        """``isready`` / ``readyok``: wait until the program has processed everything sent."""
+        self.send("isready")
+        self.read_reply(("readyok",), timeout_ms)
+
+
+def _parse_option(words: list[str]) -> BotOption:
+    # option name N type T default D  (D may hold spaces; N must not)
+    try:
+        if words[0] != "name" or words[2] != "type" or words[4] != "default":
+            raise IndexError
+        return BotOption(name=words[1], type=words[3], default=" ".join(words[5:]))
+    except IndexError:
+        raise BotFailure("handshake", f"malformed option line: option {' '.join(words)!r}") from None
+
+
+class ProtocolBot(Bot):
+    """A :class:`Bot` played by an external program through the protocol.
+
+    Game packages subclass it and implement :meth:`act` (and game messages);
+    this class owns the process: it is started (and the handshake done) lazily
+    by :meth:`ensure_started`, restarted after a failure, and closed by :meth:`close`.
+
+    Args:
+        command: the program's command line.
+        time_ms: the per-decision time limit sent with each request.
+        options: ``setoption`` values sent after the handshake (names the bot declared).
+        seed: unused (the program has its own randomness); kept for the :class:`Bot` signature.
+
+    Raises:
+        ValueError: a bad command (checked at once, before any game).
+    """
+
+    name = "protocol"
+    description = "an external program speaking the cardtable bot protocol"
+    game = ""
+
+    def __init__(self, command: str | Sequence[str], time_ms: int = 1000, options: dict[str, Any] | None = None,
+                 seed: int | str | None = None, **_: Any) -> None:
+        super().__init__(seed)
+        if not isinstance(time_ms, int) or time_ms < 1:
+            raise ValueError(f"time_ms must be a positive whole number of milliseconds, not {time_ms!r}")
+        self.process = BotProcess(command)
+        self.time_ms = time_ms
+        self.options = dict(options or {})
+        self.identity: BotIdentity | None = None
+
+    def ensure_started(self) -> BotIdentity:
+        """Start the program and do the handshake if it is not running.
+
+        Raises:
+            BotFailure: the program failed to start or to shake hands.
+        """
+        if self.process.alive and self.identity is not None:
+            return self.identity
+        self.process.close(wait_s=0.2)
+        self.process.start()
+        try:
+            self.identity = self.process.handshake(self.game)
+            for key, value in self.options.items():
+                if key not in self.identity.options:
+                    raise BotFailure("handshake", f"the bot has no option {key!r}")
+                self.process.send(f"setoption name {key} value {value}")
+            self.process.sync()
+        except BotFailure:
+            self.process.kill()
+            self.identity = None
+            raise
+        return self.identity
+
+    def fail(self, failure: BotFailure) -> BotFailure:
+        """Kill the program after a violation (it restarts for the next game) and return ``failure``."""
+        self.process.kill()
+        self.identity = None
+        return failure
+
+    def request(self, line: str, expected: Sequence[str]) -> tuple[str, list[str]]:
+        """Send a request and read its reply within ``time_ms + GRACE_MS``; a failure kills the program."""
+        try:
+            self.process.send(line)
+            return self.process.read_reply(expected, self.time_ms + GRACE_MS)
+        except BotFailure as exc:
+            raise self.fail(exc) from None
+
+    def close(self) -> None:
+        """Send ``quit`` and stop the program."""
+        self.process.close()
+        self.identity = None
+
+    def __del__(self) -> None:  # never leave a child process behind
+        try:
+            self.process.kill()
+        except Exception:
+            pass

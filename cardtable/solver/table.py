@@ -1,0 +1,444 @@
+"""Solved tables: values of every position, queries, and the table file.
+
+A :class:`Table` couples a :class:`~cardtable.solver.layout.Layout` with its
+value array, either in memory (just solved, or a subgame) or memory-mapped
+from a table file. Queries (:meth:`Table.value`, :meth:`Table.round_strategy`)
+touch only the slots they need: a strategy is re-derived from the stored
+values of the ``k x k`` child positions by solving one matrix game, so the
+file stores values only.
+
+Table file format, version 1 (all integers little-endian)::
+
+    offset 0   8 bytes   magic b"CTGOPSTB"
+    offset 8   u32       format version (1)
+    offset 12  u32       header length H
+    offset 16  H bytes   header, UTF-8 JSON (ruleset fields, objective, T,
+                         array directory {name: [offset, count, dtype]},
+                         data_bytes, data_sha256, solve statistics)
+    16 + H     32 bytes  SHA-256 of the header bytes
+    ...        zero padding to a multiple of 64
+    D          data      the arrays of the directory (offsets relative to D,
+                         each 64-byte aligned): int64 layout arrays, then
+                         ``values`` (float64, one per slot)
+
+Checks on open: magic, version, header digest, file size (a truncated file
+is caught here), then the SHA-256 of the data section, streamed in 16 MiB
+chunks (``verify=True``, the default). Any mismatch raises
+:class:`TableFileError`; a damaged table is never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from cardtable.goofspiel import Ruleset
+
+from . import kernel
+from .layout import Layout, SolverError, build_layout, count_games, run_backward_induction
+from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
+
+MAGIC = b"CTGOPSTB"
+FORMAT_VERSION = 1
+_ALIGN = 64
+_CHUNK = 16 << 20
+
+
+class TableFileError(ValueError):
+    """A table file that is missing, damaged, truncated or of another version."""
+
+
+@dataclass
+class RoundStrategy:
+    """The equilibrium of one round's matrix game.
+
+    Attributes:
+        value: game value for player A (points or win-minus-loss probability),
+            given the prize turned up.
+        a: A's mixed strategy, ``{card: probability}``.
+        b: B's mixed strategy, ``{card: probability}``.
+        matrix: payoff matrix (rows: A's cards ascending by strength; columns: B's).
+        gap: difference of the two guarantees (<= 1e-9 relative).
+    """
+
+    value: float
+    a: dict[int, float]
+    b: dict[int, float]
+    matrix: np.ndarray
+    gap: float
+
+
+@dataclass
+class Table:
+    """Values of all positions of a (sub)game. See the module docstring.
+
+    Attributes:
+        ruleset: the 2-player ruleset (cards, tie rule, high ace).
+        objective: ``"points"`` (expected point difference) or ``"win"``
+            (P(win) - P(loss)).
+        layout: the slot layout.
+        values: float64 array, one value per slot (NaN for unreachable slots).
+        prize_cards: face rank of each prize index of the layout.
+        stats: solve statistics (games, positions, seconds, max_gap).
+    """
+
+    ruleset: Ruleset
+    objective: str
+    layout: Layout
+    values: np.ndarray
+    prize_cards: tuple[int, ...]
+    stats: dict = field(default_factory=dict)
+    path: Path | None = None
+
+    # -- position mapping ------------------------------------------------------------
+
+    def _index(self, pos: Position) -> tuple[int, int, int, int, int, int]:
+        """(k, subset rank, pattern index, sign, R, code) of a position; sign -1 if swapped."""
+        L = self.layout
+        k = pos.k
+        try:
+            mask = 0
+            for c in pos.prizes:
+                mask |= 1 << self.prize_cards.index(c)
+        except ValueError:
+            raise ImpossiblePosition(
+                f"prizes {sorted(pos.prizes)} are not all among this table's prizes "
+                f"{sorted(self.prize_cards)}"
+            ) from None
+        code = self.hand_code(pos)
+        sw = int(kernel.swap_code(code))
+        canon, sign = (code, 1) if code <= sw else (sw, -1)
+        lo, hi = int(L.code_off[k]), int(L.code_off[k + 1])
+        i = int(np.searchsorted(L.codes[lo:hi], canon))
+        if i >= hi - lo or int(L.codes[lo + i]) != canon:
+            raise ImpossiblePosition("these hands cannot arise in this table's game")
+        R = L.T - int(L.psum[mask])
+        if pos.pot > (R if L.carry else 0):
+            raise ImpossiblePosition(f"a pot of {pos.pot} cannot arise here")
+        if L.win and abs(pos.diff) + pos.pot > R:
+            raise ImpossiblePosition(f"a point difference of {pos.diff} cannot arise here")
+        return k, int(L.rank_of_mask[mask]), i, sign, R, code
+
+    def hand_code(self, pos: Position) -> int:
+        """Pattern code of the two hands (strengths per the ruleset)."""
+        st = self.ruleset.strength
+        a = 0
+        b = 0
+        for c in pos.hands[0]:
+            a |= 1 << (st(c) - 1)
+        for c in pos.hands[1]:
+            b |= 1 << (st(c) - 1)
+        return int(kernel.compress(a, b, 15))
+
+    def _check(self, pos: Position) -> None:
+        pos.validate(self.ruleset)
+        if pos.k > self.layout.top:
+            raise ImpossiblePosition(f"this table covers at most {self.layout.top} cards per hand")
+
+    # -- queries ----------------------------------------------------------------------
+
+    def value(self, pos: Position) -> float:
+        """Equilibrium value for player A before the next prize is revealed.
+
+        Units: points of A minus points of B still to come (objective ``points``),
+        or P(A wins) - P(A loses) of the whole game (``win``; uses ``pos.diff``).
+
+        Raises:
+            ImpossiblePosition: the position cannot arise in this table's game.
+        """
+        self._check(pos)
+        L = self.layout
+        if pos.k == 0:
+            if L.win:
+                return float(np.sign(pos.diff))
+            return 0.0
+        k, r, i, sign, R, _ = self._index(pos)
+        d = pos.diff * sign if L.win else 0
+        s = kernel.slot(k, r, pos.pot, d, R, L.npat(k), L.base, L.base_off, L.val_off,
+                        L.carry, L.win)
+        v = float(self.values[s + i])
+        if np.isnan(v):
+            raise ImpossiblePosition("this table holds no value for that position")
+        return sign * v
+
+    def round_strategy(self, pos: Position, prize: int) -> RoundStrategy:
+        """Equilibrium of the round played for ``prize`` (just turned up) at ``pos``.
+
+        Raises:
+            ImpossiblePosition: bad position, or ``prize`` is not face down there.
+        """
+        self._check(pos)
+        if prize not in pos.prizes:
+            raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(pos.prizes)}")
+        L = self.layout
+        k, r, i, sign, R, code = self._index(pos)
+        cidx = np.zeros((k, k), dtype=np.int64)
+        csign = np.ones((k, k), dtype=np.int64)
+        outc = np.zeros((k, k), dtype=np.int64)
+        if not kernel.pattern_children(code, k, L.codes, L.code_off, cidx, csign, outc):
+            raise SolverError("child position missing from the table layout")
+        p = self.prize_cards.index(prize)
+        mask = 0
+        for c in pos.prizes:
+            mask |= 1 << self.prize_cards.index(c)
+        cm = mask & ~(1 << p)
+        M = np.empty((k, k), dtype=np.float64)
+        stake = pos.pot + int(L.pval[p])
+        values = np.asarray(self.values)
+        kernel.fill_matrix(M, k, int(L.rank_of_mask[cm]), L.T - int(L.psum[cm]), pos.pot,
+                           pos.diff if L.win else 0, stake, L.carry, L.win, cidx, csign, outc,
+                           values, L.codes, L.code_off, L.base, L.base_off, L.val_off)
+        if np.isnan(M).any():
+            raise SolverError("the table lacks a child value (damaged or foreign table)")
+        tab = np.empty((k + 1, 2 * k + 1))
+        basis = np.empty(k, dtype=np.int64)
+        x = np.empty(k)
+        y = np.empty(k)
+        v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
+        st = self.ruleset.strength
+        a_cards = sorted(pos.hands[0], key=st)
+        b_cards = sorted(pos.hands[1], key=st)
+        return RoundStrategy(
+            float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
+            {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap),
+        )
+
+    def close(self) -> None:
+        """Release a memory-mapped file (queries fail afterwards)."""
+        mm = getattr(self, "_mmap", None)
+        if mm is not None:
+            self.values = np.zeros(0)
+            self._mmap = None
+            try:
+                mm.close()
+            except BufferError:
+                pass
+
+
+# -- solving ------------------------------------------------------------------------------
+
+
+def full_layout(ruleset: Ruleset, objective: str) -> Layout:
+    """The layout of the whole game of ``ruleset`` (both hands full, pot 0).
+
+    Raises:
+        UnsupportedRuleset: ruleset outside the solver's reach.
+        ValueError: unknown objective.
+    """
+    check_supported(ruleset)
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+    n = ruleset.cards
+    pval = [ruleset.prize_value(c) for c in range(1, n + 1)]
+    full = 0
+    for c in range(1, n + 1):
+        full |= 1 << (ruleset.strength(c) - 1)
+    return build_layout(pval, full, full, 15, ruleset.tie_rule == "carry", objective == "win")
+
+
+def solve(ruleset: Ruleset, objective: str = "points",
+          progress: Callable[[int, int, int], None] | None = None) -> Table:
+    """Solve the whole game of ``ruleset`` in memory (backward induction).
+
+    Raises:
+        UnsupportedRuleset, ValueError, SolverError (see :func:`full_layout`,
+        :func:`cardtable.solver.layout.run_backward_induction`).
+    """
+    layout = full_layout(ruleset, objective)
+    values, stats = run_backward_induction(layout, progress)
+    return Table(ruleset, objective, layout, values, tuple(range(1, ruleset.cards + 1)), stats)
+
+
+def subgame_layout(ruleset: Ruleset, pos: Position, objective: str = "points") -> Layout:
+    """Layout of the positions reachable from ``pos`` (hands, face-down prizes, pot, diff).
+
+    Raises:
+        UnsupportedRuleset, ImpossiblePosition.
+    """
+    check_supported(ruleset)
+    pos.validate(ruleset)
+    cards = tuple(sorted(pos.prizes))
+    st = ruleset.strength
+    a = sum(1 << (st(c) - 1) for c in pos.hands[0])
+    b = sum(1 << (st(c) - 1) for c in pos.hands[1])
+    layout = build_layout([ruleset.prize_value(c) for c in cards], a, b, 15,
+                          ruleset.tie_rule == "carry", objective == "win", pos.pot,
+                          pos.diff if objective == "win" else 0)
+    layout.extra["prize_cards"] = cards
+    return layout
+
+
+def solve_subgame(ruleset: Ruleset, pos: Position, objective: str = "points",
+                  layout: Layout | None = None) -> Table:
+    """Solve only the positions reachable from ``pos`` (the ``nash`` bot without a table).
+
+    Raises:
+        UnsupportedRuleset, ImpossiblePosition.
+    """
+    if layout is None:
+        layout = subgame_layout(ruleset, pos, objective)
+    values, stats = run_backward_induction(layout)
+    return Table(ruleset, objective, layout, values, layout.extra["prize_cards"], stats)
+
+
+# -- table files --------------------------------------------------------------------------
+
+
+def table_name(ruleset: Ruleset, objective: str) -> str:
+    """File name of the table of a ruleset, e.g. ``gops-n8-discard-points-lowace.v1.ctt``."""
+    ace = "highace" if ruleset.high_ace else "lowace"
+    return f"gops-n{ruleset.cards}-{ruleset.tie_rule}-{objective}-{ace}.v{FORMAT_VERSION}.ctt"
+
+
+def default_path(ruleset: Ruleset, objective: str, cache: Path | None = None) -> Path:
+    """Where :func:`write_table` puts the table by default (``cache_dir()``)."""
+    from cardtable.platform.storage import cache_dir
+
+    return (cache if cache is not None else cache_dir()) / table_name(ruleset, objective)
+
+
+def write_table(table: Table, path: Path) -> Path:
+    """Write ``table`` to ``path`` (atomically: a temporary file is renamed).
+
+    Returns the path. Raises OSError on write errors.
+    """
+    L = table.layout
+    arrays = dict(L.arrays())
+    arrays["values"] = np.ascontiguousarray(table.values, dtype="<f8")
+    directory = {}
+    off = 0
+    for name, arr in arrays.items():
+        arr = np.ascontiguousarray(arr)
+        dtype = "<f8" if name == "values" else "<i8"
+        directory[name] = [off, int(arr.size), dtype]
+        off += int(arr.size) * 8
+        off = (off + _ALIGN - 1) // _ALIGN * _ALIGN
+    data_bytes = off
+    digest = hashlib.sha256()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    rs = table.ruleset
+    header_obj = {
+        "format": "cardtable GOPS table", "version": FORMAT_VERSION,
+        "cards": rs.cards, "tie_rule": rs.tie_rule, "high_ace": rs.high_ace,
+        "objective": table.objective, "T": int(L.T), "prize_cards": list(table.prize_cards),
+        "arrays": directory, "data_bytes": data_bytes, "data_sha256": None,
+        "stats": {k: v for k, v in table.stats.items() if isinstance(v, (int, float, str))},
+    }
+    try:
+        with open(tmp, "wb") as f:
+            # data first into place after a provisional header, then the real header
+            for name, arr in arrays.items():
+                arr = np.ascontiguousarray(arr, dtype=directory[name][2])
+                buf = arr.tobytes()
+                digest.update(buf)
+                pad = (-len(buf)) % _ALIGN
+                digest.update(b"\0" * pad)
+            header_obj["data_sha256"] = digest.hexdigest()
+            header = json.dumps(header_obj, sort_keys=True).encode()
+            start = 16 + len(header) + 32
+            start = (start + _ALIGN - 1) // _ALIGN * _ALIGN
+            f.write(MAGIC + struct.pack("<II", FORMAT_VERSION, len(header)))
+            f.write(header)
+            f.write(hashlib.sha256(header).digest())
+            f.write(b"\0" * (start - (16 + len(header) + 32)))
+            for name, arr in arrays.items():
+                arr = np.ascontiguousarray(arr, dtype=directory[name][2])
+                f.write(memoryview(arr).cast("B"))
+                f.write(b"\0" * ((-arr.nbytes) % _ALIGN))
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def open_table(path: Path, verify: bool = True) -> Table:
+    """Open a table file memory-mapped; nothing but the small layout arrays is read.
+
+    Args:
+        verify: stream the data through SHA-256 and compare with the header
+            (reads the file once, in 16 MiB chunks, without keeping it).
+
+    Raises:
+        TableFileError: missing file, wrong magic/version, damaged header,
+            truncated file or checksum mismatch.
+    """
+    path = Path(path)
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise TableFileError(f"table file {str(path)!r} cannot be opened: {exc.strerror}") from None
+    with f:
+        head = f.read(16)
+        if len(head) < 16 or head[:8] != MAGIC:
+            raise TableFileError(f"{path}: not a cardtable table file (bad magic)")
+        version, hlen = struct.unpack("<II", head[8:])
+        if version != FORMAT_VERSION:
+            raise TableFileError(f"{path}: table format version {version}, this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
+        header = f.read(hlen)
+        hdig = f.read(32)
+        if len(header) != hlen or len(hdig) != 32 or hashlib.sha256(header).digest() != hdig:
+            raise TableFileError(f"{path}: the header is damaged (checksum mismatch or truncated); re-run `cardtable solve`")
+        meta = json.loads(header)
+        start = (16 + hlen + 32 + _ALIGN - 1) // _ALIGN * _ALIGN
+        size = os.fstat(f.fileno()).st_size
+        if size != start + meta["data_bytes"]:
+            raise TableFileError(
+                f"{path}: file is {size} bytes, the header promises {start + meta['data_bytes']} "
+                "(truncated or damaged); re-run `cardtable solve`"
+            )
+        if verify:
+            f.seek(start)
+            digest = hashlib.sha256()
+            left = meta["data_bytes"]
+            while left:
+                chunk = f.read(min(_CHUNK, left))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                left -= len(chunk)
+            if digest.hexdigest() != meta["data_sha256"]:
+                raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); re-run `cardtable solve`")
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    arrs = {}
+    for name, (off, count, dtype) in meta["arrays"].items():
+        arr = np.frombuffer(mm, dtype=dtype, count=count, offset=start + off)
+        arrs[name] = arr if name == "values" else np.array(arr, dtype=np.int64)
+    layout = Layout(arrs["pval"], int(meta["T"]), meta["tie_rule"] == "carry",
+                    meta["objective"] == "win", arrs["codes"], arrs["code_off"], arrs["masks"],
+                    arrs["mask_off"], arrs["rank_of_mask"], arrs["psum"], arrs["base"],
+                    arrs["base_off"], arrs["val_off"])
+    rs = Ruleset(cards=meta["cards"], tie_rule=meta["tie_rule"], high_ace=meta["high_ace"])
+    table = Table(rs, meta["objective"], layout, arrs["values"], tuple(meta["prize_cards"]),
+                  dict(meta.get("stats", {})), path)
+    table._mmap = mm
+    return table
+
+
+def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None = None,
+               verify: bool = True) -> Table | None:
+    """The table of ``ruleset`` from the cache folder, or ``None`` if not solved yet.
+
+    Raises:
+        TableFileError: the file exists but is damaged.
+    """
+    path = default_path(ruleset, objective, cache)
+    if not path.exists():
+        return None
+    return open_table(path, verify=verify)
+
+
+__all__ = [
+    "Table", "RoundStrategy", "TableFileError", "solve", "solve_subgame", "write_table",
+    "open_table", "load_table", "default_path", "table_name", "full_layout", "count_games",
+]

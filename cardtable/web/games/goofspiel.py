@@ -1,0 +1,400 @@
+"""The Goofspiel adapter: maps :mod:`cardtable.goofspiel` to the web server core.
+
+Bids are simultaneous (RULES.md, Standard game: "both choose a card secretly;
+both bids are revealed at once"). The engine resolves a round only when it
+gets every bid together (:meth:`Game.play`), so the adapter keeps the bids
+received so far in :attr:`GoofspielState.pending`, outside the engine, and
+shows a viewer only *whether* each other seat has bid, never what. Hands in
+the engine keep a pending card until the reveal, so nothing about a pending
+bid leaks through the public remaining cards either.
+
+Actions (JSON):
+
+- ``{"bid": [13]}`` -- a bid of face ranks (``[7, 9]`` for two-card bids;
+  a bare ``13`` is accepted for one-card bids);
+- ``{"choose": 12}`` -- open prizes: take one prize from the display.
+
+Round timer fallback: a seat that has not bid when the timer runs out bids its
+weakest legal bid (the lowest card); a chooser takes the least valuable prize
+of the display.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Sequence
+
+from cardtable.goofspiel import PLAYER_SUITS, PRIZE_SUIT, Game, Ruleset, RulesetError, format_card
+from cardtable.goofspiel.errors import GoofspielError
+from cardtable.goofspiel.ruleset import PRESETS
+from cardtable.goofspiel.state import PlayerView, RoundResult, prize_order_for
+
+from .base import ActionError, GameAdapter, SettingsError
+
+#: Settings keys the creation form may send besides the ruleset fields.
+_RULESET_FIELDS = (
+    "cards", "players", "tie_rule", "unique_bids", "high_ace", "cards_per_bid", "open_prizes", "prize_order",
+)
+
+
+@dataclass
+class GoofspielState:
+    """A game in progress plus the bids received for the current round.
+
+    Attributes:
+        game: the engine state (the only authority on legality and outcomes).
+        pending: seat -> bid (sorted tuple of ranks) received this round, secret
+            until every seat has bid.
+    """
+
+    game: Game
+    pending: dict[int, tuple[int, ...]] = field(default_factory=dict)
+
+
+def _commit(seed: str | None) -> str | None:
+    return None if seed is None else hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def _round_json(r: RoundResult) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "prizes": list(r.prizes),
+        "bids": [list(b) for b in r.bids],
+        "strengths": list(r.strengths),
+        "winner": r.winner,
+        "taken": [list(t) for t in r.taken],
+        "carried": list(r.carried),
+        "discarded": list(r.discarded),
+    }
+
+
+class GoofspielAdapter(GameAdapter):
+    """Goofspiel for the web server (see the module docstring)."""
+
+    name = "goofspiel"
+    title = "Goofspiel"
+    page = "goofspiel.html"
+
+    # -- creation ---------------------------------------------------------------------
+
+    def options(self) -> dict[str, Any]:
+        from cardtable.platform.bot import bot_class, bot_names
+
+        bots = []
+        for name in bot_names(self.name):
+            try:
+                description = bot_class(self.name, name).description
+            except Exception:  # a bot whose module fails to import is not offered
+                continue
+            bots.append({"name": name, "description": description})
+        return {
+            "title": self.title,
+            "presets": {name: Ruleset.preset(name).to_mapping() for name in PRESETS},
+            "defaults": Ruleset().to_mapping(),
+            "fields": {
+                "cards": {"min": 1, "max": 13},
+                "players": {"min": 2, "max": 5},
+                "tie_rule": ["carry", "discard"],
+                "unique_bids": "bool",
+                "high_ace": "bool",
+                "cards_per_bid": {"min": 1, "max": 13},
+                "open_prizes": {"min": 1, "max": 13},
+                "prize_order": ["shuffled", "ascending", "descending"],
+            },
+            "bots": bots,
+            "seats": {"min": 2, "max": 5},
+        }
+
+    def normalise_settings(self, raw: Any) -> dict[str, Any]:
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            raise SettingsError("settings must be an object of ruleset fields")
+        data = dict(raw)
+        try:
+            if isinstance(data.get("rules"), str):
+                text = data.pop("rules")
+                if data:
+                    raise SettingsError("give either 'rules' text or ruleset fields, not both")
+                ruleset = Ruleset.parse(text)
+            else:
+                unknown = sorted(set(data) - set(_RULESET_FIELDS) - {"preset"})
+                if unknown:
+                    raise SettingsError(f"unknown setting(s): {', '.join(unknown)}")
+                ruleset = Ruleset.from_mapping(data)
+        except RulesetError as exc:
+            raise SettingsError(f"bad ruleset: {exc}") from None
+        except TypeError as exc:
+            raise SettingsError(f"bad ruleset: {exc}") from None
+        return {"ruleset": ruleset.to_mapping()}
+
+    @staticmethod
+    def ruleset(settings: dict[str, Any]) -> Ruleset:
+        """The :class:`Ruleset` of normalised settings."""
+        return Ruleset.from_mapping(settings["ruleset"])
+
+    def seat_count(self, settings: dict[str, Any]) -> int:
+        return self.ruleset(settings).players
+
+    def new_state(self, settings: dict[str, Any], seed: str) -> GoofspielState:
+        return GoofspielState(Game(self.ruleset(settings), seed=seed))
+
+    def commitment(self, state: GoofspielState) -> str | None:
+        return _commit(state.game.seed) if not state.game.ruleset.fixed_order else None
+
+    # -- play ---------------------------------------------------------------------------
+
+    def to_act(self, state: GoofspielState) -> frozenset[int]:
+        game = state.game
+        if game.phase == "bid":
+            return frozenset(s for s in range(game.ruleset.players) if s not in state.pending)
+        if game.phase == "choose":
+            return frozenset({game.chooser})
+        return frozenset()
+
+    def turn_key(self, state: GoofspielState) -> Hashable:
+        game = state.game
+        return (len(game.history), game.phase, game.chooser)
+
+    def check(self, state: GoofspielState, seat: int, action: Any) -> Any:
+        game = state.game
+        rs = game.ruleset
+        if not isinstance(action, dict) or len(action) != 1 or not ({"bid", "choose"} & set(action)):
+            raise ActionError("bad_action", 'a Goofspiel action is {"bid": [ranks]} or {"choose": rank}')
+        if game.phase == "over":
+            raise ActionError("game_over", "the game is over; no more bids")
+        if "bid" in action:
+            if game.phase != "bid":
+                raise ActionError("wrong_phase", f"waiting for player {game.chooser + 1} to choose a prize, not for bids")
+            if seat in state.pending:
+                mine = "+".join(format_card(c, PLAYER_SUITS[seat]) for c in state.pending[seat])
+                raise ActionError("already_acted", f"you have already bid {mine} this round; a bid cannot be changed")
+            bid = action["bid"]
+            if isinstance(bid, int) and not isinstance(bid, bool):
+                bid = [bid]
+            if not isinstance(bid, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in bid):
+                raise ActionError("bad_action", "a bid is a list of card ranks, e.g. [13]")
+            cards = tuple(sorted(bid))
+            if len(cards) != rs.cards_per_bid:
+                raise ActionError("illegal", f"a bid is exactly {rs.cards_per_bid} card(s), not {len(cards)}")
+            if len(set(cards)) != len(cards):
+                raise ActionError("illegal", "the same card appears twice in the bid")
+            hand = game.hands[seat]
+            for c in cards:
+                if not 1 <= c <= rs.cards:
+                    raise ActionError("illegal", f"{c} is not a card of this game: ranks run from 1 (A) to {rs.cards}")
+                if c not in hand:
+                    raise ActionError("illegal", f"you have already spent {format_card(c, PLAYER_SUITS[seat])}")
+            return {"bid": list(cards)}
+        prize = action["choose"]
+        if game.phase != "choose":
+            raise ActionError("wrong_phase", "no prize choice is pending")
+        if seat != game.chooser:
+            raise ActionError("not_your_turn", f"player {game.chooser + 1} chooses a prize now")
+        if not isinstance(prize, int) or isinstance(prize, bool) or prize not in game.pot:
+            raise ActionError("illegal", f"{prize!r} is not a prize in the display")
+        return {"choose": prize}
+
+    def apply(self, state: GoofspielState, seat: int, action: Any) -> None:
+        game = state.game
+        if "bid" in action:
+            state.pending[seat] = tuple(action["bid"])
+            if len(state.pending) == game.ruleset.players:
+                bids = [state.pending[s] for s in range(game.ruleset.players)]
+                state.pending = {}
+                game.play(bids)
+        else:
+            game.choose(seat, action["choose"])
+
+    def is_over(self, state: GoofspielState) -> bool:
+        return state.game.is_over
+
+    def scores(self, state: GoofspielState) -> tuple[float, ...]:
+        return tuple(state.game.result().points)
+
+    def timeout_action(self, state: GoofspielState, seat: int) -> Any:
+        game = state.game
+        rs = game.ruleset
+        if game.phase == "choose":
+            return {"choose": min(game.pot, key=lambda p: (rs.prize_value(p), p))}
+        weakest = min(game.legal_bids(seat), key=lambda b: (sum(rs.strength(c) for c in b), b))
+        return {"bid": list(weakest)}
+
+    # -- views --------------------------------------------------------------------------
+
+    def view(self, state: GoofspielState, seat: int | None) -> dict[str, Any]:
+        game = state.game
+        rs = game.ruleset
+        over = game.is_over
+        hands = game.hands
+        won = game.won
+        points = game.points
+        players = []
+        for s in range(rs.players):
+            remaining = sorted(hands[s])
+            players.append(
+                {
+                    "seat": s,
+                    "suit": PLAYER_SUITS[s],
+                    "remaining": remaining,
+                    "spent": [c for c in rs.deck if c not in hands[s]],
+                    "points": points[s],
+                    "won": list(won[s]),
+                    "has_bid": game.phase == "bid" and s in state.pending,
+                }
+            )
+        out: dict[str, Any] = {
+            "rules": rs.describe(),
+            "ruleset": rs.to_mapping(),
+            "prize_suit": PRIZE_SUIT,
+            "phase": game.phase,
+            "round": game.round,
+            "rounds": rs.rounds,
+            "pot": list(game.pot),
+            "pot_value": sum(rs.prize_value(p) for p in game.pot),
+            "remaining_prizes": list(game.remaining_prizes),
+            "upcoming": list(game.deck) if rs.fixed_order else None,
+            "players": players,
+            "to_act": sorted(self.to_act(state)),
+            "history": [_round_json(r) for r in game.history],
+            "chooser": game.chooser,
+            "choices": list(game.legal_choices()),
+            "revealed": _round_json(game.view(0).pending) if game.phase == "choose" else None,
+            "seed_commit": self.commitment(state),
+            "you": seat,
+            "hand": sorted(hands[seat]) if seat is not None else None,
+            "my_bid": list(state.pending[seat]) if seat is not None and seat in state.pending else None,
+            "result": None,
+        }
+        if over:
+            res = game.result()
+            seed = game.seed
+            out["result"] = {
+                "points": list(res.points),
+                "outcomes": list(res.outcomes),
+                "point_difference": list(res.point_difference),
+                "unowned": res.unowned,
+                "winner": res.winner,
+            }
+            out["fairness"] = self.fairness(state)
+            out["seed"] = seed
+        return out
+
+    def fairness(self, state: GoofspielState) -> dict[str, Any]:
+        """End-of-game check of the provably fair shuffle (only once the game is over).
+
+        Returns ``{"seed", "commit", "commit_ok", "prize_order", "order_ok"}``:
+        ``commit_ok`` when SHA-256 of the seed equals the commitment published at
+        the start; ``order_ok`` when :func:`prize_order_for` with the seed gives
+        the prize order the game was played with.
+        """
+        game = state.game
+        if not game.is_over:
+            raise ActionError("wrong_phase", "the seed is revealed only when the game is over")
+        rs = game.ruleset
+        if rs.fixed_order:
+            return {"seed": None, "commit": None, "commit_ok": None,
+                    "prize_order": list(game.initial_deck), "order_ok": True}
+        order = prize_order_for(rs, game.seed)
+        return {
+            "seed": game.seed,
+            "commit": self.commitment(state),
+            "commit_ok": _commit(game.seed) == self.commitment(state),
+            "prize_order": order,
+            "order_ok": tuple(order) == game.initial_deck,
+        }
+
+    # -- bots ---------------------------------------------------------------------------
+
+    def new_bot(self, name: str, seat: int, settings: dict[str, Any]) -> Any:
+        bot = super().new_bot(name, seat, settings)
+        bot.new_game(self.ruleset(settings), seat)
+        return bot
+
+    def bot_view(self, state: GoofspielState, seat: int) -> PlayerView:
+        return state.game.view(seat)
+
+    def bot_action(self, bot: Any, view: PlayerView, seat: int) -> Any:
+        action = bot.act(view)
+        if view.phase == "choose":
+            return {"choose": int(action)}
+        if isinstance(action, int):
+            return {"bid": [action]}
+        return {"bid": [int(c) for c in action]}
+
+    # -- records ------------------------------------------------------------------------
+
+    def record_text(
+        self, states: Sequence[GoofspielState], players: Sequence[str], tags: Sequence[Sequence[tuple[str, str]]]
+    ) -> str:
+        from cardtable.goofspiel.record import record_from_game, write_text
+
+        records = []
+        for state, extra in zip(states, tags):
+            extra = list(extra)
+            commit = self.commitment(state)
+            if commit is not None:
+                extra.insert(0, ("SeedCommit", commit))
+            records.append(record_from_game(state.game, list(players), extra))
+        return write_text(records)
+
+
+def replay_events(settings: dict[str, Any], seed: str, events: Sequence[tuple[int, Any]]) -> GoofspielState:
+    """Rebuild a state from its seed and the ``(seat, action)`` log (for tests and tools).
+
+    Raises:
+        ActionError: an event the game rejects (a corrupt log).
+    """
+    adapter = GoofspielAdapter()
+    state = adapter.new_state(settings, seed)
+    for seat, action in events:
+        adapter.apply(state, seat, adapter.check(state, seat, action))
+    return state
+
+
+def verify_records(records: Sequence[Any]) -> list[str]:
+    """Check the provably fair shuffle of recorded games (``cardtable verify``).
+
+    For each shuffled game: the ``Seed`` and ``SeedCommit`` tags are present,
+    SHA-256 of the seed equals the commitment, and
+    :func:`~cardtable.goofspiel.state.prize_order_for` with the seed turns up
+    the prizes in the order the record shows; then the whole file replays
+    (:func:`~cardtable.goofspiel.record.replay_match`: legal bids, outcomes,
+    scores, match result).
+
+    Returns:
+        One summary line per game.
+
+    Raises:
+        RecordError: the first failed check, naming the game.
+    """
+    from cardtable.goofspiel.record import RecordError, replay_match
+
+    lines = []
+    for i, rec in enumerate(records, 1):
+        rs = rec.ruleset
+        if rs.fixed_order:
+            lines.append(f"game {i}: fixed prize order ({rs.describe().split()[-1]}): nothing secret to verify")
+            continue
+        commit = rec.tag("SeedCommit")
+        if rec.seed is None or commit is None:
+            missing = " and ".join(t for t, v in (("Seed", rec.seed), ("SeedCommit", commit)) if v is None)
+            raise RecordError(f"game {i}: no {missing} tag, so the shuffle cannot be verified")
+        if _commit(rec.seed) != commit.strip().lower():
+            raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed!r} is {_commit(rec.seed)}, "
+                              f"not the published SeedCommit {commit}")
+        order = prize_order_for(rs, rec.seed)
+        turned: list[int] = []
+        for r in rec.rounds:
+            turned.extend(p for p in r.prizes if p not in turned)
+        if order[: len(turned)] != turned:
+            raise RecordError(f"game {i}: the Seed orders the prizes {order[:len(turned)]}, "
+                              f"but the game turned up {turned}")
+        lines.append(f"game {i}: SHA-256(seed) = SeedCommit {commit[:16]}..., "
+                     f"the seed reproduces the {len(turned)} prizes turned up")
+    replay_match(records)
+    return lines
+
+
+__all__ = ["GoofspielAdapter", "GoofspielState", "GoofspielError", "replay_events", "verify_records"]

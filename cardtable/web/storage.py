@@ -1,0 +1,289 @@
+"""The web server's SQLite database (stdlib :mod:`sqlite3`), knowing no game's rules.
+
+Tables:
+
+- ``rooms``: one row per room (a table playing a match): id, game name,
+  settings (JSON), match format, round timer, lobby listing, status.
+- ``seats``: one row per seat: secret token, display name, bot name or NULL,
+  whether a person has taken it.
+- ``games``: one row per game of a room: its number, match number and the
+  secret seed that orders every shuffle (revealed when that game ends).
+- ``events``: the append-only log of accepted actions, numbered per room
+  (``seq``), with the seat and the action as JSON. Pending simultaneous bids
+  are events like any other, so the log rebuilds the exact state.
+
+Durability: every accepted action is committed (:meth:`Store.append_event`)
+before the sender gets its ``ack``. The database runs in WAL mode with
+``synchronous=NORMAL`` by default: a committed transaction survives the server
+process being killed (SIGKILL); ``synchronous="FULL"`` also survives a power
+loss at the cost of one fsync per action.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS rooms (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    match_format TEXT NOT NULL,
+    timer REAL NOT NULL DEFAULT 0,
+    listed INTEGER NOT NULL DEFAULT 1,
+    status TEXT NOT NULL DEFAULT 'playing',
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    room_id TEXT NOT NULL REFERENCES rooms(id),
+    seat INTEGER NOT NULL,
+    token TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    bot TEXT,
+    claimed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (room_id, seat)
+);
+CREATE TABLE IF NOT EXISTS games (
+    room_id TEXT NOT NULL REFERENCES rooms(id),
+    game_no INTEGER NOT NULL,
+    match_no INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    PRIMARY KEY (room_id, game_no)
+);
+CREATE TABLE IF NOT EXISTS events (
+    room_id TEXT NOT NULL REFERENCES rooms(id),
+    seq INTEGER NOT NULL,
+    game_no INTEGER NOT NULL,
+    seat INTEGER,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    auto INTEGER NOT NULL DEFAULT 0,
+    at REAL NOT NULL,
+    PRIMARY KEY (room_id, seq)
+);
+CREATE INDEX IF NOT EXISTS rooms_lobby ON rooms(listed, status);
+"""
+
+
+class StorageError(RuntimeError):
+    """The database cannot be opened or a write was refused (the action is not accepted)."""
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    """One seat as stored: ``token`` is secret; ``bot`` is a bot name or ``None`` (a person)."""
+
+    seat: int
+    token: str
+    name: str
+    bot: str | None
+    claimed: bool
+
+
+@dataclass(frozen=True)
+class RoomRow:
+    """One room as stored (settings already parsed from JSON)."""
+
+    id: str
+    game: str
+    settings: dict[str, Any]
+    match_format: str
+    timer: float
+    listed: bool
+    status: str
+    created: float
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One accepted action (``kind="act"``) or the start of the next game (``kind="next"``)."""
+
+    seq: int
+    game_no: int
+    seat: int | None
+    kind: str
+    payload: Any
+    auto: bool
+
+
+class Store:
+    """A connection to the server database at ``path`` (created if missing).
+
+    Args:
+        path: database file; ``":memory:"`` for a throwaway database.
+        synchronous: SQLite ``synchronous`` pragma, ``"NORMAL"`` or ``"FULL"``.
+
+    Raises:
+        StorageError: the file cannot be opened or is not a cardtable database.
+    """
+
+    def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in ("NORMAL", "FULL"):
+            raise StorageError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"cannot open the database {self.path!r}: {exc}") from exc
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- writing ------------------------------------------------------------------------
+
+    def _transaction(self) -> "_Tx":
+        return _Tx(self.db)
+
+    def create_room(
+        self,
+        room: RoomRow,
+        seats: list[SeatRow],
+        seed: str,
+    ) -> None:
+        """Store a new room, its seats and the seed of its first game, in one transaction."""
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO rooms (id, game, settings, match_format, timer, listed, status, created)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (room.id, room.game, json.dumps(room.settings), room.match_format, room.timer,
+                 int(room.listed), room.status, room.created),
+            )
+            self.db.executemany(
+                "INSERT INTO seats (room_id, seat, token, name, bot, claimed) VALUES (?, ?, ?, ?, ?, ?)",
+                [(room.id, s.seat, s.token, s.name, s.bot, int(s.claimed)) for s in seats],
+            )
+            self.db.execute(
+                "INSERT INTO games (room_id, game_no, match_no, seed) VALUES (?, 1, 1, ?)", (room.id, seed)
+            )
+
+    def append_event(
+        self, room_id: str, seq: int, game_no: int, seat: int | None, kind: str, payload: Any, auto: bool = False
+    ) -> None:
+        """Commit one accepted action; returns only once it is durable.
+
+        Raises:
+            StorageError: the write failed (e.g. ``seq`` already used); nothing was stored.
+        """
+        try:
+            with self._transaction():
+                self.db.execute(
+                    "INSERT INTO events (room_id, seq, game_no, seat, kind, payload, auto, at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (room_id, seq, game_no, seat, kind, json.dumps(payload), int(auto), time.time()),
+                )
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"could not store the action: {exc}") from exc
+
+    def start_game(self, room_id: str, seq: int, game_no: int, match_no: int, seed: str, seat: int | None) -> None:
+        """Commit the start of game ``game_no`` (its secret seed and a ``next`` event) atomically."""
+        try:
+            with self._transaction():
+                self.db.execute(
+                    "INSERT INTO games (room_id, game_no, match_no, seed) VALUES (?, ?, ?, ?)",
+                    (room_id, game_no, match_no, seed),
+                )
+                self.db.execute(
+                    "INSERT INTO events (room_id, seq, game_no, seat, kind, payload, auto, at)"
+                    " VALUES (?, ?, ?, ?, 'next', ?, 0, ?)",
+                    (room_id, seq, game_no, seat, json.dumps({"match_no": match_no}), time.time()),
+                )
+                self.db.execute("UPDATE rooms SET status='playing' WHERE id=?", (room_id,))
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"could not start the next game: {exc}") from exc
+
+    def set_status(self, room_id: str, status: str) -> None:
+        with self._transaction():
+            self.db.execute("UPDATE rooms SET status=? WHERE id=?", (status, room_id))
+
+    def claim_seat(self, room_id: str, seat: int) -> None:
+        with self._transaction():
+            self.db.execute("UPDATE seats SET claimed=1 WHERE room_id=? AND seat=?", (room_id, seat))
+
+    def claim_free_seat(self, room_id: str) -> SeatRow | None:
+        """Atomically take the first free human seat of a listed room (``None``: full)."""
+        with self._transaction():
+            row = self.db.execute(
+                "SELECT seat, token, name, bot, claimed FROM seats WHERE room_id=? AND bot IS NULL"
+                " AND claimed=0 ORDER BY seat LIMIT 1",
+                (room_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            self.db.execute("UPDATE seats SET claimed=1 WHERE room_id=? AND seat=?", (room_id, row[0]))
+        return SeatRow(row[0], row[1], row[2], row[3], True)
+
+    # -- reading ------------------------------------------------------------------------
+
+    def room(self, room_id: str) -> RoomRow | None:
+        row = self.db.execute(
+            "SELECT id, game, settings, match_format, timer, listed, status, created FROM rooms WHERE id=?",
+            (room_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return RoomRow(row[0], row[1], json.loads(row[2]), row[3], row[4], bool(row[5]), row[6], row[7])
+
+    def seats(self, room_id: str) -> list[SeatRow]:
+        rows = self.db.execute(
+            "SELECT seat, token, name, bot, claimed FROM seats WHERE room_id=? ORDER BY seat", (room_id,)
+        ).fetchall()
+        return [SeatRow(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
+
+    def games(self, room_id: str) -> list[tuple[int, int, str]]:
+        """``(game_no, match_no, seed)`` of every game of the room, in order."""
+        return [
+            tuple(r)
+            for r in self.db.execute(
+                "SELECT game_no, match_no, seed FROM games WHERE room_id=? ORDER BY game_no", (room_id,)
+            )
+        ]
+
+    def events(self, room_id: str) -> Iterator[EventRow]:
+        for r in self.db.execute(
+            "SELECT seq, game_no, seat, kind, payload, auto FROM events WHERE room_id=? ORDER BY seq", (room_id,)
+        ):
+            yield EventRow(r[0], r[1], r[2], r[3], json.loads(r[4]), bool(r[5]))
+
+    def lobby(self, limit: int = 100) -> list[tuple[RoomRow, list[SeatRow]]]:
+        """Listed rooms still playing that have a free human seat, newest first."""
+        ids = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT r.id, r.created FROM rooms r JOIN seats s ON s.room_id = r.id"
+                " WHERE r.listed=1 AND r.status='playing' AND s.bot IS NULL AND s.claimed=0"
+                " ORDER BY r.created DESC LIMIT ?",
+                (limit,),
+            )
+        ]
+        return [(self.room(i), self.seats(i)) for i in ids]  # type: ignore[misc]
+
+    def unfinished_rooms(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM rooms WHERE status='playing'")]
+
+
+class _Tx:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error) for an autocommit connection."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> "_Tx":
+        self.db.execute("BEGIN IMMEDIATE")
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        else:
+            self.db.execute("ROLLBACK")

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""An example Goofspiel bot speaking the cardtable bot protocol (docs/protocol.md).
+
+Strategy: bid the card one above the pot's value when it holds it, else the
+closest card; fill a multi-card bid with its lowest cards; with open prizes,
+take the most valuable prize. Standard library only.
+
+Try it:  cardtable bot-check "python examples/protocol_bot.py"
+"""
+
+import sys
+
+
+def send(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def main():
+    hand, per_bid, high_ace, cards, pot = set(), 1, False, 13, []
+    for raw in sys.stdin:
+        words = raw.split()
+        if not words:
+            continue
+        cmd, args = words[0], words[1:]
+        if cmd == "cardtable":
+            send("id name Example Python bot")
+            send("id author cardtable examples")
+            send("option name margin type int default 1")
+            send("ready")
+        elif cmd == "setoption":
+            pass  # the only option, margin, is read below from its default
+        elif cmd == "isready":
+            send("readyok")
+        elif cmd == "newgame":
+            rules = dict(item.split("=", 1) for item in args[args.index("ruleset") + 1:])
+            cards = int(rules["cards"])
+            per_bid = int(rules["bid"])
+            high_ace = rules["ace"] == "high"
+            hand = set(range(1, cards + 1))
+        elif cmd == "round":
+            pot = [int(w) for w in args[args.index("pot") + 1:args.index("remaining")]]
+        elif cmd == "go" and args[0] == "bid":
+            value = lambda c: cards + 1 if (c == 1 and high_ace) else c
+            target = sum(value(p) for p in pot) + 1
+            first = min(sorted(hand), key=lambda c: (abs(value(c) - target), c))
+            rest = sorted(c for c in hand if c != first)[: per_bid - 1]
+            bid = [first] + rest
+            hand.difference_update(bid)
+            send("bid " + " ".join(map(str, sorted(bid))))
+        elif cmd == "go" and args[0] == "choose":
+            display = [int(w) for w in args[args.index("display") + 1:]]
+            send(f"choose {max(display)}")
+        elif cmd == "quit":
+            return
+        # round updates (points, reveal, result, taken, gameover) need no answer
+
+
+if __name__ == "__main__":
+    main()
