@@ -18,6 +18,8 @@ COMMAND_MODULES = [
     "replay",
     "serve",
     "verify",
+    "tournament",
+    "bot_check",
 ]
 
 app = typer.Typer(

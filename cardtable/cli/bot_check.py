@@ -7,6 +7,8 @@ from typing import List, Optional
 
 import typer
 
+from .common import fail
+
 
 def register(app: typer.Typer) -> None:
     @app.command("bot-check")
@@ -26,8 +28,7 @@ def register(app: typer.Typer) -> None:
         try:
             module = importlib.import_module(f"cardtable.{game}.protocol")
         except ModuleNotFoundError:
-            console.print(f"[red]error:[/] no bot protocol for game {game!r}")
-            raise typer.Exit(2)
+            fail(f"no bot protocol for game {game!r}")
         kwargs = {"games": games, "time_ms": time_ms}
         if ruleset:
             kwargs["rulesets"] = ruleset
@@ -35,8 +36,7 @@ def register(app: typer.Typer) -> None:
             with console.status("playing test games..."):
                 report = module.check_bot(command, **kwargs)
         except ValueError as exc:
-            console.print(f"[red]error:[/] {exc}")
-            raise typer.Exit(2)
+            fail(str(exc))
         ident = report.identity
         if ident:
             opts = ", ".join(f"{o.name} ({o.type}, default {o.default})" for o in ident.options.values()) or "none"

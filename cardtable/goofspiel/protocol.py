@@ -193,7 +193,8 @@ class CheckReport:
 
 
 def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int = 2,
-              time_ms: int = 1000, seed: int = 0, progress=None) -> CheckReport:
+              time_ms: int = 1000, seed: int = 0, progress=None,
+              handshake_ms: int | None = None) -> CheckReport:
     """Run a program through the protocol and collect every violation.
 
     Shakes hands, then plays ``games`` games of each ruleset against the
@@ -211,6 +212,8 @@ def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int
     parsed = [(text, Ruleset.parse(text)) for text in rulesets]
     report = CheckReport(command)
     bot = GoofspielProtocolBot(command, time_ms=time_ms)
+    if handshake_ms is not None:
+        bot.handshake_ms = handshake_ms
     try:
         try:
             report.identity = bot.ensure_started()

@@ -26,7 +26,8 @@ from __future__ import annotations
 import random
 import secrets
 from dataclasses import dataclass, field
-from typing import Iterable, Literal, Sequence
+from itertools import combinations
+from typing import Iterable, Literal, NamedTuple, Sequence
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card
 from .errors import (
@@ -44,20 +45,20 @@ Phase = Literal["bid", "choose", "over"]
 Bid = tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class RoundResult:
+class RoundResult(NamedTuple):
     """One resolved round, as it appears in the history and in records.
 
     Attributes:
         number: 1-based round number.
         prizes: the face-up prizes played for (the pot, or the open display).
         bids: each player's bid (a tuple of face ranks), in seat order.
+        strengths: each bid's strength (sum of the cards' strengths).
         winner: the seat that took the pot (single-prize games); ``None`` on a tie
             and in open-prize games.
         taken: ``(seat, prize)`` for every prize taken this round, in order.
         carried: prizes still face up for the next round (carry-over).
         discarded: prizes put aside unowned this round (discard ties, a tie in the
-            last round, prizes never turned up at the end).
+            last round).
     """
 
     number: int
@@ -150,11 +151,14 @@ class PlayerView:
         return legal_bids_from_hand(self.hand, self.ruleset.cards_per_bid)
 
 
+_SINGLE_BIDS = tuple((c,) for c in range(15))  # shared one-card bid tuples (no allocation)
+
+
 def legal_bids_from_hand(hand: Iterable[int], cards_per_bid: int) -> list[Bid]:
     """All bids of ``cards_per_bid`` distinct cards from ``hand``, as sorted tuples."""
-    from itertools import combinations
-
-    return [tuple(c) for c in combinations(sorted(hand), cards_per_bid)]
+    if cards_per_bid == 1:
+        return [_SINGLE_BIDS[c] for c in sorted(hand)]
+    return list(combinations(sorted(hand), cards_per_bid))
 
 
 def _normalise_bid(bid: int | Sequence[int]) -> Bid:
@@ -203,6 +207,7 @@ class Game:
             self.seed = None if seed is None else str(seed)
             deck = prize_order_for(rs, seed)
         self.initial_deck: tuple[int, ...] = tuple(deck)
+        self._strength = (0,) + tuple(rs.strength(c) for c in rs.deck)
         self._deck: list[int] = deck
         self._hands: list[set[int]] = [set(rs.deck) for _ in range(rs.players)]
         self._won: list[list[int]] = [[] for _ in range(rs.players)]
@@ -274,9 +279,12 @@ class Game:
         Raises:
             GoofspielError: no such seat.
         """
-        self._check_seat(seat)
+        if seat.__class__ is not int or not 0 <= seat < len(self._hands):
+            self._check_seat(seat)
         if self.phase != "bid":
             return []
+        if self.ruleset.cards_per_bid == 1:
+            return [_SINGLE_BIDS[c] for c in sorted(self._hands[seat])]
         return legal_bids_from_hand(self._hands[seat], self.ruleset.cards_per_bid)
 
     def legal_choices(self) -> tuple[int, ...]:
@@ -343,11 +351,17 @@ class Game:
         if not isinstance(bids, (list, tuple)) or len(bids) != rs.players:
             got = len(bids) if isinstance(bids, (list, tuple)) else "no"
             raise MissingBid(f"a round needs one bid from each of the {rs.players} players, got {got}")
-        normalised = tuple(self._check_bid(seat, bid) for seat, bid in enumerate(bids))
+        normalised = self._fast_single_bids(bids) if rs.cards_per_bid == 1 else None
+        if normalised is None:  # the general path, which names any error precisely
+            normalised = tuple(self._check_bid(seat, bid) for seat, bid in enumerate(bids))
         # -- everything below only runs on valid input --
-        strengths = tuple(sum(rs.strength(c) for c in bid) for bid in normalised)
-        for seat, bid in enumerate(normalised):
-            self._hands[seat].difference_update(bid)
+        strength = self._strength
+        if rs.cards_per_bid == 1:
+            strengths = tuple([strength[bid[0]] for bid in normalised])
+        else:
+            strengths = tuple([sum([strength[c] for c in bid]) for bid in normalised])
+        for hand, bid in zip(self._hands, normalised):
+            hand.difference_update(bid)
         prizes = tuple(self._pot)
         if rs.open_prizes > 1:
             return self._resolve_open(prizes, normalised, strengths)
@@ -406,6 +420,21 @@ class Game:
 
     # -- internals -----------------------------------------------------------------------
 
+    def _fast_single_bids(self, bids: Sequence) -> tuple[Bid, ...] | None:
+        """Validated single-card bids, or ``None`` when anything needs the general check."""
+        out = []
+        for hand, bid in zip(self._hands, bids):
+            if bid.__class__ is tuple:
+                if len(bid) != 1:
+                    return None
+                card = bid[0]
+            else:
+                card = bid
+            if card.__class__ is not int or card not in hand:
+                return None
+            out.append((card,))
+        return tuple(out)
+
     def _check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or not 0 <= seat < self.ruleset.players:
             raise GoofspielError(f"no seat {seat!r}: seats are 0..{self.ruleset.players - 1}")
@@ -436,8 +465,8 @@ class Game:
         return cards
 
     def _hands_can_bid(self) -> bool:
-        k = self.ruleset.cards_per_bid
-        return all(len(h) >= k for h in self._hands)
+        # every seat bids the same number of cards each round: hands are always equal in size
+        return len(self._hands[0]) >= self.ruleset.cards_per_bid
 
     def _can_continue(self) -> bool:
         return self._hands_can_bid() and bool(self._pot)
@@ -466,12 +495,12 @@ class Game:
         rs = self.ruleset
         winner = top_bidder(strengths, rs.unique_bids)
         number = len(self.history) + 1
-        last = self._last_round()
+        last = not self._deck or len(self._hands[0]) < rs.cards_per_bid
         taken: tuple[tuple[int, int], ...] = ()
         carried: tuple[int, ...] = ()
         discarded: tuple[int, ...] = ()
         if winner is not None:
-            taken = tuple((winner, p) for p in prizes)
+            taken = tuple([(winner, p) for p in prizes])
             self._won[winner].extend(prizes)
             self._pot.clear()
         elif last or rs.tie_rule == "discard":
@@ -485,7 +514,7 @@ class Game:
         if last:
             self._finish()
         else:
-            self._turn_up()
+            self._pot.append(self._deck.pop(0))
         return result
 
     def _resolve_open(self, prizes: tuple[int, ...], bids: tuple[Bid, ...], strengths: tuple[int, ...]) -> RoundResult:
@@ -543,6 +572,9 @@ def top_bidder(strengths: Sequence[int], unique_bids: bool = False) -> int | Non
     >>> top_bidder([13, 11]), top_bidder([6, 6]), top_bidder([9, 9, 4], unique_bids=True)
     (0, None, 2)
     """
+    if len(strengths) == 2:  # two players: highest unique and highest are the same
+        a, b = strengths
+        return 0 if a > b else 1 if b > a else None
     candidates = range(len(strengths))
     if unique_bids:
         candidates = [i for i in candidates if strengths.count(strengths[i]) == 1]

@@ -388,6 +388,7 @@ class ProtocolBot(Bot):
         self.time_ms = time_ms
         self.options = dict(options or {})
         self.identity: BotIdentity | None = None
+        self.handshake_ms = HANDSHAKE_MS
 
     def ensure_started(self) -> BotIdentity:
         """Start the program and do the handshake if it is not running.
@@ -400,12 +401,12 @@ class ProtocolBot(Bot):
         self.process.close(wait_s=0.2)
         self.process.start()
         try:
-            self.identity = self.process.handshake(self.game)
+            self.identity = self.process.handshake(self.game, self.handshake_ms)
             for key, value in self.options.items():
                 if key not in self.identity.options:
                     raise BotFailure("handshake", f"the bot has no option {key!r}")
                 self.process.send(f"setoption name {key} value {value}")
-            self.process.sync()
+            self.process.sync(self.handshake_ms)
         except BotFailure:
             self.process.kill()
             self.identity = None
@@ -424,6 +425,8 @@ class ProtocolBot(Bot):
             self.process.send(line)
             return self.process.read_reply(expected, self.time_ms + GRACE_MS)
         except BotFailure as exc:
+            if exc.kind == "timeout":
+                exc = BotFailure("timeout", f"no {'/'.join(expected)} within {self.time_ms} ms (+{GRACE_MS} ms grace)")
             raise self.fail(exc) from None
 
     def close(self) -> None:

@@ -331,9 +331,10 @@ def fill_matrix(M, k, r_child, R_child, pot, d, stake, carry, win, cidx, csign, 
 
 
 @njit(cache=True)
-def solve_layer(k, pval, T, carry, win, codes, code_off, masks, mask_off, rank_of_mask,
-                psum, base, base_off, val_off, values, stats):
-    """Fill ``values`` for every position of layer ``k`` (k cards in each hand).
+def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, mask_off,
+                rank_of_mask, psum, base, base_off, val_off, values, stats):
+    """Fill ``values`` for the positions of layer ``k`` (k cards in each hand)
+    whose pattern index lies in ``pat_lo..pat_hi-1`` (chunks allow progress reports).
 
     Value of a position = mean over the next revealed prize of the matrix-game
     value (RULES.md: prizes revealed in random order). ``stats``: [0] games
@@ -356,7 +357,7 @@ def solve_layer(k, pval, T, carry, win, codes, code_off, masks, mask_off, rank_o
     positions = 0
     maxgap = 0.0
     fails = 0
-    for pi in range(npat):
+    for pi in range(pat_lo, pat_hi):
         code = codes[code_off[k] + pi]
         if not pattern_children(code, k, codes, code_off, cidx, csign, outc):
             bad += 1

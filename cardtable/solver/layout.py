@@ -161,12 +161,13 @@ def layer_games(layout: Layout, k: int) -> int:
 
 
 def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], None] | None = None,
-                           out: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+                           out: np.ndarray | None = None,
+                           chunk_games: int = 2_000_000) -> tuple[np.ndarray, dict]:
     """Fill the value array layer by layer (k = 1 .. top).
 
     Args:
         progress: called as ``progress(k, games_done_estimate, games_total_estimate)``
-            after each layer.
+            after each chunk of about ``chunk_games`` matrix games.
         out: a float64 array of ``layout.size`` to fill (e.g. a memory map);
             a new one otherwise.
 
@@ -184,21 +185,26 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     done = 0
     t0 = time.perf_counter()
     for k in range(1, layout.top + 1):
-        bad = kernel.solve_layer(
-            k, layout.pval, layout.T, layout.carry, layout.win, layout.codes, layout.code_off,
-            layout.masks, layout.mask_off, layout.rank_of_mask, layout.psum, layout.base,
-            layout.base_off, layout.val_off, values, stats,
-        )
-        if bad:
-            raise SolverError(f"layer {k}: {bad} patterns have children missing from the layout")
-        if stats[3]:
-            raise SolverError(
-                f"layer {k}: {int(stats[3])} matrix games failed the optimality check "
-                f"(guarantee gap {stats[2]:.3g} > {kernel.CHECK_TOL})"
+        npat = layout.npat(k)
+        per_pattern = max(1, layer_games(layout, k) // max(1, npat))
+        chunk = max(1, chunk_games // per_pattern)
+        for lo in range(0, npat, chunk):
+            hi = min(npat, lo + chunk)
+            bad = kernel.solve_layer(
+                k, lo, hi, layout.pval, layout.T, layout.carry, layout.win, layout.codes,
+                layout.code_off, layout.masks, layout.mask_off, layout.rank_of_mask, layout.psum,
+                layout.base, layout.base_off, layout.val_off, values, stats,
             )
-        done += layer_games(layout, k)
-        if progress is not None:
-            progress(k, done, total)
+            if bad:
+                raise SolverError(f"layer {k}: {bad} patterns have children missing from the layout")
+            if stats[3]:
+                raise SolverError(
+                    f"layer {k}: {int(stats[3])} matrix games failed the optimality check "
+                    f"(guarantee gap {stats[2]:.3g} > {kernel.CHECK_TOL})"
+                )
+            done += (hi - lo) * per_pattern
+            if progress is not None:
+                progress(k, done, total)
     return values, {
         "games": int(stats[0]), "positions": int(stats[1]), "max_gap": float(stats[2]),
         "seconds": time.perf_counter() - t0,

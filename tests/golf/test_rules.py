@@ -138,26 +138,136 @@ def test_snap_known_opponent_card_wrong(make_game):
     assert len(g.grids[0]) == 10 and len(g.grids[1]) == 9  # the snapper takes the penalty
 
 
-def test_snap_when_draw_pile_empty_gives_no_penalty(make_game):
+def burn_turns(g, keep):
+    """Draw and discard until ``keep`` cards remain in the draw pile."""
+    while len(g.draw_pile) > keep:
+        g.apply(Draw(g.current))
+        g.apply(Discard(g.current))
+
+
+def test_wrong_snap_with_empty_draw_pile_draws_no_penalty(make_game):
     g = make_game([P1, P2], [])
-    g.draw_pile = g.draw_pile[-1:]
-    g.apply(Draw(0))
-    g.apply(Discard(0))  # the last card: the game is over at once
+    burn_turns(g, 1)
+    g.apply(Draw(g.current))  # the last card; the drawer still holds it
+    assert g.draw_pile == [] and g.phase == "drawn"
+    other = 1 - g.current
+    top = card_rank(g.discard[-1])
+    pos = next(i for i, r in enumerate(ranks(g, other)) if r != top)
+    ev = g.apply(Snap(other, other, pos))
+    assert ev.correct is False and ev.penalty == () and len(g.grids[other]) == 9
+    g.apply(Discard(g.current))
     assert g.over and g.result().reason == "pile"
-
-
-def test_end_empty_grid():
-    rs = GolfRuleset(rows=1, cols=1, peek_rows=1)
-    from tests_golf_helper import deck_for  # noqa: F401  (see conftest)
 
 
 def test_end_when_draw_pile_empty(make_game):
     g = make_game([P1, P2], [])
-    g.draw_pile = g.draw_pile[-3:]  # (test shortcut: cards removed below, then restored)
-    removed = 52 - 18 - 3
     turns = 0
     while not g.over:
         g.apply(Draw(g.current))
         g.apply(Discard(g.current))
         turns += 1
-    assert turns == 3 and g.result().reason == "pile" and removed == 31
+    assert turns == 34 and g.result().reason == "pile" and g.ended_by is None
+    with pytest.raises(Exception):
+        g.apply(Draw(g.current))
+
+
+def test_end_when_a_grid_is_empty(make_game):
+    rs = GolfRuleset(rows=1, cols=1)
+    g = make_game([[8], [3]], [8], ruleset=rs)
+    assert g.view(0).grids[0] == (8,)  # the single row is the bottom row
+    g.apply(Draw(0))
+    g.apply(Discard(0))
+    g.apply(Snap(0, 0, 0))
+    assert g.over and g.result().reason == "grid"
+    res = g.result()
+    assert res.scores == (0, 3) and res.outcomes == ("win", "loss") and res.score_difference == (-3, 3)
+
+
+def test_early_end_rules_and_extra_card_for_losing_ender(make_game):
+    g = make_game([P1, P2], [8, 7, 9, 6, 10, 7, 6, 7])
+    for i, snap_pos in enumerate((6, 7, 8)):
+        if i < 3:
+            with pytest.raises(EndTooSoon):
+                g.apply(EndEarly(0))  # fewer than three discarded grid cards
+        g.apply(Draw(0))
+        with pytest.raises(Exception):
+            g.apply(EndEarly(0))  # only at the start of a turn
+        g.apply(Discard(0))
+        g.apply(Snap(0, 0, snap_pos))
+        g.apply(Draw(1))
+        g.apply(Discard(1))
+    assert g.snaps_made == [3, 0]
+    before = len(g.draw_pile)
+    ev = g.apply(EndEarly(0))
+    assert len(g.draw_pile) == before and g.drawn is None  # the ender draws nothing
+    assert g.current == 1 and not g.over
+    with pytest.raises(EndTooSoon):
+        g.apply(EndEarly(1))  # already ending
+    g.apply(Draw(1))
+    g.apply(Discard(1))  # P2's last turn
+    assert g.over
+    res = g.result()
+    assert res.reason == "early" and res.ended_by == 0
+    assert res.scores == (2 + 3 + 4 + 5 + 6 + 7, 1 + 1 + 1 + 2 + 3 + 4 + 0 + 0 + 5)
+    assert res.outcomes == ("loss", "win") and res.extra_cards == (1, 0)
+    nxt = GolfGame(g.ruleset, seed=9, extra_cards=res.extra_cards)
+    assert len(nxt.grids[0]) == 10 and len(nxt.grids[1]) == 9
+    assert nxt.slot_rows[0][9] == 2  # in the bottom row ...
+    assert nxt.view(0).grids[0][9] > 0  # ... and looked at with it
+    assert nxt.view(1).grids[0][9] == 0
+
+
+def test_winning_early_ender_gets_no_extra_card(make_game):
+    low = [13, 13, 13, 1, 1, 1, 8, 9, 10]
+    g = make_game([low, P1], [8, 7, 9, 6, 10, 7, 6, 7])
+    for pos in (6, 7, 8):
+        g.apply(Draw(0))
+        g.apply(Discard(0))
+        g.apply(Snap(0, 0, pos))
+        g.apply(Draw(1))
+        g.apply(Discard(1))
+    g.apply(EndEarly(0))
+    g.apply(Draw(1))
+    g.apply(Discard(1))
+    res = g.result()
+    assert res.scores[0] == 3 and res.outcomes == ("win", "loss") and res.extra_cards == (0, 0)
+
+
+def test_three_players_last_turns_and_tie(make_game):
+    same = [1, 1, 2, 2, 3, 3, 8, 9, 10]
+    g = make_game([same, same, same], [8, 7, 7, 9, 6, 6, 10, 5, 5, 4, 4, 4])
+    for pos in (6, 7, 8):
+        g.apply(Draw(0))
+        g.apply(Discard(0))
+        g.apply(Snap(0, 0, pos))
+        for p in (1, 2):
+            g.apply(Draw(p))
+            g.apply(Discard(p))
+    g.apply(EndEarly(0))
+    assert g.last_turns == [1, 2]
+    for p in (1, 2):
+        assert not g.over and g.current == p
+        g.apply(Draw(p))
+        g.apply(Discard(p))
+    res = g.result()
+    assert res.scores == (12, 39, 39) and res.outcomes == ("win", "loss", "loss")
+
+
+def test_shared_lowest_score_is_a_draw_and_ender_keeps_no_extra(make_game):
+    g = make_game([[1, 1, 13, 13, 2, 2, 3, 3, 4], [1, 1, 13, 13, 2, 2, 3, 3, 4]], [], ruleset=GolfRuleset(early_end_min=0))
+    g.apply(EndEarly(0))
+    g.apply(Draw(1))
+    g.apply(Discard(1))
+    res = g.result()
+    assert res.outcomes == ("draw", "draw") and res.extra_cards == (0, 0) and res.winners == (0, 1)
+
+
+def test_snaps_are_resolved_in_submission_order(make_game):
+    # both hold a known 8 in the bottom row; an 8 is discarded; both snap
+    g = make_game([P1, [1, 1, 1, 2, 3, 4, 8, 13, 5]], [8, 7])
+    g.apply(Draw(0))
+    g.apply(Discard(0))
+    first = g.apply(Snap(1, 1, 6))
+    second = g.apply(Snap(0, 0, 6))
+    assert first.correct and second.correct  # the top is still an 8
+    assert [card_rank(c) for c in g.discard] == [8, 8, 8] and g.snaps_made == [1, 1]

@@ -1,0 +1,115 @@
+"""``cardtable tournament``: round-robin between built-in and protocol bots (duplicate format)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .common import fail
+
+
+def _load_config_file(path: Path) -> dict:
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        fail(f"config {path}: cannot be read: {exc.strerror}")
+    except tomllib.TOMLDecodeError as exc:
+        fail(f"config {path}: not valid TOML: {exc}")
+    known = {"bots", "ruleset", "games", "seed", "time_ms", "game"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        fail(f"config {path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    if "bots" in data and not (isinstance(data["bots"], list) and all(isinstance(b, str) for b in data["bots"])):
+        fail(f"config {path}: bots must be a list of bot specifications (strings)")
+    return data
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def tournament(
+        bots: Optional[List[str]] = typer.Argument(None, help="Bots: NAME[:key=value,...] (built-in) or 'LABEL=cmd:COMMAND' (protocol program)."),
+        config: Optional[Path] = typer.Option(None, "--config", help="TOML file: bots = [...], ruleset, games, seed, time_ms."),
+        ruleset: Optional[str] = typer.Option(None, "--ruleset", "-r", help="Preset name or 'cards=9 ties=discard' (2 players) [default: standard]."),
+        games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per pairing, even: each deal is played in both seatings [default: 10]."),
+        seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the deals and bots [default: 0]."),
+        time_ms: Optional[int] = typer.Option(None, "--time-ms", help="Time per decision for protocol bots, ms [default: 1000]."),
+        workers: int = typer.Option(2, "--workers", "-j", help="Parallel worker processes."),
+        backend: str = typer.Option("process", "--backend", help="process, serial or ray."),
+        ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (default: a local Ray instance)."),
+        db: Optional[Path] = typer.Option(None, "--db", help="SQLite results file; rerun to resume [default: one per configuration under CARDTABLE_HOME/tournaments]."),
+        report: Optional[Path] = typer.Option(None, "--report", help="Write standings.md and standings.png into this folder."),
+    ) -> None:
+        """Play a round-robin tournament and print the standings (mean point difference
+        with 95% CI, win/draw/loss, OpenSkill ratings). Interrupted runs resume."""
+        import hashlib
+
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        from cardtable.platform import tournament as T
+        from cardtable.platform.storage import home
+
+        data = _load_config_file(config) if config else {}
+        specs = list(bots or []) or data.get("bots", [])
+        for key, value in (("ruleset", ruleset), ("games", games), ("seed", seed), ("time_ms", time_ms)):
+            if value is not None:
+                data[key] = value
+        try:
+            cfg = T.TournamentConfig(
+                bots=tuple(T.parse_bot_spec(s) for s in specs),
+                ruleset=data.get("ruleset", "standard"), games=data.get("games", 10),
+                seed=data.get("seed", 0), game=data.get("game", "goofspiel"), time_ms=data.get("time_ms", 1000),
+            )
+            T.validate(cfg)
+        except T.TournamentError as exc:
+            fail(str(exc))
+        if db is None:
+            digest = hashlib.sha256(cfg.key().encode()).hexdigest()[:12]
+            db = home() / "tournaments" / f"{digest}.sqlite"
+        console = Console()
+        console.print(f"results: {db}")
+        try:
+            with Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console) as bar:
+                task = bar.add_task("games", total=None)
+
+                def progress(done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total)
+
+                played = T.run(cfg, db, workers=workers, backend=backend, ray_address=ray_address, progress=progress)
+        except T.TournamentError as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            console.print("[yellow]interrupted[/]: finished games are saved; run the same command again to resume")
+            raise typer.Exit(130)
+        st = T.standings(cfg, db)
+        console.print(f"played {played} new game(s)")
+        _print_standings(console, st)
+        if report is not None:
+            paths = T.write_report(st, report, title=f"Tournament ({cfg.ruleset})")
+            console.print("report: " + ", ".join(str(p) for p in paths))
+
+
+def _print_standings(console, st) -> None:
+    from rich.table import Table
+
+    from cardtable.platform.tournament import _fmt
+
+    table = Table(title=f"Standings ({st.games} of {st.total} games)")
+    for col in ("bot", "games", "W", "D", "L", "forfeits", "mean diff", "95% CI", "rating"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for l in st.bots:
+        table.add_row(l.label, str(l.games), str(l.wins), str(l.draws), str(l.losses), str(l.forfeits),
+                      _fmt(l.mean_diff), "± " + _fmt(l.ci95), _fmt(l.rating))
+    console.print(table)
+    pairs = Table(title="Pairings (first bot's view)")
+    for col in ("pairing", "games", "W", "D", "L", "mean diff", "95% CI"):
+        pairs.add_column(col, justify="left" if col == "pairing" else "right")
+    for l in st.pairings:
+        pairs.add_row(l.label, str(l.games), str(l.wins), str(l.draws), str(l.losses), _fmt(l.mean_diff), "± " + _fmt(l.ci95))
+    console.print(pairs)
+    for who, kind, detail in st.forfeits[:10]:
+        console.print(f"[red]forfeit[/] {who}: {kind}: {detail}")

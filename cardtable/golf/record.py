@@ -1,0 +1,418 @@
+"""Golf game records: a plain-text notation and JSON, with a verifying replay.
+
+A game is a block of tag lines ``[Name "value"]`` followed by one line per
+action; a file may hold several games (a match), separated by blank lines::
+
+    [Game "golf"]
+    [Rules "players=2 decks=1 rows=3 cols=3 ..."]
+    [Players "You; heuristic"]
+    [Seed "42/0"]
+    [First "P1"]
+    [Extra "0 0"]
+    [Deck "7H QS 2D ..."]
+    [Scores "17 23"]
+    [Result "win loss"]
+    [End "pile"]
+
+    1. P1 draw = 8H
+    2. P1 swap 4 = 10C
+    3. P2 snap P2:9 = wrong 5C penalty 7D
+    4. P1 snap P2:3 = right 10D
+    5. P1 pass 7 = 2S
+
+An action line is ``N. SEAT ACTION [= OUTCOME]`` with ``ACTION`` in the text
+form of :mod:`cardtable.golf.actions` (positions 1-based) and ``OUTCOME`` what
+it showed or moved (every card, also secret ones: a record is written after
+the game): the drawn card (draw, discard), the card sent to the discard pile
+(swap), the card looked at (peek), ``right CARD`` / ``wrong CARD`` plus
+``penalty CARD...`` (snap), the passed card (pass); steal and end have none.
+
+Tags: ``Game`` (``golf``), ``Rules`` (:meth:`GolfRuleset.describe`),
+``Players`` (names joined by ``"; "``), ``Deck`` (the deal order, first dealt
+first: with two decks a name occurs twice), ``First`` (the starting seat),
+``Extra`` (extra bottom-row cards per seat), optional ``Seed``, ``Scores``,
+``Result`` (``win``/``draw``/``loss`` per seat) and ``End`` (``grid``,
+``pile``, ``early``); others are kept as they are.
+
+:func:`replay` re-plays a record on a fresh :class:`GolfGame` and raises
+:class:`RecordError` with the line number of the first inconsistency (an
+illegal action, a different card, a wrong score, an extra-card count that
+does not follow from the previous game of the file).
+
+>>> from cardtable.golf.state import GolfGame
+>>> from cardtable.golf.actions import Draw, Discard
+>>> g = GolfGame(seed=5); _ = g.apply(Draw(0)); _ = g.apply(Discard(0))
+>>> text = write_text(record_from_game(g, ["Ann", "Ben"]))
+>>> text.splitlines()[-1]
+'2. P1 discard = 7H'
+>>> replay_text(text)
+'1 game(s) verified: game 1 unfinished after 2 actions'
+>>> replay_text(text.replace("= 7H", "= 9H"))
+Traceback (most recent call last):
+...
+cardtable.golf.record.RecordError: line 9: the record says 9H, the game shows 7H
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .actions import Action, action_from_dict, action_to_dict, format_action, format_seat, parse_action, parse_seat
+from .cards import card_name, cards_from_names
+from .errors import GolfError
+from .ruleset import GolfRuleset
+from .state import Event, GolfGame
+
+GAME_TAG = "golf"
+_TAG = re.compile(r'^\[(?P<name>[A-Za-z][A-Za-z0-9_]*) "(?P<value>(?:[^"\\]|\\.)*)"\]$')
+_LINE = re.compile(r"^(?P<num>\d+)\.\s+(?P<seat>[Pp]\d+)\s+(?P<action>[^=]+?)\s*(?:=\s*(?P<outcome>.*?))?\s*$")
+
+
+class RecordError(GolfError):
+    """A malformed or inconsistent record; ``line`` is the 1-based line number (or ``None``)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line = line
+        self.reason = message
+
+
+@dataclass
+class GolfRecord:
+    """One recorded game.
+
+    Attributes:
+        ruleset: the rules played.
+        players: names per seat.
+        deck: the deal order (card ids, first dealt first).
+        first_player: the seat that started.
+        extra_cards: extra bottom-row cards per seat.
+        actions: ``(action, outcome text)`` per action, in order.
+        seed: the shuffle seed, if known (informational; ``deck`` is authoritative).
+        scores, outcomes, end: the stated result (``None`` if unfinished).
+        tags: other tags, in order.
+        lines: line number of each action (for error messages; ``None`` if built in memory).
+        tag_lines: line number of each tag.
+    """
+
+    ruleset: GolfRuleset
+    players: list[str]
+    deck: tuple[int, ...]
+    first_player: int = 0
+    extra_cards: tuple[int, ...] = ()
+    actions: list[tuple[Action, str]] = field(default_factory=list)
+    seed: str | None = None
+    scores: tuple[int, ...] | None = None
+    outcomes: tuple[str, ...] | None = None
+    end: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    lines: list[int] | None = None
+    tag_lines: dict[str, int] = field(default_factory=dict)
+
+
+def outcome_text(ev: Event) -> str:
+    """The ``OUTCOME`` part of an action line for event ``ev`` (``""`` if none)."""
+    kind = ev.action.kind
+    if kind == "snap":
+        text = ("right " if ev.correct else "wrong ") + card_name(ev.card)  # type: ignore[arg-type]
+        if ev.penalty:
+            text += " penalty " + " ".join(card_name(c) for c in ev.penalty)
+        return text
+    return "" if ev.card is None else card_name(ev.card)
+
+
+def record_from_game(game: GolfGame, players: Sequence[str], tags: dict[str, str] | None = None) -> GolfRecord:
+    """The record of ``game`` (finished or not) with player names ``players``.
+
+    Raises:
+        RecordError: wrong number of names.
+    """
+    if len(players) != game.players:
+        raise RecordError(f"{len(players)} player name(s) for {game.players} seats")
+    res = game.result() if game.over else None
+    return GolfRecord(
+        ruleset=game.ruleset, players=list(players), deck=game.initial_deck,
+        first_player=game.first_player, extra_cards=tuple(game.extra_cards),
+        actions=[(e.action, outcome_text(e)) for e in game.history], seed=game.seed,
+        scores=res.scores if res else None, outcomes=res.outcomes if res else None,
+        end=res.reason if res else None, tags=dict(tags or {}),
+    )
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def write_text(records: GolfRecord | Sequence[GolfRecord]) -> str:
+    """The text notation of one record or several (a match), ending in a newline."""
+    recs = [records] if isinstance(records, GolfRecord) else list(records)
+    blocks = []
+    for r in recs:
+        tags = [("Game", GAME_TAG), ("Rules", r.ruleset.describe()), ("Players", "; ".join(r.players))]
+        if r.seed is not None:
+            tags.append(("Seed", r.seed))
+        tags += [("First", format_seat(r.first_player)),
+                 ("Extra", " ".join(str(x) for x in (r.extra_cards or (0,) * r.ruleset.players))),
+                 ("Deck", " ".join(card_name(c) for c in r.deck))]
+        tags += list(r.tags.items())
+        if r.scores is not None:
+            tags.append(("Scores", " ".join(map(str, r.scores))))
+        if r.outcomes is not None:
+            tags.append(("Result", " ".join(r.outcomes)))
+        if r.end is not None:
+            tags.append(("End", r.end))
+        lines = [f'[{k} "{_quote(v)}"]' for k, v in tags] + [""]
+        for i, (a, out) in enumerate(r.actions, 1):
+            line = f"{i}. {format_seat(a.player)} {format_action(a)}"
+            lines.append(line + (f" = {out}" if out else ""))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+_KNOWN_TAGS = {"Game", "Rules", "Players", "Seed", "First", "Extra", "Deck", "Scores", "Result", "End"}
+
+
+def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> GolfRecord:
+    def need(name: str) -> tuple[str, int]:
+        if name not in tags:
+            raise RecordError(f"the game starting here has no [{name} \"...\"] tag", start)
+        return tags[name]
+
+    game, line = need("Game")
+    if game.strip().lower() != GAME_TAG:
+        raise RecordError(f'this is not a Golf record ([Game "{game}"])', line)
+    text, line = need("Rules")
+    try:
+        rs = GolfRuleset.parse(text)
+    except GolfError as exc:
+        raise RecordError(str(exc), line) from None
+    text, line = need("Players")
+    players = [x.strip() for x in text.split(";")]
+    if len(players) != rs.players:
+        raise RecordError(f"{len(players)} player name(s) for {rs.players} seats", line)
+    text, line = need("Deck")
+    try:
+        deck = tuple(cards_from_names(text.split(), rs.decks))  # type: ignore[arg-type]
+    except GolfError as exc:
+        raise RecordError(f"Deck: {exc}", line) from None
+    if len(deck) != rs.deck_size:
+        raise RecordError(f"Deck lists {len(deck)} cards, the rules need {rs.deck_size}", line)
+    first = 0
+    if "First" in tags:
+        try:
+            first = parse_seat(tags["First"][0])
+        except GolfError as exc:
+            raise RecordError(str(exc), tags["First"][1]) from None
+    extra: tuple[int, ...] = (0,) * rs.players
+    if "Extra" in tags:
+        try:
+            extra = tuple(int(x) for x in tags["Extra"][0].split())
+        except ValueError:
+            raise RecordError("Extra: whole numbers per seat expected", tags["Extra"][1]) from None
+    scores = outcomes = None
+    if "Scores" in tags:
+        try:
+            scores = tuple(int(x) for x in tags["Scores"][0].split())
+        except ValueError:
+            raise RecordError("Scores: whole numbers per seat expected", tags["Scores"][1]) from None
+    if "Result" in tags:
+        outcomes = tuple(tags["Result"][0].split())
+    return GolfRecord(
+        ruleset=rs, players=players, deck=deck, first_player=first, extra_cards=extra,
+        actions=actions, seed=tags["Seed"][0] if "Seed" in tags else None, scores=scores,
+        outcomes=outcomes, end=tags["End"][0] if "End" in tags else None,
+        tags={k: v for k, (v, _) in tags.items() if k not in _KNOWN_TAGS},
+        lines=lines, tag_lines={k: ln for k, (_, ln) in tags.items()},
+    )
+
+
+def parse_text(text: str) -> list[GolfRecord]:
+    """Read every game of a text record (syntax only; :func:`replay` checks the play).
+
+    Raises:
+        RecordError: a malformed line (with its line number) or a missing tag.
+    """
+    records: list[GolfRecord] = []
+    tags: dict[str, tuple[str, int]] = {}
+    actions: list[tuple[Action, str]] = []
+    lines: list[int] = []
+    start = 1
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _TAG.match(line)
+        if m:
+            if actions or (m.group("name") == "Game" and "Game" in tags):
+                records.append(_finish(tags, actions, lines, start))
+                tags, actions, lines = {}, [], []
+            if not tags:
+                start = n
+            value = re.sub(r"\\(.)", r"\1", m.group("value"))
+            tags[m.group("name")] = (value, n)
+            continue
+        m = _LINE.match(line)
+        if not m:
+            raise RecordError(f"expected a tag [Name \"value\"] or an action line 'N. P1 draw = 7H', got {line!r}", n)
+        if not tags:
+            raise RecordError("an action line before the game's tags", n)
+        if int(m.group("num")) != len(actions) + 1:
+            raise RecordError(f"action number {m.group('num')} out of order (expected {len(actions) + 1})", n)
+        try:
+            seat = parse_seat(m.group("seat"))
+            action = parse_action(m.group("action"), seat)
+        except GolfError as exc:
+            raise RecordError(str(exc), n) from None
+        actions.append((action, (m.group("outcome") or "").strip()))
+        lines.append(n)
+    if tags:
+        records.append(_finish(tags, actions, lines, start))
+    if not records:
+        raise RecordError("no game found (a record starts with [Game \"golf\"])")
+    return records
+
+
+def replay(record: GolfRecord, expected_extra: Sequence[int] | None = None) -> GolfGame:
+    """Re-play ``record`` and check every action, outcome and the stated result.
+
+    Args:
+        expected_extra: the extra cards the previous game of a match earned;
+            checked against the record's ``Extra`` tag.
+
+    Returns:
+        the replayed game (over if the record is complete).
+
+    Raises:
+        RecordError: the first inconsistency, with its line number when known.
+    """
+    tl = record.tag_lines
+    if expected_extra is not None and tuple(expected_extra) != tuple(record.extra_cards):
+        raise RecordError(
+            f"Extra {' '.join(map(str, record.extra_cards))} does not follow from the previous game "
+            f"({' '.join(map(str, expected_extra))})", tl.get("Extra"))
+    try:
+        game = GolfGame(record.ruleset, deck=record.deck, first_player=record.first_player,
+                        extra_cards=record.extra_cards, seed=record.seed)
+    except GolfError as exc:
+        raise RecordError(str(exc), tl.get("Deck")) from None
+    for i, (action, outcome) in enumerate(record.actions):
+        line = record.lines[i] if record.lines else None
+        try:
+            ev = game.apply(action)
+        except GolfError as exc:
+            raise RecordError(f"illegal action {format_seat(action.player)} {format_action(action)}: {exc}", line) from None
+        actual = outcome_text(ev)
+        if " ".join(outcome.upper().split()) != " ".join(actual.upper().split()):
+            said = outcome or "nothing"
+            raise RecordError(f"the record says {said}, the game shows {actual or 'nothing'}", line)
+    if game.over:
+        res = game.result()
+        if record.scores is not None and tuple(record.scores) != res.scores:
+            raise RecordError(f"Scores {' '.join(map(str, record.scores))} but the cards count "
+                              f"{' '.join(map(str, res.scores))}", tl.get("Scores"))
+        if record.outcomes is not None and tuple(record.outcomes) != res.outcomes:
+            raise RecordError(f"Result {' '.join(record.outcomes)} but the game gives {' '.join(res.outcomes)}",
+                              tl.get("Result"))
+        if record.end is not None and record.end != res.reason:
+            raise RecordError(f"End {record.end} but the game ended by {res.reason}", tl.get("End"))
+    elif record.scores is not None or record.outcomes is not None:
+        last = record.lines[-1] if record.lines else None
+        raise RecordError("the record states a result but the game is not over after its last action", last)
+    return game
+
+
+def replay_records(records: Sequence[GolfRecord]) -> list[GolfGame]:
+    """Replay the games of a match in order, checking the extra cards between games."""
+    games = []
+    extra = None
+    for r in records:
+        g = replay(r, extra)
+        games.append(g)
+        extra = g.result().extra_cards if g.over else None
+    return games
+
+
+def summarize(records: Sequence[GolfRecord], games: Sequence[GolfGame]) -> str:
+    """One line: how many games, and each game's scores or state."""
+    parts = []
+    for i, (r, g) in enumerate(zip(records, games), 1):
+        if g.over:
+            res = g.result()
+            scores = ", ".join(f"{n} {s}" for n, s in zip(r.players, res.scores))
+            parts.append(f"game {i}: {scores} ({res.reason})")
+        else:
+            parts.append(f"game {i} unfinished after {len(g.history)} actions")
+    return f"{len(games)} game(s) verified: " + "; ".join(parts)
+
+
+def replay_text(text: str) -> str:
+    """Verify a record in the text notation or JSON; return a one-line summary.
+
+    Raises:
+        RecordError: (a ``ValueError``) the first inconsistency, ``.line`` its line number.
+    """
+    if text.lstrip().startswith(("{", "[")) and not text.lstrip().startswith("[Game") \
+            and not _TAG.match(text.lstrip().splitlines()[0].strip()):
+        records = from_json(text)
+    else:
+        records = parse_text(text)
+    games = replay_records(records)
+    return summarize(records, games)
+
+
+# ---------------------------------------------------------------------- JSON
+def to_json(records: GolfRecord | Sequence[GolfRecord]) -> str:
+    """JSON text: a list of game objects (see :func:`from_json`)."""
+    recs = [records] if isinstance(records, GolfRecord) else list(records)
+    out = []
+    for r in recs:
+        out.append({
+            "game": GAME_TAG, "rules": r.ruleset.to_dict(), "players": r.players, "seed": r.seed,
+            "first": r.first_player, "extra": list(r.extra_cards or (0,) * r.ruleset.players),
+            "deck": [card_name(c) for c in r.deck],
+            "actions": [{**action_to_dict(a), "outcome": o} for a, o in r.actions],
+            "scores": list(r.scores) if r.scores is not None else None,
+            "result": list(r.outcomes) if r.outcomes is not None else None,
+            "end": r.end, "tags": r.tags,
+        })
+    return json.dumps(out, indent=1, ensure_ascii=False)
+
+
+def from_json(text: str) -> list[GolfRecord]:
+    """Read :func:`to_json` output (one object or a list).
+
+    Raises:
+        RecordError: bad JSON or missing/invalid fields (``line`` is the JSON line when known).
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not valid JSON: {exc.msg}", exc.lineno) from None
+    items = data if isinstance(data, list) else [data]
+    records = []
+    for k, d in enumerate(items, 1):
+        try:
+            if d.get("game") != GAME_TAG:
+                raise RecordError(f"game {k}: not a Golf record")
+            rs = GolfRuleset.from_dict(d["rules"])
+            deck = tuple(cards_from_names(list(d["deck"]), rs.decks))  # type: ignore[arg-type]
+            actions = []
+            for a in d["actions"]:
+                a = dict(a)
+                outcome = str(a.pop("outcome", "") or "")
+                actions.append((action_from_dict(a), outcome))
+            records.append(GolfRecord(
+                ruleset=rs, players=list(d["players"]), deck=deck, first_player=int(d.get("first", 0)),
+                extra_cards=tuple(d.get("extra") or (0,) * rs.players), actions=actions,
+                seed=d.get("seed"), scores=tuple(d["scores"]) if d.get("scores") is not None else None,
+                outcomes=tuple(d["result"]) if d.get("result") is not None else None,
+                end=d.get("end"), tags=dict(d.get("tags") or {}),
+            ))
+        except RecordError:
+            raise
+        except (GolfError, KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise RecordError(f"game {k}: bad or missing field ({exc})") from None
+    return records

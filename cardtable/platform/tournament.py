@@ -1,0 +1,580 @@
+"""Round-robin tournaments between bots, for any game with a tournament adapter.
+
+Generic: this module knows no game's rules. A game package provides
+``cardtable.<game>.tournament`` with ``parse_ruleset(text)``, ``players(ruleset)``,
+``make_bot(kind, target, options, seed)``, ``play_one(ruleset, bots, seed)`` (never
+raises for a bot's fault; returns an object with ``points``, ``outcomes``,
+``point_difference``, ``forfeit`` and ``prize_deck``) and ``close_bot(bot)``.
+
+Format (docs/research.md, "Tournaments"):
+
+- every pair of bots plays ``games`` games (an even number): ``games / 2``
+  *deals*, each played twice with the seats swapped and the same deal seed, so
+  both seatings see the same prize order (duplicate format). Deal ``d`` has the
+  same seed in every pairing.
+- games run in parallel: ``backend="process"`` (a ``ProcessPoolExecutor`` with
+  ``workers`` processes), ``"serial"`` (in this process) or ``"ray"``
+  (``ray.init(address=ray_address)``; a local instance by default).
+- every finished game is stored at once in SQLite (stdlib ``sqlite3``); running the
+  same configuration on the same database resumes and never replays a stored game.
+
+Statistics (:func:`standings`):
+
+- mean point difference per bot and per pairing with a 95% confidence interval:
+  Student's t interval over *deals* (the mean of the two seatings of a deal is one
+  observation, so the duplicate pairing's correlation is respected);
+- win/draw/loss counts;
+- OpenSkill ratings (Plackett-Luce model; Weng and Lin 2011; the ``openskill``
+  package), the games fed in schedule order so a resumed tournament rates the same.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import sqlite3
+import zlib
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+
+class TournamentError(ValueError):
+    """A malformed tournament configuration, or a database holding another tournament."""
+
+
+# -- configuration -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One participant.
+
+    Attributes:
+        label: unique name in the tables.
+        kind: ``"builtin"`` (a registry bot) or ``"program"`` (a protocol bot).
+        target: the registry name, or the program's command line.
+        options: constructor options (built-in) or ``time_ms`` and ``setoption`` values (program).
+    """
+
+    label: str
+    kind: str
+    target: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _convert(value: str) -> Any:
+    for conv in (int, float):
+        try:
+            return conv(value)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def parse_bot_spec(text: str) -> BotEntry:
+    """Parse ``[LABEL=]NAME[:key=value,...]`` (built-in) or ``[LABEL=]cmd:COMMAND`` (program).
+
+    >>> parse_bot_spec("heuristic:noise=0")
+    BotEntry(label='heuristic:noise=0', kind='builtin', target='heuristic', options={'noise': 0})
+    >>> parse_bot_spec("mine=cmd:python bot.py").kind
+    'program'
+
+    Raises:
+        TournamentError: an empty spec or a malformed option.
+    """
+    text = text.strip()
+    label = None
+    head, eq, rest = text.partition("=")
+    if eq and ":" not in head and " " not in head and not head.startswith("cmd"):
+        label, text = head.strip(), rest.strip()
+    if not text:
+        raise TournamentError("empty bot specification")
+    if text.startswith("cmd:"):
+        command = text[4:].strip()
+        if not command:
+            raise TournamentError(f"bot {text!r}: 'cmd:' needs a command line")
+        return BotEntry(label or command, "program", command, {})
+    name, _, opts = text.partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, (o.strip() for o in opts.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise TournamentError(f"bot {text!r}: option {item!r} is not key=value")
+        options[key.strip()] = _convert(value.strip())
+    return BotEntry(label or text, "builtin", name.strip().lower(), options)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A tournament: who plays, what, how often.
+
+    Attributes:
+        bots: the participants (at least 2, unique labels).
+        ruleset: the game's ruleset text (a preset name or ``describe()`` text).
+        games: games per pairing, even (``games / 2`` deals, both seatings).
+        seed: base of every deal seed and bot seed.
+        game: the game package (``"goofspiel"``).
+        time_ms: default time limit per decision for program bots.
+    """
+
+    bots: tuple[BotEntry, ...]
+    ruleset: str = "standard"
+    games: int = 10
+    seed: int = 0
+    game: str = "goofspiel"
+    time_ms: int = 1000
+
+    def key(self) -> str:
+        """The identity of the tournament in its database (JSON)."""
+        data = asdict(self)
+        data["bots"] = [asdict(b) for b in self.bots]
+        return json.dumps(data, sort_keys=True)
+
+    def adapter(self):
+        try:
+            return importlib.import_module(f"cardtable.{self.game}.tournament")
+        except ModuleNotFoundError:
+            raise TournamentError(f"game {self.game!r} has no tournament support") from None
+
+
+def validate(config: TournamentConfig) -> None:
+    """Check everything that can be checked before a game starts.
+
+    Raises:
+        TournamentError: fewer than 2 bots, duplicate labels, an odd or non-positive
+            ``games``, a ruleset that is not 2-player or is invalid, an unknown bot or
+            option, a program that is not found, a bad ``time_ms``.
+    """
+    adapter = config.adapter()
+    if len(config.bots) < 2:
+        raise TournamentError(f"a tournament needs at least 2 bots, got {len(config.bots)}")
+    labels = [b.label for b in config.bots]
+    dup = sorted({l for l in labels if labels.count(l) > 1})
+    if dup:
+        raise TournamentError(f"bot labels must be unique; repeated: {', '.join(dup)} (name them LABEL=SPEC)")
+    if not isinstance(config.games, int) or isinstance(config.games, bool) or config.games < 2 or config.games % 2:
+        raise TournamentError(f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}")
+    if not isinstance(config.time_ms, int) or config.time_ms < 1:
+        raise TournamentError(f"time_ms must be a positive whole number, not {config.time_ms!r}")
+    try:
+        ruleset = adapter.parse_ruleset(config.ruleset)
+    except ValueError as exc:
+        raise TournamentError(f"ruleset: {exc}") from None
+    if adapter.players(ruleset) != 2:
+        raise TournamentError(f"round-robin pairings need a 2-player ruleset, not {adapter.players(ruleset)} players")
+    for b in config.bots:
+        if b.kind not in ("builtin", "program"):
+            raise TournamentError(f"bot {b.label!r}: kind must be builtin or program, not {b.kind!r}")
+        try:
+            bot = _make(adapter, config, b, 0)
+        except (ValueError, TypeError) as exc:
+            raise TournamentError(f"bot {b.label!r}: {exc}") from None
+        adapter.close_bot(bot)
+
+
+def _make(adapter, config: TournamentConfig, entry: BotEntry, seed: int):
+    options = dict(entry.options)
+    if entry.kind == "program":
+        options.setdefault("time_ms", config.time_ms)
+    return adapter.make_bot(entry.kind, entry.target, options, seed)
+
+
+# -- schedule ------------------------------------------------------------------------------
+
+GameKey = tuple[int, int, int, int]  # (bot index a, bot index b, deal, swapped)
+
+
+def schedule(config: TournamentConfig) -> list[GameKey]:
+    """Every game, in order: pairings ``a < b``, deals, then the two seatings."""
+    return [(a, b, d, s) for a, b in combinations(range(len(config.bots)), 2)
+            for d in range(config.games // 2) for s in (0, 1)]
+
+
+def deal_seed(config: TournamentConfig, deal: int) -> str:
+    """The seed of deal ``deal``: the same prize order in every pairing and seating."""
+    return f"{config.seed}:{deal}"
+
+
+def _bot_seed(config: TournamentConfig, key: GameKey, seat: int) -> int:
+    return zlib.crc32(f"{config.seed}/{key}/{seat}".encode())
+
+
+# -- workers -------------------------------------------------------------------------------
+
+_PROGRAMS: dict[str, Any] = {}  # per worker process: program bots stay running between games
+
+
+def _close_programs() -> None:
+    for bot in list(_PROGRAMS.values()):
+        try:
+            bot.close()
+        except Exception:
+            pass
+    _PROGRAMS.clear()
+
+
+def play_chunk(config_json: str, keys: Sequence[GameKey]) -> list[tuple[GameKey, dict]]:
+    """Play some games of one configuration (runs in a worker); returns ``(key, outcome)`` pairs."""
+    config = config_from_json(config_json)
+    adapter = config.adapter()
+    ruleset = adapter.parse_ruleset(config.ruleset)
+    out = []
+    for key in keys:
+        a, b, d, s = key
+        seats = (a, b) if s == 0 else (b, a)
+        bots = []
+        for seat, idx in enumerate(seats):
+            entry = config.bots[idx]
+            if entry.kind == "program":
+                pkey = f"{config.time_ms}|{entry.label}|{entry.target}|{sorted(entry.options.items())}"
+                if pkey not in _PROGRAMS:
+                    _PROGRAMS[pkey] = _make(adapter, config, entry, 0)
+                bots.append(_PROGRAMS[pkey])
+            else:
+                bots.append(_make(adapter, config, entry, _bot_seed(config, key, seat)))
+        o = adapter.play_one(ruleset, bots, deal_seed(config, d))
+        out.append((tuple(key), {
+            "points": list(o.points), "outcomes": list(o.outcomes),
+            "point_difference": list(o.point_difference),
+            "forfeit": list(o.forfeit) if o.forfeit else None, "prize_deck": list(o.prize_deck),
+        }))
+    return out
+
+
+def _worker_init() -> None:
+    import multiprocessing.util
+
+    multiprocessing.util.Finalize(None, _close_programs, exitpriority=10)
+
+
+def config_from_json(text: str) -> TournamentConfig:
+    data = json.loads(text)
+    data["bots"] = tuple(BotEntry(**b) for b in data["bots"])
+    return TournamentConfig(**data)
+
+
+# -- storage -------------------------------------------------------------------------------
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    a INTEGER NOT NULL, b INTEGER NOT NULL, deal INTEGER NOT NULL, swapped INTEGER NOT NULL,
+    seat0 TEXT NOT NULL, seat1 TEXT NOT NULL,
+    points0 INTEGER NOT NULL, points1 INTEGER NOT NULL,
+    diff0 INTEGER NOT NULL, diff1 INTEGER NOT NULL,
+    outcome0 TEXT NOT NULL, outcome1 TEXT NOT NULL,
+    forfeit_seat INTEGER, forfeit_kind TEXT, forfeit_detail TEXT,
+    prize_deck TEXT NOT NULL,
+    PRIMARY KEY (a, b, deal, swapped)
+);
+"""
+
+
+def open_db(path: str | Path, config: TournamentConfig) -> sqlite3.Connection:
+    """Open (or create) the tournament database for ``config``.
+
+    Raises:
+        TournamentError: the file holds a different tournament, or is not a database.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = sqlite3.connect(path)
+        con.executescript(_SCHEMA)
+        row = con.execute("SELECT value FROM meta WHERE key='config'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise TournamentError(f"{path}: not a tournament database ({exc})") from None
+    if row is None:
+        with con:
+            con.execute("INSERT INTO meta VALUES ('config', ?)", (config.key(),))
+    elif row[0] != config.key():
+        con.close()
+        raise TournamentError(
+            f"{path} holds a different tournament (other bots, ruleset, games or seed); "
+            "use another --db file to start a new one")
+    return con
+
+
+def finished_keys(con: sqlite3.Connection) -> set[GameKey]:
+    return {tuple(r) for r in con.execute("SELECT a, b, deal, swapped FROM games")}
+
+
+def _store(con: sqlite3.Connection, config: TournamentConfig, results: Iterable[tuple[GameKey, dict]]) -> int:
+    rows = []
+    for (a, b, d, s), o in results:
+        seats = (a, b) if s == 0 else (b, a)
+        f = o["forfeit"]
+        rows.append((a, b, d, s, config.bots[seats[0]].label, config.bots[seats[1]].label,
+                     o["points"][0], o["points"][1], o["point_difference"][0], o["point_difference"][1],
+                     o["outcomes"][0], o["outcomes"][1],
+                     f[0] if f else None, f[1] if f else None, f[2] if f else None,
+                     " ".join(map(str, o["prize_deck"]))))
+    with con:
+        con.executemany("INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    return len(rows)
+
+
+# -- running -------------------------------------------------------------------------------
+
+def _chunks(keys: list[GameKey], workers: int) -> list[list[GameKey]]:
+    size = max(2, min(16, math.ceil(len(keys) / max(1, workers * 4))))
+    out: list[list[GameKey]] = []
+    for key in keys:  # a chunk never mixes pairings (bots are made once per chunk)
+        if out and len(out[-1]) < size and out[-1][0][:2] == key[:2]:
+            out[-1].append(key)
+        else:
+            out.append([key])
+    return out
+
+
+def run(config: TournamentConfig, db: str | Path, *, workers: int = 2, backend: str = "process",
+        ray_address: str | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+    """Play every game of ``config`` not yet stored in ``db``; returns how many were played now.
+
+    ``progress(done, total)`` is called after each stored batch; an exception it
+    raises (``KeyboardInterrupt`` included) stops the tournament, keeping what is stored.
+
+    Raises:
+        TournamentError: a malformed configuration (before any game) or a foreign database.
+    """
+    if backend not in ("process", "serial", "ray"):
+        raise TournamentError(f"backend must be process, serial or ray, not {backend!r}")
+    if not isinstance(workers, int) or workers < 1:
+        raise TournamentError(f"workers must be a whole number >= 1, not {workers!r}")
+    validate(config)
+    con = open_db(db, config)
+    try:
+        done = finished_keys(con)
+        all_keys = schedule(config)
+        todo = [k for k in all_keys if k not in done]
+        total = len(all_keys)
+        count = len(all_keys) - len(todo)
+        if progress:
+            progress(count, total)
+        if not todo:
+            return 0
+        text = json.dumps(json.loads(config.key()))
+        chunks = _chunks(todo, workers)
+        played = 0
+
+        def store(results):
+            nonlocal count, played
+            n = _store(con, config, results)
+            count += n
+            played += n
+            if progress:
+                progress(count, total)
+
+        if backend == "serial":
+            try:
+                for chunk in chunks:
+                    store(play_chunk(text, chunk))
+            finally:
+                _close_programs()
+        elif backend == "process":
+            _run_processes(text, chunks, workers, store)
+        else:
+            _run_ray(text, chunks, ray_address, store)
+        return played
+    finally:
+        con.close()
+
+
+def _run_processes(text: str, chunks, workers: int, store) -> None:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    try:
+        pending = {pool.submit(play_chunk, text, c) for c in chunks}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                store(fut.result())
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_ray(text: str, chunks, address: str | None, store) -> None:
+    import ray
+
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address)
+        else:
+            ray.init(include_dashboard=False)
+    remote = ray.remote(play_chunk)
+    pending = [remote.remote(text, c) for c in chunks]
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                store([(tuple(k), o) for k, o in ray.get(ref)])
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
+
+
+# -- statistics ----------------------------------------------------------------------------
+
+@dataclass
+class Line:
+    """A bot's (or a pairing's) statistics."""
+
+    label: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    forfeits: int = 0
+    mean_diff: float = float("nan")
+    ci95: float = float("nan")
+    rating_mu: float = float("nan")
+    rating_sigma: float = float("nan")
+
+    @property
+    def rating(self) -> float:
+        """Conservative rating ``mu - 3 sigma`` (OpenSkill's ordinal)."""
+        return self.rating_mu - 3 * self.rating_sigma
+
+
+def mean_ci95(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and half-width of Student's t 95% interval (``nan`` width for fewer than 2 values)."""
+    from scipy import stats
+
+    n = len(values)
+    if n == 0:
+        return float("nan"), float("nan")
+    mean = sum(values) / n
+    if n < 2:
+        return mean, float("nan")
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, float(stats.t.ppf(0.975, n - 1) * math.sqrt(var / n))
+
+
+@dataclass
+class Standings:
+    """Per-bot lines (best rating first) and per-pairing lines (``"A vs B"``: A's point difference)."""
+
+    bots: list[Line]
+    pairings: list[Line]
+    games: int
+    total: int
+    forfeits: list[tuple[str, str, str]]
+
+
+def standings(config: TournamentConfig, db: str | Path) -> Standings:
+    """Statistics of the games stored so far (see the module docstring)."""
+    from openskill.models import PlackettLuce
+
+    con = open_db(db, config)
+    try:
+        rows = con.execute(
+            "SELECT a, b, deal, swapped, points0, points1, diff0, diff1, outcome0, outcome1, forfeit_seat, forfeit_kind, forfeit_detail "
+            "FROM games ORDER BY a, b, deal, swapped").fetchall()
+    finally:
+        con.close()
+    labels = [b.label for b in config.bots]
+    lines = {l: Line(l) for l in labels}
+    per_deal: dict[tuple[str, int, int, int], list[float]] = {}
+    pair_deal: dict[tuple[int, int, int], list[float]] = {}
+    model = PlackettLuce()
+    ratings = {l: model.rating(name=l) for l in labels}
+    forfeits = []
+    for a, b, d, s, p0, p1, d0, d1, o0, o1, fseat, fkind, fdetail in rows:
+        seats = (a, b) if s == 0 else (b, a)
+        for seat, (idx, diff, outcome) in enumerate(zip(seats, (d0, d1), (o0, o1))):
+            line = lines[labels[idx]]
+            line.games += 1
+            line.wins += outcome == "win"
+            line.draws += outcome == "draw"
+            line.losses += outcome == "loss"
+            if fseat == seat:
+                line.forfeits += 1
+            per_deal.setdefault((labels[idx], a, b, d), []).append(diff)
+        a_diff = d0 if s == 0 else d1
+        pair_deal.setdefault((a, b, d), []).append(a_diff)
+        if fseat is not None:
+            forfeits.append((labels[seats[fseat]], fkind, fdetail))
+        r0, r1 = ratings[labels[seats[0]]], ratings[labels[seats[1]]]
+        rank = [1 if o0 != "loss" else 2, 1 if o1 != "loss" else 2]
+        [[r0], [r1]] = model.rate([[r0], [r1]], ranks=rank)
+        ratings[labels[seats[0]]], ratings[labels[seats[1]]] = r0, r1
+    for l, line in lines.items():
+        vals = [sum(v) / len(v) for (lab, *_), v in per_deal.items() if lab == l]
+        line.mean_diff, line.ci95 = mean_ci95(vals)
+        line.rating_mu, line.rating_sigma = ratings[l].mu, ratings[l].sigma
+    pairs = []
+    for a, b in combinations(range(len(labels)), 2):
+        pl = Line(f"{labels[a]} vs {labels[b]}")
+        vals = []
+        for (pa, pb, d), v in sorted(pair_deal.items()):
+            if (pa, pb) == (a, b):
+                vals.append(sum(v) / len(v))
+        for r in rows:
+            if (r[0], r[1]) == (a, b):
+                o = r[8] if r[3] == 0 else r[9]
+                pl.games += 1
+                pl.wins += o == "win"
+                pl.draws += o == "draw"
+                pl.losses += o == "loss"
+        pl.mean_diff, pl.ci95 = mean_ci95(vals)
+        pairs.append(pl)
+    ordered = sorted(lines.values(), key=lambda l: -l.rating)
+    return Standings(ordered, pairs, len(rows), len(schedule(config)), forfeits)
+
+
+def _fmt(x: float, digits: int = 2) -> str:
+    return "-" if math.isnan(x) else f"{x:.{digits}f}"
+
+
+def markdown_table(st: Standings) -> str:
+    """The standings as Markdown (bots, then pairings)."""
+    out = [f"Games: {st.games} of {st.total}.", "",
+           "| bot | games | win | draw | loss | forfeits | mean point diff | 95% CI | rating (mu - 3 sigma) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for l in st.bots:
+        out.append(f"| {l.label} | {l.games} | {l.wins} | {l.draws} | {l.losses} | {l.forfeits} | "
+                   f"{_fmt(l.mean_diff)} | ± {_fmt(l.ci95)} | {_fmt(l.rating)} |")
+    out += ["", "| pairing | games | win | draw | loss | mean point diff (first bot) | 95% CI |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for l in st.pairings:
+        out.append(f"| {l.label} | {l.games} | {l.wins} | {l.draws} | {l.losses} | {_fmt(l.mean_diff)} | ± {_fmt(l.ci95)} |")
+    if st.forfeits:
+        out += ["", "Forfeits (lost by rule):", ""]
+        out += [f"- {who}: {kind}: {detail}" for who, kind, detail in st.forfeits[:50]]
+    return "\n".join(out) + "\n"
+
+
+def write_report(st: Standings, directory: str | Path, title: str = "Tournament") -> list[Path]:
+    """Write ``standings.md`` and ``standings.png`` (mean point difference with 95% CI
+    per bot, Matplotlib) into ``directory``; returns the paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    md = d / "standings.md"
+    md.write_text(f"# {title}\n\n" + markdown_table(st), encoding="utf-8")
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(st.bots) + 2), 3.5))
+    names = [l.label for l in st.bots]
+    means = [0 if math.isnan(l.mean_diff) else l.mean_diff for l in st.bots]
+    errs = [0 if math.isnan(l.ci95) else l.ci95 for l in st.bots]
+    ax.bar(range(len(names)), means, yerr=errs, capsize=4, color="#4878a8")
+    ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_ylabel("mean point difference")
+    ax.set_title(f"{title}: mean point difference, 95% CI")
+    fig.tight_layout()
+    png = d / "standings.png"
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return [md, png]

@@ -1,0 +1,237 @@
+"""Bad input over the WebSocket: the sender gets a clear error, the game state
+does not change (in memory and in the database), and everybody else is still served."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+
+import pytest
+
+from cardtable.web.protocol import ProtocolError, RateLimiter, parse_message
+
+from web_helpers import create_room, join, seeds
+
+
+def snapshot(client, room_id: str):
+    """Everything that could change: the room's version, the engine state, pending bids, the event log."""
+    room = client.app.state.hub.rooms[room_id]
+    st = room.current.state
+    db = room.hub.store.db
+    events = db.execute("SELECT COUNT(*) FROM events WHERE room_id=?", (room_id,)).fetchone()[0]
+    return (room.version, st.game.snapshot(), dict(st.pending), len(room.slots), events)
+
+
+@pytest.fixture
+def table(make_client):
+    """A 5-card game between two people; returns (client, room id, seat-1 socket, seat-2 socket)."""
+    client = make_client(seed_factory=seeds("seed-A"))
+    info = create_room(client, settings={"cards": 5})
+    a = join(client, info["room"], info["seats"][0]["token"])
+    b = join(client, info["room"], info["seats"][1]["token"])
+    return client, info["room"], a, b
+
+
+def last_error(ws) -> dict:
+    errors = ws.errors()
+    assert errors, f"no error message among {ws.frames[-3:]}"
+    return errors[-1]
+
+
+def still_served(ws, card: int = 1) -> None:
+    """The other player can still bid: the server answers with an ack."""
+    got = ws.request({"type": "act", "action": {"bid": [card]}, "ref": "alive"})
+    assert any(m["type"] == "ack" and m["ref"] == "alive" for m in got), got
+
+
+def test_malformed_json(table):
+    client, room, a, b = table
+    before = snapshot(client, room)
+    a.request('{"type": "act", "action": {"bid": [5]')
+    err = last_error(a)
+    assert err["code"] == "bad_json" and "malformed JSON" in err["message"]
+    a.request(b"\xff\xfe not utf-8")
+    assert last_error(a)["code"] == "bad_json"
+    a.request("[" * 2000 + "]" * 2000)
+    assert last_error(a)["code"] == "bad_json"
+    assert snapshot(client, room) == before
+    still_served(b)
+
+
+@pytest.mark.parametrize(
+    "message, code",
+    [
+        ({"type": "teleport"}, "unknown_type"),
+        ({"no": "type"}, "bad_message"),
+        ([1, 2, 3], "bad_message"),
+        ({"type": "act"}, "bad_message"),
+        ({"type": "act", "action": "K"}, "bad_action"),
+        ({"type": "act", "action": {"bid": "K"}}, "bad_action"),
+        ({"type": "act", "action": {"bid": [1], "choose": 2}}, "bad_action"),
+        ({"type": "act", "action": {"choose": 3}}, "wrong_phase"),
+    ],
+)
+def test_unknown_or_malformed_messages(table, message, code):
+    client, room, a, b = table
+    before = snapshot(client, room)
+    a.request(message)
+    err = last_error(a)
+    assert err["code"] == code and err["message"]
+    assert snapshot(client, room) == before
+    still_served(b)
+
+
+def test_oversized_message_is_not_processed(table):
+    client, room, a, b = table
+    before = snapshot(client, room)
+    a.request(json.dumps({"type": "act", "action": {"bid": [5]}, "pad": "x" * 5000}))
+    err = last_error(a)
+    assert err["code"] == "too_large" and "4096" in err["message"]
+    assert snapshot(client, room) == before
+    still_served(b)
+    still_served(a, 2)  # the sender's connection still works
+
+
+@pytest.mark.parametrize("bid, fragment", [([14], "not a card"), ([0], "not a card"), ([1, 2], "exactly 1")])
+def test_bid_for_unknown_card(table, bid, fragment):
+    client, room, a, b = table
+    before = snapshot(client, room)
+    a.request({"type": "act", "action": {"bid": bid}})
+    err = last_error(a)
+    assert err["code"] == "illegal" and fragment in err["message"]
+    assert snapshot(client, room) == before
+    still_served(b)
+
+
+def test_bid_for_spent_card(table):
+    client, room, a, b = table
+    a.request({"type": "act", "action": {"bid": [5]}})
+    b.request({"type": "act", "action": {"bid": [4]}})
+    a.sync()
+    assert a.state()["view"]["round"] == 2
+    before = snapshot(client, room)
+    a.request({"type": "act", "action": {"bid": [5]}})
+    err = last_error(a)
+    assert err["code"] == "illegal" and "already spent 5♠" in err["message"]
+    assert snapshot(client, room) == before
+    still_served(b)
+
+
+def test_second_bid_in_the_same_round(table):
+    client, room, a, b = table
+    a.request({"type": "act", "action": {"bid": [3]}})
+    before = snapshot(client, room)
+    a.request({"type": "act", "action": {"bid": [4]}})
+    err = last_error(a)
+    assert err["code"] == "already_acted" and "3♠" in err["message"]
+    assert snapshot(client, room) == before
+    assert client.app.state.hub.rooms[room].current.state.pending == {0: (3,)}
+    still_served(b)
+
+
+def test_bid_after_the_game_ended(make_client):
+    client = make_client(seed_factory=seeds("short"))
+    info = create_room(client, settings={"cards": 2})
+    a = join(client, info["room"], info["seats"][0]["token"])
+    b = join(client, info["room"], info["seats"][1]["token"])
+    for card in (1, 2):
+        a.request({"type": "act", "action": {"bid": [card]}})
+        b.request({"type": "act", "action": {"bid": [card]}})
+    a.sync()
+    assert a.state()["view"]["phase"] == "over"
+    before = snapshot(client, info["room"])
+    a.request({"type": "act", "action": {"bid": [1]}})
+    err = last_error(a)
+    assert err["code"] == "game_over"
+    assert snapshot(client, info["room"]) == before
+
+
+def test_bad_or_missing_seat_token(make_client):
+    client = make_client(seed_factory=seeds("s1", "s2"))
+    one = create_room(client, settings={"cards": 5})
+    other = create_room(client, settings={"cards": 5})
+    room = one["room"]
+    a = join(client, room, one["seats"][0]["token"])
+    before = snapshot(client, room)
+    for bad in ("nope", other["seats"][0]["token"], 12345, ""):
+        intruder = join(client, room, bad)
+        err = last_error(intruder)
+        assert err["code"] == "bad_token", err
+        intruder.request({"type": "act", "action": {"bid": [1]}})
+        assert last_error(intruder)["code"] == "not_joined"
+        assert not [f for f in intruder.frames if f["type"] == "state"]  # saw nothing of the game
+    watcher = join(client, room)  # no token: a spectator
+    assert watcher.state()["you"] is None and watcher.state()["view"]["hand"] is None
+    watcher.request({"type": "act", "action": {"bid": [1]}})
+    assert last_error(watcher)["code"] == "forbidden"
+    watcher.request({"type": "next"})
+    assert last_error(watcher)["code"] == "forbidden"
+    assert snapshot(client, room) == before
+    still_served(a)
+
+
+def test_no_such_room_and_act_before_join(make_client):
+    client = make_client()
+    ws = join(client, "no-such-room", "x")
+    assert last_error(ws)["code"] == "no_room"
+    ws.request({"type": "next"})
+    assert last_error(ws)["code"] == "not_joined"
+
+
+def test_bid_for_another_seat(table):
+    client, room, a, b = table
+    before = snapshot(client, room)
+    a.request({"type": "act", "seat": 1, "action": {"bid": [2]}})
+    err = last_error(a)
+    assert err["code"] == "forbidden" and "seat 1 only" in err["message"]
+    assert snapshot(client, room) == before
+    still_served(b)
+
+
+def test_flood_is_rate_limited(make_client):
+    client = make_client(seed_factory=seeds("flood"), rate=5.0, burst=5)
+    info = create_room(client, settings={"cards": 5})
+    room = info["room"]
+    a = join(client, room, info["seats"][0]["token"])
+    b = join(client, room, info["seats"][1]["token"])
+    time.sleep(1.1)  # refill a's bucket after joining
+    before = snapshot(client, room)
+    for _ in range(60):
+        a.send({"type": "act", "action": {"bid": [99]}})
+    time.sleep(1.1)  # let the bucket refill so the sync ping gets through
+    a.sync()
+    limited = [f for f in a.errors() if f["code"] == "rate_limited"]
+    illegal = [f for f in a.errors() if f["code"] == "illegal"]
+    assert len(limited) == 1 and "at most 5 per second" in limited[0]["message"]
+    assert 5 <= len(illegal) < 60  # only the burst got through
+    assert snapshot(client, room) == before
+    still_served(b)
+
+
+def test_parse_message_unit():
+    assert parse_message('{"type": "join", "room": "x"}')["room"] == "x"
+    for text, code in [("{", "bad_json"), ("1", "bad_message"), ('{"type": 3}', "bad_message"),
+                       ('{"type": "x"}', "unknown_type"), ("x" * 5000, "too_large")]:
+        with pytest.raises(ProtocolError) as info:
+            parse_message(text)
+        assert info.value.code == code
+
+
+def test_rate_limiter_refills():
+    now = [0.0]
+    rl = RateLimiter(rate=2.0, burst=2, clock=lambda: now[0])
+    assert [rl.allow() for _ in range(3)] == [True, True, False]
+    now[0] = 0.5
+    assert rl.allow() and not rl.allow()
+
+
+def test_event_log_is_committed_before_ack(table, tmp_path):
+    """An ack means the bid is in the database file (read through a second connection)."""
+    client, room, a, b = table
+    got = a.request({"type": "act", "action": {"bid": [4]}, "ref": 7})
+    assert any(m["type"] == "ack" and m["ref"] == 7 for m in got)
+    other = sqlite3.connect(tmp_path / "web.sqlite3")
+    rows = other.execute("SELECT seat, kind, payload FROM events WHERE room_id=?", (room,)).fetchall()
+    assert (0, "act", '{"bid": [4]}') in rows
+    other.close()

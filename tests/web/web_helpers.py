@@ -1,0 +1,171 @@
+"""Helpers for the web tests (imported by conftest.py and the tests): an in-process app (Starlette TestClient), a
+synchronised WebSocket client wrapper, and a real uvicorn server on a free port."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+import time
+import warnings
+from typing import Any
+
+import pytest
+
+warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
+
+
+def seeds(*values: str):
+    """A seed factory handing out the given seeds, then ``extra-N``."""
+    it = itertools.chain(values, (f"extra-{i}" for i in itertools.count()))
+    return lambda: next(it)
+
+
+class WS:
+    """A test WebSocket client that records every frame it receives.
+
+    :meth:`sync` sends a ``ping`` and reads until the matching ``pong``: the
+    server handles a connection's messages in order, so every message caused by
+    anything that completed before is in by then.
+    """
+
+    _refs = itertools.count(1)
+
+    def __init__(self, session) -> None:
+        self.session = session
+        self.frames: list[dict[str, Any]] = []
+
+    def send(self, message: Any) -> None:
+        self.session.send_text(message if isinstance(message, str) else json.dumps(message))
+
+    def receive(self) -> dict[str, Any]:
+        msg = json.loads(self.session.receive_text())
+        self.frames.append(msg)
+        return msg
+
+    def sync(self) -> list[dict[str, Any]]:
+        ref = f"sync-{next(self._refs)}"
+        self.send({"type": "ping", "ref": ref})
+        got = []
+        while True:
+            msg = self.receive()
+            if msg.get("type") == "pong" and msg.get("ref") == ref:
+                return got
+            got.append(msg)
+
+    def request(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        self.send(message)
+        return self.sync()
+
+    def state(self) -> dict[str, Any]:
+        return [f for f in self.frames if f["type"] == "state"][-1]
+
+    def errors(self) -> list[dict[str, Any]]:
+        return [f for f in self.frames if f["type"] == "error"]
+
+    def wait_for(self, predicate, timeout: float = 20.0) -> dict[str, Any]:
+        """Sync until the latest state satisfies ``predicate`` (bots act in a thread)."""
+        end = time.monotonic() + timeout
+        while True:
+            self.sync()
+            if predicate(self.state()):
+                return self.state()
+            if time.monotonic() > end:
+                raise AssertionError(f"timed out; last state: {self.state()['view']}")
+            time.sleep(0.02)
+
+
+@pytest.fixture
+def make_client(tmp_path):
+    """``make_client(**create_app_kwargs) -> TestClient`` (entered; closed at teardown)."""
+    from starlette.testclient import TestClient
+
+    from cardtable.web.app import create_app
+
+    clients = []
+
+    def make(db=None, **kwargs):
+        app = create_app(db or tmp_path / "web.sqlite3", **kwargs)
+        client = TestClient(app)
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield make
+    for c in reversed(clients):
+        c.__exit__(None, None, None)
+
+
+def create_room(client, **request) -> dict[str, Any]:
+    request.setdefault("game", "goofspiel")
+    r = client.post("/api/rooms", json=request)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def join(client, room: str, token: str | None = None) -> WS:
+    """Open a WebSocket, join the room and read the welcome and first state."""
+    cm = client.websocket_connect("/ws")
+    session = cm.__enter__()
+    ws = WS(session)
+    ws._cm = cm  # keep the context manager alive
+    message: dict[str, Any] = {"type": "join", "room": room}
+    if token is not None:
+        message["token"] = token
+    ws.request(message)
+    return ws
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """uvicorn serving ``app`` on 127.0.0.1 in a background thread."""
+
+    def __init__(self, app) -> None:
+        import uvicorn
+
+        self.port = free_port()
+        self.app = app
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", ws_max_size=1 << 20)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> "LiveServer":
+        self.thread.start()
+        end = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > end or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    """``live_server(**create_app_kwargs) -> LiveServer`` (started; stopped at teardown)."""
+    from cardtable.web.app import create_app
+
+    servers = []
+
+    def start(**kwargs):
+        kwargs.setdefault("db_path", tmp_path / "live.sqlite3")
+        server = LiveServer(create_app(**kwargs)).__enter__()
+        servers.append(server)
+        return server
+
+    yield start
+    for s in reversed(servers):
+        s.__exit__()
