@@ -52,16 +52,24 @@ def bench_openspiel(games: int) -> float | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=5000)
+    parser.add_argument("--games", type=int, default=5000, help="games per engine per repeat")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats; the best rate counts")
     args = parser.parse_args()
-    rows = [
-        ("cardtable Game, discard ties, seeded shuffle per game", bench_cardtable(args.games, "discard")),
-        ("cardtable Game, carry-over ties, seeded shuffle per game", bench_cardtable(args.games, "carry")),
-        ("cardtable Game, discard ties, deck dealt by the driver's rng", bench_cardtable(args.games, "discard", False)),
-        ("OpenSpiel goofspiel (discard ties)", bench_openspiel(args.games)),
-    ]
+    runs = {
+        "cardtable Game, discard ties, seeded shuffle per game": lambda: bench_cardtable(args.games, "discard"),
+        "cardtable Game, carry-over ties, seeded shuffle per game": lambda: bench_cardtable(args.games, "carry"),
+        "cardtable Game, discard ties, deck dealt by the driver's rng": lambda: bench_cardtable(args.games, "discard", False),
+        "OpenSpiel goofspiel (discard ties)": lambda: bench_openspiel(args.games),
+    }
+    best: dict[str, float | None] = {name: None for name in runs}
+    for _ in range(args.repeats):  # interleaved, so background load hits every engine alike
+        for name, run in runs.items():
+            rate = run()
+            if rate is not None and (best[name] is None or rate > best[name]):
+                best[name] = rate
+    rows = list(best.items())
     reference = rows[-1][1]
-    print(f"random 13-card games, {args.games} each, Python {platform.python_version()}")
+    print(f"random 13-card games, best of {args.repeats} x {args.games} each, Python {platform.python_version()}")
     print(f"| engine | games/s | vs OpenSpiel |")
     print(f"|---|---:|---:|")
     for name, rate in rows:

@@ -1,1 +1,29 @@
-"""Golf with Detective and Thief (RULES.md, Golf): rules engine, knowledge, bots, records, terminal play."""
+"""Golf with Detective and Thief (RULES.md, Golf): rules engine, knowledge, bots, records, terminal play.
+
+- :class:`GolfRuleset` (ruleset.py): every default of RULES.md, configurable.
+- :class:`GolfGame` (state.py): the pure state machine; ``apply(action) -> Event``.
+- actions.py: the actions as dataclasses, text and JSON.
+- views.py: :class:`GolfView`, what one seat may know, as plain data.
+- driver.py: turns and snap windows for bots and the terminal.
+- record.py: text/JSON records and :func:`replay_text`.
+- bots/: ``random``, ``heuristic``, ``search``; tui.py: terminal play.
+
+The decisions RULES.md leaves open are listed in docs/golf.md.
+
+>>> from cardtable.golf import GolfGame, Draw, Discard
+>>> g = GolfGame(seed=2); _ = g.apply(Draw(0)); _ = g.apply(Discard(0))
+>>> g.current, g.view(1).top is not None
+(1, True)
+"""
+
+from .actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, action_from_dict, parse_action
+from .errors import GolfError, IllegalAction
+from .ruleset import GolfRuleset
+from .state import Event, GolfGame, GolfResult
+from .views import GolfView
+
+__all__ = [
+    "Action", "Discard", "Draw", "EndEarly", "Pass", "Peek", "Snap", "Steal", "Swap",
+    "action_from_dict", "parse_action", "GolfError", "IllegalAction", "GolfRuleset",
+    "Event", "GolfGame", "GolfResult", "GolfView",
+]

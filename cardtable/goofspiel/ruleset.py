@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import asdict, dataclass, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
@@ -142,10 +143,20 @@ class Ruleset:
         """Points a prize card is worth (RULES.md: A=1 .. K=13; high ace 14)."""
         return self.cards + 1 if (card == 1 and self.high_ace) else card
 
-    @property
+    @cached_property
     def deck(self) -> tuple[int, ...]:
         """All face ranks of one suit, ``(1, ..., cards)``."""
         return tuple(range(1, self.cards + 1))
+
+    @cached_property
+    def strength_table(self) -> tuple[int, ...]:
+        """``strength_table[card]`` is :meth:`strength` of ``card`` (index 0 unused)."""
+        return (0,) + tuple(self.strength(c) for c in self.deck)
+
+    @cached_property
+    def full_hand_mask(self) -> int:
+        """A whole suit as a bit mask (bit ``c`` set for each card ``c``)."""
+        return sum(1 << c for c in self.deck)
 
     @property
     def total_prize_value(self) -> int:

@@ -23,8 +23,8 @@ Worked example 2 of RULES.md (ties carry over):
 
 from __future__ import annotations
 
-import random
 import secrets
+from hashlib import sha256
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Iterable, Literal, NamedTuple, Sequence
@@ -152,6 +152,24 @@ class PlayerView:
 
 
 _SINGLE_BIDS = tuple((c,) for c in range(15))  # shared one-card bid tuples (no allocation)
+_CARDS_OF: dict[int, tuple[int, ...]] = {}
+_SINGLE_BIDS_OF: dict[int, tuple[Bid, ...]] = {}
+
+
+def _cards_of(mask: int) -> tuple[int, ...]:
+    """The face ranks whose bits are set in a hand mask, ascending (memoised)."""
+    cards = _CARDS_OF.get(mask)
+    if cards is None:
+        cards = _CARDS_OF[mask] = tuple(c for c in range(1, mask.bit_length()) if (mask >> c) & 1)
+    return cards
+
+
+def _single_bids_of(mask: int) -> tuple[Bid, ...]:
+    """All one-card bids of a hand mask (memoised)."""
+    bids = _SINGLE_BIDS_OF.get(mask)
+    if bids is None:
+        bids = _SINGLE_BIDS_OF[mask] = tuple(_SINGLE_BIDS[c] for c in _cards_of(mask))
+    return bids
 
 
 def legal_bids_from_hand(hand: Iterable[int], cards_per_bid: int) -> list[Bid]:
@@ -207,9 +225,11 @@ class Game:
             self.seed = None if seed is None else str(seed)
             deck = prize_order_for(rs, seed)
         self.initial_deck: tuple[int, ...] = tuple(deck)
-        self._strength = (0,) + tuple(rs.strength(c) for c in rs.deck)
+        self._strength = rs.strength_table
         self._deck: list[int] = deck
-        self._hands: list[set[int]] = [set(rs.deck) for _ in range(rs.players)]
+        # each hand is a bit mask: bit c is set while card c is in the hand
+        self._masks: list[int] = [rs.full_hand_mask] * rs.players
+        self._hand_size = rs.cards
         self._won: list[list[int]] = [[] for _ in range(rs.players)]
         self._pot: list[int] = []
         self._discarded: list[int] = []
@@ -226,7 +246,7 @@ class Game:
     @property
     def hands(self) -> tuple[frozenset[int], ...]:
         """Each seat's remaining cards."""
-        return tuple(frozenset(h) for h in self._hands)
+        return tuple(frozenset(_cards_of(m)) for m in self._masks)
 
     @property
     def pot(self) -> tuple[int, ...]:
@@ -279,13 +299,14 @@ class Game:
         Raises:
             GoofspielError: no such seat.
         """
-        if seat.__class__ is not int or not 0 <= seat < len(self._hands):
+        if seat.__class__ is not int or not 0 <= seat < len(self._masks):
             self._check_seat(seat)
         if self.phase != "bid":
             return []
         if self.ruleset.cards_per_bid == 1:
-            return [_SINGLE_BIDS[c] for c in sorted(self._hands[seat])]
-        return legal_bids_from_hand(self._hands[seat], self.ruleset.cards_per_bid)
+            mask = self._masks[seat]
+            return list(_SINGLE_BIDS_OF.get(mask) or _single_bids_of(mask))
+        return legal_bids_from_hand(_cards_of(self._masks[seat]), self.ruleset.cards_per_bid)
 
     def legal_choices(self) -> tuple[int, ...]:
         """In the choose phase, the prizes the chooser may take."""
@@ -303,7 +324,7 @@ class Game:
             ruleset=self.ruleset,
             phase=self.phase,
             round=self.round,
-            hand=frozenset(self._hands[seat]),
+            hand=frozenset(_cards_of(self._masks[seat])),
             hands=self.hands,
             pot=self.pot,
             remaining_prizes=self.remaining_prizes,
@@ -351,17 +372,20 @@ class Game:
         if not isinstance(bids, (list, tuple)) or len(bids) != rs.players:
             got = len(bids) if isinstance(bids, (list, tuple)) else "no"
             raise MissingBid(f"a round needs one bid from each of the {rs.players} players, got {got}")
-        normalised = self._fast_single_bids(bids) if rs.cards_per_bid == 1 else None
-        if normalised is None:  # the general path, which names any error precisely
-            normalised = tuple(self._check_bid(seat, bid) for seat, bid in enumerate(bids))
-        # -- everything below only runs on valid input --
+        cards = self._fast_single_bids(bids) if rs.cards_per_bid == 1 else None
         strength = self._strength
-        if rs.cards_per_bid == 1:
-            strengths = tuple([strength[bid[0]] for bid in normalised])
-        else:
+        if cards is not None:  # the common case: one valid card per seat
+            normalised = tuple([_SINGLE_BIDS[c] for c in cards])
+            strengths = tuple([strength[c] for c in cards])
+            self._masks = [m & ~(1 << c) for m, c in zip(self._masks, cards)]
+        else:  # the general path, which names any error precisely
+            normalised = tuple([self._check_bid(seat, bid) for seat, bid in enumerate(bids)])
+            # -- everything below only runs on valid input --
             strengths = tuple([sum([strength[c] for c in bid]) for bid in normalised])
-        for hand, bid in zip(self._hands, normalised):
-            hand.difference_update(bid)
+            self._masks = [
+                m & ~sum(1 << c for c in bid) for m, bid in zip(self._masks, normalised)
+            ]
+        self._hand_size -= rs.cards_per_bid
         prizes = tuple(self._pot)
         if rs.open_prizes > 1:
             return self._resolve_open(prizes, normalised, strengths)
@@ -393,7 +417,7 @@ class Game:
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._deck = list(self._deck)
-        other._hands = [set(h) for h in self._hands]
+        other._masks = list(self._masks)
         other._won = [list(w) for w in self._won]
         other._pot = list(self._pot)
         other._discarded = list(self._discarded)
@@ -405,7 +429,7 @@ class Game:
         """Every piece of state, as a comparable tuple (for tests and change checks)."""
         return (
             self.ruleset, self.seed, self.initial_deck, tuple(self._deck),
-            tuple(frozenset(h) for h in self._hands), self.won, tuple(self._pot),
+            tuple(self._masks), self.won, tuple(self._pot),
             tuple(self._discarded), tuple(self.history), tuple(self._choosers),
             self._pending, self.phase,
         )
@@ -420,20 +444,20 @@ class Game:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _fast_single_bids(self, bids: Sequence) -> tuple[Bid, ...] | None:
-        """Validated single-card bids, or ``None`` when anything needs the general check."""
+    def _fast_single_bids(self, bids: Sequence) -> list[int] | None:
+        """The cards of valid single-card bids, or ``None`` when anything needs the general check."""
         out = []
-        for hand, bid in zip(self._hands, bids):
+        for mask, bid in zip(self._masks, bids):
             if bid.__class__ is tuple:
                 if len(bid) != 1:
                     return None
                 card = bid[0]
             else:
                 card = bid
-            if card.__class__ is not int or card not in hand:
+            if card.__class__ is not int or card <= 0 or not (mask >> card) & 1:
                 return None
-            out.append((card,))
-        return tuple(out)
+            out.append(card)
+        return out
 
     def _check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or not 0 <= seat < self.ruleset.players:
@@ -460,13 +484,13 @@ class Game:
                 raise CardNotInHand(
                     f"{who} does not hold a {c}: hands hold A..{format_card(rs.cards)}", seat
                 )
-            if c not in self._hands[seat]:
+            if not (self._masks[seat] >> c) & 1:
                 raise CardAlreadySpent(f"{who} has already spent {format_card(c, suit)}", seat)
         return cards
 
     def _hands_can_bid(self) -> bool:
         # every seat bids the same number of cards each round: hands are always equal in size
-        return len(self._hands[0]) >= self.ruleset.cards_per_bid
+        return self._hand_size >= self.ruleset.cards_per_bid
 
     def _can_continue(self) -> bool:
         return self._hands_can_bid() and bool(self._pot)
@@ -495,7 +519,7 @@ class Game:
         rs = self.ruleset
         winner = top_bidder(strengths, rs.unique_bids)
         number = len(self.history) + 1
-        last = not self._deck or len(self._hands[0]) < rs.cards_per_bid
+        last = not self._deck or self._hand_size < rs.cards_per_bid
         taken: tuple[tuple[int, int], ...] = ()
         carried: tuple[int, ...] = ()
         discarded: tuple[int, ...] = ()
@@ -606,27 +630,46 @@ def takers_in_order(strengths: Sequence[int], unique_bids: bool = False) -> list
     return sorted(unique, key=lambda i: -strengths[i])
 
 
+def seeded_shuffle(items: Sequence[int], seed: str) -> list[int]:
+    """Shuffle ``items`` by Fisher-Yates driven by SHA-256 of the seed text.
+
+    For ``i = n-1 .. 1`` (draw ``k = 0, 1, ...``), ``j`` is the ``k``-th big-endian
+    64-bit word of the stream ``SHA-256(seed + "/0") || SHA-256(seed + "/1") || ...``
+    taken modulo ``i + 1``, and items ``i`` and ``j`` are swapped. Any language with
+    SHA-256 can recompute it (the bias of the modulo is below 2**-59).
+
+    >>> seeded_shuffle([1, 2, 3, 4, 5], "42")
+    [5, 1, 3, 2, 4]
+    """
+    out = list(items)
+    n = len(out)
+    words = max(0, n - 1)
+    blocks = (words * 8 + 31) // 32
+    stream = b"".join(sha256(f"{seed}/{b}".encode()).digest() for b in range(blocks))
+    for k, i in enumerate(range(n - 1, 0, -1)):
+        j = int.from_bytes(stream[8 * k : 8 * k + 8], "big") % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
 def prize_order_for(ruleset: Ruleset, seed: int | str | None) -> list[int]:
     """The prize deck, top first, for a ruleset and seed.
 
-    Shuffled decks use ``random.Random(str(seed)).shuffle(list(range(1, cards + 1)))``
-    (the seed is always taken as text, so ``5`` and ``"5"`` give the same order;
-    string seeding is stable across Python versions). This is the function that
-    the provably fair shuffle commits to.
+    Shuffled decks are ``seeded_shuffle([1, ..., cards], str(seed))`` (the seed is
+    always taken as text, so ``5`` and ``"5"`` give the same order). This is the
+    function that the provably fair shuffle commits to.
 
     >>> prize_order_for(Ruleset(cards=5, prize_order="descending"), None)
     [5, 4, 3, 2, 1]
     """
     order = ruleset.prize_order
-    deck = list(ruleset.deck)
     if order == "ascending":
-        return deck
+        return list(ruleset.deck)
     if order == "descending":
-        return deck[::-1]
+        return list(ruleset.deck[::-1])
     if isinstance(order, tuple):
         return list(order)
-    random.Random(str(seed)).shuffle(deck)
-    return deck
+    return seeded_shuffle(ruleset.deck, str(seed))
 
 
 def result_from_points(points: Sequence[int], total: int) -> GameResult:

@@ -117,3 +117,15 @@ def test_view_holds_own_hand_and_public_information_only():
 def test_same_seed_same_prize_order_int_or_text():
     assert Game(Ruleset(), seed=5).deck == Game(Ruleset(), seed="5").deck
     assert Game(Ruleset(), seed=5).deck != Game(Ruleset(), seed=6).deck
+
+
+def test_seeded_shuffle_is_a_uniform_permutation():
+    from collections import Counter
+
+    from cardtable.goofspiel.state import seeded_shuffle
+
+    counts = Counter(tuple(seeded_shuffle([1, 2, 3], str(i))) for i in range(6000))
+    assert len(counts) == 6
+    assert all(850 < v < 1150 for v in counts.values())  # 1000 expected each; ~5 sigma bounds
+    assert seeded_shuffle(list(range(1, 14)), "x") == seeded_shuffle(list(range(1, 14)), "x")
+    assert sorted(seeded_shuffle(list(range(1, 14)), "y")) == list(range(1, 14))

@@ -1,0 +1,409 @@
+"""Golf in the terminal (Rich): you against bots, hot-seat, or bots only.
+
+Entry point for ``cardtable play golf``: :func:`run_cli` (the CLI's flags) or
+:func:`run` (tests and scripts). Screens show every grid (positions numbered
+1 2 3 / 4 5 6 / 7 8 9, extra cards 10, 11, ...), the discard pile, the draw
+pile and what just happened.
+
+Memory mode (default): a card you learn (the bottom row at the deal, your
+drawn card, a Detective look, a wrong snap that turns a card) is shown on the
+next screen only, then hidden again: you must remember it, as at a real
+table. ``open_memory=True`` keeps every card you know visible. This is an
+option of the interface only; the engine's view always holds what you know.
+
+Commands at your turn: ``draw`` (or Enter), ``end``; with a drawn card
+``swap N``, ``discard``, ``peek N`` (Detective), ``steal N P2:M`` (Thief);
+after snapping an opponent's card ``pass N``. In a snap window (after every
+discard): ``snap N`` (your card), ``snap P2:N`` (an opponent's card) or Enter
+to let it go. ``help`` lists them; ``quit`` leaves (the record is kept). A bad
+entry gets a one-line reason and the prompt again.
+
+Hot-seat: the screen is cleared and the keyboard handed over before each
+player's turn. Snap windows are answered on a public screen (no card of
+anyone's memory shown), so nobody needs to hand over the keyboard for them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Sequence
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from cardtable.platform.bot import UnknownBotError, load_bot
+from cardtable.platform.storage import records_dir
+from cardtable.tui import QuitGame, Terminal
+
+from .actions import Action, Snap, format_action, format_seat, parse_action
+from .cards import rank_name
+from .driver import play_game
+from .errors import ActionFormatError, GolfError
+from .record import GolfRecord, record_from_game, write_text
+from .ruleset import GolfRuleset
+from .state import Event, GolfGame
+from .views import GolfView
+
+HELP = ("draw | end | swap N | discard | peek N (Detective) | steal N P2:M (Thief) | "
+        "pass N | snap N / snap P2:N (in a snap window) | quit")
+_SHORT = {"d": "draw", "x": "discard", "s": "swap", "p": "peek", "t": "steal"}
+
+
+def rank_label(rank: int) -> str:
+    """``1 -> 'A'``, ``11 -> 'J'`` (the Detective), ``12 -> 'Q'`` (the Thief)."""
+    return rank_name(rank)
+
+
+class Display:
+    """What one person's screen shows of the cards they know (memory mode or open memory)."""
+
+    def __init__(self, seat: int | None, open_memory: bool) -> None:
+        self.seat = seat
+        self.open_memory = open_memory
+        self._shown: set[tuple[int, int, int]] = set()
+
+    def visible(self, view: GolfView) -> tuple[tuple[str, ...], ...]:
+        """Per seat, per slot: the text to show (``'·'`` hole, ``'▒▒'`` face down, or a rank)."""
+        known_now = {(o, p, r) for o, g in enumerate(view.grids) for p, r in enumerate(g) if r}
+        fresh = known_now - self._shown
+        self._shown = known_now
+        out = []
+        for o, g in enumerate(view.grids):
+            row = []
+            for p, r in enumerate(g):
+                if r is None:
+                    row.append("·")
+                elif r and (self.open_memory or view.phase == "over" or (o, p, r) in fresh):
+                    row.append(rank_label(r))
+                else:
+                    row.append("▒▒")
+            out.append(tuple(row))
+        return tuple(out)
+
+
+def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]], notes: Sequence[str] = (),
+           mark_you: bool = True) -> Panel:
+    """The table as a Rich panel: each grid, the piles and recent notes."""
+    grids = Table.grid(padding=(0, 3))
+    for _ in names:
+        grids.add_column()
+    columns = []
+    for o, name in enumerate(names):
+        rows = sorted(set(view.slot_rows[o]))
+        you = " (you)" if o == view.seat and mark_you else ""
+        lines = [Text(f"{format_seat(o)} {name}{you}", style="bold")]
+        for r in rows:
+            line = Text()
+            for p, cell in enumerate(cells[o]):
+                if view.slot_rows[o][p] != r:
+                    continue
+                line.append(f"{p + 1:>2}:", style="dim")
+                style = "bold yellow" if cell not in ("▒▒", "·") else ("dim" if cell == "·" else "")
+                line.append(f"{cell:<3}", style=style)
+            lines.append(line)
+        snaps = view.snaps_made[o]
+        lines.append(Text(f"snapped {snaps}", style="dim"))
+        columns.append(Group(*lines))
+    grids.add_row(*columns)
+    top = rank_label(view.top) if view.top is not None else "—"
+    piles = Text(f"Discard pile: ", style="bold")
+    piles.append(top, style="bold yellow")
+    piles.append(f"   ({len(view.discard)} cards)   Draw pile: {view.draw_pile} cards   Turn {view.turn}")
+    if view.ended_by is not None:
+        piles.append(f"   {names[view.ended_by]} ended the game: last turns", style="bold red")
+    parts: list = [grids, piles]
+    if view.holding and view.phase != "over":
+        held = rank_label(view.drawn) if view.drawn is not None else "a card"
+        who = "You hold" if view.current == view.seat else f"{names[view.current]} holds"
+        parts.append(Text(f"{who} {held}", style="bold"))
+    for n in notes[-6:]:
+        parts.append(Text(n, style="dim"))
+    return Panel(Group(*parts), title="Golf with Detective and Thief", expand=False)
+
+
+def describe_event(ev: dict, names: Sequence[str], viewer: int | None) -> str:
+    """One line for an event dict (:func:`cardtable.golf.views.event_dict`) as ``viewer`` may see it."""
+    who = names[ev["player"]]
+    card = rank_label(ev["card"]) if ev["card"] is not None else None
+    a = ev["action"]
+    kind = ev["type"]
+    if kind == "draw":
+        return f"{who} drew " + (card if card else "a card")
+    if kind == "end":
+        return f"{who} ends the game early: everyone else has one last turn"
+    if kind == "discard":
+        return f"{who} discarded {card}"
+    if kind == "swap":
+        return f"{who} put the drawn card at position {a['pos'] + 1}; {card} goes to the discard pile"
+    if kind == "peek":
+        return f"{who} looked at position {a['pos'] + 1}" + (f": {card}" if card else "")
+    if kind == "steal":
+        return (f"{who} swapped position {a['pos'] + 1} with {names[a['target']]}'s position "
+                f"{a['target_pos'] + 1} (nobody looks)")
+    if kind == "snap":
+        whose = "own" if a["owner"] == ev["player"] else f"{names[a['owner']]}'s"
+        verdict = "right" if ev["correct"] else "wrong: turned back, penalty card"
+        return f"{who} snapped {whose} position {a['pos'] + 1}: {card} — {verdict}"
+    if kind == "pass":
+        return f"{who} passed position {a['pos'] + 1} face down" + (f" ({card})" if card else "")
+    return f"{who} {ev['text']}"
+
+
+class HumanAgent:
+    """A person at the terminal, playing seat ``seat`` through prompts."""
+
+    def __init__(self, table: "GolfTable", seat: int) -> None:
+        self.table = table
+        self.seat = seat
+        self.display = Display(seat, table.open_memory)
+
+    def _check(self, action: Action) -> Action:
+        game = self.table.game
+        assert game is not None
+        trial = game.copy()
+        trial.apply(action)  # raises the engine's own message (a ValueError)
+        return action
+
+    def act(self, view: GolfView) -> Action:
+        t = self.table
+        t.show(self.seat, view, self.display)
+        if view.phase == "pass":
+            owner, pos = view.pass_target  # type: ignore[misc]
+            prompt = f"You snapped {t.names[owner]}'s card: pass them one of yours (pass N): "
+        elif view.phase == "draw":
+            extra = " or end" if view.can_end_early() else ""
+            prompt = f"{t.names[self.seat]}, draw{extra} [Enter = draw]: "
+        else:
+            power = view.ruleset.power(view.drawn) if not view.power_used else None
+            hint = {"detective": "peek N, ", "thief": "steal N P2:M, "}.get(power or "", "")
+            prompt = f"You hold {rank_label(view.drawn)}: {hint}swap N or discard: "  # type: ignore[arg-type]
+
+        def parse(text: str) -> Action:
+            words = text.strip().lower().split()
+            if not words:
+                if view.phase == "draw":
+                    words = ["draw"]
+                else:
+                    raise ActionFormatError("type a command; 'help' lists them")
+            if words[0] in ("help", "?", "h"):
+                raise ActionFormatError(HELP)
+            words[0] = _SHORT.get(words[0], words[0])
+            if words[0] == "snap":
+                raise ActionFormatError("snaps are offered after each discard, not at your turn")
+            return self._check(parse_action(" ".join(words), self.seat))
+
+        return t.terminal.ask(prompt, parse)
+
+    def snap(self, view: GolfView) -> Snap | None:
+        t = self.table
+        if t.hotseat:
+            t.show_public(view, f"Snap window for {t.names[self.seat]}")
+        else:
+            t.show(self.seat, view, self.display)
+        prompt = (f"{t.names[self.seat]}: snap onto the {rank_label(view.top)}? "  # type: ignore[arg-type]
+                  f"(snap N, snap P2:N, Enter = no): ")
+
+        def parse(text: str) -> Snap | None:
+            words = text.strip().lower().split()
+            if not words or words[0] in ("n", "no", "pass"):
+                return None
+            if words[0] in ("help", "?", "h"):
+                raise ActionFormatError("snap N (your card N), snap P2:N (P2's card N) or Enter to let it go")
+            if words[0] != "snap":
+                words = ["snap"] + words
+            action = parse_action(" ".join(words), self.seat)
+            self._check(action)
+            return action  # type: ignore[return-value]
+
+        return t.terminal.ask(prompt, parse)
+
+
+class GolfTable:
+    """Runs Golf games at one terminal.
+
+    Args:
+        terminal: prompts and screens.
+        ruleset: the rules.
+        names: a name per seat.
+        bots: per seat, a bot (``None`` for a person).
+        open_memory: keep known cards visible (else memory mode).
+        hotseat: several people at one keyboard.
+    """
+
+    def __init__(self, terminal: Terminal, ruleset: GolfRuleset, names: Sequence[str],
+                 bots: Sequence[object | None], open_memory: bool = False, hotseat: bool = False) -> None:
+        self.terminal = terminal
+        self.console = terminal.console
+        self.ruleset = ruleset
+        self.names = list(names)
+        self.open_memory = open_memory
+        self.hotseat = hotseat
+        self.game: GolfGame | None = None
+        self.agents = [b if b is not None else HumanAgent(self, i) for i, b in enumerate(bots)]
+        self.humans = [i for i, b in enumerate(bots) if b is None]
+        self.notes: list[str] = []
+        self._at_keyboard: int | None = None
+        self._spectator = Display(None, True)
+
+    def show(self, seat: int, view: GolfView, display: Display) -> None:
+        if self.hotseat and self._at_keyboard != seat:
+            self.terminal.hand_over(self.names[seat])
+            self._at_keyboard = seat
+        self.console.print(render(view, self.names, display.visible(view), self.notes))
+
+    def show_public(self, view: GolfView, title: str) -> None:
+        public = Display(None, False)
+        public._shown = {(o, p, r) for o, g in enumerate(view.grids) for p, r in enumerate(g) if r}
+        if self._at_keyboard is not None:
+            self.terminal.clear()
+            self._at_keyboard = None
+        self.console.print(Text(title, style="bold"))
+        self.console.print(render(view, self.names, public.visible(view), self.notes, mark_you=False))
+
+    def on_event(self, game: GolfGame, ev: Event) -> None:
+        from .cards import card_rank
+        from .views import event_dict
+
+        viewer = self.humans[0] if len(self.humans) == 1 else None
+        d = event_dict(ev, viewer if viewer is not None else -1)
+        if ev.card is not None and (not self.humans or len(ev.seen_by) == game.players):
+            d["card"] = card_rank(ev.card)  # a spectator sees all; hot-seat notes show face-up cards
+        line = describe_event(d, self.names, viewer)
+        if ev.ended:
+            line += f" — the game is over ({ev.ended})"
+        self.notes.append(line)
+        if not self.humans or (len(self.humans) == 1 and ev.action.player != self.humans[0]):
+            self.console.print(Text("· " + line, style="cyan"))
+
+    def play(self, seed: str | int | None, first_player: int, extra: Sequence[int]) -> GolfGame:
+        self.game = GolfGame(self.ruleset, seed=seed, first_player=first_player, extra_cards=extra)
+        self.notes = []
+        for a in self.agents:
+            if isinstance(a, HumanAgent):
+                a.display = Display(a.seat, self.open_memory)
+        try:
+            play_game(self.game, self.agents, self.on_event)
+        except QuitGame as exc:
+            exc.game = self.game  # type: ignore[attr-defined]
+            raise
+        return self.game
+
+    def show_final(self, game: GolfGame) -> None:
+        view = game.view(self.humans[0] if self.humans else 0)
+        self.console.print(render(view, self.names, self._spectator.visible(view), mark_you=len(self.humans) == 1))
+        res = game.result()
+        scores = ", ".join(f"{n} {s}" for n, s in zip(self.names, res.scores))
+        winners = [self.names[i] for i in res.winners]
+        verdict = f"{winners[0]} wins" if len(winners) == 1 else f"Draw between {' and '.join(winners)}"
+        self.console.print(f"[bold]{verdict}[/bold] (fewest points) — {scores}; ended by {res.reason}")
+        for s, k in enumerate(res.extra_cards):
+            if k:
+                self.console.print(f"{self.names[s]} ended early and did not win: {k} extra card next game")
+
+
+def save_records(records: Sequence[GolfRecord], path: Path | None = None) -> Path:
+    """Write records to ``path`` (default: a new ``golf-*.txt`` file in the records folder)."""
+    if path is None:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        tag = re.sub(r"[^A-Za-z0-9_-]+", "_", (records[0].seed or "fixed").split("/")[0])[:40]
+        path = records_dir() / f"golf-{stamp}-{tag}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(write_text(records), encoding="utf-8")
+    return path
+
+
+def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = False,
+        seed: str | int | None = None, open_memory: bool = False, games: int = 1,
+        console: Console | None = None, input_fn: Callable[[str, bool], str] | None = None,
+        auto: bool = False, name: str = "You", names: str | Sequence[str] | None = None,
+        save: bool = True, record: Path | None = None, ruleset: GolfRuleset | None = None) -> int:
+    """Play Golf at the terminal; returns an exit code (0 done, 1 quit, 2 bad options).
+
+    Args:
+        vs: bot names for the other seats (default ``["heuristic"]``; the last
+            name fills any remaining seats).
+        players: 2 or 3 (default: 1 + number of bots, at least 2).
+        hotseat: people only, one keyboard, screens cleared between players.
+        seed: seeds the deals (game k uses ``f"{seed}/{k}"``) and the bots.
+        open_memory: keep known cards visible (default: memory mode).
+        games: games in a row; a losing early ender gets an extra card next game.
+        console, input_fn: for tests (see :class:`cardtable.tui.Terminal`).
+        auto: bots in every seat.
+        name: your name; names: hot-seat names (comma separated or a list).
+        save, record: save the record (default: a new file under the records folder).
+        ruleset: the rules (default :class:`GolfRuleset` for ``players``).
+    """
+    terminal = Terminal(console=console, hotseat=hotseat, input_fn=input_fn)
+    out = terminal.console
+    bot_list = list(vs) if vs else (["heuristic", "random"] if auto else ["heuristic"])
+    try:
+        if ruleset is None:
+            n = players or (max(2, len(bot_list)) if auto else max(2, 1 + len(list(vs))) if not hotseat else 2)
+            ruleset = GolfRuleset(players=n)
+        n = ruleset.players
+        if hotseat and auto:
+            raise GolfError("--hotseat and --auto exclude each other")
+        if isinstance(names, str):
+            names = [x.strip() for x in names.split(",") if x.strip()]
+        if hotseat:
+            seat_names = list(names) if names else [f"Player {i + 1}" for i in range(n)]
+            if len(seat_names) != n:
+                raise GolfError(f"{len(seat_names)} name(s) for {n} players")
+            bots: list[object | None] = [None] * n
+        else:
+            humans = 0 if auto else 1
+            if len(bot_list) > n - humans:
+                raise GolfError(f"{len(bot_list)} bot(s) named but only {n - humans} seat(s) are free")
+            bots = [None] * humans
+            seat_names = [name] * humans
+            for i in range(n - humans):
+                bot_name = bot_list[min(i, len(bot_list) - 1)]
+                bot = load_bot("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
+                bots.append(bot)
+                seat_names.append(bot.name if bot_list.count(bot_name) == 1 else f"{bot.name}-{i + 1}")
+        if not isinstance(games, int) or games < 1:
+            raise GolfError(f"games must be 1 or more, not {games!r}")
+    except (UnknownBotError, GolfError) as exc:
+        out.print(f"[red]error:[/red] {exc}")
+        return 2
+    table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)
+    out.print(f"[bold]Golf with Detective and Thief[/bold] — {', '.join(seat_names)}. "
+              f"{'Open memory' if open_memory else 'Memory mode: cards you learn are shown once'}. "
+              f"Type 'help' for commands.")
+    records: list[GolfRecord] = []
+    extra = (0,) * ruleset.players
+    code = 0
+    try:
+        for k in range(games):
+            game_seed = None if seed is None else f"{seed}/{k}"
+            game = table.play(game_seed, k % ruleset.players, extra)
+            records.append(record_from_game(game, seat_names, {"MatchGame": f"{k + 1}/{games}"} if games > 1 else {}))
+            table.show_final(game)
+            extra = game.result().extra_cards
+            if k + 1 < games and table.humans:
+                terminal.pause("Press Enter for the next game... ")
+    except QuitGame as exc:
+        partial = getattr(exc, "game", None)
+        if partial is not None and partial.history and (not records or records[-1] is not partial):
+            records.append(record_from_game(partial, seat_names))
+        out.print("Game left.")
+        code = 1
+    if save and records:
+        path = save_records(records, record)
+        out.print(f"Record saved: {path}  (check it with: cardtable replay {path})")
+    if len(records) > 1 and all(r.scores for r in records):
+        totals = [sum(r.scores[i] for r in records) for i in range(ruleset.players)]  # type: ignore[index]
+        out.print("Totals: " + ", ".join(f"{n} {t}" for n, t in zip(seat_names, totals)))
+    return code
+
+
+def run_cli(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = False, auto: bool = False,
+            seed: str | None = None, open_memory: bool = False, name: str = "You", names: str | None = None,
+            save: bool = True, record: Path | None = None, games: int = 1) -> int:
+    """``cardtable play golf`` (flags as in :mod:`cardtable.cli.play`); returns the exit code."""
+    return run(vs=vs, players=players, hotseat=hotseat, seed=seed, open_memory=open_memory, games=games,
+               auto=auto, name=name, names=names, save=save, record=record)
