@@ -360,11 +360,11 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
                 raise GolfError(f"{len(bot_list)} bot(s) named but only {n - humans} seat(s) are free")
             bots = [None] * humans
             seat_names = [name] * humans
-            for i in range(n - humans):
-                bot_name = bot_list[min(i, len(bot_list) - 1)]
+            chosen = [bot_list[min(i, len(bot_list) - 1)] for i in range(n - humans)]
+            for i, bot_name in enumerate(chosen):
                 bot = load_bot("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
                 bots.append(bot)
-                seat_names.append(bot.name if bot_list.count(bot_name) == 1 else f"{bot.name}-{i + 1}")
+                seat_names.append(bot.name if chosen.count(bot_name) == 1 else f"{bot.name}-{humans + i + 1}")
         if not isinstance(games, int) or games < 1:
             raise GolfError(f"games must be 1 or more, not {games!r}")
     except (UnknownBotError, GolfError) as exc:

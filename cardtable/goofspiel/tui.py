@@ -104,7 +104,7 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6) -> Pa
     grid.add_row("", Text(""))
     for s, seat in enumerate(seats):
         suit = PLAYER_SUITS[s]
-        who = f"{seat.name}{' (you)' if s == view.seat else ''}"
+        who = seat.name if (s != view.seat or seat.name == "You") else f"{seat.name} (you)"
         spent = set(rs.deck) - view.hands[s]
         line = cards_text(view.hands[s], suit, rs)
         line.append(f"   {view.points[s]} pts", style="bold yellow")

@@ -102,6 +102,10 @@ def test_random_play_keeps_cards_and_secrets(data, seed, players, early_min):
         assert sorted(g.all_cards()) == deck
         assert [set(k) for k in g.known] == seen
         check_views(g, seen)
+        if not g.over:
+            assert set(g.legal_actions()) == set(g.view(g.actor).legal_actions())
+            for p in range(players):
+                assert set(g.legal_snaps(p)) == set(g.view(p).legal_snaps())
     if g.over:
         res = g.result()
         assert res.scores == g.scores() and min(res.scores) in res.scores

@@ -1,0 +1,187 @@
+"""Our Goofspiel in OpenSpiel: equivalence with OpenSpiel's goofspiel, CFR against a reference."""
+
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import cfr, expected_game_score, exploitability
+
+from cardtable.goofspiel import Game, Ruleset
+from cardtable.research import openspiel_game as og
+from cardtable.research.reference import best_response_value, solve, solve_matrix_game
+
+
+def _random_play(state, rng, log=None):
+    while not state.is_terminal():
+        if state.is_chance_node():
+            a = rng.choice([o for o, _ in state.chance_outcomes()])
+            entry = ("chance", a)
+            state.apply_action(a)
+        elif state.is_simultaneous_node():
+            acts = [rng.choice(state.legal_actions(p)) for p in range(state.num_players())]
+            entry = ("joint", tuple(acts))
+            state.apply_actions(acts)
+        else:
+            a = rng.choice(state.legal_actions())
+            entry = ("player", state.current_player(), a)
+            state.apply_action(a)
+        if log is not None:
+            log.append(entry)
+    return state
+
+
+@pytest.mark.parametrize("num_cards", [3, 5, 8, 13])
+def test_discard_ties_match_openspiel_goofspiel_on_identical_action_sequences(num_cards):
+    theirs = pyspiel.load_game("goofspiel", {"num_cards": num_cards, "points_order": "random",
+                                             "returns_type": "point_difference", "imp_info": True, "players": 2})
+    ours = og.load(num_cards=num_cards, tie_rule="discard")
+    rng = random.Random(num_cards)
+    for _ in range(30):
+        log = []
+        t = _random_play(theirs.new_initial_state(), rng, log)
+        s = ours.new_initial_state()
+        for entry in log:
+            if entry[0] == "chance":
+                assert s.is_chance_node()
+                assert sorted(a for a, _ in s.chance_outcomes()) == sorted(
+                    a for a, _ in theirs_state_outcomes(theirs, log, entry))
+                s.apply_action(entry[1])
+            else:
+                assert s.is_simultaneous_node()
+                s.apply_actions(list(entry[1]))
+        assert s.is_terminal()
+        assert s.returns() == t.returns()
+        # and the engine on the same prize order and bids gives the same points
+        prizes = [a + 1 for kind, a in ((e[0], e[1]) for e in log) if kind == "chance"]
+        prizes += sorted(set(range(1, num_cards + 1)) - set(prizes))
+        g = Game(Ruleset(cards=num_cards, tie_rule="discard"), prize_deck=prizes)
+        for e in log:
+            if e[0] == "joint":
+                g.play([e[1][0] + 1, e[1][1] + 1])
+        if not g.is_over:  # OpenSpiel plays the forced last round itself
+            g.play([g.legal_bids(0)[0], g.legal_bids(1)[0]])
+        assert float(g.points[0] - g.points[1]) == t.returns()[0]
+
+
+def theirs_state_outcomes(game, log, upto):
+    """Chance outcomes of OpenSpiel's state just before ``upto`` in ``log``."""
+    s = game.new_initial_state()
+    for entry in log:
+        if entry is upto:
+            return s.chance_outcomes()
+        if entry[0] == "chance":
+            s.apply_action(entry[1])
+        else:
+            s.apply_actions(list(entry[1]))
+    raise AssertionError("entry not in log")
+
+
+@pytest.mark.parametrize("params", [
+    dict(num_cards=4), dict(num_cards=5, open_prizes=2), dict(num_cards=5, players=3, unique_bids=True),
+    dict(num_cards=6, cards_per_bid=2), dict(num_cards=4, points_order="descending", high_ace=True),
+    dict(num_cards=5, players=4, tie_rule="discard"),
+])
+def test_every_variant_passes_openspiels_random_simulation_test(params):
+    game = og.load(**params)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
+    rng = random.Random(1)
+    for _ in range(10):
+        s = _random_play(game.new_initial_state(), rng)
+        assert sum(s.returns()) == pytest.approx(0.0)
+        g = s.engine_game
+        pts = g.points
+        n = len(pts)
+        assert s.returns()[0] == pytest.approx(pts[0] - (sum(pts) - pts[0]) / (n - 1))
+
+
+def test_bad_parameters_are_rejected():
+    with pytest.raises(ValueError, match="points_order"):
+        og.load(points_order="sideways")
+    with pytest.raises(ValueError, match="win_loss"):
+        og.load(players=3, returns_type="win_loss")
+    with pytest.raises(ValueError, match="cards"):
+        og.load(num_cards=20)
+
+
+def test_matrix_game_solver_on_matching_pennies():
+    v, x, y = solve_matrix_game(np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    assert v == pytest.approx(0.0, abs=1e-9)
+    assert x == pytest.approx([0.5, 0.5]) and y == pytest.approx([0.5, 0.5])
+    v, x, _ = solve_matrix_game(np.array([[3.0, 1.0], [2.0, 0.0]]))
+    assert v == pytest.approx(1.0) and x == pytest.approx([1.0, 0.0])
+
+
+def _public_key(engine_game):
+    return (frozenset(engine_game.hands[0]), frozenset(engine_game.hands[1]),
+            tuple(engine_game.pot), frozenset(engine_game.deck))
+
+
+def _info_keys(game):
+    """Turn-based information-state strings of each public state, by a walk of our game."""
+    keys = {}
+
+    def walk(s):
+        if s.is_terminal():
+            return
+        if s.is_chance_node():
+            for a, _ in s.chance_outcomes():
+                walk(s.child(a))
+            return
+        key = _public_key(s.engine_game)
+        for p in range(2):
+            keys[key, p] = f"Current player: {p}\n" + s.information_state_string(p)
+        for a0 in s.legal_actions(0):
+            for a1 in s.legal_actions(1):
+                c = s.clone()
+                c.apply_actions([a0, a1])
+                walk(c)
+
+    walk(game.new_initial_state())
+    return keys
+
+
+def test_cfr_on_carry_over_converges_to_the_reference_value():
+    rs = Ruleset(cards=3, tie_rule="carry")
+    ref = solve(rs)
+    assert ref.value == pytest.approx(0.0, abs=1e-9)   # symmetric game
+    assert any(abs(v) > 0.5 for v in ref.values.values())  # but not a trivial one
+
+    game = og.load(num_cards=3, tie_rule="carry")
+    tb = pyspiel.convert_to_turn_based(game)
+    keys = _info_keys(game)
+
+    # 1. the reference's LP equilibrium is an equilibrium of our OpenSpiel game
+    ref_policy = cfr.CFRSolver(tb).average_policy()  # a TabularPolicy over tb's information states
+    for (state, p), info in keys.items():
+        probs = ref.strategies[state][p]
+        row = ref_policy.policy_for_key(info)
+        row[:] = 0.0
+        for card, q in zip(sorted(state[p]), probs):
+            row[card - 1] = q
+    assert exploitability.nash_conv(tb, ref_policy) < 1e-6
+
+    # 2. OpenSpiel's CFR+ converges to the reference value
+    solver = cfr.CFRPlusSolver(tb)
+    convs = []
+    for i in range(40):
+        solver.evaluate_and_update_policy()
+        if i + 1 in (10, 40):
+            convs.append(exploitability.nash_conv(tb, solver.average_policy()))
+    avg = solver.average_policy()
+    assert convs[1] < convs[0] and convs[1] < 0.03
+    values = expected_game_score.policy_value(tb.new_initial_state(), [avg, avg])
+    assert values[0] == pytest.approx(ref.value, abs=0.01)
+
+    # 3. best responses to CFR's policy: the reference and OpenSpiel agree
+    def policy_at(state, seat):
+        row = avg.policy_for_key(keys[state, seat]) if (state, seat) in keys else None
+        cards = sorted(state[seat])
+        if row is None:  # forced last round: OpenSpiel never asks
+            return np.ones(len(cards)) / len(cards)
+        return np.array([row[c - 1] for c in cards])
+
+    info = exploitability.nash_conv(tb, avg, return_only_nash_conv=False)
+    for p in (0, 1):
+        ours = best_response_value(rs, p, policy_at) - values[p]
+        assert ours == pytest.approx(info.player_improvements[p], abs=1e-9)
