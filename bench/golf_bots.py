@@ -80,13 +80,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'A vs B':<22}{'games':>6}{'mean A-B':>10}{'95% CI':>20}{'A win/draw/loss':>18}{'ms/game':>9}")
     for a, b in pairs:
         jobs = [(a, b, k, args.determinizations) for k in range(n_pairs)]
-        t0 = time.perf_counter()
         if args.workers > 1:
             with ProcessPoolExecutor(args.workers) as ex:
                 results = list(ex.map(play_pair, jobs, chunksize=4))
         else:
             results = [play_pair(j) for j in jobs]
-        wall = time.perf_counter() - t0
         means = [r[0] for r in results]
         outs = [o for r in results for o in r[1]]
         m = statistics.mean(means)
@@ -95,8 +93,6 @@ def main(argv: list[str] | None = None) -> None:
         ms = 1000 * sum(r[2] for r in results) / (2 * len(results))
         print(f"{a + ' vs ' + b:<22}{2 * len(results):>6}{m:>10.2f}{f'[{m - half:.2f}, {m + half:.2f}]':>20}"
               f"{wdl:>18}{ms:>9.0f}", flush=True)
-        del wall
-    return None
 
 
 if __name__ == "__main__":

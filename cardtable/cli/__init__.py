@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "verify",
     "tournament",
     "bot_check",
+    "solve",
 ]
 
 app = typer.Typer(

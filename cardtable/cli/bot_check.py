@@ -19,8 +19,10 @@ def register(app: typer.Typer) -> None:
         games: int = typer.Option(2, min=1, help="Games per ruleset."),
         time_ms: int = typer.Option(1000, "--time-ms", min=1, help="Time limit per decision, milliseconds."),
     ) -> None:
-        """Check a protocol bot (docs/protocol.md): handshake, legal bids in every variant,
-        time limits, clean exit. Exit code 1 when anything is wrong."""
+        """Check a protocol bot (docs/protocol.md): handshake, legal bids, time limits, clean exit.
+
+        Plays games of every variant against the random bot and lists every violation;
+        exit code 1 when anything is wrong, 2 for a bad command line."""
         from rich.console import Console
         from rich.table import Table
 

@@ -32,6 +32,7 @@ def register(app: typer.Typer) -> None:
         names: Optional[str] = typer.Option(None, "--names", help="hot-seat: names separated by commas"),
         delay: float = typer.Option(-1.0, "--delay", help="seconds to pause after each round (default 0.6 with --auto, else 0)"),
         open_memory: bool = typer.Option(False, "--open-memory", help="Golf: cards you know stay visible"),
+        games: int = typer.Option(1, "--games", min=1, help="Golf: games in a row (a losing early ender gets an extra card)"),
         save: bool = typer.Option(True, "--save/--no-save", help="save the game record"),
         record: Optional[Path] = typer.Option(None, "--record", help="where to save the record"),
     ) -> None:
@@ -45,7 +46,7 @@ def register(app: typer.Typer) -> None:
 
             raise typer.Exit(golf_tui.run_cli(
                 vs=vs or [], players=players, hotseat=hotseat, auto=auto, seed=seed,
-                open_memory=open_memory, name=name, names=names, save=save, record=record,
+                open_memory=open_memory, name=name, names=names, save=save, record=record, games=games,
             ))
         else:
             fail(f"unknown game {game!r}: choose goofspiel or golf")

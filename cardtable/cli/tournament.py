@@ -33,14 +33,14 @@ def register(app: typer.Typer) -> None:
     def tournament(
         bots: Optional[List[str]] = typer.Argument(None, help="Bots: NAME[:key=value,...] (built-in) or 'LABEL=cmd:COMMAND' (protocol program)."),
         config: Optional[Path] = typer.Option(None, "--config", help="TOML file: bots = [...], ruleset, games, seed, time_ms."),
-        ruleset: Optional[str] = typer.Option(None, "--ruleset", "-r", help="Preset name or 'cards=9 ties=discard' (2 players) [default: standard]."),
-        games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per pairing, even: each deal is played in both seatings [default: 10]."),
-        seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the deals and bots [default: 0]."),
-        time_ms: Optional[int] = typer.Option(None, "--time-ms", help="Time per decision for protocol bots, ms [default: 1000]."),
+        ruleset: Optional[str] = typer.Option(None, "--ruleset", "-r", help="Preset name or 'cards=9 ties=discard' (2 players) (default: standard)."),
+        games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per pairing, even: each deal is played in both seatings (default: 10)."),
+        seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the deals and bots (default: 0)."),
+        time_ms: Optional[int] = typer.Option(None, "--time-ms", help="Time per decision for protocol bots, ms (default: 1000)."),
         workers: int = typer.Option(2, "--workers", "-j", help="Parallel worker processes."),
         backend: str = typer.Option("process", "--backend", help="process, serial or ray."),
         ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (default: a local Ray instance)."),
-        db: Optional[Path] = typer.Option(None, "--db", help="SQLite results file; rerun to resume [default: one per configuration under CARDTABLE_HOME/tournaments]."),
+        db: Optional[Path] = typer.Option(None, "--db", help="SQLite results file; rerun to resume (default: one per configuration under CARDTABLE_HOME/tournaments)."),
         report: Optional[Path] = typer.Option(None, "--report", help="Write standings.md and standings.png into this folder."),
     ) -> None:
         """Play a round-robin tournament and print the standings (mean point difference

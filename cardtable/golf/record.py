@@ -58,7 +58,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence
 
 from .actions import Action, action_from_dict, action_to_dict, format_action, format_seat, parse_action, parse_seat
 from .cards import card_name, cards_from_names

@@ -44,11 +44,11 @@ from __future__ import annotations
 
 import random
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from .actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, format_seat
-from .cards import card_name, card_rank, rank_name
+from .cards import card_name, card_rank
 from .errors import (
     EndTooSoon,
     GameOver,
@@ -370,7 +370,7 @@ class GolfGame:
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise IllegalAction(f"{action!r} is not a Golf action")
-        if not isinstance(action.player, int) or not 0 <= action.player < self.players:
+        if not _is_seat(action.player, self.players):
             raise IllegalAction(f"no player {action.player!r} in a {self.players}-player game")
         if self.phase == "over":
             raise GameOver("the game is over", action.player)
@@ -476,7 +476,7 @@ class GolfGame:
             raise WrongPhase(f"only a drawn Thief lets you swap with an opponent; you hold {card_name(self.drawn)}", a.player)  # type: ignore[arg-type]
         if self.power_used:
             raise WrongPhase("the Thief has already been used this turn", a.player)
-        if not isinstance(a.target, int) or not 0 <= a.target < self.players or a.target == a.player:
+        if not _is_seat(a.target, self.players) or a.target == a.player:
             raise IllegalAction(f"the Thief swaps with an opponent; {_seat_text(a.target)} is not one", a.player)
         mine = self._need_card(a.player, a.pos)
         theirs = self._need_card(a.target, a.target_pos, f"{format_seat(a.target)}'s")
@@ -490,7 +490,7 @@ class GolfGame:
             raise WrongPhase(f"wait: {format_seat(self.passer)} must first pass a card", a.player)  # type: ignore[arg-type]
         if not self.discard:
             raise NothingToSnap("the discard pile is empty: there is nothing to snap onto", a.player)
-        if not isinstance(a.owner, int) or not 0 <= a.owner < self.players:
+        if not _is_seat(a.owner, self.players):
             raise IllegalAction(f"no player {_seat_text(a.owner)} to snap from", a.player)
         if a.owner != a.player and not self.ruleset.snap_opponents:
             raise IllegalAction("this ruleset does not allow snapping opponents' cards", a.player)
@@ -577,6 +577,10 @@ class GolfGame:
                 f"current={format_seat(self.current)} pile={len(self.draw_pile)}>")
 
 
+def _is_seat(x: object, players: int) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < players
+
+
 def _pos_text(pos: object) -> str:
     return str(pos + 1) if isinstance(pos, int) and not isinstance(pos, bool) else repr(pos)
 
@@ -591,4 +595,4 @@ _HANDLERS = {
     Snap: GolfGame._snap, Pass: GolfGame._pass,
 }
 
-__all__ = ["GolfGame", "Event", "GolfResult", "shuffled_deck", "rank_name"]
+__all__ = ["GolfGame", "Event", "GolfResult", "shuffled_deck"]

@@ -39,7 +39,7 @@ from cardtable.platform.bot import UnknownBotError, load_bot
 from cardtable.platform.storage import records_dir
 from cardtable.tui import QuitGame, Terminal
 
-from .actions import Action, Snap, format_action, format_seat, parse_action
+from .actions import Action, Snap, format_seat, parse_action
 from .cards import rank_name
 from .driver import play_game
 from .errors import ActionFormatError, GolfError

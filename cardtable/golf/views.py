@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, action_to_dict, format_action
-from .cards import card_rank, rank_name
+from .cards import card_rank
 from .ruleset import GolfRuleset
 
 if TYPE_CHECKING:
@@ -210,4 +210,4 @@ def build_view(game: "GolfGame", seat: int) -> GolfView:
     )
 
 
-__all__ = ["GolfView", "build_view", "event_dict", "UNKNOWN", "rank_name"]
+__all__ = ["GolfView", "build_view", "event_dict", "UNKNOWN"]

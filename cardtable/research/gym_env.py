@@ -55,8 +55,12 @@ class GoofspielGymEnv(gym.Env):
         self.ruleset = rs = ruleset if ruleset is not None else Ruleset()
         if not isinstance(seat, int) or not 0 <= seat < rs.players:
             raise ValueError(f"seat must be 0..{rs.players - 1}, not {seat!r}")
+        if isinstance(opponents, Bot) and rs.players > 2:
+            raise ValueError("one Bot instance cannot play several seats; pass a list of bots or a bot name")
         if isinstance(opponents, (str, Bot)):
             opponents = [opponents] * (rs.players - 1)
+        if len(set(map(id, (o for o in opponents if isinstance(o, Bot))))) < sum(isinstance(o, Bot) for o in opponents):
+            raise ValueError("one Bot instance cannot play several seats")
         if len(opponents) != rs.players - 1:
             raise ValueError(f"{rs.players} players need {rs.players - 1} opponents, got {len(opponents)}")
         self._opponent_specs = list(opponents)

@@ -26,9 +26,10 @@ Parameters (defaults in brackets): ``num_cards`` [13], ``players`` [2],
 ``tie_rule`` ["carry"] or "discard", ``unique_bids`` [False], ``high_ace``
 [False], ``cards_per_bid`` [1], ``open_prizes`` [1], ``points_order``
 ["random"], "ascending" or "descending", ``returns_type``
-["point_difference"]: own points minus the mean of the opponents' points
-(zero-sum for every player count; for 2 players the engine's point difference,
-as OpenSpiel's ``point_difference``), or "win_loss" (+1/0/-1, 2 players only).
+["point_difference"]: own points minus the mean of *all* players' points,
+exactly as OpenSpiel's ``goofspiel`` defines it (zero-sum; with 2 players it is
+half the engine's point difference ``p0 - p1``), or "win_loss" (+1/0/-1, 2
+players only).
 
 Information states: bids are revealed after each round (RULES.md: spent bids are
 public), so a player's information state is the public history (prizes turned
@@ -297,8 +298,8 @@ class CardtableGoofspielState(pyspiel.State):
         pts = self._game.points
         if self.returns_type == "win_loss":
             return [1.0 if pts[i] > pts[1 - i] else -1.0 if pts[i] < pts[1 - i] else 0.0 for i in range(2)]
-        total = sum(pts)
-        return [pts[i] - (total - pts[i]) / (n - 1) for i in range(n)]
+        mean = sum(pts) / n
+        return [pts[i] - mean for i in range(n)]
 
     def public_history(self) -> str:
         """Everything public: prizes turned up, bids and choices, in order."""

@@ -21,6 +21,7 @@ from numba import njit
 #: Tolerance of the optimality check: both players' guarantees must meet (RULES: issue 3).
 CHECK_TOL = 1e-9
 _EPS = 1e-12
+_PIV = 1e-9  # smallest pivot element: smaller ones are rounding noise
 _M55 = 0x5555555555555555
 
 
@@ -176,8 +177,9 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
         best = 0.0
         for i in range(k1):
             a = tab[i, e]
-            if a > _EPS:
-                ratio = tab[i, rhs] / a
+            if a > _PIV:
+                b = tab[i, rhs]
+                ratio = (b if b > 0.0 else 0.0) / a
                 if leave < 0 or ratio < best - _EPS or (
                     ratio <= best + _EPS and basis[i] < basis[leave]
                 ):
@@ -218,7 +220,15 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     for j in range(k2):
         y[j] /= sy
     value = 1.0 / z - shift
-    # the two guarantees
+    gap = _guarantee_gap(M, k1, k2, x, y)
+    if gap > 1e-13 * (1.0 + abs(value)):
+        value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
+    return value, gap
+
+
+@njit(cache=True)
+def _guarantee_gap(M, k1, k2, x, y):
+    """``max_i (M y)_i - min_j (x' M)_j``: what B concedes at most minus what A secures."""
     lo = 1e300
     for j in range(k2):
         s = 0.0
@@ -233,7 +243,85 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
             s += M[i, j] * y[j]
         if s > hi:
             hi = s
-    return value, hi - lo
+    return hi - lo
+
+
+@njit(cache=True)
+def _gauss(A, b, n):
+    """Solve ``A z = b`` in place (partial pivoting); False if (nearly) singular."""
+    for c in range(n):
+        p = c
+        for r in range(c + 1, n):
+            if abs(A[r, c]) > abs(A[p, c]):
+                p = r
+        if abs(A[p, c]) < 1e-13:
+            return False
+        if p != c:
+            for j in range(n):
+                t = A[c, j]
+                A[c, j] = A[p, j]
+                A[p, j] = t
+            t = b[c]
+            b[c] = b[p]
+            b[p] = t
+        for r in range(n):
+            if r != c:
+                f = A[r, c] / A[c, c]
+                if f != 0.0:
+                    for j in range(c, n):
+                        A[r, j] -= f * A[c, j]
+                    b[r] -= f * b[c]
+    for c in range(n):
+        b[c] /= A[c, c]
+    return True
+
+
+@njit(cache=True)
+def _refine(M, k1, k2, shift, basis, x, y, value, gap):
+    """Recompute the basic solution of the final simplex basis from the original
+    matrix (removes the rounding accumulated by the pivots); keep it if better."""
+    B = np.empty((k1, k1))
+    BT = np.empty((k1, k1))
+    zb = np.ones(k1)
+    cb = np.zeros(k1)
+    for i in range(k1):
+        for c in range(k1):
+            j = basis[c]
+            if j < k2:
+                B[i, c] = M[i, j] + shift
+            else:
+                B[i, c] = 1.0 if j - k2 == i else 0.0
+            BT[c, i] = B[i, c]
+    for c in range(k1):
+        cb[c] = 1.0 if basis[c] < k2 else 0.0
+    if not _gauss(B, zb, k1) or not _gauss(BT, cb, k1):
+        return value, gap
+    x2 = np.zeros(k1)
+    y2 = np.zeros(k2)
+    sx = 0.0
+    sy = 0.0
+    for i in range(k1):
+        v = cb[i] if cb[i] > 0.0 else 0.0
+        x2[i] = v
+        sx += v
+    for c in range(k1):
+        if basis[c] < k2 and zb[c] > 0.0:
+            y2[basis[c]] = zb[c]
+            sy += zb[c]
+    if sx <= 0.0 or sy <= 0.0:
+        return value, gap
+    for i in range(k1):
+        x2[i] /= sx
+    for j in range(k2):
+        y2[j] /= sy
+    gap2 = _guarantee_gap(M, k1, k2, x2, y2)
+    if gap2 < gap:
+        for i in range(k1):
+            x[i] = x2[i]
+        for j in range(k2):
+            y[j] = y2[j]
+        return 0.5 * (1.0 / sx + 1.0 / sy) - shift, gap2
+    return value, gap
 
 
 @njit(cache=True)

@@ -336,13 +336,12 @@ def write_table(table: Table, path: Path) -> Path:
     }
     try:
         with open(tmp, "wb") as f:
-            # data first into place after a provisional header, then the real header
+            # digest of the data section first (it goes into the header), then write
             for name, arr in arrays.items():
-                arr = np.ascontiguousarray(arr, dtype=directory[name][2])
-                buf = arr.tobytes()
-                digest.update(buf)
-                pad = (-len(buf)) % _ALIGN
-                digest.update(b"\0" * pad)
+                buf = memoryview(np.ascontiguousarray(arr, dtype=directory[name][2])).cast("B")
+                for i in range(0, len(buf), _CHUNK):  # no copy of a large table
+                    digest.update(buf[i: i + _CHUNK])
+                digest.update(b"\0" * ((-len(buf)) % _ALIGN))
             header_obj["data_sha256"] = digest.hexdigest()
             header = json.dumps(header_obj, sort_keys=True).encode()
             start = 16 + len(header) + 32

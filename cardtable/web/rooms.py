@@ -483,7 +483,9 @@ class Hub:
                 name = f"{bot} bot" if bot else f"Player {i + 1}"
             if not isinstance(name, str) or len(name) > MAX_NAME or any(ch in name for ch in ';"\\\n\r'):
                 raise SettingsError(f"seat {i + 1}: a name is up to {MAX_NAME} characters without ; \" or \\")
-            seats.append(SeatRow(i, secrets.token_urlsafe(18), name.strip(), bot, bot is not None))
+            # a listed room keeps its first human seat for the creator: the lobby offers the others
+            reserved = listed and bot is None and not any(x.bot is None for x in seats)
+            seats.append(SeatRow(i, secrets.token_urlsafe(18), name.strip(), bot, bot is not None or reserved))
         room_id = secrets.token_urlsafe(6)
         row = RoomRow(room_id, adapter.name, settings, str(fmt), float(timer), listed, "playing", time.time())
         seed = self.seed_factory()

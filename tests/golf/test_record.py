@@ -117,3 +117,15 @@ def test_cli_replay_dispatches_to_golf(tmp_path):
     path.write_text(path.read_text().replace("1. P1 draw", "1. P2 draw"), encoding="utf-8")
     result = CliRunner().invoke(app, ["replay", str(path)])
     assert result.exit_code == 1
+
+
+def test_unfinished_game_is_restored_exactly_from_its_record():
+    g = GolfGame(seed=2)
+    bots = [HeuristicBot(seed=1), HeuristicBot(seed=2)]
+    for _ in range(25):  # stop in the middle of a turn
+        g.apply(bots[g.actor].act(g.view(g.actor)))
+    rec = record_from_game(g, ["A", "B"])
+    assert rec.scores is None and "[Scores" not in write_text(rec)
+    h = replay(from_json(to_json(rec))[0])
+    assert h.snapshot() == g.snapshot()  # deal, grids, piles, knowledge, phase, history
+    assert h.view(0).to_dict() == g.view(0).to_dict()

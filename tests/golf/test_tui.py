@@ -135,3 +135,32 @@ def test_cli_play_golf_auto():
     result = CliRunner().invoke(app, ["play", "golf", "--auto", "--seed", "4", "--no-save"])
     assert result.exit_code == 0, result.output
     assert "fewest points" in result.output
+
+
+def test_snap_and_pass_prompts(make_game):
+    from cardtable.golf.actions import Discard, Draw, Pass, Snap, Swap
+    from cardtable.golf.tui import GolfTable, HumanAgent
+    from cardtable.tui import Terminal
+
+    P1 = [2, 3, 4, 5, 6, 7, 8, 9, 10]
+    P2 = [1, 1, 1, 2, 3, 4, 13, 13, 5]
+    g = make_game([P1, P2], [13, 5, 5])
+    g.apply(Draw(0))
+    g.apply(Swap(0, 0))
+    g.apply(Draw(1))
+    g.apply(Discard(1))  # a 5 on top
+    answers = iter(["snap P4:1", "snap P2:9", "pass 12", "pass 1"])
+    buf = io.StringIO()
+    prompts = []
+    terminal = Terminal(console=Console(file=buf, width=120),
+                        input_fn=lambda p, h: (prompts.append(p), next(answers))[1])
+    table = GolfTable(terminal, g.ruleset, ["You", "bot"], [None, object()])
+    table.game = g
+    human = table.agents[0]
+    assert isinstance(human, HumanAgent)
+    snap = human.snap(g.view(0))
+    assert snap == Snap(0, 1, 8) and "no player P4" in buf.getvalue()
+    g.apply(snap)
+    action = human.act(g.view(0))
+    assert action == Pass(0, 0) and "no position 12" in buf.getvalue()
+    assert "snap onto the 5" in prompts[0] and "pass them one of yours" in prompts[-1]

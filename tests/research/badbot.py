@@ -7,7 +7,6 @@ garbage, hang, crash, flood, longline, illegal, silent (never completes the hand
 import sys
 import time
 
-mode = sys.argv[1]
 
 
 def send(line):
@@ -15,33 +14,38 @@ def send(line):
     sys.stdout.flush()
 
 
-for raw in sys.stdin:
-    words = raw.split()
-    if not words:
-        continue
-    if words[0] == "cardtable":
-        if mode == "silent":
-            time.sleep(3600)
-        send(f"id name bad-{mode}")
-        send("ready")
-    elif words[0] == "isready":
-        send("readyok")
-    elif words[0] == "go":
-        if mode == "garbage":
-            send("hello there, I am not a bid")
-        elif mode == "hang":
-            time.sleep(3600)
-        elif mode == "crash":
-            sys.stderr.write("Traceback: something broke\n")
-            sys.exit(3)
-        elif mode == "flood":
-            while True:
-                send("info " + "x" * 50)
-        elif mode == "longline":
-            sys.stdout.write("bid " + "1" * 100000)
-            sys.stdout.flush()
-            time.sleep(3600)
-        elif mode == "illegal":
-            send("bid 99" if words[1] == "bid" else "choose 99")
-    elif words[0] == "quit":
-        break
+def main(mode):
+    for raw in sys.stdin:
+        words = raw.split()
+        if not words:
+            continue
+        if words[0] == "cardtable":
+            if mode == "silent":
+                time.sleep(3600)
+            send(f"id name bad-{mode}")
+            send("ready")
+        elif words[0] == "isready":
+            send("readyok")
+        elif words[0] == "go":
+            if mode == "garbage":
+                send("hello there, I am not a bid")
+            elif mode == "hang":
+                time.sleep(3600)
+            elif mode == "crash":
+                sys.stderr.write("Traceback: something broke\n")
+                sys.exit(3)
+            elif mode == "flood":
+                while True:
+                    send("info " + "x" * 50)
+            elif mode == "longline":
+                sys.stdout.write("bid " + "1" * 100000)
+                sys.stdout.flush()
+                time.sleep(3600)
+            elif mode == "illegal":
+                send("bid 99" if words[1] == "bid" else "choose 99")
+        elif words[0] == "quit":
+            break
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

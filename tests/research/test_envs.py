@@ -104,6 +104,9 @@ def test_gym_bad_arguments_and_actions():
         GoofspielGymEnv(Ruleset(players=3), opponents=["random"])
     with pytest.raises(ValueError, match="seat"):
         GoofspielGymEnv(Ruleset(), seat=2)
+    from cardtable.platform.bot import load_bot
+    with pytest.raises(ValueError, match="several seats"):
+        GoofspielGymEnv(Ruleset(players=3), opponents=load_bot("goofspiel", "random"))
     env = GoofspielGymEnv(Ruleset(cards=3))
     env.reset(seed=0)
     env.step(0)

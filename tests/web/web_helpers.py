@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
+warnings.filterwarnings("ignore", message=".*httpx.*")
 
 
 def seeds(*values: str):
@@ -36,8 +36,20 @@ class WS:
         self.session = session
         self.frames: list[dict[str, Any]] = []
 
+    def close(self) -> None:
+        cm = getattr(self, "_cm", None)
+        if cm is not None:
+            self._cm = None
+            try:
+                cm.__exit__(None, None, None)
+            except Exception:
+                pass
+
     def send(self, message: Any) -> None:
-        self.session.send_text(message if isinstance(message, str) else json.dumps(message))
+        if isinstance(message, bytes):
+            self.session.send_bytes(message)
+        else:
+            self.session.send_text(message if isinstance(message, str) else json.dumps(message))
 
     def receive(self) -> dict[str, Any]:
         msg = json.loads(self.session.receive_text())
@@ -79,7 +91,9 @@ class WS:
 @pytest.fixture
 def make_client(tmp_path):
     """``make_client(**create_app_kwargs) -> TestClient`` (entered; closed at teardown)."""
-    from starlette.testclient import TestClient
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
 
     from cardtable.web.app import create_app
 
@@ -94,7 +108,12 @@ def make_client(tmp_path):
 
     yield make
     for c in reversed(clients):
-        c.__exit__(None, None, None)
+        for ws in getattr(c, "test_sockets", []):
+            ws.close()
+        try:
+            c.__exit__(None, None, None)
+        except Exception:  # already closed by the test (a simulated restart)
+            pass
 
 
 def create_room(client, **request) -> dict[str, Any]:
@@ -109,7 +128,8 @@ def join(client, room: str, token: str | None = None) -> WS:
     cm = client.websocket_connect("/ws")
     session = cm.__enter__()
     ws = WS(session)
-    ws._cm = cm  # keep the context manager alive
+    ws._cm = cm  # closed by ws.close() (make_client closes every socket at teardown)
+    client.__dict__.setdefault("test_sockets", []).append(ws)
     message: dict[str, Any] = {"type": "join", "room": room}
     if token is not None:
         message["token"] = token

@@ -13,4 +13,6 @@ BOTS: dict[str, str] = {
     "random": "cardtable.goofspiel.bots.basic:RandomBot",
     "matcher": "cardtable.goofspiel.bots.basic:MatcherBot",
     "heuristic": "cardtable.goofspiel.bots.heuristic:HeuristicBot",
+    "nash": "cardtable.goofspiel.bots.nash:NashBot",
+    "mcts": "cardtable.goofspiel.bots.mcts:MCTSBot",
 }

@@ -1,0 +1,172 @@
+"""Benchmark of the exact Goofspiel solver (issue 3). Prints tables; asserts nothing.
+
+    python bench/solver.py                   # n = 4..10 discard, 4..8 carry, win objective n <= 9
+    python bench/solver.py --max-cards 8 --cfr-seconds 20
+    python bench/solver.py --only 12:discard:points   # one configuration
+
+Every configuration runs in its own Python process, so "peak MB" is that
+process's peak resident memory (ru_maxrss, includes ~150 MB of Python, NumPy and
+Numba). Numba compilation is measured separately: once with an empty cache
+folder (compile) and once with the warm on-disk cache (load).
+
+The reference: OpenSpiel's CFR+ (C++ ``pyspiel.CFRPlusSolver``) on the same
+discard game (``goofspiel``, random prize order, point-difference returns,
+bids revealed, turned into a sequential game): seconds of CFR+ iterations until
+the average policy's NashConv (C++ ``pyspiel.nash_conv``; OpenSpiel's
+point-difference returns are half the point difference) is <= 1e-3, capped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def child(config: dict) -> dict:
+    t0 = time.perf_counter()
+    from cardtable.goofspiel import Ruleset
+    from cardtable.solver import Position
+    from cardtable.solver.layout import run_backward_induction
+    from cardtable.solver.table import full_layout
+
+    t_import = time.perf_counter() - t0
+    if config["kind"] == "compile":
+        t1 = time.perf_counter()
+        rs = Ruleset(cards=3, tie_rule="carry")
+        layout = full_layout(rs, "win")
+        run_backward_induction(layout)
+        from cardtable.solver.table import Table
+
+        t = Table(rs, "win", layout, run_backward_induction(layout)[0], (1, 2, 3))
+        f = frozenset({1, 2, 3})
+        t.round_strategy(Position(f, (f, f)), 2)
+        return {"import_s": t_import, "first_solve_s": time.perf_counter() - t1}
+    if config["kind"] == "cfr":
+        return cfr(config["cards"], config["seconds"])
+    rs = Ruleset(cards=config["cards"], tie_rule=config["ties"])
+    t1 = time.perf_counter()
+    layout = full_layout(rs, config["objective"])
+    t_layout = time.perf_counter() - t1
+    values, stats = run_backward_induction(layout)
+    from cardtable.solver.table import Table
+
+    table = Table(rs, config["objective"], layout, values, tuple(rs.deck), stats)
+    f = frozenset(rs.deck)
+    return {
+        "positions": stats["positions"], "games": stats["games"], "layout_s": t_layout,
+        "solve_s": stats["seconds"], "max_gap": stats["max_gap"],
+        "value": table.value(Position(f, (f, f))),
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def cfr(n: int, cap: float) -> dict:
+    import pyspiel
+
+    game = pyspiel.convert_to_turn_based(pyspiel.load_game("goofspiel", {
+        "num_cards": n, "points_order": "random", "returns_type": "point_difference",
+        "imp_info": False}))
+    solver = pyspiel.CFRPlusSolver(game)
+    spent = 0.0
+    it = 0
+    check = 1
+    conv = float("inf")
+    while spent < cap:
+        t = time.perf_counter()
+        solver.evaluate_and_update_policy()
+        spent += time.perf_counter() - t
+        it += 1
+        if it >= check:
+            conv = pyspiel.nash_conv(game, solver.average_policy())
+            check = int(check * 1.25) + 1
+            if conv <= 1e-3:
+                break
+    return {"iterations": it, "seconds": spent, "nash_conv": conv, "reached": conv <= 1e-3}
+
+
+def run_child(config: dict, env: dict | None = None, timeout: float = 3600) -> dict:
+    cmd = [sys.executable, __file__, "--child", json.dumps(config)]
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    res["process_s"] = time.perf_counter() - t
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--max-cards", type=int, default=10, help="largest n for discard/points")
+    ap.add_argument("--carry-max", type=int, default=8, help="largest n for carry-over/points")
+    ap.add_argument("--win-max", type=int, default=9, help="largest n for the win objective (discard)")
+    ap.add_argument("--cfr-cards", default="4,5", help="n for the OpenSpiel CFR+ reference ('' = none)")
+    ap.add_argument("--cfr-seconds", type=float, default=60.0, help="cap per CFR+ run")
+    ap.add_argument("--only", help="one configuration n:ties:objective")
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(child(json.loads(args.child))))
+        return
+
+    print(f"# cardtable solver benchmark, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=tmp)
+        cold = run_child({"kind": "compile"}, env)
+        warm = run_child({"kind": "compile"}, env)
+    print("\n## One-time Numba compilation (3-card carry-over win solve + one strategy query)")
+    print("| cache | import s | first solve s |")
+    print("|---|---|---|")
+    for name, r in (("empty (compiles)", cold), ("warm (loads)", warm)):
+        if "error" in r:
+            print(f"| {name} | error: {r['error']} | |")
+        else:
+            print(f"| {name} | {r['import_s']:.2f} | {r['first_solve_s']:.2f} |")
+
+    configs = []
+    if args.only:
+        n, ties, obj = args.only.split(":")
+        configs.append((int(n), ties, obj))
+    else:
+        configs += [(n, "discard", "points") for n in range(4, args.max_cards + 1)]
+        configs += [(n, "carry", "points") for n in range(4, min(args.carry_max, args.max_cards) + 1)]
+        configs += [(n, "discard", "win") for n in range(4, min(args.win_max, args.max_cards) + 1)]
+    print("\n## Exact solves (one process each; positions and games after the player-swap symmetry)")
+    print("| n | ties | objective | positions | matrix games | layout s | solve s | us/game | peak MB | value | max gap |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    ours = {}
+    for n, ties, obj in configs:
+        r = run_child({"kind": "solve", "cards": n, "ties": ties, "objective": obj})
+        if "error" in r:
+            print(f"| {n} | {ties} | {obj} | error: {r['error']} |")
+            continue
+        ours[(n, ties, obj)] = r
+        us = 1e6 * r["solve_s"] / max(1, r["games"])
+        print(f"| {n} | {ties} | {obj} | {r['positions']:,} | {r['games']:,} | {r['layout_s']:.2f} | "
+              f"{r['solve_s']:.3f} | {us:.2f} | {r['peak_mb']:.0f} | {r['value']:+.1e} | {r['max_gap']:.1e} |",
+              flush=True)
+
+    cfr_cards = [int(x) for x in args.cfr_cards.split(",") if x.strip()]
+    if cfr_cards:
+        print(f"\n## Reference: OpenSpiel CFR+ (C++) on the discard game, until NashConv <= 1e-3 (cap {args.cfr_seconds:g} s)")
+        print("| n | CFR+ iterations | CFR+ s | NashConv reached | ours: exact solve s |")
+        print("|---|---|---|---|---|")
+        for n in cfr_cards:
+            r = run_child({"kind": "cfr", "cards": n, "seconds": args.cfr_seconds})
+            mine = ours.get((n, "discard", "points"))
+            mine_s = f"{mine['solve_s']:.4f}" if mine else "-"
+            if "error" in r:
+                print(f"| {n} | error: {r['error']} | | | {mine_s} |")
+                continue
+            flag = "" if r["reached"] else " (cap hit)"
+            print(f"| {n} | {r['iterations']} | {r['seconds']:.1f}{flag} | {r['nash_conv']:.1e} | {mine_s} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

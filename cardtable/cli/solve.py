@@ -1,0 +1,335 @@
+"""Solver commands: ``solve``, ``strategy``, ``analyze``, ``exploit`` (docs/solver.md).
+
+``cardtable solve --cards 8 --ties discard`` writes the table file to the cache
+folder; ``cardtable strategy`` prints the equilibrium of one round;
+``cardtable analyze RECORD`` walks a finished game; ``cardtable exploit BOT``
+computes a best response to a bot (small games).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import err_console, fail
+
+_TIES = ("carry", "discard")
+_OBJECTIVES = ("points", "win")
+
+
+def _ruleset(cards: int, ties: str, high_ace: bool):
+    from cardtable.goofspiel import Ruleset, RulesetError
+
+    if ties not in _TIES:
+        fail(f"unknown tie rule {ties!r}: choose carry or discard")
+    try:
+        return Ruleset(cards=cards, tie_rule=ties, high_ace=high_ace)
+    except RulesetError as exc:
+        fail(f"bad rules: {exc}")
+
+
+def _objective(objective: str) -> str:
+    if objective not in _OBJECTIVES:
+        fail(f"unknown objective {objective!r}: choose points or win")
+    return objective
+
+
+def _table_or_none(rs, objective: str, cache: Optional[Path]):
+    from cardtable.solver import TableFileError, load_table
+
+    try:
+        return load_table(rs, objective, cache)
+    except TableFileError as exc:
+        fail(str(exc), 1)
+
+
+def _clean(v: float) -> float:
+    """Round off float noise below 1e-12 so that an exact 0 prints as +0.000..."""
+    return round(v, 12) + 0.0
+
+
+def _fmt_dist(dist: dict[int, float], top: int = 4) -> str:
+    from cardtable.goofspiel import rank_name
+
+    items = sorted(((p, c) for c, p in dist.items() if p > 5e-4), reverse=True)[:top]
+    return " ".join(f"{rank_name(c)}:{p:.2f}" for p, c in items)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def solve(
+        cards: int = typer.Option(..., "--cards", "-n", help="cards per suit, 1..13"),
+        ties: str = typer.Option("carry", "--ties", help="tie rule: carry or discard"),
+        objective: str = typer.Option("points", "--objective",
+                                      help="points (expected point difference) or win (win=1, draw=0, loss=-1)"),
+        high_ace: bool = typer.Option(False, "--high-ace", help="the ace bids highest and is worth cards+1"),
+        cache: Optional[Path] = typer.Option(None, "--cache", help="table folder (default: cardtable's cache folder)"),
+        force: bool = typer.Option(False, "--force", help="solve again even if the table exists"),
+        max_memory: float = typer.Option(8.0, "--max-memory", help="refuse solves needing more GiB than this"),
+    ) -> None:
+        """Solve 2-player Goofspiel exactly and write the table file (versioned, checksummed)."""
+        import time
+
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        from cardtable.solver import Position, SolverError, open_table, write_table
+        from cardtable.solver.layout import count_games, run_backward_induction
+        from cardtable.solver.table import Table, default_path, full_layout
+
+        rs = _ruleset(cards, ties, high_ace)
+        objective = _objective(objective)
+        if cache is not None:
+            if cache.exists() and not cache.is_dir():
+                fail(f"--cache {cache} is not a folder")
+            cache.mkdir(parents=True, exist_ok=True)
+        path = default_path(rs, objective, cache)
+        if path.exists() and not force:
+            table = _table_or_none(rs, objective, cache)
+            typer.echo(f"already solved: {path} (use --force to solve again)")
+            full = frozenset(rs.deck)
+            typer.echo(f"value of the game for player 1: {_clean(table.value(Position(full, (full, full)))):+.12f}")
+            return
+        t0 = time.perf_counter()
+        layout = full_layout(rs, objective)
+        need = layout.size * 8 * 1.1 + layout.codes.nbytes
+        if need > max_memory * 2**30:
+            fail(f"this solve needs about {need / 2**30:.1f} GiB (limit --max-memory {max_memory:g}); "
+                 "it is out of reach on this machine")
+        games = count_games(layout)
+        typer.echo(f"{rs.describe()} objective={objective}: {layout.size:,} slots, "
+                   f"up to {games:,} matrix games (layout {time.perf_counter() - t0:.1f} s)")
+        with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                      TextColumn("{task.percentage:>5.1f}%"), TimeElapsedColumn(),
+                      TextColumn("ETA"), TimeRemainingColumn(), console=err_console) as bar:
+            task = bar.add_task("solving", total=games)
+
+            def progress(k: int, done: int, total: int) -> None:
+                bar.update(task, completed=done, description=f"layer {k}/{rs.cards}")
+
+            try:
+                values, stats = run_backward_induction(layout, progress)
+            except SolverError as exc:
+                fail(f"solver check failed: {exc}", 1)
+        table = Table(rs, objective, layout, values, tuple(rs.deck), stats)
+        write_table(table, path)
+        table = open_table(path)
+        full = frozenset(rs.deck)
+        typer.echo(f"solved {stats['positions']:,} positions, {stats['games']:,} matrix games in "
+                   f"{stats['seconds']:.2f} s (largest guarantee gap {stats['max_gap']:.1e})")
+        typer.echo(f"table: {path} ({path.stat().st_size / 2**20:.1f} MiB)")
+        typer.echo(f"value of the game for player 1: {_clean(table.value(Position(full, (full, full)))):+.12f}")
+
+    @app.command()
+    def strategy(
+        cards: int = typer.Option(13, "--cards", "-n", help="cards per suit, 1..13"),
+        ties: str = typer.Option("carry", "--ties", help="tie rule: carry or discard"),
+        objective: str = typer.Option("points", "--objective", help="points or win"),
+        high_ace: bool = typer.Option(False, "--high-ace"),
+        prizes: str = typer.Option("all", "--prizes",
+                                   help="prizes still to play for, incl. the one turned up (e.g. '2,5,9-K')"),
+        hand_a: str = typer.Option("all", "--hand-a", help="player 1's cards"),
+        hand_b: str = typer.Option("all", "--hand-b", help="player 2's cards"),
+        prize: Optional[str] = typer.Option(None, "--prize", help="the prize turned up (default: each)"),
+        pot: int = typer.Option(0, "--pot", help="points carried from ties (carry-over)"),
+        diff: int = typer.Option(0, "--diff", help="player 1's points minus player 2's (win objective)"),
+        record: Optional[Path] = typer.Option(None, "--record", help="take the position from a record"),
+        game_no: int = typer.Option(1, "--game", help="game number in the record file"),
+        round_no: int = typer.Option(1, "--round", help="round of the record (position before its bids)"),
+        cache: Optional[Path] = typer.Option(None, "--cache", help="table folder"),
+        limit: int = typer.Option(2_000_000, "--limit", help="most matrix games to solve without a table"),
+    ) -> None:
+        """Print the equilibrium mixed strategy (probability per card) and value of a position."""
+        from rich.console import Console
+        from rich.table import Table as RichTable
+
+        from cardtable.goofspiel import rank_name
+        from cardtable.solver import ImpossiblePosition, Position, UnsupportedRuleset, check_supported
+        from cardtable.solver.position import parse_cards, position_from_view
+        from cardtable.solver.table import count_games, solve_subgame, subgame_layout
+
+        objective = _objective(objective)
+        if record is not None:
+            rs, pos, prize_card = _position_from_record(record, game_no, round_no)
+            try:
+                check_supported(rs)
+            except UnsupportedRuleset as exc:
+                fail(str(exc))
+            prize_list = [prize_card]
+        else:
+            rs = _ruleset(cards, ties, high_ace)
+            try:
+                pos = Position(parse_cards(prizes, rs.cards),
+                               (parse_cards(hand_a, rs.cards), parse_cards(hand_b, rs.cards)), pot, diff)
+                pos.validate(rs)
+                prize_list = sorted(pos.prizes) if prize is None else sorted(parse_cards(prize, rs.cards))
+            except ValueError as exc:
+                fail(f"impossible position: {exc}")
+            if not pos.prizes:
+                fail("impossible position: no prize is left to play for")
+            bad = [p for p in prize_list if p not in pos.prizes]
+            if bad or len(prize_list) != (1 if prize is not None else len(pos.prizes)):
+                fail(f"impossible position: --prize must be one of the prizes {sorted(pos.prizes)}")
+        if objective == "points":
+            pos = Position(pos.prizes, pos.hands, pos.pot, 0)
+        table = _table_or_none(rs, objective, cache)
+        source = "table"
+        try:
+            if table is None:
+                layout = subgame_layout(rs, pos, objective)
+                if count_games(layout) > limit:
+                    fail(f"no table for {rs.describe()} ({objective}) and the position is too large to "
+                         f"solve here; run: cardtable solve --cards {rs.cards} --ties {rs.tie_rule}"
+                         + (" --objective win" if objective == "win" else "")
+                         + (" --high-ace" if rs.high_ace else ""))
+                table = solve_subgame(rs, pos, objective, layout)
+                source = "subgame solved now"
+            value = table.value(pos)
+        except ImpossiblePosition as exc:
+            fail(f"impossible position: {exc}")
+        console = Console()
+        unit = "points" if objective == "points" else "P(win)-P(loss)"
+        console.print(f"{rs.describe()}  objective={objective}  source={source}")
+        console.print(f"position: prizes {' '.join(map(rank_name, sorted(pos.prizes)))} | "
+                      f"player 1: {' '.join(map(rank_name, sorted(pos.hands[0])))} | "
+                      f"player 2: {' '.join(map(rank_name, sorted(pos.hands[1])))} | pot {pos.pot}"
+                      + (f" | diff {pos.diff:+d}" if objective == "win" else ""))
+        console.print(f"value before the reveal (player 1): {value:+.6f} {unit}")
+        for p in prize_list:
+            st = table.round_strategy(pos, p)
+            out = RichTable(title=f"prize {rank_name(p)} turned up: value {st.value:+.6f} {unit}")
+            out.add_column("card")
+            out.add_column("player 1", justify="right")
+            out.add_column("player 2", justify="right")
+            for c in sorted(set(st.a) | set(st.b), key=rs.strength):
+                fa = f"{st.a[c]:.4f}" if c in st.a else ""
+                fb = f"{st.b[c]:.4f}" if c in st.b else ""
+                out.add_row(rank_name(c), fa, fb)
+            console.print(out)
+
+    @app.command()
+    def analyze(
+        record: Path = typer.Argument(..., help="a record file (text or JSON notation)"),
+        cache: Optional[Path] = typer.Option(None, "--cache", help="table folder"),
+        limit: int = typer.Option(2_000_000, "--limit", help="most matrix games to solve without a table"),
+    ) -> None:
+        """Walk finished games: bids, equilibrium per round, expected points given up."""
+        from rich.console import Console
+        from rich.table import Table as RichTable
+
+        from cardtable.goofspiel import rank_name
+        from cardtable.goofspiel.record import RecordError, load_records, replay
+        from cardtable.solver import UnsupportedRuleset
+        from cardtable.solver.analysis import analyze_game
+
+        records = _read_records(record)
+        console = Console(width=max(Console().width, 150))
+        for gi, rec in enumerate(records, 1):
+            try:
+                game = replay(rec)
+            except RecordError as exc:
+                fail(f"{record}: game {gi}: {exc}", 1)
+            table = _table_or_none(rec.ruleset, "points", cache)
+            try:
+                rounds = analyze_game(game, table, limit)
+            except UnsupportedRuleset as exc:
+                fail(str(exc))
+            names = rec.players
+            out = RichTable(title=f"game {gi}: {names[0]} vs {names[1]} ({rec.ruleset.describe()})")
+            for col in ("rnd", "prize", "pot", f"{names[0]}", f"{names[1]}", "equilibrium 1",
+                        "equilibrium 2", "lost 1", "lost 2", "source"):
+                out.add_column(col, justify="right" if col.startswith(("lost", "rnd", "pot")) else "left")
+            tot = [0.0, 0.0]
+            for r in rounds:
+                if r.strategy is not None:
+                    tot[0] += r.given_up[0]
+                    tot[1] += r.given_up[1]
+                out.add_row(
+                    str(r.number), rank_name(r.prize), str(r.pot),
+                    rank_name(r.bids[0]) + (f" ({r.probability[0]:.2f})" if r.probability else ""),
+                    rank_name(r.bids[1]) + (f" ({r.probability[1]:.2f})" if r.probability else ""),
+                    _fmt_dist(r.strategy.a) if r.strategy else "-",
+                    _fmt_dist(r.strategy.b) if r.strategy else "-",
+                    f"{r.given_up[0]:.3f}" if r.given_up else "-",
+                    f"{r.given_up[1]:.3f}" if r.given_up else "-", r.source,
+                )
+            console.print(out)
+            pts = game.result().points if game.is_over else game.points
+            typer.echo(f"final points {pts[0]}-{pts[1]}; expected points given up versus equilibrium: "
+                          f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only; "
+                          "bids the equilibrium plays with probability > 0 give up nothing)")
+
+    @app.command()
+    def exploit(
+        bot: str = typer.Argument(..., help="bot name (random, matcher, heuristic, nash, ...)"),
+        cards: int = typer.Option(4, "--cards", "-n", help="cards per suit (best response: at most 5)"),
+        ties: str = typer.Option("discard", "--ties", help="tie rule: carry or discard"),
+        high_ace: bool = typer.Option(False, "--high-ace"),
+        samples: int = typer.Option(200, "--samples", help="act() calls per decision for bots without policy()"),
+        seed: int = typer.Option(0, "--seed", help="the bot's seed"),
+    ) -> None:
+        """Best response to a bot by expectimax, and the bot's exploitability (points per game)."""
+        from cardtable.platform.bot import UnknownBotError, load_bot
+        from cardtable.solver import UnsupportedRuleset
+        from cardtable.solver.exploit import MAX_CARDS, best_response
+
+        rs = _ruleset(cards, ties, high_ace)
+        if cards > MAX_CARDS:
+            fail(f"--cards {cards}: best responses are computed by full expectimax, at most {MAX_CARDS} cards")
+        if samples < 1:
+            fail("--samples must be at least 1")
+        try:
+            b = load_bot("goofspiel", bot, seed=seed)
+        except UnknownBotError as exc:
+            fail(str(exc))
+        how = "exact policy()" if callable(getattr(b, "policy", None)) else f"{samples} samples per decision"
+        try:
+            br = best_response(rs, b, samples)
+        except UnsupportedRuleset as exc:
+            fail(str(exc))
+        typer.echo(f"{rs.describe()}: best response to {bot} ({how}), {br.nodes:,} decisions")
+        typer.echo(f"  responder as player 1: {br.values[0]:+.6f} points per game")
+        typer.echo(f"  responder as player 2: {br.values[1]:+.6f} points per game")
+        typer.echo(f"exploitability of {bot}: {br.exploitability:.6f} points per game (0 = equilibrium)")
+
+
+def _read_records(path: Path):
+    from cardtable.goofspiel.record import RecordError, load_records
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror}")
+    except UnicodeDecodeError:
+        fail(f"{path} is not a text file (UTF-8)")
+    try:
+        records = load_records(text)
+    except RecordError as exc:
+        fail(f"{path}: {exc}", 1)
+    if not records:
+        fail(f"{path}: no game in the file", 1)
+    return records
+
+
+def _position_from_record(path: Path, game_no: int, round_no: int):
+    """(ruleset, position before round ``round_no``'s bids, prize turned up)."""
+    from cardtable.goofspiel import Game
+    from cardtable.goofspiel.record import RecordError, replay
+    from cardtable.solver.position import position_from_view
+
+    records = _read_records(path)
+    if not 1 <= game_no <= len(records):
+        fail(f"--game {game_no}: the file holds {len(records)} game(s)")
+    rec = records[game_no - 1]
+    try:
+        game = replay(rec)
+    except RecordError as exc:
+        fail(f"{path}: {exc}", 1)
+    if not 1 <= round_no <= len(game.history):
+        fail(f"--round {round_no}: the game has rounds 1..{len(game.history)}")
+    g = Game(rec.ruleset, prize_deck=game.initial_deck)
+    for r in game.history[: round_no - 1]:
+        g.play(list(r.bids))
+    pos, prize = position_from_view(g.view(0))
+    return rec.ruleset, pos, prize

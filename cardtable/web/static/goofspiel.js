@@ -1,0 +1,233 @@
+// Goofspiel play screen: renders the per-viewer view the server sends.
+// Click a card to select it, click it again (or press Bid) to confirm.
+"use strict";
+
+(() => {
+  const { el, card, rankName } = CT;
+  const $ = (id) => document.getElementById(id);
+  let last = null, selected = [], sending = false, deadline = null, timerId = null;
+  const commits = {};  // game number -> seed commitment seen while the game was on
+
+  function names(msg) { return msg.seats.map((s) => s.name); }
+  function cardText(rank, suit) { return rankName(rank) + suit; }
+
+  function showError(text) {
+    const e = $("err");
+    e.textContent = text;
+    e.classList.toggle("hidden", !text);
+    if (text) setTimeout(() => { if (e.textContent === text) e.classList.add("hidden"); }, 6000);
+  }
+
+  async function act(action) {
+    sending = true;
+    render(last);
+    const err = await CT.send({ type: "act", action });
+    sending = false;
+    if (err) showError(err.message);
+    else { selected = []; showError(""); }
+    render(last);
+  }
+
+  function clickHandCard(rank) {
+    const v = last.view, k = v.ruleset.cards_per_bid;
+    if (!canBid(v) || sending) return;
+    if (selected.includes(rank)) {
+      if (k === 1) { act({ bid: [rank] }); return; }
+      selected = selected.filter((r) => r !== rank);
+    } else {
+      if (k === 1) selected = [rank];
+      else if (selected.length < k) selected.push(rank);
+    }
+    render(last);
+  }
+
+  function clickPrize(rank) {
+    const v = last.view;
+    if (!(v.phase === "choose" && v.chooser === v.you) || sending) return;
+    if (selected.includes(rank)) act({ choose: rank });
+    else { selected = [rank]; render(last); }
+  }
+
+  function canBid(v) { return v.you !== null && v.phase === "bid" && v.my_bid === null; }
+
+  function statusText(msg) {
+    const v = msg.view, you = v.you, n = names(msg);
+    if (v.phase === "over") return "Game over";
+    if (v.phase === "choose") {
+      return v.chooser === you ? "Choose a prize from the display" : `Waiting for ${n[v.chooser]} to choose a prize`;
+    }
+    if (you === null) {
+      const waiting = v.to_act.map((s) => n[s]).join(", ");
+      return `Watching · waiting for ${waiting}`;
+    }
+    if (v.my_bid === null) return "Your bid: pick a card";
+    const others = v.to_act.filter((s) => s !== you).map((s) => n[s]);
+    return `Waiting for the other player${others.length > 1 ? "s" : ""}: ${others.join(", ")}`;
+  }
+
+  function describeRound(msg, r) {
+    const v = msg.view, n = names(msg);
+    const bids = r.bids.map((b, s) => `${s === v.you ? "You" : n[s]} ${b.map((c) => cardText(c, v.players[s].suit)).join("+")}`);
+    const prizes = r.prizes.map((p) => cardText(p, v.prize_suit)).join(" ");
+    let outcome;
+    if (r.taken.length && r.winner === null) outcome = r.taken.map(([s, p]) => `${s === v.you ? "you" : n[s]} take${s === v.you ? "" : "s"} ${cardText(p, v.prize_suit)}`).join(", ");
+    else if (r.winner !== null) outcome = `${r.winner === v.you ? "you win" : n[r.winner] + " wins"} ${prizes}`;
+    else if (r.carried.length) outcome = "tie: the pot carries over";
+    else outcome = "tie: the prizes are discarded";
+    return { bids, prizes, outcome };
+  }
+
+  function render(msg) {
+    if (!msg) return;
+    const v = msg.view, you = v.you, n = names(msg);
+    document.body.dataset.phase = v.phase;
+    document.body.dataset.round = v.round;
+    document.body.dataset.waiting = v.phase === "bid" && you !== null && v.my_bid !== null ? "yes" : "no";
+    $("rules").textContent = v.rules;
+    const m = msg.match;
+    $("matchline").textContent = `match ${m.format} · game ${m.game}` + (m.scores.length ? ` · totals ${m.totals.join("–")}` : "");
+    $("status").textContent = statusText(msg);
+    $("roundline").textContent = v.phase === "over" ? `${v.history.length} rounds played` : `Round ${v.round} of ${v.rounds}`;
+    if (v.seed_commit && v.phase !== "over") commits[msg.game_no] = v.seed_commit;
+
+    // pot / display
+    const potBox = $("pot");
+    potBox.replaceChildren(...v.pot.map((p) => {
+      const choosing = v.phase === "choose" && v.chooser === you;
+      return card(p, v.prize_suit, { class: (choosing ? "playable " : "") + (choosing && selected.includes(p) ? "selected" : "") , onclick: () => clickPrize(p) });
+    }));
+    if (!v.pot.length) potBox.append(el("span", { class: "mini", text: "—" }));
+    $("potvalue").textContent = v.pot_value;
+    let left = `${v.remaining_prizes.length} prize${v.remaining_prizes.length === 1 ? "" : "s"} face down: ${v.remaining_prizes.map((p) => rankName(p)).join(" ") || "none"}`;
+    if (v.upcoming) left += ` · next in order: ${v.upcoming.map((p) => rankName(p)).join(" ")}`;
+    $("prizesleft").textContent = left;
+
+    // last reveal (shown to everyone at once: it arrives with the state that resolves the round)
+    const lastRound = v.revealed || v.history[v.history.length - 1];
+    if (lastRound) {
+      const d = describeRound(msg, lastRound);
+      $("reveal").replaceChildren(el("div", { text: `Round ${lastRound.number}: ${d.prizes}` }), el("div", { text: d.bids.join(" · ") }), el("b", { text: d.outcome }));
+    } else $("reveal").textContent = "—";
+
+    // players (opponents; everyone for spectators)
+    const boxes = [];
+    for (const p of v.players) {
+      if (p.seat === you) continue;
+      const seat = msg.seats[p.seat];
+      let st = "";
+      if (v.phase === "bid") st = p.has_bid ? "has bid ✓" : (v.to_act.includes(p.seat) ? "thinking…" : "");
+      if (v.phase === "choose" && v.chooser === p.seat) st = "choosing a prize…";
+      boxes.push(el("div", { class: "panel player", "data-seat": p.seat },
+        el("div", {}, el("span", { class: "dot" + (seat.connected ? " on" : ""), title: seat.connected ? "online" : "offline" }),
+          el("span", { class: "name", text: seat.name + (seat.bot ? " (bot)" : "") }), " ",
+          el("span", { class: "mini", text: `${p.points} pts` })),
+        el("div", { class: "state" + (p.has_bid ? " ready" : ""), text: st }),
+        el("div", { class: "mini" }, "left ", el("b", { text: p.remaining.map((c) => rankName(c)).join(" ") || "—" }), " ", el("span", { text: p.suit })),
+        el("div", { class: "mini", text: `spent ${p.spent.map((c) => rankName(c)).join(" ") || "—"}` }),
+        el("div", { class: "mini", text: `won ${p.won.map((c) => rankName(c)).join(" ") || "—"}` })));
+    }
+    $("players").replaceChildren(...boxes);
+
+    // my hand
+    const me = $("me");
+    me.classList.toggle("hidden", you === null);
+    if (you !== null) {
+      const mine = v.players[you];
+      $("myname").textContent = `${msg.seats[you].name} (you, ${mine.suit})`;
+      $("myscore").textContent = `${mine.points} pts · won ${mine.won.map((c) => rankName(c)).join(" ") || "—"}`;
+      const bidding = canBid(v) && !sending;
+      selected = selected.filter((r) => v.phase === "choose" ? v.pot.includes(r) : v.hand.includes(r));
+      $("hand").replaceChildren(...v.ruleset && Array.from({ length: v.ruleset.cards }, (_, i) => i + 1).map((r) => {
+        if (!v.hand.includes(r)) return card(r, mine.suit, { class: "spent", "aria-disabled": "true" });
+        const cls = [bidding ? "playable" : "", selected.includes(r) && v.phase === "bid" ? "selected" : "", v.my_bid && v.my_bid.includes(r) ? "bid selected" : ""].join(" ");
+        return card(r, mine.suit, { class: cls, role: "button", onclick: () => clickHandCard(r) });
+      }));
+      const k = v.ruleset.cards_per_bid, btn = $("bidbtn");
+      btn.classList.toggle("hidden", !bidding);
+      btn.disabled = selected.length !== k;
+      btn.textContent = selected.length ? `Bid ${selected.map((c) => cardText(c, mine.suit)).join("+")}` : "Bid";
+      let hint = "";
+      if (v.my_bid && v.phase === "bid") hint = `You bid ${v.my_bid.map((c) => cardText(c, mine.suit)).join("+")} · waiting for the other player${v.players.length > 2 ? "s" : ""}`;
+      else if (bidding) hint = k === 1 ? (selected.length ? "Click the card again to confirm" : "Click a card to bid it") : `Pick ${k} cards, then press Bid`;
+      else if (sending) hint = "Sending…";
+      $("hint").textContent = hint;
+    }
+
+    renderTimer(msg);
+    renderHistory(msg);
+    renderEnd(msg);
+  }
+
+  function renderTimer(msg) {
+    if (timerId) { clearInterval(timerId); timerId = null; }
+    const t = msg.timer;
+    if (!t || t.left === null || msg.view.phase === "over") { $("timer").textContent = ""; return; }
+    deadline = Date.now() + t.left * 1000;
+    const tick = () => {
+      const s = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+      $("timer").textContent = `⏱ ${s}s`;
+    };
+    tick();
+    timerId = setInterval(tick, 250);
+  }
+
+  function renderHistory(msg) {
+    const v = msg.view, n = names(msg);
+    const head = el("tr", {}, el("th", { text: "#" }), el("th", { text: "Prizes" }), ...v.players.map((p) => el("th", { text: p.seat === v.you ? "You" : n[p.seat] })), el("th", { text: "Outcome" }));
+    $("history").tHead.replaceChildren(head);
+    const rows = v.history.slice().reverse().map((r) => el("tr", {},
+      el("td", { text: r.number }), el("td", { text: r.prizes.map((p) => cardText(p, v.prize_suit)).join(" ") }),
+      ...r.bids.map((b, s) => el("td", { text: b.map((c) => cardText(c, v.players[s].suit)).join("+") })),
+      el("td", { text: describeRound(msg, r).outcome })));
+    $("history").tBodies[0].replaceChildren(...rows);
+  }
+
+  async function renderEnd(msg) {
+    const v = msg.view, end = $("end");
+    end.classList.toggle("hidden", v.phase !== "over");
+    if (v.phase !== "over") return;
+    const n = names(msg), res = v.result;
+    const line = res.points.map((p, s) => `${s === v.you ? "You" : n[s]} ${p}`).join(" · ");
+    const who = res.winner === null ? "Draw" : (res.winner === v.you ? "You win!" : `${n[res.winner]} wins`);
+    const m = msg.match;
+    const parts = [el("div", { id: "winner", text: `${who} — ${line}` + (res.unowned ? ` (${res.unowned} unowned)` : "") })];
+    if (m.over && m.format !== "total 1") parts.push(el("div", { text: `Match over: ${m.result.map((r, s) => `${n[s]} ${r}`).join(", ")}` }));
+    $("result").replaceChildren(...parts);
+    const btn = $("nextbtn");
+    btn.classList.toggle("hidden", v.you === null || !m.next);
+    btn.textContent = m.next === "rematch" ? "Rematch" : "Next game";
+    $("download").href = `/api/rooms/${encodeURIComponent(msg.room)}/record?match=${m.match_no}`;
+    await renderFairness(msg);
+  }
+
+  async function renderFairness(msg) {
+    const v = msg.view, f = v.fairness, box = $("fair");
+    if (!f || !f.seed) { box.textContent = "Fixed prize order: nothing secret to verify."; return; }
+    const seen = commits[msg.game_no] || v.seed_commit;
+    const hash = await CT.sha256hex(f.seed);
+    const turned = [];
+    for (const r of v.history) for (const p of r.prizes) if (!turned.includes(p)) turned.push(p);
+    const orderOk = turned.every((p, i) => f.prize_order[i] === p);
+    const hashOk = hash === null ? f.commit_ok : hash === seen;
+    const items = [
+      el("div", { class: hashOk ? "ok" : "bad", id: "fair-commit", text: `${hashOk ? "✓" : "✗"} SHA-256 of the seed matches the commitment shown at the start (${seen.slice(0, 12)}…)` + (hash === null ? " (checked by the server)" : "") }),
+      el("div", { class: orderOk && f.order_ok ? "ok" : "bad", id: "fair-order", text: `${orderOk && f.order_ok ? "✓" : "✗"} the seed orders the prizes exactly as they were turned up` }),
+      el("div", { text: `seed ${f.seed} · check the downloaded record with: cardtable verify FILE` }),
+    ];
+    box.replaceChildren(...items);
+  }
+
+  $("bidbtn").addEventListener("click", () => { if (last && selected.length) act({ bid: selected.slice() }); });
+  $("nextbtn").addEventListener("click", async () => {
+    const err = await CT.send({ type: "next" });
+    if (err) showError(err.message);
+  });
+  CT.onState = (msg) => {
+    if (last && (last.game_no !== msg.game_no || last.view.round !== msg.view.round || last.view.phase !== msg.view.phase)) selected = [];
+    last = msg;
+    render(msg);
+  };
+  CT.onError = (msg) => { if (msg.ref === undefined) showError(msg.message); };
+  CT.onStatus = (s) => $("conn").classList.toggle("hidden", s === "online");
+  CT.connect();
+})();

@@ -1,0 +1,122 @@
+"""``cardtable solve / strategy / analyze / exploit`` from the command line,
+including bad input (clear message, exit code != 0)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from cardtable.cli import app
+from cardtable.goofspiel import Ruleset
+from cardtable.goofspiel.autoplay import play_game
+from cardtable.goofspiel.record import record_from_game, write_text
+from cardtable.platform.bot import load_bot
+from cardtable.platform.storage import cache_dir
+
+runner = CliRunner()
+
+
+class Out:
+    def __init__(self, result):
+        self.exit_code = result.exit_code
+        self.output = " ".join(result.output.split())  # Rich may wrap long lines
+
+
+def run(*args):
+    return Out(runner.invoke(app, list(args)))
+
+
+def test_solve_writes_a_table_and_reports_value():
+    r = run("solve", "--cards", "4", "--ties", "discard")
+    assert r.exit_code == 0, r.output
+    assert "value of the game for player 1: +0.000000000000" in r.output
+    path = cache_dir() / "gops-n4-discard-points-lowace.v1.ctt"
+    assert path.exists()
+    r = run("solve", "--cards", "4", "--ties", "discard")
+    assert "already solved" in r.output
+
+
+def test_solve_win_objective_and_custom_cache(tmp_path):
+    r = run("solve", "-n", "4", "--ties", "carry", "--objective", "win", "--cache", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "gops-n4-carry-win-lowace.v1.ctt").exists()
+
+
+def test_strategy_from_table_and_without_table():
+    assert run("solve", "-n", "5", "--ties", "discard").exit_code == 0
+    r = run("strategy", "-n", "5", "--ties", "discard", "--prizes", "2,3,5", "--hand-a", "A,4,5",
+            "--hand-b", "2-4", "--prize", "5")
+    assert r.exit_code == 0, r.output
+    assert "source=table" in r.output and "+4.209459" in r.output and "prize 5 turned up" in r.output
+    r = run("strategy", "-n", "9", "--ties", "carry", "--prizes", "2,3,5", "--hand-a", "1,4,9",
+            "--hand-b", "2,3,8", "--pot", "4")
+    assert r.exit_code == 0, r.output
+    assert "subgame solved now" in r.output and r.output.count("turned up") == 3
+
+
+def _record_file(tmp_path, rules):
+    rs = Ruleset(**rules)
+    bots = [load_bot("goofspiel", "heuristic", seed=1)] + [
+        load_bot("goofspiel", "random", seed=s) for s in range(2, rs.players + 1)]
+    game = play_game(rs, bots, seed=9)
+    names = ["heur", "rand", "rand2"][: rs.players]
+    path = tmp_path / "game.txt"
+    path.write_text(write_text(record_from_game(game, names)), encoding="utf-8")
+    return path
+
+
+def test_analyze_and_strategy_from_record(tmp_path):
+    path = _record_file(tmp_path, dict(cards=6, tie_rule="carry"))
+    r = run("analyze", str(path))
+    assert r.exit_code == 0, r.output
+    assert "given up versus equilibrium" in r.output and "subgame" in r.output
+    r = run("strategy", "--record", str(path), "--round", "2")
+    assert r.exit_code == 0, r.output
+    assert "turned up" in r.output
+
+
+def test_exploit_reports_exploitability():
+    r = run("exploit", "matcher", "--cards", "4")
+    assert r.exit_code == 0, r.output
+    assert "exploitability of matcher: 2.000000" in r.output
+
+
+@pytest.mark.parametrize("args,message", [
+    (["solve", "-n", "5", "--ties", "sometimes"], "unknown tie rule"),
+    (["solve", "-n", "0"], "must be 1..13"),
+    (["solve", "-n", "14", "--ties", "discard"], "must be 1..13"),
+    (["solve", "-n", "4", "--objective", "fame"], "unknown objective"),
+    (["solve", "-n", "13", "--ties", "carry", "--max-memory", "1"], "out of reach"),
+    (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2,3", "--hand-b", "1,2"], "impossible position"),
+    (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,9", "--hand-b", "1,2"], "impossible position"),
+    (["strategy", "-n", "5", "--ties", "discard", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2",
+      "--pot", "3"], "never a pot"),
+    (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2", "--pot", "2"],
+     "no sum of prizes"),
+    (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2", "--prize", "4"],
+     "must be one of the prizes"),
+    (["strategy", "-n", "13", "--ties", "carry"], "cardtable solve --cards 13"),
+    (["exploit", "matcher", "--cards", "7"], "at most 5"),
+    (["exploit", "nobody"], "unknown goofspiel bot"),
+    (["analyze", "/nonexistent/file.txt"], "cannot read"),
+])
+def test_bad_input_fails_clearly(args, message):
+    r = run(*args)
+    assert r.exit_code != 0
+    assert message in r.output
+
+
+def test_unsupported_ruleset_in_record(tmp_path):
+    path = _record_file(tmp_path, dict(cards=4, players=3))
+    r = run("analyze", str(path))
+    assert r.exit_code != 0 and "does not cover" in r.output
+
+
+def test_damaged_table_is_refused():
+    assert run("solve", "-n", "4", "--ties", "carry").exit_code == 0
+    path = cache_dir() / "gops-n4-carry-points-lowace.v1.ctt"
+    data = bytearray(path.read_bytes())
+    data[-200] ^= 1
+    path.write_bytes(bytes(data))
+    r = run("strategy", "-n", "4", "--ties", "carry")
+    assert r.exit_code == 1 and "checksum" in r.output

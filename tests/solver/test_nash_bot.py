@@ -1,0 +1,81 @@
+"""The ``nash`` bot: legal play in every covered ruleset, equilibrium policy,
+zero exploitability, clear errors for rulesets outside the solver."""
+
+from __future__ import annotations
+
+import pytest
+
+from cardtable.goofspiel import Game, Ruleset
+from cardtable.goofspiel.autoplay import play_game
+from cardtable.goofspiel.bots.nash import NashBot
+from cardtable.platform.bot import load_bot
+from cardtable.solver import Position, UnsupportedRuleset, solve, write_table
+from cardtable.solver.exploit import best_response
+from cardtable.solver.table import default_path
+
+
+def test_registered():
+    assert isinstance(load_bot("goofspiel", "nash", seed=1), NashBot)
+
+
+@pytest.mark.parametrize("rules", [
+    dict(cards=6, tie_rule="discard"), dict(cards=6, tie_rule="carry"),
+    dict(cards=5, high_ace=True), dict(cards=1), dict(cards=7, tie_rule="carry"),
+])
+def test_plays_legal_games(rules):
+    rs = Ruleset(**rules)
+    for seed in range(3):
+        game = play_game(rs, [NashBot(seed=seed), load_bot("goofspiel", "random", seed=seed)], seed=seed)
+        assert game.is_over
+
+
+def test_policy_is_the_tables_equilibrium():
+    rs = Ruleset(cards=5, tie_rule="carry")
+    table = solve(rs)
+    write_table(table, default_path(rs, "points"))
+    bots = [NashBot(seed=1), NashBot(seed=2)]
+    game = Game(rs, prize_deck=[3, 1, 5, 2, 4])
+    for seat, b in enumerate(bots):
+        b.new_game(rs, seat)
+    game.play([2, 2])  # tie: the 3 carries over
+    view0, view1 = game.view(0), game.view(1)
+    pos = Position(frozenset({1, 2, 4, 5}), (frozenset({1, 3, 4, 5}),) * 2, 3)
+    strat = table.round_strategy(pos, 1)
+    assert bots[0].policy(view0) == strat.a
+    assert bots[0].last_source == "table"
+    p1 = bots[1].policy(view1)
+    assert p1 == pytest.approx(strat.b, abs=1e-12)  # symmetric position: same mix
+    assert sum(p1.values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("tie", ["discard", "carry"])
+def test_nash_is_unexploitable_and_others_are_not(tie):
+    rs = Ruleset(cards=4, tie_rule=tie)
+    br = best_response(rs, NashBot(seed=3, use_table=False))
+    assert abs(br.exploitability) < 1e-9
+    assert best_response(rs, load_bot("goofspiel", "matcher")).exploitability > 0.5
+
+
+def test_without_table_uses_named_fallback_then_subgame():
+    rs = Ruleset(cards=13, tie_rule="discard")
+    bot = NashBot(seed=5)
+    assert "fallback" in bot.description
+    game = Game(rs, seed=4)
+    other = load_bot("goofspiel", "random", seed=1)
+    bot.new_game(rs, 0)
+    other.new_game(rs, 1)
+    sources = []
+    while not game.is_over:
+        a = bot.act(game.view(0))
+        sources.append(bot.last_source)
+        game.play([a, other.act(game.view(1))])
+    assert sources[0] == "lookahead" and sources[-1] == "subgame"
+    assert "table" not in sources
+
+
+@pytest.mark.parametrize("rules", [
+    dict(players=3), dict(cards_per_bid=2), dict(open_prizes=3), dict(prize_order="ascending"),
+])
+def test_unsupported_rulesets_fail_at_new_game(rules):
+    with pytest.raises(UnsupportedRuleset, match="does not cover"):
+        NashBot().new_game(Ruleset(**rules), 0)

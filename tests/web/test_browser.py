@@ -1,0 +1,155 @@
+"""The front end in a real browser: Playwright driving Debian's Chromium.
+
+These tests fail (they do not skip) when Chromium is missing: CI installs it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import httpx
+import pytest
+
+from cardtable.goofspiel.record import parse_text, replay_match
+from cardtable.web.games.goofspiel import verify_records
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run", "--disable-sync"]
+TIMEOUT = 15000  # ms, per wait
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert os.path.exists(CHROMIUM), f"Chromium is missing at {CHROMIUM} (Debian package 'chromium')"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def new_page(browser, **context):
+    ctx = browser.new_context(**context)
+    page = ctx.new_page()
+    page.set_default_timeout(TIMEOUT)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.js_errors = errors
+    return page
+
+
+def bid(page, rank: int) -> None:
+    """Click a card to select it, click it again to confirm."""
+    card = page.locator(f'#hand .card[data-rank="{rank}"]')
+    card.click()
+    assert "selected" in card.get_attribute("class")
+    card.click()
+
+
+def wait_round(page, number: int, total: int) -> None:
+    if number > total:
+        page.wait_for_selector('body[data-phase="over"]')
+    else:
+        page.wait_for_selector(f'body[data-round="{number}"][data-phase="bid"]')
+
+
+def test_two_browsers_play_a_whole_game(browser, live_server):
+    server = live_server()
+    a = new_page(browser, viewport={"width": 1000, "height": 900})
+    a.goto(server.url + "/")
+    a.wait_for_selector("#seat-1")
+    a.click("#createbtn")
+    a.wait_for_selector("a.seat-link")
+    link_a = a.get_attribute('a.seat-link[data-seat="0"]', "href")
+    link_b = a.get_attribute('a.seat-link[data-seat="1"]', "href")
+    assert "#token=" in link_a and link_a != link_b
+    a.goto(link_a)
+    b = new_page(browser, viewport={"width": 800, "height": 800})
+    b.goto(link_b)
+    wait_round(a, 1, 13)
+    wait_round(b, 1, 13)
+    for r in range(1, 14):
+        bid(a, r)  # seat 1 bids A, 2, 3, ...; seat 2 bids K, Q, J, ...
+        a.wait_for_selector('body[data-waiting="yes"]')
+        assert "Waiting for the other player" in a.inner_text("#status")
+        b.wait_for_selector('.player[data-seat="0"] .state.ready')  # "has bid", not what
+        assert "has bid" in b.inner_text('.player[data-seat="0"]')
+        if r == 7:  # reload while waiting: the exact view comes back
+            hand_before = a.inner_html("#hand")
+            a.reload()
+            a.wait_for_selector('body[data-waiting="yes"]')
+            assert a.inner_html("#hand") == hand_before
+            assert "You bid 7♠" in a.inner_text("#hint")
+        bid(b, 14 - r)
+        wait_round(a, r + 1, 13)
+        wait_round(b, r + 1, 13)
+        if r < 13:
+            reveal = a.inner_text("#reveal")
+            assert f"Round {r}:" in reveal and f"{'A' if r == 1 else r if r < 11 else 'JQK'[r - 11]}♠" in reveal
+    for page in (a, b):
+        page.wait_for_selector("#winner")
+        page.wait_for_selector("#fair-commit.ok")
+        page.wait_for_selector("#fair-order.ok")
+        assert len(page.locator("#history tbody tr").all()) == 13
+    record = a.request.get(server.url + a.get_attribute("#download", "href")).text()
+    records = parse_text(record)
+    games, _ = replay_match(records)
+    assert games[0].is_over and verify_records(records)
+    assert [r.bids for r in records[0].rounds] == [((r,), (14 - r,)) for r in range(1, 14)]
+    # rematch from the end screen: both players get a fresh game
+    a.click("#nextbtn")
+    wait_round(a, 1, 13)
+    wait_round(b, 1, 13)
+    assert len(b.locator("#hand .card.playable").all()) == 13
+    assert not a.js_errors and not b.js_errors
+
+
+def test_one_browser_against_a_bot(browser, live_server):
+    server = live_server()
+    page = new_page(browser, viewport={"width": 900, "height": 900})
+    page.goto(server.url + "/")
+    page.wait_for_selector("#seat-1")
+    page.select_option("#seat-1", "heuristic")
+    page.fill("#name-0", "Anna")
+    page.click("#createbtn")
+    page.wait_for_selector("a.seat-link")
+    page.click('a.seat-link[data-seat="0"]')
+    for r in range(1, 14):
+        wait_round(page, r, 13)
+        assert "heuristic bot" in page.inner_text("#players")
+        rank = int(page.locator("#hand .card.playable").last.get_attribute("data-rank"))
+        bid(page, rank)
+    wait_round(page, 14, 13)
+    assert page.locator("#winner").is_visible()
+    assert "Anna" in page.inner_text("#myname")
+    assert len(page.locator("#history tbody tr").all()) == 13
+    assert not page.js_errors
+
+
+def test_phone_screen_shows_the_whole_hand(browser, live_server, tmp_path):
+    server = live_server()
+    info = httpx.post(server.url + "/api/rooms", json={"seats": [{}, {"bot": "random"}]}).json()
+    page = new_page(browser, viewport={"width": 375, "height": 667}, device_scale_factor=2, is_mobile=True,
+                    has_touch=True)
+    page.goto(f"{server.url}/play/{info['room']}#token={info['seats'][0]['token']}")
+    wait_round(page, 1, 13)
+    for r in (1, 2):
+        bid(page, r)
+        wait_round(page, r + 1, 13)
+    shot = tmp_path / "phone.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 1000
+    cards = page.locator("#hand .card").all()
+    assert len(cards) == 13
+    for c in cards:
+        box = c.bounding_box()
+        assert box is not None
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 667, box
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375  # no sideways scrolling
+    assert not page.js_errors
