@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """An example Goofspiel bot speaking the cardtable bot protocol (docs/protocol.md).
 
-Strategy: bid the card one above the pot's value when it holds it, else the
-closest card; fill a multi-card bid with its lowest cards; with open prizes,
+Strategy: bid the card ``margin`` (an option, default 1) above the pot's value
+when it holds it, else the closest card; fill a multi-card bid with its lowest cards; with open prizes,
 take the most valuable prize. Standard library only.
 
 Try it:  cardtable bot-check "python examples/protocol_bot.py"
@@ -17,7 +17,7 @@ def send(line):
 
 
 def main():
-    hand, per_bid, high_ace, cards, pot = set(), 1, False, 13, []
+    hand, per_bid, high_ace, cards, pot, margin = set(), 1, False, 13, [], 1
     for raw in sys.stdin:
         words = raw.split()
         if not words:
@@ -28,8 +28,9 @@ def main():
             send("id author cardtable examples")
             send("option name margin type int default 1")
             send("ready")
-        elif cmd == "setoption":
-            pass  # the only option, margin, is read below from its default
+        elif cmd == "setoption":  # setoption name margin value 2
+            if args[1] == "margin":
+                margin = int(args[3])
         elif cmd == "isready":
             send("readyok")
         elif cmd == "newgame":
@@ -42,7 +43,7 @@ def main():
             pot = [int(w) for w in args[args.index("pot") + 1:args.index("remaining")]]
         elif cmd == "go" and args[0] == "bid":
             value = lambda c: cards + 1 if (c == 1 and high_ace) else c
-            target = sum(value(p) for p in pot) + 1
+            target = sum(value(p) for p in pot) + margin
             first = min(sorted(hand), key=lambda c: (abs(value(c) - target), c))
             rest = sorted(c for c in hand if c != first)[: per_bid - 1]
             bid = [first] + rest

@@ -12,14 +12,15 @@ from numba import njit
 
 
 @njit(cache=True)
-def play_cheap(decks, codes, strength, value, carry, unique, seed, points, bids_log, record):
+def play_cheap(decks, codes, strength, value, carry, unique, seed, points, bids_log, record, shuffle):
     """Play ``decks.shape[0]`` games in place.
 
     Args:
         decks: int64[G, n] prize orders; codes: int64[P] (0 random, 1 matcher);
         strength, value: int64[n] per card index; carry, unique: the tie rules;
         seed: seeds Numba's generator; points: int64[G, P] output (zeros);
-        bids_log: int64[G, n, P] output when ``record``.
+        bids_log: int64[G, n, P] output when ``record``;
+        shuffle: fill ``decks`` with uniform random orders first (Fisher-Yates).
     """
     np.random.seed(seed)
     G, n = decks.shape
@@ -28,6 +29,12 @@ def play_cheap(decks, codes, strength, value, carry, unique, seed, points, bids_
     bid = np.empty(P, dtype=np.int64)
     bs = np.empty(P, dtype=np.int64)
     for g in range(G):
+        if shuffle:
+            for c in range(n):
+                decks[g, c] = c + 1
+            for c in range(n - 1, 0, -1):
+                k = np.random.randint(0, c + 1)
+                decks[g, c], decks[g, k] = decks[g, k], decks[g, c]
         for p in range(P):
             for c in range(n):
                 hand[p, c] = c

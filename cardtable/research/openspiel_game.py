@@ -47,7 +47,7 @@ from cardtable.goofspiel import Game, Ruleset
 
 from .encoding import (
     bid_combinations, choice_to_action, decode_action, encode_observation, num_actions,
-    num_bid_actions, observation_size,
+    observation_size,
 )
 
 SHORT_NAME = "python_cardtable_goofspiel"

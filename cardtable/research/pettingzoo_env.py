@@ -29,7 +29,6 @@ no truncation. ``infos[agent]`` holds ``phase`` and, at the end, ``result``
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np

@@ -122,18 +122,23 @@ def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | 
     elif rs.fixed_order:
         decks = np.tile(np.array(prize_order_for(rs, None), dtype=np.int64), (G, 1))
     else:
-        decks = np.argsort(rng.random((G, n)), axis=1).astype(np.int64) + 1
+        decks = None  # shuffled below (in the Numba kernel on the fast path)
+    cheap = all(p in ("random", "matcher") for p in policies)
+    shuffle = decks is None
+    if decks is None:
+        decks = np.empty((G, n), dtype=np.int64) if cheap else (
+            np.argsort(rng.random((G, n)), axis=1).astype(np.int64) + 1)
     cards = np.arange(1, n + 1)
     strength = np.array([rs.strength(c) for c in cards], dtype=np.int64)
     value = np.array([rs.prize_value(c) for c in cards], dtype=np.int64)
-    if all(p in ("random", "matcher") for p in policies):
+    if cheap:
         from ._simulate_numba import play_cheap
 
         points = np.zeros((G, P), dtype=np.int64)
         bids_log = np.zeros((G, n, P), dtype=np.int64)
         codes = np.array([0 if p == "random" else 1 for p in policies], dtype=np.int64)
         play_cheap(decks, codes, strength, value, rs.tie_rule == "carry", rs.unique_bids,
-                   int(rng.integers(0, 2**62)), points, bids_log, record)
+                   int(rng.integers(0, 2**62)), points, bids_log, record, shuffle and cheap)
         return SimResult(points, decks, bids_log if record else None)
     st = _State(
         rs, np.ones((G, P, n), dtype=bool), np.zeros((G, n), dtype=bool), np.ones((G, n), dtype=bool),

@@ -76,7 +76,11 @@ def create_app(
         resumed = hub.resume_all()
         if resumed:
             log.info("resumed %d unfinished room(s) from %s", resumed, store.path)
+        checkpoints = asyncio.get_running_loop().create_task(_checkpoints(store))
         yield
+        checkpoints.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await checkpoints
         hub.close()
         store.close()
 
@@ -178,6 +182,16 @@ def create_app(
             await writer
 
     return app
+
+
+async def _checkpoints(store: Store, every: float = 1.0) -> None:
+    """Checkpoint the SQLite WAL in a worker thread, once a second."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await asyncio.to_thread(store.checkpoint)
+        except Exception as exc:  # a failed checkpoint loses nothing: the WAL keeps the data
+            log.warning("WAL checkpoint failed: %s", exc)
 
 
 async def _writer(ws: WebSocket, conn: Connection) -> None:

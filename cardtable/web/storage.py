@@ -132,12 +132,34 @@ class Store:
             self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            # checkpoints (copying the WAL into the database, with an fsync) run off the
+            # event loop in :meth:`checkpoint`, so a commit never waits for one
+            self.db.execute("PRAGMA wal_autocheckpoint=0")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"cannot open the database {self.path!r}: {exc}") from exc
+        self._checkpointer: sqlite3.Connection | None = None
+
+    def checkpoint(self) -> None:
+        """Copy committed WAL pages into the database file (``PRAGMA wal_checkpoint(PASSIVE)``).
+
+        Called from a worker thread every second by the app (its own connection), so
+        the event loop never blocks on the checkpoint's fsync.
+        """
+        if self.path == ":memory:":
+            return
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+        try:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.DatabaseError:
+            pass
         self.db.close()
 
     # -- writing ------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """A misbehaving protocol bot for tests: `python badbot.py MODE`.
 
 Modes (each misbehaves at its first bid request, after a correct handshake):
-garbage, hang, crash, flood, longline, illegal, silent (never completes the handshake).
+garbage, hang, crash, flood, longline, illegal; silent (never completes the handshake),
+badhello (garbage instead of its identity).
 """
 
 import sys
@@ -22,6 +23,8 @@ def main(mode):
         if words[0] == "cardtable":
             if mode == "silent":
                 time.sleep(3600)
+            if mode == "badhello":
+                send("hello, who are you?")
             send(f"id name bad-{mode}")
             send("ready")
         elif words[0] == "isready":

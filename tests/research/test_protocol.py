@@ -51,6 +51,13 @@ def test_crash_report_quotes_stderr():
     assert "code 3" in report.violations[0].detail and "something broke" in report.violations[0].detail
 
 
+def test_garbage_instead_of_identity_is_a_handshake_violation():
+    report = check_bot(f"{BAD} badhello", rulesets=["standard"], games=1)
+    assert report.games == 0
+    assert [(v.where, v.kind) for v in report.violations] == [("handshake", "garbage")]
+    assert "hello, who are you?" in report.violations[0].detail
+
+
 def test_bot_that_never_shakes_hands_is_reported():
     report = check_bot(f"{BAD} silent", rulesets=["standard"], games=1, handshake_ms=300)
     assert report.games == 0
@@ -101,6 +108,17 @@ def test_bad_commands_are_rejected_before_anything_runs():
         split_command("python 'unclosed")
     with pytest.raises(ValueError, match="time_ms"):
         GoofspielProtocolBot(PY, time_ms=0)
+
+
+def test_options_reach_the_program():
+    bot = GoofspielProtocolBot(PY, options={"margin": 0})   # margin 0: bid the prize itself
+    try:
+        out = play_one(Ruleset(cards=5, prize_order="ascending", tie_rule="discard"),
+                       [bot, load_bot("goofspiel", "matcher")], seed=1)
+        assert out.points == (0, 0)    # like two matchers: every round ties
+        assert ("> ", "setoption name margin value 0") in bot.process.transcript
+    finally:
+        bot.close()
 
 
 def test_unknown_option_is_a_handshake_failure():

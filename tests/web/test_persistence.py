@@ -92,6 +92,13 @@ class Player:
             if msg["type"] == "pong" and msg["ref"] == ref:
                 return
 
+    def wait(self, predicate, timeout: float = 20.0) -> None:
+        end = time.monotonic() + timeout
+        while not predicate(self.last["view"]):
+            assert time.monotonic() < end, self.last["view"]
+            time.sleep(0.02)
+            self.request({"type": "ping"})
+
     def bid(self, card: int) -> None:
         self.request({"type": "act", "action": {"bid": [card]}})
 
@@ -122,8 +129,9 @@ def test_sigkill_mid_game_and_restart(tmp_path):
         b.request({"type": "ping"})
         h = Player(port, bot_room["room"], bot_room["seats"][0]["token"])
         for r in range(4):
+            h.wait(lambda v: v["players"][1]["has_bid"])  # the bot bids in a worker thread
             h.bid(r + 1)
-        h.request({"type": "ping"})
+        h.wait(lambda v: v["round"] == 5 and v["players"][1]["has_bid"])
         before = (a.last, b.last, h.last)
         assert before[0]["view"]["my_bid"] == [bids_a[6]] and before[0]["view"]["round"] == 7
     finally:
@@ -146,6 +154,7 @@ def test_sigkill_mid_game_and_restart(tmp_path):
             b.bid(bids_b[r])
         a.request({"type": "ping"})
         for r in range(4, 13):
+            h.wait(lambda v: v["players"][1]["has_bid"])
             h.bid(r + 1)
         h.request({"type": "ping"})
         final = a.last["view"]

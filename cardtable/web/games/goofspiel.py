@@ -22,6 +22,7 @@ of the display.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Sequence
 
@@ -52,11 +53,20 @@ class GoofspielState:
     pending: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
+@lru_cache(maxsize=65536)
 def _commit(seed: str | None) -> str | None:
     return None if seed is None else hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
+@lru_cache(maxsize=1024)
+def _ruleset_json(rs: Ruleset) -> tuple[str, dict[str, Any]]:
+    """``(describe(), to_mapping())`` of a ruleset, computed once (views are built per change)."""
+    return rs.describe(), rs.to_mapping()
+
+
+@lru_cache(maxsize=65536)
 def _round_json(r: RoundResult) -> dict[str, Any]:
+    """A resolved round as JSON (cached: history entries never change; callers must not mutate it)."""
     return {
         "number": r.number,
         "prizes": list(r.prizes),
@@ -244,9 +254,10 @@ class GoofspielAdapter(GameAdapter):
                     "has_bid": game.phase == "bid" and s in state.pending,
                 }
             )
+        rules_text, rules_json = _ruleset_json(rs)
         out: dict[str, Any] = {
-            "rules": rs.describe(),
-            "ruleset": rs.to_mapping(),
+            "rules": rules_text,
+            "ruleset": rules_json,
             "prize_suit": PRIZE_SUIT,
             "phase": game.phase,
             "round": game.round,
