@@ -60,3 +60,36 @@ def build_ruleset(
         fail(f"bad rules: {exc}")
     except ValueError as exc:
         fail(f"bad rules: {exc}")
+
+
+def check_names(names: list[str]) -> None:
+    """Player names must be non-empty, distinct, and free of ``;`` and ``"`` (the
+    record notation separates names with ``;``).
+
+    Raises:
+        typer.Exit: with a one-line error.
+    """
+    for n in names:
+        if not n.strip():
+            fail("a player name must not be empty")
+        if ";" in n or '"' in n or "\n" in n:
+            fail(f"player name {n!r} may not contain ';', '\"' or a line break")
+    lowered = [n.strip().lower() for n in names]
+    dupes = sorted({n for n in lowered if lowered.count(n) > 1})
+    if dupes:
+        fail(f"player names must differ: {', '.join(dupes)} appears twice")
+
+
+def check_record_path(path: Path) -> None:
+    """A ``--record`` path must be a new file in an existing folder (records are
+    never overwritten), checked before any game starts.
+
+    Raises:
+        typer.Exit: with a one-line error.
+    """
+    if path.is_dir():
+        fail(f"--record {path} is a folder; give a file name")
+    if path.exists():
+        fail(f"--record {path} already exists; records are never overwritten")
+    if not path.parent.is_dir():
+        fail(f"--record {path}: the folder {path.parent} does not exist")

@@ -7,49 +7,83 @@ from typing import List, Optional
 
 import typer
 
-from .common import build_ruleset, fail
+from .common import build_ruleset, check_names, check_record_path, fail
+
+#: Flags that only Goofspiel understands, and those only Golf understands.
+GOOFSPIEL_ONLY = ("--cards", "--ties", "--unique", "--high-ace", "--bid-cards", "--display", "--order", "--match")
+GOLF_ONLY = ("--open-memory", "--games")
 
 
 def register(app: typer.Typer) -> None:
-    @app.command(context_settings={"help_option_names": ["-h", "--help"]})
+    @app.command()
     def play(
         game: str = typer.Argument("goofspiel", help="goofspiel (default) or golf"),
         vs: Optional[List[str]] = typer.Option(None, "--vs", help="opponent bot(s); repeat for several seats [default: heuristic]"),
         hotseat: bool = typer.Option(False, "--hotseat", help="people only, at one keyboard: hidden entry, screen cleared between players"),
         auto: bool = typer.Option(False, "--auto", help="bots in every seat; watch them play"),
-        rules: Optional[str] = typer.Option(None, "--rules", help="preset name, rules file (.toml/.json) or 'cards=9 ties=discard'"),
-        cards: Optional[int] = typer.Option(None, "--cards", help="cards per suit, 1..13"),
+        rules: Optional[str] = typer.Option(None, "--rules", help="Goofspiel: preset, rules file (.toml/.json) or 'cards=9 ties=discard'; Golf: 'players=3 early_end_min=2 ...'"),
+        cards: Optional[int] = typer.Option(None, "--cards", help="Goofspiel: cards per suit, 1..13"),
         players: Optional[int] = typer.Option(None, "--players", help="number of players (Goofspiel 2-5, Golf 2-3)"),
-        ties: Optional[str] = typer.Option(None, "--ties", help="tie rule: carry or discard"),
-        unique: Optional[bool] = typer.Option(None, "--unique/--no-unique", help="3-5 players: highest unique bid wins"),
-        high_ace: Optional[bool] = typer.Option(None, "--high-ace/--low-ace", help="the ace bids highest, worth cards+1"),
-        bid_cards: Optional[int] = typer.Option(None, "--bid-cards", help="cards per bid (2 = multi-card bids)"),
-        display: Optional[int] = typer.Option(None, "--display", help="open prizes: prizes face up at once"),
-        order: Optional[str] = typer.Option(None, "--order", help="prize order: shuffled, ascending, descending or 13,12,...,1"),
-        match: Optional[str] = typer.Option(None, "--match", help="a match: 'total 3', 'best-of 5', 'best-of 3 total-points'"),
-        seed: Optional[str] = typer.Option(None, "--seed", help="seed of the prize shuffle (and the bots)"),
+        ties: Optional[str] = typer.Option(None, "--ties", help="Goofspiel: tie rule, carry or discard"),
+        unique: Optional[bool] = typer.Option(None, "--unique/--no-unique", help="Goofspiel, 3-5 players: highest unique bid wins"),
+        high_ace: Optional[bool] = typer.Option(None, "--high-ace/--low-ace", help="Goofspiel: the ace bids highest, worth cards+1"),
+        bid_cards: Optional[int] = typer.Option(None, "--bid-cards", help="Goofspiel: cards per bid (2 = multi-card bids)"),
+        display: Optional[int] = typer.Option(None, "--display", help="Goofspiel: open prizes, prizes face up at once"),
+        order: Optional[str] = typer.Option(None, "--order", help="Goofspiel: prize order, shuffled, ascending, descending or 13,12,...,1"),
+        match: Optional[str] = typer.Option(None, "--match", help="Goofspiel: a match, 'total 3', 'best-of 5', 'best-of 3 total-points'"),
+        seed: Optional[str] = typer.Option(None, "--seed", help="seed of the shuffle (and the bots)"),
         name: str = typer.Option("You", "--name", help="your name in the record"),
         names: Optional[str] = typer.Option(None, "--names", help="hot-seat: names separated by commas"),
-        delay: float = typer.Option(-1.0, "--delay", help="seconds to pause after each round (default 0.6 with --auto, else 0)"),
+        delay: Optional[float] = typer.Option(None, "--delay", min=0.0, help="seconds to pause after each round [default: 0.6 with --auto, else 0]"),
         open_memory: bool = typer.Option(False, "--open-memory", help="Golf: cards you know stay visible"),
-        games: int = typer.Option(1, "--games", min=1, help="Golf: games in a row (a losing early ender gets an extra card)"),
+        games: Optional[int] = typer.Option(None, "--games", min=1, help="Golf: games in a row (a losing early ender gets an extra card)"),
         save: bool = typer.Option(True, "--save/--no-save", help="save the game record"),
-        record: Optional[Path] = typer.Option(None, "--record", help="where to save the record"),
+        record: Optional[Path] = typer.Option(None, "--record", help="save the record here (.json: JSON notation); never overwrites"),
     ) -> None:
         """Play a game in the terminal: you against a bot by default."""
         kind = game.strip().lower()
-        if kind in ("gops", "goofspiel"):
+        given = {
+            "--cards": cards, "--ties": ties, "--unique": unique, "--high-ace": high_ace,
+            "--bid-cards": bid_cards, "--display": display, "--order": order, "--match": match,
+            "--open-memory": open_memory or None, "--games": games,
+        }
+        if hotseat and auto:
+            fail("--hotseat and --auto exclude each other")
+        if hotseat and vs:
+            fail("--hotseat seats people only; leave out --vs (or play without --hotseat)")
+        if seed is not None and not seed.strip():
+            fail("--seed must not be empty")
+        if kind not in ("gops", "goofspiel", "golf"):
+            fail(f"unknown game {game!r}: choose goofspiel or golf")
+        wrong = [flag for flag in (GOOFSPIEL_ONLY if kind == "golf" else GOLF_ONLY) if given[flag] is not None]
+        if wrong:
+            other = "Goofspiel" if kind == "golf" else "Golf"
+            what = "is a" if len(wrong) == 1 else "are"
+            fail(f"{', '.join(wrong)} {what} {other} option{'s' if len(wrong) > 1 else ''}, not for {kind}")
+        check_names([name] + ([x.strip() for x in names.split(",")] if names else []))
+        if record is not None and save:
+            check_record_path(record)
+        if kind == "golf":
+            _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games or 1)
+        else:
             _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
                             bid_cards, display, order, match, seed, name, names, delay, save, record)
-        elif kind == "golf":
-            from cardtable.golf import tui as golf_tui
 
-            raise typer.Exit(golf_tui.run_cli(
-                vs=vs or [], players=players, hotseat=hotseat, auto=auto, seed=seed,
-                open_memory=open_memory, name=name, names=names, save=save, record=record, games=games,
-            ))
-        else:
-            fail(f"unknown game {game!r}: choose goofspiel or golf")
+
+def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games) -> None:
+    from cardtable.golf import tui as golf_tui
+    from cardtable.golf.ruleset import GolfRuleset
+
+    ruleset = None
+    if rules is not None:
+        try:
+            ruleset = GolfRuleset.parse(rules)
+        except ValueError as exc:
+            fail(f"bad Golf rules: {exc}")
+    raise typer.Exit(golf_tui.run_cli(
+        vs=vs or [], players=players, hotseat=hotseat, auto=auto, seed=seed, open_memory=open_memory,
+        name=name, names=names, save=save, record=record, games=games, ruleset=ruleset,
+    ))
 
 
 def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
@@ -60,8 +94,6 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
     from cardtable.tui import Terminal
 
     ruleset = build_ruleset(rules, cards, players, ties, unique, high_ace, bid_cards, display, order)
-    if hotseat and auto:
-        fail("--hotseat and --auto exclude each other")
     try:
         fmt = MatchFormat.parse(match) if match else None
     except MatchError as exc:
@@ -77,23 +109,30 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
             seats = [Seat(given[i] if given else f"Player {i + 1}") for i in range(n)]
         else:
             humans = 0 if auto else 1
+            if len(bot_names) > n - humans:
+                fail(f"--vs names {len(bot_names)} bots but only {n - humans} seat(s) are free (use --players)")
+            labels = []
             for i in range(n - humans):
                 bot_name = bot_names[min(i, len(bot_names) - 1)]
                 bot_seed = None if seed is None else f"{seed}-bot{i}"
                 bot = load_bot("goofspiel", bot_name, seed=bot_seed)
-                label = bot.name if bot_names.count(bot_name) == 1 and n - humans <= len(bot_names) else f"{bot.name}-{i + 1}"
-                seats.append(Seat(label, bot))
+                bot.new_game(ruleset, i + humans)  # bots that cannot play this ruleset say so now
+                labels.append(bot.name)
+                seats.append(Seat(bot.name, bot))
+            for i, seat in enumerate(seats):  # number repeated bot names: heuristic-1, heuristic-2
+                if labels.count(seat.name) > 1:
+                    seat.name = f"{seat.name}-{labels[: i + 1].count(seat.name)}"
             if not auto:
                 seats.insert(0, Seat(name))
-            if len(bot_names) > n - humans:
-                fail(f"--vs names {len(bot_names)} bots but only {n - humans} seat(s) are free")
     except UnknownBotError as exc:
         fail(str(exc))
     except ValueError as exc:  # a bot that cannot play this ruleset
         fail(str(exc))
+    check_names([s.name for s in seats])
     for seat in seats:
-        if seat.bot is not None and getattr(seat.bot, "fallback_note", None):
-            typer.echo(f"{seat.name}: {seat.bot.fallback_note}")
+        note = getattr(seat.bot, "fallback_note", None) if seat.bot is not None else None
+        if note:
+            typer.echo(f"{seat.name}: {note}")
     terminal = Terminal(hotseat=hotseat)
-    wait = delay if delay >= 0 else (0.6 if auto else 0.0)
+    wait = delay if delay is not None else (0.6 if auto else 0.0)
     raise typer.Exit(run(terminal, ruleset, seats, seed=seed, match=fmt, delay=wait, save=save, record_path=record))

@@ -12,7 +12,7 @@ from .common import err_console, fail
 def register(app: typer.Typer) -> None:
     @app.command()
     def verify(
-        file: Path = typer.Argument(..., help="a Goofspiel record (text or JSON) with Seed and SeedCommit tags"),
+        file: Path = typer.Argument(..., help="a Goofspiel (text or JSON) or Golf record with Seed and SeedCommit tags"),
     ) -> None:
         """Verify the provably fair shuffle: seed, commitment, prize order.
 
@@ -28,6 +28,19 @@ def register(app: typer.Typer) -> None:
             fail(f"cannot read {file}: {exc.strerror}")
         except UnicodeDecodeError:
             fail(f"{file} is not a text file (UTF-8)")
+        if '[Game "golf"]' in text:
+            from cardtable.golf.record import RecordError as GolfRecordError
+            from cardtable.web.games.golf import verify_golf_text
+
+            try:
+                lines = verify_golf_text(text)
+            except GolfRecordError as exc:
+                err_console.print(f"[red]✗ {file}:[/red] {exc}")
+                raise typer.Exit(1)
+            for line in lines:
+                typer.echo(line)
+            typer.echo(f"✓ {file}: seeds match their commitments and the deals")
+            return
         from cardtable.goofspiel.record import RecordError, load_records
         from cardtable.web.games.goofspiel import verify_records
 

@@ -30,7 +30,8 @@ the game): the drawn card (draw, discard), the card sent to the discard pile
 Tags: ``Game`` (``golf``), ``Rules`` (:meth:`GolfRuleset.describe`),
 ``Players`` (names joined by ``"; "``), ``Deck`` (the deal order, first dealt
 first: with two decks a name occurs twice), ``First`` (the starting seat),
-``Extra`` (extra bottom-row cards per seat), optional ``Seed``, ``Scores``,
+``Extra`` (extra bottom-row cards per seat), optional ``Seed`` (checked: it
+must reproduce ``Deck``), ``Scores``,
 ``Result`` (``win``/``draw``/``loss`` per seat) and ``End`` (``grid``,
 ``pile``, ``early``); others are kept as they are.
 
@@ -64,7 +65,7 @@ from .actions import Action, action_from_dict, action_to_dict, format_action, fo
 from .cards import card_name, cards_from_names
 from .errors import GolfError
 from .ruleset import GolfRuleset
-from .state import Event, GolfGame
+from .state import Event, GolfGame, shuffled_deck
 
 GAME_TAG = "golf"
 _TAG = re.compile(r'^\[(?P<name>[A-Za-z][A-Za-z0-9_]*) "(?P<value>(?:[^"\\]|\\.)*)"\]$')
@@ -91,7 +92,7 @@ class GolfRecord:
         first_player: the seat that started.
         extra_cards: extra bottom-row cards per seat.
         actions: ``(action, outcome text)`` per action, in order.
-        seed: the shuffle seed, if known (informational; ``deck`` is authoritative).
+        seed: the shuffle seed, if known; :func:`replay` checks that it reproduces ``deck``.
         scores, outcomes, end: the stated result (``None`` if unfinished).
         tags: other tags, in order.
         lines: line number of each action (for error messages; ``None`` if built in memory).
@@ -275,8 +276,53 @@ def parse_text(text: str) -> list[GolfRecord]:
     return records
 
 
+def _play_through(record: GolfRecord, extra: Sequence[int]) -> GolfGame:
+    """Re-play ``record`` dealt with ``extra`` extra cards; raise :class:`RecordError` at the first
+    illegal action or different outcome (with its line number when known)."""
+    tl = record.tag_lines
+    try:
+        game = GolfGame(record.ruleset, deck=record.deck, first_player=record.first_player,
+                        extra_cards=extra, seed=record.seed)
+    except GolfError as exc:
+        raise RecordError(str(exc), tl.get("Extra" if str(exc).startswith("extra") else "Deck")) from None
+    for i, (action, outcome) in enumerate(record.actions):
+        line = record.lines[i] if record.lines else None
+        try:
+            ev = game.apply(action)
+        except GolfError as exc:
+            raise RecordError(f"illegal action {format_seat(action.player)} {format_action(action)}: {exc}", line) from None
+        actual = outcome_text(ev)
+        if " ".join(outcome.upper().split()) != " ".join(actual.upper().split()):
+            said = outcome or "nothing"
+            raise RecordError(f"the record says {said}, the game shows {actual or 'nothing'}", line)
+    return game
+
+
+def _fitting_extra(record: GolfRecord) -> tuple[int, ...] | None:
+    """Another ``Extra`` value (0..3 cards per seat) under which every action of ``record``
+    replays as recorded, or ``None``: used to blame a changed ``Extra`` tag, not a later card."""
+    from itertools import product
+
+    top = min(3, max(max(record.extra_cards, default=0), record.ruleset.ender_extra_cards))
+    for extra in product(range(top + 1), repeat=record.ruleset.players):
+        if extra == tuple(record.extra_cards):
+            continue
+        try:
+            _play_through(record, extra)
+        except GolfError:
+            continue
+        return extra
+    return None
+
+
 def replay(record: GolfRecord, expected_extra: Sequence[int] | None = None) -> GolfGame:
     """Re-play ``record`` and check every action, outcome and the stated result.
+
+    Checks, in order: ``Extra`` against ``expected_extra``; that ``Seed`` (when
+    present) reproduces ``Deck`` (the deal is ``random.Random(seed)``'s shuffle,
+    :func:`cardtable.golf.state.shuffled_deck`); every action and outcome; the
+    result tags. When an outcome differs but every action fits another ``Extra``
+    value, the ``Extra`` tag is blamed (its line), not the later card.
 
     Args:
         expected_extra: the extra cards the previous game of a match earned;
@@ -293,21 +339,20 @@ def replay(record: GolfRecord, expected_extra: Sequence[int] | None = None) -> G
         raise RecordError(
             f"Extra {' '.join(map(str, record.extra_cards))} does not follow from the previous game "
             f"({' '.join(map(str, expected_extra))})", tl.get("Extra"))
+    if record.seed is not None and [card_name(c) for c in shuffled_deck(record.ruleset, record.seed)] != \
+            [card_name(c) for c in record.deck]:  # names: with two decks a name stands for either copy
+        raise RecordError(f"Seed {record.seed} does not reproduce the Deck of this game "
+                          f"(a changed Seed or Deck tag)", tl.get("Seed", tl.get("Deck")))
     try:
-        game = GolfGame(record.ruleset, deck=record.deck, first_player=record.first_player,
-                        extra_cards=record.extra_cards, seed=record.seed)
-    except GolfError as exc:
-        raise RecordError(str(exc), tl.get("Deck")) from None
-    for i, (action, outcome) in enumerate(record.actions):
-        line = record.lines[i] if record.lines else None
-        try:
-            ev = game.apply(action)
-        except GolfError as exc:
-            raise RecordError(f"illegal action {format_seat(action.player)} {format_action(action)}: {exc}", line) from None
-        actual = outcome_text(ev)
-        if " ".join(outcome.upper().split()) != " ".join(actual.upper().split()):
-            said = outcome or "nothing"
-            raise RecordError(f"the record says {said}, the game shows {actual or 'nothing'}", line)
+        game = _play_through(record, record.extra_cards)
+    except RecordError as exc:
+        if exc.reason.startswith("the record says") and expected_extra is None:
+            fits = _fitting_extra(record)
+            if fits is not None:
+                raise RecordError(
+                    f"Extra {' '.join(map(str, record.extra_cards))} does not match the play: the recorded "
+                    f"cards were dealt with Extra {' '.join(map(str, fits))}", tl.get("Extra")) from None
+        raise
     if game.over:
         res = game.result()
         if record.scores is not None and tuple(record.scores) != res.scores:

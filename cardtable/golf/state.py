@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from .actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, format_seat
-from .cards import card_name, card_rank
+from .cards import card_rank, rank_name
 from .errors import (
     EndTooSoon,
     GameOver,
@@ -462,7 +462,7 @@ class GolfGame:
     def _peek(self, a: Peek) -> Event:
         self._need_turn(a, "drawn")
         if self.ruleset.power(card_rank(self.drawn)) != "detective":  # type: ignore[arg-type]
-            raise WrongPhase(f"only a drawn Detective lets you look at a card; you hold {card_name(self.drawn)}", a.player)  # type: ignore[arg-type]
+            raise WrongPhase(f"only a drawn Detective lets you look at a card; you hold {rank_name(card_rank(self.drawn))}", a.player)  # type: ignore[arg-type]
         if self.power_used:
             raise WrongPhase("the Detective has already been used this turn", a.player)
         card = self._need_card(a.player, a.pos)
@@ -473,7 +473,7 @@ class GolfGame:
     def _steal(self, a: Steal) -> Event:
         self._need_turn(a, "drawn")
         if self.ruleset.power(card_rank(self.drawn)) != "thief":  # type: ignore[arg-type]
-            raise WrongPhase(f"only a drawn Thief lets you swap with an opponent; you hold {card_name(self.drawn)}", a.player)  # type: ignore[arg-type]
+            raise WrongPhase(f"only a drawn Thief lets you swap with an opponent; you hold {rank_name(card_rank(self.drawn))}", a.player)  # type: ignore[arg-type]
         if self.power_used:
             raise WrongPhase("the Thief has already been used this turn", a.player)
         if not _is_seat(a.target, self.players) or a.target == a.player:

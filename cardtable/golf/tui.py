@@ -15,16 +15,23 @@ Commands at your turn: ``draw`` (or Enter), ``end``; with a drawn card
 ``swap N``, ``discard``, ``peek N`` (Detective), ``steal N P2:M`` (Thief);
 after snapping an opponent's card ``pass N``. In a snap window (after every
 discard): ``snap N`` (your card), ``snap P2:N`` (an opponent's card) or Enter
-to let it go. ``help`` lists them; ``quit`` leaves (the record is kept). A bad
-entry gets a one-line reason and the prompt again.
+to let it go (``P1``/``P2``/``P3`` are seats, as on the screen). ``help`` lists
+them; ``quit``, Ctrl-D or Ctrl-C leave the game (exit code 0, ``Game
+abandoned.``; what was played is saved). A bad entry gets a one-line reason
+and the prompt again.
 
-Hot-seat: the screen is cleared and the keyboard handed over before each
-player's turn. Snap windows are answered on a public screen (no card of
-anyone's memory shown), so nobody needs to hand over the keyboard for them.
+Hot-seat: the screen (and the terminal's scrollback, through
+:meth:`cardtable.tui.Terminal.clear`) is cleared and the keyboard handed over
+before each player's turn. Before the first turn every other player gets the
+keyboard once for their look at the bottom row (RULES.md, Golf: Setup), so
+nobody is asked to act before that look. Snap windows are answered on a
+public screen (no card of anyone's memory shown), so nobody needs to hand over
+the keyboard for them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,14 +50,61 @@ from .actions import Action, Snap, format_seat, parse_action
 from .cards import rank_name
 from .driver import play_game
 from .errors import ActionFormatError, GolfError
-from .record import GolfRecord, record_from_game, write_text
+from .record import GolfRecord, record_from_game, to_json, write_text
 from .ruleset import GolfRuleset
 from .state import Event, GolfGame
 from .views import GolfView
 
-HELP = ("draw | end | swap N | discard | peek N (Detective) | steal N P2:M (Thief) | "
-        "pass N | snap N / snap P2:N (in a snap window) | quit")
 _SHORT = {"d": "draw", "x": "discard", "s": "swap", "p": "peek", "t": "steal"}
+_HELP_WORDS = ("help", "?", "h")
+_TURN_WORDS = {"draw", "end", "swap", "discard", "peek", "steal", "pass", *_SHORT}
+_HELP = object()  # what a prompt's parser returns for "help": the text is printed, then the prompt again
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``plural(1, "card") -> '1 card'``, ``plural(3, "pt") -> '3 pts'``."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def opponent_label(seat: int, players: int) -> str:
+    """The seat label of ``seat``'s next opponent, for examples in prompts: ``P2`` for P1, ``P1`` for P2."""
+    return format_seat((seat + 1) % players)
+
+
+def help_text(seat: int, players: int) -> str:
+    """The command list for ``seat`` (opponent labels relative to that seat)."""
+    opp = opponent_label(seat, players)
+    return (f"draw | end | swap N | discard | peek N (Detective) | steal N {opp}:M (Thief) | "
+            f"pass N | snap N / snap {opp}:N (in a snap window) | quit")
+
+
+def check_names(names: Sequence[str]) -> None:
+    """Refuse player names a record cannot hold (RULES.md-independent; docs/golf.md, Records).
+
+    Raises:
+        GolfError: an empty name, one with ``;`` (the ``Players`` separator), ``"``,
+            a control character or surrounding spaces, or two equal names (ignoring case).
+    """
+    seen: dict[str, str] = {}
+    for n in names:
+        if not n.strip():
+            raise GolfError("a player name must not be empty")
+        if n != n.strip():
+            raise GolfError(f"player name {n!r} must not start or end with a space")
+        bad = [ch for ch in n if ch in ';"' or not ch.isprintable()]
+        if bad:
+            raise GolfError(f"player name {n!r} must not contain {bad[0]!r}")
+        if n.casefold() in seen:
+            raise GolfError(f"two players are named {n!r}: every name must be different")
+        seen[n.casefold()] = n
+
+
+def end_text(result, names: Sequence[str]) -> str:
+    """How the game ended, in words: ``'ended early by Ann'``, ``'the draw pile ran out'``."""
+    if result.reason == "early" and result.ended_by is not None:
+        return f"ended early by {names[result.ended_by]}"
+    return {"pile": "ended: the draw pile ran out", "grid": "ended: a grid is empty"}.get(
+        result.reason, f"ended ({result.reason})")
 
 
 def rank_label(rank: int) -> str:
@@ -112,7 +166,8 @@ def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]],
     top = rank_label(view.top) if view.top is not None else "—"
     piles = Text(f"Discard pile: ", style="bold")
     piles.append(top, style="bold yellow")
-    piles.append(f"   ({len(view.discard)} cards)   Draw pile: {view.draw_pile} cards   Turn {view.turn}")
+    piles.append(f"   ({plural(len(view.discard), 'card')})   Draw pile: {plural(view.draw_pile, 'card')}"
+                 f"   Turn {view.turn}")
     if view.ended_by is not None:
         piles.append(f"   {names[view.ended_by]} ended the game: last turns", style="bold red")
     parts: list = [grids, piles]
@@ -171,6 +226,7 @@ class HumanAgent:
     def act(self, view: GolfView) -> Action:
         t = self.table
         t.show(self.seat, view, self.display)
+        opp = opponent_label(self.seat, view.ruleset.players)
         if view.phase == "pass":
             owner, pos = view.pass_target  # type: ignore[misc]
             prompt = f"You snapped {t.names[owner]}'s card: pass them one of yours (pass N): "
@@ -179,7 +235,7 @@ class HumanAgent:
             prompt = f"{t.names[self.seat]}, draw{extra} [Enter = draw]: "
         else:
             power = view.ruleset.power(view.drawn) if not view.power_used else None
-            hint = {"detective": "peek N, ", "thief": "steal N P2:M, "}.get(power or "", "")
+            hint = {"detective": "peek N, ", "thief": f"steal N {opp}:M, "}.get(power or "", "")
             prompt = f"You hold {rank_label(view.drawn)}: {hint}swap N or discard: "  # type: ignore[arg-type]
 
         def parse(text: str) -> Action:
@@ -189,14 +245,12 @@ class HumanAgent:
                     words = ["draw"]
                 else:
                     raise ActionFormatError("type a command; 'help' lists them")
-            if words[0] in ("help", "?", "h"):
-                raise ActionFormatError(HELP)
             words[0] = _SHORT.get(words[0], words[0])
             if words[0] == "snap":
                 raise ActionFormatError("snaps are offered after each discard, not at your turn")
             return self._check(parse_action(" ".join(words), self.seat))
 
-        return t.terminal.ask(prompt, parse)
+        return t.ask(prompt, parse, help_text(self.seat, view.ruleset.players))
 
     def snap(self, view: GolfView) -> Snap | None:
         t = self.table
@@ -204,29 +258,32 @@ class HumanAgent:
             t.show_public(view, f"Snap window for {t.names[self.seat]}")
         else:
             t.show(self.seat, view, self.display)
+        opp = opponent_label(self.seat, view.ruleset.players)
+        usage = f"snap N (your card N), snap {opp}:N ({t.names[(self.seat + 1) % view.ruleset.players]}'s card N)"
         prompt = (f"{t.names[self.seat]}: snap onto the {rank_label(view.top)}? "  # type: ignore[arg-type]
-                  f"(snap N, snap P2:N, Enter = no): ")
+                  f"(snap N, snap {opp}:N, Enter = no): ")
 
         def parse(text: str) -> Snap | None:
             words = text.strip().lower().split()
-            if not words or words[0] in ("n", "no", "pass"):
+            if not words or words[0] in ("n", "no"):
                 return None
-            if words[0] in ("help", "?", "h"):
-                raise ActionFormatError("snap N (your card N), snap P2:N (P2's card N) or Enter to let it go")
+            if words[0] in _TURN_WORDS:
+                raise ActionFormatError(f"this is a snap window: type {usage}, or Enter to let the card go")
             if words[0] != "snap":
                 words = ["snap"] + words
             action = parse_action(" ".join(words), self.seat)
             self._check(action)
             return action  # type: ignore[return-value]
 
-        return t.terminal.ask(prompt, parse)
+        return t.ask(prompt, parse, f"{usage}, or Enter to let it go")
 
 
 class GolfTable:
     """Runs Golf games at one terminal.
 
     Args:
-        terminal: prompts and screens.
+        terminal: prompts and screens (every screen clear goes through
+            :meth:`cardtable.tui.Terminal.clear`, which also clears the scrollback).
         ruleset: the rules.
         names: a name per seat.
         bots: per seat, a bot (``None`` for a person).
@@ -249,6 +306,17 @@ class GolfTable:
         self._at_keyboard: int | None = None
         self._spectator = Display(None, True)
 
+    def ask(self, prompt: str, parse: Callable[[str], object], help_lines: str):
+        """Prompt until ``parse`` accepts; ``help`` prints ``help_lines`` (not as an error) and asks again."""
+        def parse_or_help(text: str):
+            return _HELP if text.strip().lower() in _HELP_WORDS else parse(text)
+
+        while True:
+            answer = self.terminal.ask(prompt, parse_or_help)
+            if answer is not _HELP:
+                return answer
+            self.console.print(help_lines, markup=False, highlight=False)
+
     def show(self, seat: int, view: GolfView, display: Display) -> None:
         if self.hotseat and self._at_keyboard != seat:
             self.terminal.hand_over(self.names[seat])
@@ -264,6 +332,25 @@ class GolfTable:
         self.console.print(Text(title, style="bold"))
         self.console.print(render(view, self.names, public.visible(view), self.notes, mark_you=False))
 
+    def first_looks(self, game: GolfGame) -> None:
+        """Hot-seat: give every player but the first their one look at the bottom row
+        (RULES.md, Golf: Setup) before the first turn; the first player gets it on
+        their first turn's screen. Each look is cleared away before the next player."""
+        if not self.hotseat:
+            return
+        n = game.players
+        for seat in [(game.first_player + k) % n for k in range(1, n)]:
+            agent = self.agents[seat]
+            if not isinstance(agent, HumanAgent):
+                continue
+            view = game.view(seat)
+            self.show(seat, view, agent.display)
+            after = "it stays visible (open memory)" if self.open_memory else "it is hidden from now on"
+            self.terminal.pause(f"{self.names[seat]}, this is your look at your bottom row: {after}. "
+                                f"Press Enter when done... ")
+            self.terminal.clear()
+            self._at_keyboard = None
+
     def on_event(self, game: GolfGame, ev: Event) -> None:
         from .cards import card_rank
         from .views import event_dict
@@ -274,19 +361,30 @@ class GolfTable:
             d["card"] = card_rank(ev.card)  # a spectator sees all; hot-seat notes show face-up cards
         line = describe_event(d, self.names, viewer)
         if ev.ended:
-            line += f" — the game is over ({ev.ended})"
+            line += " — the game is over"
         self.notes.append(line)
         if not self.humans or (len(self.humans) == 1 and ev.action.player != self.humans[0]):
             self.console.print(Text("· " + line, style="cyan"))
 
     def play(self, seed: str | int | None, first_player: int, extra: Sequence[int]) -> GolfGame:
+        """Play one game.
+
+        Raises:
+            QuitGame: a person quit (or Ctrl-C); the partial game is in ``exc.game``.
+        """
         self.game = GolfGame(self.ruleset, seed=seed, first_player=first_player, extra_cards=extra)
         self.notes = []
+        self._at_keyboard = None
         for a in self.agents:
             if isinstance(a, HumanAgent):
                 a.display = Display(a.seat, self.open_memory)
         try:
+            self.first_looks(self.game)
             play_game(self.game, self.agents, self.on_event)
+        except KeyboardInterrupt:  # Ctrl-C outside a prompt (a bot thinking)
+            exc = QuitGame("interrupted")
+            exc.game = self.game  # type: ignore[attr-defined]
+            raise exc from None
         except QuitGame as exc:
             exc.game = self.game  # type: ignore[attr-defined]
             raise
@@ -296,24 +394,78 @@ class GolfTable:
         view = game.view(self.humans[0] if self.humans else 0)
         self.console.print(render(view, self.names, self._spectator.visible(view), mark_you=len(self.humans) == 1))
         res = game.result()
-        scores = ", ".join(f"{n} {s}" for n, s in zip(self.names, res.scores))
+        scores = ", ".join(f"{n} {plural(s, 'pt')}" for n, s in zip(self.names, res.scores))
         winners = [self.names[i] for i in res.winners]
         verdict = f"{winners[0]} wins" if len(winners) == 1 else f"Draw between {' and '.join(winners)}"
-        self.console.print(f"[bold]{verdict}[/bold] (fewest points) — {scores}; ended by {res.reason}")
+        self.console.print(f"[bold]{verdict}[/bold] (fewest points) — {scores}; {end_text(res, self.names)}")
         for s, k in enumerate(res.extra_cards):
             if k:
-                self.console.print(f"{self.names[s]} ended early and did not win: {k} extra card next game")
+                self.console.print(f"{self.names[s]} ended early and did not win: "
+                                   f"{plural(k, 'extra card')} next game")
+
+
+def _unique_default_path(records: Sequence[GolfRecord]) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    tag = re.sub(r"[^A-Za-z0-9_-]+", "_", (records[0].seed or "fixed").split("/")[0])[:40]
+    folder = records_dir()
+    path = folder / f"golf-{stamp}-{tag}.txt"
+    k = 2
+    while path.exists():
+        path = folder / f"golf-{stamp}-{tag}-{k}.txt"
+        k += 1
+    return path
+
+
+def check_record_path(path: Path) -> None:
+    """Refuse a record path that exists or whose folder is missing (nothing is overwritten or created).
+
+    Raises:
+        FileExistsError: ``path`` exists.
+        FileNotFoundError: its folder does not exist.
+    """
+    path = Path(path)
+    if path.exists():
+        raise FileExistsError(f"{path} already exists: choose a new file for the record")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"folder {path.parent} does not exist: create it or choose another --record path")
 
 
 def save_records(records: Sequence[GolfRecord], path: Path | None = None) -> Path:
-    """Write records to ``path`` (default: a new ``golf-*.txt`` file in the records folder)."""
+    """Write records to ``path``, or to a new ``golf-*.txt`` file in the records folder.
+
+    A path ending in ``.json`` gets the JSON notation (:func:`cardtable.golf.record.to_json`),
+    any other the text notation (:func:`cardtable.golf.record.write_text`). The default
+    name is unique (a ``-2``, ``-3``, ... suffix when the name is taken); nothing is overwritten.
+
+    Raises:
+        FileExistsError: ``path`` exists (it is not overwritten).
+        FileNotFoundError: the folder of ``path`` does not exist (it is not created).
+    """
     if path is None:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        tag = re.sub(r"[^A-Za-z0-9_-]+", "_", (records[0].seed or "fixed").split("/")[0])[:40]
-        path = records_dir() / f"golf-{stamp}-{tag}.txt"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(write_text(records), encoding="utf-8")
+        while True:
+            target = _unique_default_path(records)
+            try:
+                with open(target, "x", encoding="utf-8") as fh:
+                    fh.write(write_text(records))
+                return target
+            except FileExistsError:  # taken meanwhile: pick the next name
+                continue
+    path = Path(path)
+    check_record_path(path)
+    text = to_json(records) + "\n" if path.suffix.lower() == ".json" else write_text(records)
+    with open(path, "x", encoding="utf-8") as fh:
+        fh.write(text)
     return path
+
+
+def _explicit_ruleset(ruleset: GolfRuleset, players: int) -> GolfRuleset:
+    """``ruleset`` with ``players`` seats (an explicit player count overrides ``ruleset.players``);
+    a deck count that was the default for the old count becomes the default for the new one."""
+    if players == ruleset.players:
+        return ruleset
+    default_decks = GolfRuleset(players=ruleset.players).decks
+    decks = None if ruleset.decks == default_decks else ruleset.decks
+    return dataclasses.replace(ruleset, players=players, decks=decks)
 
 
 def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = False,
@@ -321,89 +473,128 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
         console: Console | None = None, input_fn: Callable[[str, bool], str] | None = None,
         auto: bool = False, name: str = "You", names: str | Sequence[str] | None = None,
         save: bool = True, record: Path | None = None, ruleset: GolfRuleset | None = None) -> int:
-    """Play Golf at the terminal; returns an exit code (0 done, 1 quit, 2 bad options).
+    """Play Golf at the terminal; returns an exit code (0 done or quit, 2 bad options).
+
+    Quitting (``quit``, Ctrl-D, Ctrl-C) is not an error: it prints ``Game abandoned.``,
+    saves what was played (if anything) and returns 0.
 
     Args:
         vs: bot names for the other seats (default ``["heuristic"]``; the last
-            name fills any remaining seats).
-        players: 2 or 3 (default: 1 + number of bots, at least 2).
+            name fills any remaining seats). More bots than free seats of an
+            explicit ``players`` (or ruleset) is an error (2).
+        players: 2 or 3; overrides ``ruleset.players``. Default: the ruleset's, else
+            1 + number of bots (at least 2); the seats are printed before play.
         hotseat: people only, one keyboard, screens cleared between players.
         seed: seeds the deals (game k uses ``f"{seed}/{k}"``) and the bots.
         open_memory: keep known cards visible (default: memory mode).
         games: games in a row; a losing early ender gets an extra card next game.
         console, input_fn: for tests (see :class:`cardtable.tui.Terminal`).
         auto: bots in every seat.
-        name: your name; names: hot-seat names (comma separated or a list).
-        save, record: save the record (default: a new file under the records folder).
+        name: your name; names: hot-seat names (comma separated or a list). Names
+            must be non-empty, different, without ``;`` or ``"`` (:func:`check_names`).
+        save, record: save the record (default: a new, unique file under the records
+            folder); ``record`` must not exist and its folder must (checked before play);
+            a ``.json`` path gets the JSON notation.
         ruleset: the rules (default :class:`GolfRuleset` for ``players``).
     """
     terminal = Terminal(console=console, hotseat=hotseat, input_fn=input_fn)
     out = terminal.console
     bot_list = list(vs) if vs else (["heuristic", "random"] if auto else ["heuristic"])
     try:
-        if ruleset is None:
-            n = players or (max(2, len(bot_list)) if auto else max(2, 1 + len(list(vs))) if not hotseat else 2)
-            ruleset = GolfRuleset(players=n)
-        n = ruleset.players
         if hotseat and auto:
             raise GolfError("--hotseat and --auto exclude each other")
+        if hotseat and vs:
+            raise GolfError("--hotseat seats people only: leave out --vs")
+        humans = 0 if auto else 1
+        if players is not None:
+            ruleset = _explicit_ruleset(ruleset or GolfRuleset(), players) if ruleset else GolfRuleset(players=players)
+        elif ruleset is None:
+            if hotseat:
+                names_given = [x for x in names.split(",")] if isinstance(names, str) else list(names or [])
+                wanted = len(names_given) if names_given else 2
+            else:
+                wanted = max(2, humans + len(bot_list)) if vs or auto else 2
+            if not 2 <= wanted <= 3:
+                what = f"{len(names_given)} names" if hotseat else f"{len(bot_list)} --vs bot(s)" + (" and you" if humans else "")
+                raise GolfError(f"Golf takes 2 or 3 players; {what} make {wanted}")
+            ruleset = GolfRuleset(players=wanted)
+        n = ruleset.players
         if isinstance(names, str):
-            names = [x.strip() for x in names.split(",") if x.strip()]
+            names = [x.strip() for x in names.split(",")]
         if hotseat:
             seat_names = list(names) if names else [f"Player {i + 1}" for i in range(n)]
             if len(seat_names) != n:
-                raise GolfError(f"{len(seat_names)} name(s) for {n} players")
+                raise GolfError(f"{plural(len(seat_names), 'name')} for {n} players")
             bots: list[object | None] = [None] * n
         else:
-            humans = 0 if auto else 1
-            if len(bot_list) > n - humans:
-                raise GolfError(f"{len(bot_list)} bot(s) named but only {n - humans} seat(s) are free")
+            if vs and len(bot_list) > n - humans:
+                raise GolfError(f"{n} players leave {plural(n - humans, 'seat')} for bots, "
+                                f"but {len(bot_list)} --vs bots were named")
             bots = [None] * humans
-            seat_names = [name] * humans
+            seat_names = [name.strip() if isinstance(name, str) else name] * humans
             chosen = [bot_list[min(i, len(bot_list) - 1)] for i in range(n - humans)]
             for i, bot_name in enumerate(chosen):
                 bot = load_bot("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
                 bots.append(bot)
                 seat_names.append(bot.name if chosen.count(bot_name) == 1 else f"{bot.name}-{humans + i + 1}")
-        if not isinstance(games, int) or games < 1:
+        check_names(seat_names)
+        if not isinstance(games, int) or isinstance(games, bool) or games < 1:
             raise GolfError(f"games must be 1 or more, not {games!r}")
-    except (UnknownBotError, GolfError) as exc:
-        out.print(f"[red]error:[/red] {exc}")
+        if save and record is not None:
+            check_record_path(Path(record))
+    except (UnknownBotError, GolfError, OSError) as exc:
+        out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
     table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)
-    out.print(f"[bold]Golf with Detective and Thief[/bold] — {', '.join(seat_names)}. "
+    out.print(f"[bold]Golf with Detective and Thief[/bold] — {n} players: {', '.join(seat_names)}. "
               f"{'Open memory' if open_memory else 'Memory mode: cards you learn are shown once'}. "
               f"Type 'help' for commands.")
     records: list[GolfRecord] = []
     extra = (0,) * ruleset.players
-    code = 0
     try:
         for k in range(games):
             game_seed = None if seed is None else f"{seed}/{k}"
-            game = table.play(game_seed, k % ruleset.players, extra)
-            records.append(record_from_game(game, seat_names, {"MatchGame": f"{k + 1}/{games}"} if games > 1 else {}))
+            tags = {"MatchGame": f"{k + 1}/{games}"} if games > 1 else {}
+            try:
+                game = table.play(game_seed, k % ruleset.players, extra)
+            except QuitGame as exc:
+                partial = getattr(exc, "game", None)
+                if partial is not None and partial.history:
+                    records.append(record_from_game(partial, seat_names, tags))
+                out.print("Game abandoned.")
+                break
+            records.append(record_from_game(game, seat_names, tags))
             table.show_final(game)
             extra = game.result().extra_cards
             if k + 1 < games and table.humans:
                 terminal.pause("Press Enter for the next game... ")
-    except QuitGame as exc:
-        partial = getattr(exc, "game", None)
-        if partial is not None and partial.history and (not records or records[-1] is not partial):
-            records.append(record_from_game(partial, seat_names))
-        out.print("Game left.")
-        code = 1
+    except (QuitGame, KeyboardInterrupt):  # at the pause between games: the games played are kept
+        out.print(f"Match abandoned after {plural(len(records), 'game')}.")
     if save and records:
-        path = save_records(records, record)
-        out.print(f"Record saved: {path}  (check it with: cardtable replay {path})")
+        try:
+            path = save_records(records, record)
+        except OSError as exc:  # the --record file appeared meanwhile: keep the games anyway
+            out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+            path = save_records(records)
+        out.print(f"Record saved to {path}", soft_wrap=True, markup=False, highlight=False)
+        out.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False, highlight=False)
     if len(records) > 1 and all(r.scores for r in records):
         totals = [sum(r.scores[i] for r in records) for i in range(ruleset.players)]  # type: ignore[index]
-        out.print("Totals: " + ", ".join(f"{n} {t}" for n, t in zip(seat_names, totals)))
-    return code
+        out.print("Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals)))
+    return 0
 
 
 def run_cli(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = False, auto: bool = False,
             seed: str | None = None, open_memory: bool = False, name: str = "You", names: str | None = None,
-            save: bool = True, record: Path | None = None, games: int = 1) -> int:
-    """``cardtable play golf`` (flags as in :mod:`cardtable.cli.play`); returns the exit code."""
+            save: bool = True, record: Path | None = None, games: int = 1,
+            ruleset: GolfRuleset | None = None) -> int:
+    """``cardtable play golf`` (flags as in :mod:`cardtable.cli.play`); returns the exit code
+    (0 played or quit, 2 bad options).
+
+    Args:
+        ruleset: the rules (``--rules``, parsed with :meth:`GolfRuleset.parse`); an
+            explicit ``players`` (``--players``) overrides ``ruleset.players``.
+        Others: as :func:`run`.
+    """
     return run(vs=vs, players=players, hotseat=hotseat, seed=seed, open_memory=open_memory, games=games,
-               auto=auto, name=name, names=names, save=save, record=record)
+               auto=auto, name=name, names=names, save=save, record=record, ruleset=ruleset)

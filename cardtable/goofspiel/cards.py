@@ -17,7 +17,7 @@ the white suit symbols.
 >>> parse_card("Z", 13)
 Traceback (most recent call last):
 ...
-cardtable.goofspiel.errors.CardError: 'Z' is not a card: type a rank such as A, 2-10 (or T), J, Q, K
+cardtable.goofspiel.errors.CardError: 'Z' is not a card: type a rank from A to K (10 or T)
 """
 
 from __future__ import annotations
@@ -72,9 +72,8 @@ def parse_rank(text: str, cards: int) -> int:
     elif t.isdigit():
         rank = int(t)
     else:
-        raise CardError(
-            f"{text!r} is not a card: type a rank such as A, 2-10 (or T), J, Q, K"
-        )
+        top = rank_name(cards)
+        raise CardError(f"{text!r} is not a card: type a rank from A to {top}" + (" (10 or T)" if cards >= 10 else ""))
     if not 1 <= rank <= cards:
         raise CardError(
             f"{text!r} is not a card of this game: ranks run from A to {rank_name(cards)}"

@@ -65,9 +65,10 @@ _ROUND = re.compile(r"^(?P<num>\d+)\.\s+(?P<prizes>[^|]*)\|(?P<bids>[^|]*)\|(?P<
 class RecordError(GoofspielError):
     """A malformed or inconsistent record; ``line`` is the 1-based line number (or ``None``)."""
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, round: int | None = None) -> None:
         super().__init__(f"line {line}: {message}" if line else message)
         self.line = line
+        self.round = round
         self.reason = message
 
 
@@ -141,6 +142,9 @@ def record_from_game(
         scores, result = res.points, res.outcomes
     if len(players) != rs.players:
         raise GoofspielError(f"{rs.players} player names needed, got {len(players)}")
+    for name in players:
+        if not name.strip() or ";" in name or "\n" in name:
+            raise GoofspielError(f"player name {name!r} cannot be recorded: names are non-empty, without ';' or line breaks")
     return GameRecord(
         ruleset=rs,
         players=tuple(players),
@@ -241,8 +245,14 @@ def parse_text(text: str) -> list[GameRecord]:
     return [_parse_game(lines) for lines in games]
 
 
+def _short(text: str, limit: int = 60) -> str:
+    """``text`` quoted, cut to ``limit`` characters for error messages."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
     tags: dict[str, str] = {}
+    tag_lines: dict[str, int] = {}
     extra: list[tuple[str, str]] = []
     rounds: list[RoundLine] = []
     numbers: list[int] = []
@@ -254,10 +264,11 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
                 raise RecordError("tag line after the round lines", number)
             m = _TAG.match(line)
             if not m:
-                raise RecordError(f'malformed tag line {line!r}; expected [Name "value"]', number)
+                raise RecordError(f'malformed tag line {_short(line)}; expected [Name "value"]', number)
             name, value = m["name"], re.sub(r"\\(.)", r"\1", m["value"])
             if name in tags or (name not in _SPECIAL_TAGS and name in dict(extra)):
                 raise RecordError(f"tag {name} appears twice", number)
+            tag_lines[name] = number
             if name in _SPECIAL_TAGS:
                 tags[name] = value
             else:
@@ -278,23 +289,27 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
         raise RecordError(f"not a Goofspiel record (Game tag {tags['Game']!r})", first_line)
     if ruleset is None:
         raise RecordError("missing Rules tag", first_line)
-    players = tuple(p.strip() for p in tags.get("Players", "").split(";"))
-    if len(players) != ruleset.players or not all(players):
+    if "Players" not in tags:
+        raise RecordError("missing Players tag", first_line)
+    players = tuple(p.strip() for p in tags["Players"].split(";"))
+    if not all(players):
+        raise RecordError("Players tag has an empty name", tag_lines["Players"])
+    if len(players) != ruleset.players:
         raise RecordError(
-            f"Players tag names {len(players)} player(s); the rules have {ruleset.players}", first_line
+            f"Players tag names {len(players)} player(s); the rules have {ruleset.players}", tag_lines["Players"]
         )
     scores = result = None
     if "Scores" in tags:
         try:
             scores = tuple(int(x) for x in tags["Scores"].split())
         except ValueError:
-            raise RecordError(f"bad Scores tag {tags['Scores']!r}", first_line) from None
+            raise RecordError(f"bad Scores tag {_short(tags['Scores'])}", tag_lines["Scores"]) from None
         if len(scores) != ruleset.players:
-            raise RecordError("Scores tag needs one score per player", first_line)
+            raise RecordError("Scores tag needs one score per player", tag_lines["Scores"])
     if "Result" in tags:
         result = tuple(tags["Result"].split())
         if len(result) != ruleset.players or not set(result) <= {"win", "draw", "loss"}:
-            raise RecordError(f"bad Result tag {tags['Result']!r}: one of win/draw/loss per player", first_line)
+            raise RecordError(f"bad Result tag {_short(tags['Result'])}: one of win/draw/loss per player", tag_lines["Result"])
     return GameRecord(
         ruleset=ruleset,
         players=players,
@@ -320,7 +335,7 @@ def _parse_prize(token: str, rs: Ruleset, number: int) -> int:
 def _parse_round(line: str, number: int, expected: int, rs: Ruleset) -> RoundLine:
     m = _ROUND.match(line)
     if not m:
-        raise RecordError(f"malformed round line {line!r}; expected 'N. PRIZES | BIDS | OUTCOME'", number)
+        raise RecordError(f"malformed round line {_short(line)}; expected 'N. PRIZES | BIDS | OUTCOME'", number)
     if int(m["num"]) != expected:
         raise RecordError(f"round number {m['num']} where round {expected} was expected", number)
     prizes = tuple(_parse_prize(t, rs, number) for t in m["prizes"].split())
@@ -412,6 +427,8 @@ def from_json(text: str) -> list[GameRecord]:
         raise RecordError(f"unsupported record version {data.get('version')!r}")
     out = []
     try:
+        if not isinstance(data.get("games"), list):
+            raise TypeError("games")
         for i, g in enumerate(data["games"]):
             rs = Ruleset.from_mapping(g["rules"])
             rounds = tuple(
@@ -432,8 +449,15 @@ def from_json(text: str) -> list[GameRecord]:
                     tags=tuple(tuple(t) for t in g["tags"]),
                 )
             )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RecordError(f"game {len(out) + 1}: bad structure ({type(exc).__name__}: {exc})") from None
+    except KeyError as exc:
+        raise RecordError(f"game {len(out) + 1}: missing field {exc}") from None
+    except RulesetError as exc:
+        raise RecordError(f"game {len(out) + 1}: bad rules: {exc}") from None
+    except (TypeError, ValueError, AttributeError):
+        raise RecordError(
+            f"game {len(out) + 1}: a field has the wrong type (rounds need prizes, bids as lists of ranks, "
+            "winner, taken, tie, points; see cardtable.goofspiel.record.to_json)"
+        ) from None
     return out
 
 
@@ -472,6 +496,16 @@ def replay(record: GameRecord) -> Game:
     """
     rs = record.ruleset
     lines = record.line_numbers or (None,) * len(record.rounds)
+    try:
+        return _replay(record, lines)
+    except RecordError as exc:
+        if exc.line is None and exc.round is not None:
+            raise RecordError(f"round {exc.round}: {exc.reason}") from None
+        raise
+
+
+def _replay(record: GameRecord, lines: Sequence[int | None]) -> Game:
+    rs = record.ruleset
     deck = _deck_for(record)
     if any(len(set(r.prizes)) != len(r.prizes) for r in record.rounds):
         raise RecordError("a prize appears twice in one round")
@@ -484,12 +518,12 @@ def replay(record: GameRecord) -> Game:
     elif rs.fixed_order:
         deck = prize_order_for(rs, None)
     game = Game(rs, prize_deck=deck, seed=record.seed)
-    for r, line in zip(record.rounds, lines):
+    for number, (r, line) in enumerate(zip(record.rounds, lines), 1):
         if game.is_over:
-            raise RecordError("round after the end of the game", line)
+            raise RecordError("round after the end of the game", line, number)
         if tuple(game.pot) != r.prizes:
             shown = " ".join(format_card(p, PRIZE_SUIT) for p in game.pot)
-            raise RecordError(f"the prizes face up were {shown}, not as written", line)
+            raise RecordError(f"the prizes face up were {shown}, not as written", line, number)
         try:
             result = game.play(list(r.bids))
             for seat, prize in r.taken:
@@ -498,12 +532,12 @@ def replay(record: GameRecord) -> Game:
         except GoofspielError as exc:
             if isinstance(exc, RecordError):
                 raise
-            raise RecordError(str(exc), line) from None
+            raise RecordError(str(exc), line, number) from None
         if game.phase == "choose":
-            raise RecordError(f"player {game.chooser + 1} must still take a prize", line)
+            raise RecordError(f"player {game.chooser + 1} must still take a prize", line, number)
         stated = _round_line(result, rs, last=game.is_over)
         if stated != r:
-            raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", line)
+            raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", line, number)
     last_line = lines[-1] if lines and lines[-1] else None
     if record.scores is not None or record.result is not None:
         if not game.is_over:

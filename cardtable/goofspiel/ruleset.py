@@ -229,6 +229,8 @@ class Ruleset:
             text = p.read_text(encoding="utf-8")
         except OSError as exc:
             raise RulesetError(f"rules file {str(p)!r} cannot be read: {exc.strerror}") from exc
+        except UnicodeDecodeError:
+            raise RulesetError(f"rules file {str(p)!r} is not a text file (UTF-8 TOML or JSON)") from None
         try:
             if p.suffix.lower() == ".json":
                 data = json.loads(text)

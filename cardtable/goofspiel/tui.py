@@ -27,7 +27,7 @@ from cardtable.tui import QuitGame, Terminal
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card
 from .errors import CardError, GoofspielError
-from .record import GameRecord, record_from_game, write_text
+from .record import GameRecord, record_from_game, to_json, write_text
 from .ruleset import Ruleset
 from .state import Bid, Game, PlayerView, RoundResult
 
@@ -95,8 +95,11 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6) -> Pa
         if i:
             pot.append(" ")
         pot.append_text(card_text(p, PRIZE_SUIT))
-    label = "Display" if rs.open_prizes > 1 else "Prize"
-    grid.add_row(label, pot + Text(f"   (pot {view.pot_value} points)", style="dim"))
+    if view.phase != "over":
+        if rs.open_prizes > 1:
+            grid.add_row("Display", pot + Text("   (the winners take one each)", style="dim"))
+        else:
+            grid.add_row("Prize", pot + Text(f"   (pot {_points(view.pot_value)})", style="dim"))
     remaining = cards_text(view.remaining_prizes, PRIZE_SUIT, rs)
     if view.upcoming is not None:
         remaining = Text(" ".join(format_card(p, PRIZE_SUIT) for p in view.upcoming) or "—") + Text("  (in this order)", style="dim")
@@ -107,7 +110,7 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6) -> Pa
         who = seat.name if (s != view.seat or seat.name == "You") else f"{seat.name} (you)"
         spent = set(rs.deck) - view.hands[s]
         line = cards_text(view.hands[s], suit, rs)
-        line.append(f"   {view.points[s]} pts", style="bold yellow")
+        line.append(f"   {_points(view.points[s])}", style="bold yellow")
         if spent:
             line.append("   spent: ", style="dim")
             line.append_text(cards_text(spent, suit, rs))
@@ -121,6 +124,15 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6) -> Pa
     return Panel(grid, title=title, expand=False)
 
 
+def _verb(name: str, verb: str) -> str:
+    """``You win`` but ``Ben wins``."""
+    return verb if name == "You" else verb + "s"
+
+
+def _points(n: int) -> str:
+    return f"{n} pt" if n == 1 else f"{n} pts"
+
+
 def round_text(r: RoundResult, seats: Sequence[Seat], rs: Ruleset) -> Text:
     """One history line: prizes, each bid, and the outcome."""
     out = Text()
@@ -132,10 +144,10 @@ def round_text(r: RoundResult, seats: Sequence[Seat], rs: Ruleset) -> Text:
         out.append_text(Text("+".join(format_card(c, PLAYER_SUITS[s]) for c in bid), style=SUIT_STYLE[PLAYER_SUITS[s]]))
     out.append("  → ")
     if r.taken and rs.open_prizes > 1:
-        out.append(", ".join(f"{seats[s].name} takes {format_card(p, PRIZE_SUIT)}" for s, p in r.taken))
+        out.append(", ".join(f"{seats[s].name} {_verb(seats[s].name, 'take')} {format_card(p, PRIZE_SUIT)}" for s, p in r.taken))
     elif r.winner is not None:
-        verb = "win" if seats[r.winner].name == "You" else "wins"
-        out.append(f"{seats[r.winner].name} {verb} {sum(rs.prize_value(p) for p in r.prizes)}", style="bold")
+        name = seats[r.winner].name
+        out.append(f"{name} {_verb(name, 'win')} {sum(rs.prize_value(p) for p in r.prizes)}", style="bold")
     elif r.carried:
         out.append("tie — the pot carries over", style="yellow")
     else:
@@ -169,7 +181,11 @@ class GoofspielTable:
             self.term.hand_over(name)
         self.console.print(render(view, self.seats))
         rs = self.ruleset
-        example = "e.g. K, 10, 7s" if rs.cards_per_bid == 1 else f"{rs.cards_per_bid} cards, e.g. 7 9"
+        hand = sorted(view.hand, key=rs.strength)
+        if rs.cards_per_bid == 1:
+            example = "e.g. " + ", ".join(format_card(c) for c in dict.fromkeys([hand[-1], hand[0]]))
+        else:
+            example = f"{rs.cards_per_bid} cards, e.g. " + " ".join(format_card(c) for c in hand[: rs.cards_per_bid])
         bid = self.term.ask(
             f"{name}, your bid ({example}; quit to stop): ",
             lambda text: parse_bid(text, view),
@@ -252,13 +268,33 @@ class GoofspielTable:
 
 
 def save_record(records: Sequence[GameRecord], path: Path | None = None) -> Path:
-    """Write records to ``path`` (default: a new file in the records folder); returns the path."""
-    if path is None:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        path = records_dir() / f"goofspiel-{stamp}-{records[0].seed or 'fixed'}.gops"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(write_text(records), encoding="utf-8")
-    return path
+    """Write records to a new file and return its path; never overwrites a file.
+
+    ``path`` ending in ``.json`` gets the JSON notation, any other the text notation.
+    Without ``path``: ``goofspiel-<UTC time>-<seed>.gops`` in the records folder,
+    with ``-2``, ``-3``, ... added if that name is taken.
+
+    Raises:
+        FileExistsError: ``path`` exists.
+        OSError: the file cannot be written.
+    """
+    text = to_json(records) if path is not None and path.suffix.lower() == ".json" else write_text(records)
+    if path is not None:
+        with path.open("x", encoding="utf-8") as fh:  # "x": fail rather than overwrite
+            fh.write(text)
+        return path
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    base = f"goofspiel-{stamp}-{records[0].seed or 'fixed'}"
+    folder = records_dir()
+    for n in range(1, 10_000):
+        candidate = folder / (f"{base}.gops" if n == 1 else f"{base}-{n}.gops")
+        try:
+            with candidate.open("x", encoding="utf-8") as fh:
+                fh.write(text)
+            return candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free record name for {base} in {folder}")
 
 
 def run(
@@ -322,7 +358,13 @@ def run(
                 quit_early = True
                 break
     if save and records:
-        path = save_record(records, record_path)
+        try:
+            path = save_record(records, record_path)
+        except OSError as exc:
+            console.print(f"[red]✗ the record could not be saved: {exc}[/red]", soft_wrap=True)
+            return 1
         console.print(f"Record saved to {path}", soft_wrap=True, markup=False)
         console.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False)
+    elif save:
+        console.print("Nothing was played; no record saved.")
     return 0

@@ -74,8 +74,12 @@ class Terminal:
                 self.console.print(f"[red]✗ {exc}[/red]")
 
     def clear(self) -> None:
-        """Clear the screen (hot-seat privacy)."""
+        """Clear the screen and the terminal's scrollback (hot-seat privacy: the next
+        player must not be able to scroll up to the previous player's cards)."""
         self.console.clear()
+        if self.console.is_terminal:
+            self.console.file.write("\x1b[3J")  # erase the scrollback buffer (xterm, tmux, VTE)
+            self.console.file.flush()
 
     def hand_over(self, name: str) -> None:
         """Hot-seat: clear the screen and wait until ``name`` is at the keyboard."""

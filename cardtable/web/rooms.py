@@ -123,15 +123,23 @@ class Room:
         if row is None:
             return None
         room = cls(hub, row, hub.store.seats(room_id))
-        for game_no, match_no, seed in hub.store.games(room_id):
-            room.slots.append(GameSlot(game_no, match_no, seed, room.adapter.new_state(room.settings, seed)))
-        by_no = {s.game_no: s for s in room.slots}
+        games = {game_no: (match_no, seed) for game_no, match_no, seed in hub.store.games(room_id)}
+        match_no, seed = games[1]
+        room.slots.append(GameSlot(1, match_no, seed, room._new_state(seed, match_no)))
         for ev in hub.store.events(room_id):
-            if ev.kind == "act":
-                state = by_no[ev.game_no].state
+            if ev.kind == "next":  # each game starts once the previous one is fully replayed
+                match_no, seed = games[ev.game_no]
+                room.slots.append(GameSlot(ev.game_no, match_no, seed, room._new_state(seed, match_no)))
+            elif ev.kind == "act":
+                state = room.slots[-1].state
                 room.adapter.apply(state, ev.seat, room.adapter.check(state, ev.seat, ev.payload))
             room.version = ev.seq
         return room
+
+    def _new_state(self, seed: str, match_no: int) -> Any:
+        """A new game's state; the previous game of the same match is passed to the adapter."""
+        previous = self.slots[-1].state if self.slots and self.slots[-1].match_no == match_no else None
+        return self.adapter.new_state(self.settings, seed, previous)
 
     # -- state --------------------------------------------------------------------------
 
@@ -280,7 +288,7 @@ class Room:
         game_no = cur.game_no + 1
         self.hub.store.start_game(self.id, self.version + 1, game_no, match_no, seed, seat)
         self.version += 1
-        self.slots.append(GameSlot(game_no, match_no, seed, self.adapter.new_state(self.settings, seed)))
+        self.slots.append(GameSlot(game_no, match_no, seed, self._new_state(seed, match_no)))
         for s in self.seats:
             if s.bot:
                 self.bots[s.seat] = self.adapter.new_bot(s.bot, s.seat, self.settings)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +141,8 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"cannot open the database {self.path!r}: {exc}") from exc
         self._checkpointer: sqlite3.Connection | None = None
+        self._checkpoint_lock = threading.Lock()
+        self._closed = False
 
     def checkpoint(self) -> None:
         """Copy committed WAL pages into the database file (``PRAGMA wal_checkpoint(PASSIVE)``).
@@ -149,13 +152,18 @@ class Store:
         """
         if self.path == ":memory:":
             return
-        if self._checkpointer is None:
-            self._checkpointer = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        with self._checkpoint_lock:
+            if self._closed:
+                return
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
-        if self._checkpointer is not None:
-            self._checkpointer.close()
+        with self._checkpoint_lock:  # waits for a checkpoint running in a worker thread
+            self._closed = True
+            if self._checkpointer is not None:
+                self._checkpointer.close()
         try:
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.DatabaseError:

@@ -123,3 +123,67 @@ def test_replay_reports_a_broken_record(tmp_path):
     result = replay(bad, tmp_path)
     assert result.returncode == 1
     assert "line 5" in result.stderr and "stated outcome is wrong" in result.stderr
+
+
+def test_default_record_names_never_collide(tmp_path):
+    env = dict(os.environ, CARDTABLE_HOME=str(tmp_path))
+    paths = set()
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-m", "cardtable", "play", "--auto", "--cards", "2", "--seed", "same", "--delay", "0"],
+            capture_output=True, text=True, env=env, timeout=60,
+        )
+        paths.add(re.search(r"Record saved to (\S+)", out.stdout).group(1))
+    assert len(paths) == 3 and all(Path(p).exists() for p in paths)
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: d, "is a folder"),
+    (lambda d: d / "missing" / "x.gops", "does not exist"),
+    (lambda d: (d / "old.gops").write_text("keep") and d / "old.gops", "already exists"),
+])
+def test_bad_record_paths_are_refused_before_play(tmp_path, make, words):
+    target = make(tmp_path)
+    env = dict(os.environ, CARDTABLE_HOME=str(tmp_path / "home"))
+    out = subprocess.run([sys.executable, "-m", "cardtable", "play", "--auto", "--cards", "2", "--record", str(target)],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 2 and words in out.stderr
+    assert "Round 1" not in out.stdout  # refused before any game was played
+    if target.name == "old.gops":
+        assert target.read_text() == "keep"
+
+
+def test_json_record_by_suffix(tmp_path):
+    target = tmp_path / "game.json"
+    env = dict(os.environ, CARDTABLE_HOME=str(tmp_path / "home"))
+    out = subprocess.run([sys.executable, "-m", "cardtable", "play", "--auto", "--cards", "3", "--record", str(target), "--delay", "0"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert target.read_text().startswith("{")
+    assert replay(target, tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--name", "Al; Bo"], "may not contain ';'"),
+    (["--name", ""], "must not be empty"),
+    (["--hotseat", "--names", "A,a"], "must differ"),
+    (["--hotseat", "--vs", "random"], "--hotseat seats people only"),
+    (["--seed", ""], "--seed must not be empty"),
+    (["golf", "--cards", "5"], "--cards is a Goofspiel option"),
+    (["--games", "2"], "--games is a Golf option"),
+    (["--open-memory"], "--open-memory is a Golf option"),
+    (["golf", "--rules", "decks=9"], "bad Golf rules"),
+])
+def test_bad_names_and_misplaced_flags(tmp_path, args, words):
+    env = dict(os.environ, CARDTABLE_HOME=str(tmp_path), COLUMNS="200")
+    out = subprocess.run([sys.executable, "-m", "cardtable", "play", *args], capture_output=True, text=True, env=env, timeout=60, input="")
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert words in out.stderr
+
+
+def test_replay_notes_an_unchecked_prize_order(tmp_path):
+    rec = tmp_path / "noseed.gops"
+    rec.write_text('[Game "goofspiel"]\n[Rules "cards=2"]\n[Players "a; b"]\n\n1. 2♦ | 2♠ A♣ | 1 +2\n2. A♦ | A♠ 2♣ | 2 +1\n')
+    result = replay(rec, tmp_path)
+    assert result.returncode == 0
+    assert "no Seed tag" in result.stdout

@@ -51,9 +51,10 @@ def test_wrong_scores_are_reported_at_the_last_round_line():
         ("2. A♦ 2♦ | A♠ 3♣ | 2 +3", "2. A♦ 2♦ | A♠ 3♣ | 2 gets 3", 8, "bad outcome"),
         ("2. A♦ 2♦ | A♠ 3♣ | 2 +3", "2. A♦ 2♦ | A♠ | 2 +3", 8, "1 bid(s) where 2 players bid"),
         ("3. 3♦ | 3♠ A♣ | 1 +3", "3. 3♦ | 3♠ Z♣ | 1 +3", 9, "'Z' is not a card"),
-        ('[Players "Anna; Ben"]', '[Players "Anna"]', 1, "names 1 player"),
+        ('[Players "Anna; Ben"]', '[Players "Anna"]', 3, "names 1 player"),
+        ('[Players "Anna; Ben"]', '[Players "Anna; "]', 3, "empty name"),
         ('[Rules "cards=3', '[Rules "cards=30', 2, "bad Rules tag"),
-        ('[Result "draw draw"]', '[Result "draw lost"]', 1, "bad Result tag"),
+        ('[Result "draw draw"]', '[Result "draw lost"]', 5, "bad Result tag"),
         ('[Scores "3 3"]', '[Scores 3 3]', 4, "malformed tag line"),
     ],
 )
@@ -111,7 +112,30 @@ def test_malformed_files(text, words):
 
 
 def test_json_structure_errors():
-    with pytest.raises(RecordError, match="bad structure"):
+    with pytest.raises(RecordError, match="game 1: missing field 'rounds'"):
         from_json('{"format": "cardtable-goofspiel-record", "version": 1, "games": [{"rules": {}}]}')
+    with pytest.raises(RecordError, match="game 1: a field has the wrong type"):
+        from_json('{"format": "cardtable-goofspiel-record", "version": 1, "games": ["x"]}')
+    with pytest.raises(RecordError, match="wrong type"):
+        from_json('{"format": "cardtable-goofspiel-record", "version": 1, "games": 3}')
     rec = parse_text(GOOD)[0]
     assert from_json(to_json(rec)) == [rec]
+
+
+def test_json_replay_errors_name_the_round():
+    import json
+
+    data = json.loads(to_json(parse_text(CONSISTENT)[0]))
+    data["games"][0]["rounds"][2]["bids"][0] = [2]  # 2♠ was spent in round 1
+    text = json.dumps(data)
+    with pytest.raises(RecordError, match="round 3: player 1 has already spent 2♠"):
+        replay(from_json(text)[0])
+
+
+def test_names_that_the_notation_cannot_hold_are_refused():
+    from cardtable.goofspiel import GoofspielError
+    g = Game(Ruleset(cards=1))
+    g.play([1, 1])
+    for bad in ["Al; Bo", "", "  "]:
+        with pytest.raises(GoofspielError, match="cannot be recorded"):
+            record_from_game(g, [bad, "x"])

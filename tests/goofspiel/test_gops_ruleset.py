@@ -79,6 +79,13 @@ def test_bad_rules_files_get_clear_errors(tmp_path, content, words):
         Ruleset.from_file(f)
 
 
+def test_binary_file(tmp_path):
+    f = tmp_path / "rules.toml"
+    f.write_bytes(bytes(range(200, 256)))
+    with pytest.raises(RulesetError, match="is not a text file"):
+        Ruleset.from_file(f)
+
+
 def test_missing_file():
     with pytest.raises(RulesetError, match="cannot be read"):
         Ruleset.from_file("/nonexistent/rules.toml")

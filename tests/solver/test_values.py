@@ -14,7 +14,7 @@ from cardtable.solver import Position, solve, solve_subgame
 from cardtable.solver.kernel import solve_matrix_game
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reference import game_value, make_reference  # noqa: E402
+from solver_reference import game_value, make_reference  # noqa: E402
 
 TOL = 1e-9
 

@@ -8,7 +8,7 @@ only when first used. To add a game (e.g. Golf), write
 "Adding a game").
 
 >>> sorted(ADAPTERS)
-['goofspiel']
+['golf', 'goofspiel']
 >>> get_adapter("goofspiel").name
 'goofspiel'
 """
@@ -22,6 +22,7 @@ from .base import ActionError, GameAdapter, SettingsError
 
 ADAPTERS: dict[str, str] = {
     "goofspiel": "cardtable.web.games.goofspiel:GoofspielAdapter",
+    "golf": "cardtable.web.games.golf:GolfAdapter",
 }
 
 

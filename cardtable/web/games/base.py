@@ -75,8 +75,13 @@ class GameAdapter(abc.ABC):
         """Number of seats the (normalised) settings need."""
 
     @abc.abstractmethod
-    def new_state(self, settings: dict[str, Any], seed: str) -> Any:
-        """A fresh game; ``seed`` (secret until the game ends) orders every shuffle."""
+    def new_state(self, settings: dict[str, Any], seed: str, previous: Any = None) -> Any:
+        """A fresh game; ``seed`` (secret until the game ends) orders every shuffle.
+
+        ``previous`` is the state of the room's previous game of the same match
+        (``None`` for a match's first game), for games whose next deal depends on
+        the last one (Golf: who starts, the early ender's extra card).
+        """
 
     def commitment(self, state: Any) -> str | None:
         """Public commitment to the secret seed, published at game start (or ``None``)."""

@@ -147,7 +147,7 @@ class GoofspielAdapter(GameAdapter):
     def seat_count(self, settings: dict[str, Any]) -> int:
         return self.ruleset(settings).players
 
-    def new_state(self, settings: dict[str, Any], seed: str) -> GoofspielState:
+    def new_state(self, settings: dict[str, Any], seed: str, previous: Any = None) -> GoofspielState:
         return GoofspielState(Game(self.ruleset(settings), seed=seed))
 
     def commitment(self, state: GoofspielState) -> str | None:

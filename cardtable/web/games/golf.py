@@ -1,0 +1,264 @@
+"""The Golf adapter: maps :mod:`cardtable.golf` (Golf with Detective and Thief) to the web server.
+
+Actions are the engine's JSON form (:func:`cardtable.golf.actions.action_to_dict`)
+without the ``player`` field, which the server fills in from the seat token:
+``{"type": "draw"}``, ``{"type": "discard"}``, ``{"type": "swap", "pos": 4}``,
+``{"type": "peek", "pos": 2}``, ``{"type": "steal", "pos": 0, "target": 1,
+"target_pos": 5}``, ``{"type": "snap", "owner": 1, "pos": 3}``,
+``{"type": "pass", "pos": 7}``, ``{"type": "end"}`` (positions 0-based).
+
+Snaps (RULES.md, Golf "Snapping": "in your turn or not") are accepted from any
+seat whenever the engine allows them, resolved in order of arrival. Bots snap
+only at the start of their own turn (at most twice a turn); the terminal
+driver's snap windows need a turn order that a real-time table does not have.
+
+Views: a seat gets :meth:`GolfGame.view` (``GolfView.to_dict()``: only the
+cards that seat has seen); spectators get the public view (face-up cards only).
+
+Round timer fallback: draw, then discard the drawn card; a pending pass gives
+the first card of the grid.
+
+Matches: game ``k`` of a match is started by the next seat, and an early ender
+who lost gets the extra card of RULES.md in the next game (the previous state
+is passed to :meth:`GolfAdapter.new_state`). Scores are negated for
+:mod:`cardtable.platform.match` (fewest points wins).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Hashable, Sequence
+
+from cardtable.golf import GolfGame, GolfRuleset
+from cardtable.golf.actions import Discard, Draw, Pass, Snap, action_from_dict, action_to_dict
+from cardtable.golf.cards import card_rank
+from cardtable.golf.errors import GolfError, IllegalAction, NotYourTurn, WrongPhase
+from cardtable.golf.state import shuffled_deck
+
+from .base import ActionError, GameAdapter, SettingsError
+
+
+@dataclass
+class GolfState:
+    """A Golf game in progress (the engine state is the whole state)."""
+
+    game: GolfGame
+
+
+def _commit(seed: str | None) -> str | None:
+    return None if seed is None else hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+_BOOL_FIELDS = ("snap_opponents",)
+
+
+class GolfAdapter(GameAdapter):
+    """Golf for the web server (see the module docstring)."""
+
+    name = "golf"
+    title = "Golf (Detective & Thief)"
+    page = "golf.html"
+
+    def options(self) -> dict[str, Any]:
+        from cardtable.platform.bot import bot_class, bot_names
+
+        bots = []
+        for name in bot_names(self.name):
+            try:
+                bots.append({"name": name, "description": bot_class(self.name, name).description})
+            except Exception:  # a bot whose module fails to import is not offered
+                continue
+        return {
+            "title": self.title,
+            "presets": {"standard": GolfRuleset().to_dict(), "three-player": GolfRuleset(players=3).to_dict()},
+            "defaults": GolfRuleset().to_dict(),
+            "fields": {
+                "players": {"min": 2, "max": 3},
+                "rows": {"min": 1, "max": 5},
+                "cols": {"min": 1, "max": 5},
+                "peek_rows": {"min": 0, "max": 5},
+                "early_end_min": {"min": 0, "max": 20},
+                "penalty_cards": {"min": 0, "max": 3},
+                "snap_opponents": "bool",
+            },
+            "bots": bots,
+            "seats": {"min": 2, "max": 3},
+        }
+
+    def normalise_settings(self, raw: Any) -> dict[str, Any]:
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            raise SettingsError("settings must be an object of Golf ruleset fields")
+        data = {k: v for k, v in raw.items() if k != "preset"}
+        try:
+            ruleset = GolfRuleset.from_dict(data)
+        except (GolfError, TypeError, ValueError) as exc:
+            raise SettingsError(f"bad Golf ruleset: {exc}") from None
+        return {"ruleset": ruleset.to_dict()}
+
+    @staticmethod
+    def ruleset(settings: dict[str, Any]) -> GolfRuleset:
+        return GolfRuleset.from_dict(settings["ruleset"])
+
+    def seat_count(self, settings: dict[str, Any]) -> int:
+        return self.ruleset(settings).players
+
+    def new_state(self, settings: dict[str, Any], seed: str, previous: Any = None) -> GolfState:
+        rs = self.ruleset(settings)
+        first, extra = 0, None
+        if previous is not None:
+            first = (previous.game.first_player + 1) % rs.players
+            if previous.game.over:
+                extra = previous.game.result().extra_cards
+        return GolfState(GolfGame(rs, seed=seed, first_player=first, extra_cards=extra))
+
+    def commitment(self, state: GolfState) -> str | None:
+        return _commit(state.game.seed)
+
+    # -- play ---------------------------------------------------------------------------
+
+    def to_act(self, state: GolfState) -> frozenset[int]:
+        actor = state.game.actor
+        return frozenset() if actor is None else frozenset({actor})
+
+    def turn_key(self, state: GolfState) -> Hashable:
+        g = state.game
+        return (g.turn, g.phase, g.actor)
+
+    def check(self, state: GolfState, seat: int, action: Any) -> Any:
+        game = state.game
+        if not isinstance(action, dict):
+            raise ActionError("bad_action", 'a Golf action is an object such as {"type": "draw"}')
+        if "player" in action and action["player"] != seat:
+            raise ActionError("forbidden", f"this connection acts for P{seat + 1} only")
+        if game.over:
+            raise ActionError("game_over", "the game is over; no more actions")
+        try:
+            parsed = action_from_dict({**action, "player": seat})
+        except GolfError as exc:
+            raise ActionError("bad_action", str(exc)) from None
+        try:
+            game.copy().apply(parsed)  # the engine validates; the real state is untouched
+        except NotYourTurn as exc:
+            raise ActionError("not_your_turn", str(exc)) from None
+        except WrongPhase as exc:
+            raise ActionError("wrong_phase", str(exc)) from None
+        except IllegalAction as exc:
+            raise ActionError("illegal", str(exc)) from None
+        return action_to_dict(parsed)
+
+    def apply(self, state: GolfState, seat: int, action: Any) -> None:
+        state.game.apply(action_from_dict(action))
+
+    def is_over(self, state: GolfState) -> bool:
+        return state.game.over
+
+    def scores(self, state: GolfState) -> tuple[float, ...]:
+        return tuple(-s for s in state.game.result().scores)
+
+    def timeout_action(self, state: GolfState, seat: int) -> Any:
+        game = state.game
+        if game.phase == "pass":
+            return action_to_dict(Pass(seat, game.cards_in(seat)[0]))
+        if game.phase == "drawn":
+            return action_to_dict(Discard(seat))
+        return action_to_dict(Draw(seat))
+
+    # -- views --------------------------------------------------------------------------
+
+    def view(self, state: GolfState, seat: int | None) -> dict[str, Any]:
+        game = state.game
+        if seat is not None:
+            v = game.view(seat)
+            out = v.to_dict()
+            out["legal_snaps"] = [action_to_dict(s) for s in v.legal_snaps()]
+        else:
+            out = self._public_view(game)
+        out["you"] = seat
+        out["seed_commit"] = self.commitment(state)
+        if game.over:
+            out["seed"] = game.seed
+            out["fairness"] = {
+                "seed": game.seed,
+                "commit": self.commitment(state),
+                "commit_ok": _commit(game.seed) == self.commitment(state),
+                "order_ok": tuple(shuffled_deck(game.ruleset, game.seed)) == game.initial_deck,
+            }
+        return out
+
+    @staticmethod
+    def _public_view(game: GolfGame) -> dict[str, Any]:
+        """What a spectator may see: face-up cards only (the discard pile, shown powers)."""
+        out = game.view(0).to_dict()
+        everyone = set(range(game.players))
+        over = game.over
+        out["seat"] = None
+        out["grids"] = [[None if c is None else (card_rank(c) if over else 0) for c in g] for g in game.grids]
+        drawn = game.drawn
+        out["drawn"] = card_rank(drawn) if drawn is not None and all(drawn in k for k in game.known) else None
+        for e, ev in zip(out["events"], game.history):
+            e["card"] = card_rank(ev.card) if ev.card is not None and set(ev.seen_by) >= everyone else None
+        out["legal_actions"] = []
+        out["legal_snaps"] = []
+        return out
+
+    # -- bots ---------------------------------------------------------------------------
+
+    def new_bot(self, name: str, seat: int, settings: dict[str, Any]) -> Any:
+        bot = super().new_bot(name, seat, settings)
+        bot.new_game(self.ruleset(settings), seat)
+        return bot
+
+    def bot_view(self, state: GolfState, seat: int) -> Any:
+        return state.game.view(seat)
+
+    def bot_action(self, bot: Any, view: Any, seat: int) -> Any:
+        if view.phase == "draw" and view.discard:
+            count = getattr(bot, "_web_snaps", (None, 0))
+            used = count[1] if count[0] == view.turn else 0
+            if used < 2:
+                snap = bot.snap(view)
+                if isinstance(snap, Snap):
+                    bot._web_snaps = (view.turn, used + 1)
+                    return action_to_dict(snap)
+        return action_to_dict(bot.act(view))
+
+    # -- records ------------------------------------------------------------------------
+
+    def record_text(
+        self, states: Sequence[GolfState], players: Sequence[str], tags: Sequence[Sequence[tuple[str, str]]]
+    ) -> str:
+        from cardtable.golf.record import record_from_game, write_text
+
+        records = []
+        for state, extra in zip(states, tags):
+            t = {"SeedCommit": self.commitment(state) or ""}
+            t.update(dict(extra))
+            records.append(record_from_game(state.game, list(players), t))
+        return write_text(records)
+
+
+def verify_golf_text(text: str) -> list[str]:
+    """``cardtable verify`` for Golf records: SHA-256 of each ``Seed`` equals its
+    ``SeedCommit``, the seed deals the recorded ``Deck``, and the file replays
+    (:func:`cardtable.golf.record.replay_text`).
+
+    Raises:
+        RecordError: the first failed check.
+    """
+    from cardtable.golf.record import RecordError, parse_text, replay_text
+
+    lines = []
+    for i, rec in enumerate(parse_text(text), 1):
+        commit = rec.tags.get("SeedCommit")
+        if rec.seed is None or not commit:
+            raise RecordError(f"game {i}: no Seed or SeedCommit tag, so the shuffle cannot be verified")
+        if _commit(rec.seed) != commit.strip().lower():
+            raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed!r} is not the published SeedCommit {commit}")
+        if tuple(shuffled_deck(rec.ruleset, rec.seed)) != tuple(rec.deck):
+            raise RecordError(f"game {i}: the Seed does not deal the recorded Deck")
+        lines.append(f"game {i}: SHA-256(seed) = SeedCommit {commit[:16]}..., the seed deals the recorded deck")
+    lines.append(replay_text(text))
+    return lines
