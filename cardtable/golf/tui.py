@@ -265,7 +265,7 @@ class HumanAgent:
 
         def parse(text: str) -> Snap | None:
             words = text.strip().lower().split()
-            if not words or words[0] in ("n", "no"):
+            if not words or words in (["n"], ["no"], ["pass"]):
                 return None
             if words[0] in _TURN_WORDS:
                 raise ActionFormatError(f"this is a snap window: type {usage}, or Enter to let the card go")

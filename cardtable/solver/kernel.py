@@ -16,7 +16,7 @@ swaps the two bits of every label.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 #: Tolerance of the optimality check: both players' guarantees must meet (RULES: issue 3).
 CHECK_TOL = 1e-9
@@ -488,4 +488,29 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
     if maxgap > stats[2]:
         stats[2] = maxgap
     stats[3] += fails
+    return bad
+
+
+@njit(cache=True, parallel=True)
+def solve_layer_parallel(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks,
+                         mask_off, rank_of_mask, psum, base, base_off, val_off, values, stats):
+    """:func:`solve_layer` with the patterns spread over Numba's threads.
+
+    Each pattern owns distinct slots, so the threads never write the same value.
+    Returns the number of patterns with missing children, like :func:`solve_layer`.
+    """
+    n = pat_hi - pat_lo
+    res = np.zeros((n, 5))
+    for t in prange(n):
+        res[t, 4] = solve_layer(k, pat_lo + t, pat_lo + t + 1, pval, T, carry, win, codes,
+                                code_off, masks, mask_off, rank_of_mask, psum, base, base_off,
+                                val_off, values, res[t])
+    bad = 0
+    for t in range(n):
+        stats[0] += res[t, 0]
+        stats[1] += res[t, 1]
+        if res[t, 2] > stats[2]:
+            stats[2] = res[t, 2]
+        stats[3] += res[t, 3]
+        bad += int(res[t, 4])
     return bad

@@ -162,7 +162,8 @@ def layer_games(layout: Layout, k: int) -> int:
 
 def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], None] | None = None,
                            out: np.ndarray | None = None,
-                           chunk_games: int = 2_000_000) -> tuple[np.ndarray, dict]:
+                           chunk_games: int = 2_000_000,
+                           threads: int = 1) -> tuple[np.ndarray, dict]:
     """Fill the value array layer by layer (k = 1 .. top).
 
     Args:
@@ -170,6 +171,8 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
             after each chunk of about ``chunk_games`` matrix games.
         out: a float64 array of ``layout.size`` to fill (e.g. a memory map);
             a new one otherwise.
+        threads: > 1 spreads each layer's patterns over that many Numba threads
+            (compiles a parallel kernel on first use).
 
     Returns:
         ``(values, stats)``: stats has games, positions, max_gap, seconds.
@@ -184,13 +187,20 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     total = sum(layer_games(layout, k) for k in range(1, layout.top + 1))
     done = 0
     t0 = time.perf_counter()
+    layer_fn = kernel.solve_layer
+    if threads > 1:
+        import numba
+
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        layer_fn = kernel.solve_layer_parallel
+        chunk_games *= threads
     for k in range(1, layout.top + 1):
         npat = layout.npat(k)
         per_pattern = max(1, layer_games(layout, k) // max(1, npat))
         chunk = max(1, chunk_games // per_pattern)
         for lo in range(0, npat, chunk):
             hi = min(npat, lo + chunk)
-            bad = kernel.solve_layer(
+            bad = layer_fn(
                 k, lo, hi, layout.pval, layout.T, layout.carry, layout.win, layout.codes,
                 layout.code_off, layout.masks, layout.mask_off, layout.rank_of_mask, layout.psum,
                 layout.base, layout.base_off, layout.val_off, values, stats,

@@ -45,3 +45,24 @@ def test_play_golf_in_a_pty(tmp_path):
         child.close(force=True)
     assert bad_sent
     assert child.exitstatus == 0
+
+
+def test_ctrl_c_in_a_pty_abandons_the_game_with_exit_code_0(tmp_path):
+    exe = shutil.which("cardtable")
+    cmd, args = (exe, []) if exe else (sys.executable, ["-m", "cardtable.cli"])
+    env = dict(os.environ, COLUMNS="110", LINES="40", CARDTABLE_HOME=str(tmp_path))
+    child = pexpect.spawn(cmd, args + ["play", "golf", "--vs", "random", "--seed", "21"],
+                          env=env, encoding="utf-8", timeout=30, dimensions=(40, 110))
+    try:
+        child.expect(r"draw( or end)? \[Enter = draw\]: ")
+        child.sendline("draw")
+        child.expect(r"You hold \S+: .*: ")
+        child.sendintr()  # Ctrl-C at a prompt
+        child.expect("Game abandoned.")
+        child.expect("Check it with: cardtable replay")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    saved = list((tmp_path / "records").glob("golf-*.txt"))
+    assert len(saved) == 1 and "1. P1 draw" in saved[0].read_text()

@@ -85,7 +85,7 @@ class WS:
                 return self.state()
             if time.monotonic() > end:
                 raise AssertionError(f"timed out; last state: {self.state()['view']}")
-            time.sleep(0.02)
+            time.sleep(0.1)  # stay under the default rate limit (20 messages per second)
 
 
 @pytest.fixture
