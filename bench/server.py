@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -163,6 +164,9 @@ async def run(args) -> dict:
                     raise t.exception()
         connect_s = time.perf_counter() - t0
         rss_connected, _ = rss_kib(proc.pid)
+        if args.client_gc == "frozen":  # keep the clients' own GC pauses out of the latency
+            gc.collect()
+            gc.freeze()
         t1 = time.perf_counter()
         cpu1 = cpu_seconds(proc.pid)
         own1 = time.process_time()
@@ -198,6 +202,8 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=1.0, help="mean think time per bid, seconds (0: flat out)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--client-gc", choices=["frozen", "default"], default="frozen",
+                        help="freeze the clients' long-lived objects before play (default) or not")
     args = parser.parse_args()
     rows = []
     for n in args.games:

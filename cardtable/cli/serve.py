@@ -32,6 +32,9 @@ def register(app: typer.Typer) -> None:
         from cardtable.web.app import create_app, default_db_path
         from cardtable.web.storage import StorageError
 
+        levels = ("critical", "error", "warning", "info", "debug", "trace")
+        if log_level not in levels:
+            fail(f"--log-level must be one of {', '.join(levels)}, not {log_level!r}")
         path = db if db is not None else default_db_path()
         try:
             web_app = create_app(path, synchronous="FULL" if durable else "NORMAL")

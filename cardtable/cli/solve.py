@@ -68,6 +68,7 @@ def register(app: typer.Typer) -> None:
         cache: Optional[Path] = typer.Option(None, "--cache", help="table folder (default: cardtable's cache folder)"),
         force: bool = typer.Option(False, "--force", help="solve again even if the table exists"),
         max_memory: float = typer.Option(8.0, "--max-memory", help="refuse solves needing more GiB than this"),
+        threads: int = typer.Option(1, "--threads", help="CPU threads for the backward induction"),
     ) -> None:
         """Solve 2-player Goofspiel exactly and write the table file (versioned, checksummed)."""
         import time
@@ -80,6 +81,8 @@ def register(app: typer.Typer) -> None:
 
         rs = _ruleset(cards, ties, high_ace)
         objective = _objective(objective)
+        if threads < 1:
+            fail(f"--threads must be at least 1, not {threads}")
         if cache is not None:
             if cache.exists() and not cache.is_dir():
                 fail(f"--cache {cache} is not a folder")
@@ -109,7 +112,7 @@ def register(app: typer.Typer) -> None:
                 bar.update(task, completed=done, description=f"layer {k}/{rs.cards}")
 
             try:
-                values, stats = run_backward_induction(layout, progress)
+                values, stats = run_backward_induction(layout, progress, threads=threads)
             except SolverError as exc:
                 fail(f"solver check failed: {exc}", 1)
         table = Table(rs, objective, layout, values, tuple(rs.deck), stats)

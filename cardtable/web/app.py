@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from importlib import resources
 from pathlib import Path
@@ -77,7 +78,16 @@ def create_app(
         if resumed:
             log.info("resumed %d unfinished room(s) from %s", resumed, store.path)
         checkpoints = asyncio.get_running_loop().create_task(_checkpoints(store))
+        # long-lived objects (modules, loaded rooms) leave the cyclic GC's view, and
+        # young collections run less often: full collections over a big heap paused
+        # the event loop for 100+ ms under load (bench/server.py)
+        gc.collect()
+        gc.freeze()
+        old_threshold = gc.get_threshold()
+        gc.set_threshold(50_000, 20, 100)
         yield
+        gc.set_threshold(*old_threshold)
+        gc.unfreeze()
         checkpoints.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await checkpoints

@@ -198,7 +198,10 @@ class Room:
             for s in self.seats
         ]
 
-    def message_for(self, seat: int | None, seats_info: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    def message_for(
+        self, seat: int | None, seats_info: list[dict[str, Any]] | None = None,
+        match_info: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """The ``state`` message for one viewer (a seat, or ``None``: a spectator)."""
         cur = self.current
         timer = None
@@ -217,7 +220,7 @@ class Room:
             "game_no": cur.game_no,
             "seats": seats_info if seats_info is not None else self.seats_info(),
             "view": self.adapter.view(cur.state, seat),
-            "match": self.match_info(),
+            "match": match_info if match_info is not None else self.match_info(),
             "timer": timer,
         }
 
@@ -241,16 +244,22 @@ class Room:
             self.conns.discard(conn)
             conn.room = None
             self.broadcast()
+        if not self.conns and self.adapter.is_over(self.current.state) and self._bot_task is None:
+            # nobody is watching a finished game: free the memory (reloaded from the database on demand)
+            self.stop()
+            if self.hub.rooms.get(self.id) is self:
+                del self.hub.rooms[self.id]
 
     def broadcast(self) -> None:
         """Send every connection its own view (built once per distinct viewer)."""
         if not self.conns:
             return
         info = self.seats_info()
+        match = self.match_info()
         texts: dict[int | None, str] = {}
         for conn in list(self.conns):
             if conn.seat not in texts:
-                texts[conn.seat] = json.dumps(self.message_for(conn.seat, info), separators=(",", ":"))
+                texts[conn.seat] = json.dumps(self.message_for(conn.seat, info, match), separators=(",", ":"))
             conn.send_text(texts[conn.seat])
 
     # -- actions ------------------------------------------------------------------------

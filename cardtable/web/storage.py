@@ -127,9 +127,9 @@ class Store:
         if synchronous.upper() not in ("NORMAL", "FULL"):
             raise StorageError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute(f"PRAGMA synchronous={synchronous.upper()}")
@@ -138,7 +138,7 @@ class Store:
             self.db.execute("PRAGMA wal_autocheckpoint=0")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, OSError) as exc:
             raise StorageError(f"cannot open the database {self.path!r}: {exc}") from exc
         self._checkpointer: sqlite3.Connection | None = None
         self._checkpoint_lock = threading.Lock()

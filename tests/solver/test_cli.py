@@ -86,6 +86,7 @@ def test_exploit_reports_exploitability():
     (["solve", "-n", "0"], "must be 1..13"),
     (["solve", "-n", "14", "--ties", "discard"], "must be 1..13"),
     (["solve", "-n", "4", "--objective", "fame"], "unknown objective"),
+    (["solve", "-n", "4", "--threads", "0"], "--threads must be at least 1"),
     (["solve", "-n", "13", "--ties", "carry", "--max-memory", "1"], "out of reach"),
     (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2,3", "--hand-b", "1,2"], "impossible position"),
     (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,9", "--hand-b", "1,2"], "impossible position"),

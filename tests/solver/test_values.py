@@ -146,3 +146,14 @@ def test_simplex_on_degenerate_and_random_games():
         v, gap = solve_matrix_game(M, k1, k2, tab, basis, x, y)
         assert gap <= TOL * (1 + abs(v))
         assert abs(v - game_value(M)) < 1e-8
+
+
+def test_parallel_layers_match_serial():
+    from cardtable.solver.layout import run_backward_induction
+    from cardtable.solver.table import full_layout
+
+    layout = full_layout(Ruleset(cards=6, tie_rule="carry"), "points")
+    serial, s1 = run_backward_induction(layout)
+    parallel, s2 = run_backward_induction(layout, threads=2)
+    assert np.array_equal(serial, parallel)
+    assert s1["games"] == s2["games"] > 0

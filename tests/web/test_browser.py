@@ -67,9 +67,13 @@ def test_two_browsers_play_a_whole_game(browser, live_server):
     link_a = a.get_attribute('a.seat-link[data-seat="0"]', "href")
     link_b = a.get_attribute('a.seat-link[data-seat="1"]', "href")
     assert "#token=" in link_a and link_a != link_b
+    room = a.get_attribute("#created", "data-room")
     a.goto(link_a)
+    # the second player finds the game in the lobby and takes the free seat
     b = new_page(browser, viewport={"width": 800, "height": 800})
-    b.goto(link_b)
+    b.goto(server.url + "/")
+    b.click(f'.lobby-room[data-room="{room}"] button')
+    b.wait_for_url(link_b)
     wait_round(a, 1, 13)
     wait_round(b, 1, 13)
     for r in range(1, 14):
@@ -153,3 +157,70 @@ def test_phone_screen_shows_the_whole_hand(browser, live_server, tmp_path):
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375  # no sideways scrolling
     assert not page.js_errors
+
+
+def test_golf_page_against_a_bot(browser, live_server):
+    server = live_server()
+    page = new_page(browser, viewport={"width": 900, "height": 1000})
+    page.goto(server.url + "/")
+    page.wait_for_selector("#seat-1")
+    page.select_option("#game", "golf")
+    page.select_option("#seat-1", "heuristic")
+    page.click("#createbtn")
+    page.wait_for_selector("a.seat-link")
+    page.click('a.seat-link[data-seat="0"]')
+    page.wait_for_selector('body[data-actor="0"]')
+    # the bottom row is known, the rest face down; the bot's grid is all face down
+    assert len(page.locator('.grid[data-seat="0"] .card[data-rank]').all()) == 3
+    assert len(page.locator('.grid[data-seat="1"] .card.back').all()) == 9
+    for _ in range(300):
+        page.wait_for_selector('body[data-actor="0"], body[data-phase="over"]')
+        phase = page.get_attribute("body", "data-phase")
+        if phase == "over":
+            break
+        if phase == "draw":
+            page.click("#btn-draw")
+        elif phase == "drawn":
+            if page.locator("#mode-swap").count():
+                page.click("#mode-swap")
+                page.locator('.grid[data-seat="0"] .card').first.click()
+            else:
+                page.click("#btn-discard")
+        else:  # pass a card after snapping
+            page.locator('.grid[data-seat="0"] .card').first.click()
+        page.wait_for_function(f"document.body.dataset.phase !== '{phase}' || document.body.dataset.actor !== '0'")
+    page.wait_for_selector("#winner")
+    page.wait_for_selector("#fair-commit.ok")
+    assert "fewest points" in page.inner_text("#winner")
+    assert not page.js_errors
+
+
+def test_page_reconnects_after_a_server_restart(browser, tmp_path):
+    """The server goes away mid-game and comes back on the same database: the
+    page shows that it is reconnecting, reconnects by itself and plays on."""
+    from cardtable.web.app import create_app
+    from web_helpers import LiveServer
+
+    db = tmp_path / "restart.sqlite3"
+    first = LiveServer(create_app(db)).__enter__()
+    port = first.port
+    try:
+        info = httpx.post(first.url + "/api/rooms", json={"seats": [{}, {"bot": "matcher"}]}).json()
+        page = new_page(browser, viewport={"width": 900, "height": 900})
+        page.goto(f"{first.url}/play/{info['room']}#token={info['seats'][0]['token']}")
+        wait_round(page, 1, 13)
+        bid(page, 13)
+        wait_round(page, 2, 13)
+    finally:
+        first.__exit__()
+    page.wait_for_selector("#conn:not(.hidden)")  # "Reconnecting…"
+    second = LiveServer(create_app(db), port=port).__enter__()
+    try:
+        page.wait_for_selector("#conn.hidden", state="attached")
+        wait_round(page, 2, 13)
+        assert page.locator('#hand .card.spent[data-rank="13"]').count() == 1
+        bid(page, 12)
+        wait_round(page, 3, 13)
+        assert len(page.locator("#history tbody tr").all()) == 2
+    finally:
+        second.__exit__()

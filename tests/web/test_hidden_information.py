@@ -58,9 +58,10 @@ def play(server, bids_a, bids_b, rounds=CARDS) -> tuple[list[dict], list[dict], 
 
     info = httpx.post(server.url + "/api/rooms", json={"game": "goofspiel", "settings": {"cards": CARDS}}).json()
     ws_url = server.url.replace("http", "ws") + "/ws"
-    a, b = Recorder(ws_url), Recorder(ws_url)
+    a, b, spectator = Recorder(ws_url), Recorder(ws_url), Recorder(ws_url)
     a.request({"type": "join", "room": info["room"], "token": info["seats"][0]["token"]})
     b.request({"type": "join", "room": info["room"], "token": info["seats"][1]["token"]})
+    spectator.request({"type": "join", "room": info["room"]})
     a.sync()
     for r in range(rounds):
         first, second = (a, b) if r % 2 == 0 else (b, a)
@@ -70,9 +71,11 @@ def play(server, bids_a, bids_b, rounds=CARDS) -> tuple[list[dict], list[dict], 
         second.sync()
         second.request({"type": "act", "action": {"bid": [bid_second]}})
         first.sync()
-    a.close()
-    b.close()
-    return a.frames, b.frames, a.raw + b.raw, info
+        spectator.sync()
+    for r in (a, b, spectator):
+        r.close()
+    play.spectator = spectator.frames  # the last game's spectator frames
+    return a.frames, b.frames, a.raw + b.raw + spectator.raw, info
 
 
 def normalise(frames: list[dict], room: str) -> list[str]:
@@ -100,6 +103,7 @@ def reveal_frame(frames: list[dict], round_no: int) -> dict:
 def test_frames_never_leak_the_opponents_bid(live_server):
     server = live_server(seed_factory=lambda: "fixed-seed", rate=1000, burst=1000)
     base_a, base_b, raw, info = play(server, BIDS_A, BIDS_B)
+    base_spectator = play.spectator
     # the reveal reached both players, and the game was played to the end
     last_a = [f for f in base_a if f["type"] == "state"][-1]
     last_b = [f for f in base_b if f["type"] == "state"][-1]
@@ -116,11 +120,14 @@ def test_frames_never_leak_the_opponents_bid(live_server):
         alt_a = list(BIDS_A)
         alt_a[r - 1], alt_a[r] = alt_a[r], alt_a[r - 1]
         fa, _, _, ia = play(server, BIDS_A, alt_b, rounds=r)
+        spectator_alt = play.spectator
         _, fb, _, ib = play(server, alt_a, BIDS_B, rounds=r)
         seen_a = normalise(before_reveal(fa, r), ia["room"])
         seen_b = normalise(before_reveal(fb, r), ib["room"])
         assert seen_a == normalise(before_reveal(base_a, r), info["room"]), f"seat 1 saw seat 2's round-{r} bid"
         assert seen_b == normalise(before_reveal(base_b, r), info["room"]), f"seat 2 saw seat 1's round-{r} bid"
+        assert normalise(before_reveal(spectator_alt, r), ia["room"]) == normalise(
+            before_reveal(base_spectator, r), info["room"]), f"a spectator saw seat 2's round-{r} bid"
         # ... and the games did differ at the reveal: the test can tell the bids apart
         assert reveal_frame(fa, r)["view"]["history"] != reveal_frame(base_a, r)["view"]["history"]
         checked += len(seen_a) + len(seen_b)

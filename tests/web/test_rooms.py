@@ -181,3 +181,38 @@ def test_verify_refuses_records_without_commitment(tmp_path):
     result = CliRunner().invoke(cli, ["verify", str(path)])
     assert result.exit_code == 1 and "no SeedCommit tag" in result.output
     assert CliRunner().invoke(cli, ["verify", str(tmp_path / "missing.txt")]).exit_code == 2
+
+
+def test_finished_rooms_leave_memory_and_come_back(make_client):
+    import time
+
+    client = make_client(seed_factory=seeds("evict"))
+    info = create_room(client, settings={"cards": 2})
+    a = join(client, info["room"], info["seats"][0]["token"])
+    b = join(client, info["room"], info["seats"][1]["token"])
+    for card in (2, 1):
+        bid(a, card)
+        bid(b, card)
+    a.sync()
+    final = a.state()["view"]
+    assert final["phase"] == "over"
+    a.close()
+    b.close()
+    hub = client.app.state.hub
+    end = time.monotonic() + 10
+    while info["room"] in hub.rooms:
+        assert time.monotonic() < end, "the finished room stayed in memory"
+        time.sleep(0.02)
+    watcher = join(client, info["room"])
+    view = watcher.state()["view"]
+    assert view["history"] == final["history"] and view["result"] == final["result"] and view["hand"] is None
+
+
+def test_serve_refuses_bad_options(tmp_path):
+    runner = CliRunner()
+    bad_db = tmp_path / "not-a-db.sqlite3"
+    bad_db.write_bytes(b"this is not an SQLite database" * 100)
+    result = runner.invoke(cli, ["serve", "--db", str(bad_db)])
+    assert result.exit_code == 2 and "cannot open the database" in result.output
+    assert runner.invoke(cli, ["serve", "--log-level", "loud"]).exit_code == 2
+    assert runner.invoke(cli, ["serve", "--port", "70000"]).exit_code == 2

@@ -146,10 +146,10 @@ def free_port() -> int:
 class LiveServer:
     """uvicorn serving ``app`` on 127.0.0.1 in a background thread."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app, port: int | None = None) -> None:
         import uvicorn
 
-        self.port = free_port()
+        self.port = port or free_port()
         self.app = app
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", ws_max_size=1 << 20)
         self.server = uvicorn.Server(config)

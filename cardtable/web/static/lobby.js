@@ -131,6 +131,9 @@
 
   function describe(r) {
     const rs = r.settings.ruleset || {};
+    if (r.game === "golf") {
+      return [`${rs.players} players`, `${rs.rows}x${rs.cols} grid`, `match ${r.match}`].concat(r.timer ? [`${r.timer}s timer`] : []).join(", ");
+    }
     const bits = [`${rs.cards} cards`, `${rs.players} players`, `ties ${rs.tie_rule}`];
     if (rs.high_ace) bits.push("high ace");
     if (rs.cards_per_bid > 1) bits.push(`${rs.cards_per_bid}-card bids`);

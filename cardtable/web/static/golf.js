@@ -1,0 +1,162 @@
+// Golf play screen: renders the per-viewer view (GolfView.to_dict) the server sends.
+// Buttons for turn actions; a mode (swap, peek, steal, pass, snap) decides what
+// clicking a grid card does.
+"use strict";
+
+(() => {
+  const { el, rankName } = CT;
+  const $ = (id) => document.getElementById(id);
+  let last = null, mode = null, stealFrom = null, sending = false, timerId = null;
+
+  function showError(text) {
+    const e = $("err");
+    e.textContent = text;
+    e.classList.toggle("hidden", !text);
+    if (text) setTimeout(() => { if (e.textContent === text) e.classList.add("hidden"); }, 6000);
+  }
+
+  async function act(action) {
+    sending = true;
+    const err = await CT.send({ type: "act", action });
+    sending = false;
+    stealFrom = null;
+    if (err) showError(err.message); else showError("");
+    render(last);
+  }
+
+  function face(rank, extra = {}) {
+    if (rank === 0) return el("div", { ...extra, class: "card back " + (extra.class || ""), title: "face down" });
+    return el("div", { ...extra, class: "card " + (extra.class || ""), "data-rank": rank, title: rankName(rank) },
+      el("span", { class: "rank", text: rankName(rank) }));
+  }
+
+  function legal(v, type) { return v.legal_actions.filter((a) => a.type === type); }
+
+  function modes(v) {
+    const out = [];
+    for (const t of ["swap", "peek", "steal", "pass"]) if (legal(v, t).length) out.push(t);
+    if (v.legal_snaps && v.legal_snaps.length) out.push("snap");
+    return out;
+  }
+
+  function clickSlot(owner, pos) {
+    const v = last.view, me = v.you;
+    if (sending || me === null) return;
+    if (mode === "snap") { act({ type: "snap", owner, pos }); return; }
+    if (owner === me && (mode === "swap" || mode === "peek" || mode === "pass")) { act({ type: mode, pos }); return; }
+    if (mode === "steal") {
+      if (owner === me) { stealFrom = pos; render(last); return; }
+      if (stealFrom !== null) act({ type: "steal", pos: stealFrom, target: owner, target_pos: pos });
+    }
+  }
+
+  function statusText(msg) {
+    const v = msg.view, names = msg.seats.map((s) => s.name), me = v.you;
+    if (v.phase === "over") return "Game over";
+    const who = v.actor === me ? "Your" : `${names[v.actor]}'s`;
+    const step = { draw: "draw a card (or end early)", drawn: "place or discard the drawn card", pass: "pass a card to the snapped player" }[v.phase];
+    return v.actor === me ? `Your turn: ${step}` : `${who} turn: ${step}`;
+  }
+
+  function render(msg) {
+    if (!msg) return;
+    const v = msg.view, me = v.you, names = msg.seats.map((s) => s.name);
+    document.body.dataset.phase = v.phase;
+    document.body.dataset.turn = v.turn;
+    document.body.dataset.actor = v.actor === null ? "" : v.actor;
+    const m = msg.match;
+    $("matchline").textContent = `match ${m.format} · game ${m.game}` + (m.scores.length ? ` · totals ${m.totals.map((t) => -t).join("–")}` : "");
+    $("status").textContent = statusText(msg);
+    $("turnline").textContent = `turn ${v.turn} · successful snaps ${v.snaps_made.join("/")} (end early after ${v.ruleset.early_end_min})` + (v.ended_by !== null ? ` · ${names[v.ended_by]} ended early` : "");
+    $("pile").replaceChildren(face(0), el("span", { class: "mini", text: ` ${v.draw_pile}` }));
+    $("discard").replaceChildren(v.discard.length ? face(v.discard[v.discard.length - 1], { id: "top" }) : el("span", { class: "mini", text: "empty" }));
+    $("drawn").replaceChildren(v.holding ? face(v.drawn === null ? 0 : v.drawn, { id: "drawncard" }) : el("span", { class: "mini", text: "—" }));
+
+    // action buttons and modes
+    const available = modes(v);
+    if (!available.includes(mode)) mode = available.length ? available[0] : null;
+    const buttons = [];
+    const simple = { draw: "Draw", end: "End early", discard: "Discard" };
+    for (const [t, label] of Object.entries(simple)) {
+      if (legal(v, t).length) buttons.push(el("button", { id: `btn-${t}`, disabled: sending, onclick: () => act({ type: t }), text: label }));
+    }
+    for (const t of available) {
+      buttons.push(el("button", { id: `mode-${t}`, class: "secondary" + (mode === t ? " active" : ""), onclick: () => { mode = t; stealFrom = null; render(last); }, text: { swap: "Swap…", peek: "Peek (Detective)…", steal: "Steal (Thief)…", pass: "Pass…", snap: "Snap…" }[t] }));
+    }
+    $("buttons").replaceChildren(...buttons);
+    const hints = { swap: "click one of your cards to swap the drawn card in", peek: "click one of your cards to look at it",
+      steal: stealFrom === null ? "click one of your cards, then an opponent's card" : "now click an opponent's card",
+      pass: "click one of your cards to pass it", snap: "snap: click a card (yours or a known opponent card) matching the discard" };
+    $("hint").textContent = me === null ? "Watching" : (mode ? hints[mode] : (v.phase === "over" ? "" : "waiting…"));
+
+    // grids: you first
+    const order = me === null ? v.grids.map((_, s) => s) : [me, ...v.grids.map((_, s) => s).filter((s) => s !== me)];
+    const boxes = order.map((s) => {
+      const seat = msg.seats[s];
+      const rows = {};
+      v.grids[s].forEach((r, pos) => { (rows[v.slot_rows[s][pos]] = rows[v.slot_rows[s][pos]] || []).push([r, pos]); });
+      const cols = Math.max(...Object.values(rows).map((x) => x.length));
+      const grid = el("div", { class: "grid", style: `grid-template-columns: repeat(${cols}, var(--card-w))`, "data-seat": s });
+      for (const key of Object.keys(rows).sort((a, b) => a - b)) {
+        const row = rows[key];
+        row.forEach(([r, pos]) => {
+          if (r === null) { grid.append(el("div", { class: "slot-hole" })); return; }
+          const targetable = me !== null && ((mode === "snap") || (s === me && ["swap", "peek", "pass", "steal"].includes(mode)) || (mode === "steal" && stealFrom !== null && s !== me));
+          const card = face(r, { class: (targetable ? "target" : "") + (s === me && stealFrom === pos && mode === "steal" ? " selected" : ""), "data-owner": s, "data-pos": pos, onclick: () => clickSlot(s, pos) });
+          const seen = v.seen_by[s][pos];
+          if (seen.length) card.append(el("span", { class: "seenby", text: seen.map((x) => x + 1).join(",") }));
+          grid.append(card);
+        });
+        for (let i = row.length; i < cols; i++) grid.append(el("div"));
+      }
+      const score = v.result ? ` · ${v.result.scores[s]} pts` : "";
+      return el("div", { class: "panel player" + (s === me ? " me" : "") },
+        el("div", {}, el("span", { class: "dot" + (seat.connected ? " on" : "") }),
+          el("span", { class: "name", text: (s === me ? "You" : seat.name) + (seat.bot ? " (bot)" : "") + (v.actor === s ? " ◀" : "") }),
+          el("span", { class: "mini", text: score })), grid);
+    });
+    $("grids").replaceChildren(...boxes);
+
+    // moves
+    const items = v.events.slice(-40).reverse().map((e) => el("li", { value: e.n, text: `${names[e.player]}: ${e.text}${e.card ? " = " + rankName(e.card) : ""}${e.correct === true ? " (right)" : e.correct === false ? " (wrong)" : ""}` }));
+    $("events").replaceChildren(...items);
+
+    renderTimer(msg);
+    renderEnd(msg);
+  }
+
+  function renderTimer(msg) {
+    if (timerId) { clearInterval(timerId); timerId = null; }
+    const t = msg.timer;
+    if (!t || t.left === null || msg.view.phase === "over") { $("timer").textContent = ""; return; }
+    const deadline = Date.now() + t.left * 1000;
+    const tick = () => { $("timer").textContent = `⏱ ${Math.max(0, Math.ceil((deadline - Date.now()) / 1000))}s`; };
+    tick();
+    timerId = setInterval(tick, 250);
+  }
+
+  async function renderEnd(msg) {
+    const v = msg.view, end = $("end");
+    end.classList.toggle("hidden", v.phase !== "over");
+    if (v.phase !== "over") return;
+    const names = msg.seats.map((s) => s.name), res = v.result, m = msg.match;
+    const low = Math.min(...res.scores);
+    const winners = res.scores.map((x, s) => x === low ? s : null).filter((s) => s !== null);
+    const who = winners.length > 1 ? "Draw" : (winners[0] === v.you ? "You win!" : `${names[winners[0]]} wins`);
+    $("result").replaceChildren(el("div", { id: "winner", text: `${who} (fewest points) — ${res.scores.map((x, s) => `${s === v.you ? "You" : names[s]} ${x}`).join(" · ")} · ended by ${res.reason}` }));
+    const btn = $("nextbtn");
+    btn.classList.toggle("hidden", v.you === null || !m.next);
+    btn.textContent = m.next === "rematch" ? "Rematch" : "Next game";
+    $("download").href = `/api/rooms/${encodeURIComponent(msg.room)}/record?match=${m.match_no}`;
+    const f = v.fairness;
+    const hash = await CT.sha256hex(f.seed);
+    const ok = (hash === null ? f.commit_ok : hash === v.seed_commit) && f.order_ok;
+    $("fair").replaceChildren(el("div", { id: "fair-commit", class: ok ? "ok" : "bad", text: `${ok ? "✓" : "✗"} SHA-256 of the seed ${f.seed} matches the commitment and deals this game's cards · cardtable verify FILE` }));
+  }
+
+  $("nextbtn").addEventListener("click", async () => { const err = await CT.send({ type: "next" }); if (err) showError(err.message); });
+  CT.onState = (msg) => { last = msg; render(msg); };
+  CT.onError = (msg) => { if (msg.ref === undefined) showError(msg.message); };
+  CT.onStatus = (s) => $("conn").classList.toggle("hidden", s === "online");
+  CT.connect();
+})();
