@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -93,3 +95,39 @@ def check_record_path(path: Path) -> None:
         fail(f"--record {path} already exists; records are never overwritten")
     if not path.parent.is_dir():
         fail(f"--record {path}: the folder {path.parent} does not exist")
+
+
+def read_record_file(path: Path) -> str:
+    """The text of a record file.
+
+    Raises:
+        typer.Exit: (code 2) a folder, an unreadable or a non-UTF-8 file.
+    """
+    if path.is_dir():
+        fail(f"{path} is a folder, not a record file")
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror}")
+    except UnicodeDecodeError:
+        fail(f"{path} is not a text file (UTF-8)")
+    raise AssertionError  # unreachable: fail() exits
+
+
+def record_game(text: str) -> str:
+    """Which game a record holds: ``"golf"`` or ``"goofspiel"`` (text or JSON notation).
+
+    >>> record_game('[Game "golf"]'), record_game('[{"game": "golf"}]'), record_game('[Game "goofspiel"]')
+    ('golf', 'golf', 'goofspiel')
+    """
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None  # a text record starts with '[' too
+        if data is not None:
+            first = data[0] if isinstance(data, list) and data else data
+            return "golf" if isinstance(first, dict) and first.get("game") == "golf" else "goofspiel"
+    if re.search(r'^\s*\[Game "golf"\]', text, re.MULTILINE):
+        return "golf"
+    return "goofspiel"

@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import typer
 
-from .common import err_console, fail
-
-
-def record_game(text: str) -> str:
-    """Which game a record file holds: ``"golf"`` or ``"goofspiel"`` (text or JSON)."""
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
-            data = None  # a text record starts with '[' too
-        if data is not None:
-            first = data[0] if isinstance(data, list) and data else data
-            return "golf" if isinstance(first, dict) and first.get("game") == "golf" else "goofspiel"
-    if re.search(r'^\s*\[Game "golf"\]', text, re.MULTILINE):
-        return "golf"
-    return "goofspiel"
+from .common import err_console, read_record_file, record_game
 
 
 def register(app: typer.Typer) -> None:
@@ -37,14 +20,7 @@ def register(app: typer.Typer) -> None:
         Exit code 0 when the record is consistent; 1 with the first inconsistency
         and its line number otherwise; 2 when the file cannot be read.
         """
-        if file.is_dir():
-            fail(f"{file} is a folder, not a record file")
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot read {file}: {exc.strerror}")
-        except UnicodeDecodeError:
-            fail(f"{file} is not a text file (UTF-8)")
+        text = read_record_file(file)
         if record_game(text) == "golf":
             from cardtable.golf.record import replay_text
 

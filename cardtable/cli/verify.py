@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from .common import err_console, fail
+from .common import err_console, read_record_file, record_game
 
 
 def register(app: typer.Typer) -> None:
@@ -22,13 +22,8 @@ def register(app: typer.Typer) -> None:
 
         Exit code 0 when every game checks out; 1 at the first failure.
         """
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot read {file}: {exc.strerror}")
-        except UnicodeDecodeError:
-            fail(f"{file} is not a text file (UTF-8)")
-        if '[Game "golf"]' in text:
+        text = read_record_file(file)
+        if record_game(text) == "golf":
             from cardtable.golf.record import RecordError as GolfRecordError
             from cardtable.web.games.golf import verify_golf_text
 
