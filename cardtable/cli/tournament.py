@@ -79,7 +79,8 @@ def register(app: typer.Typer) -> None:
                 def progress(done: int, total: int) -> None:
                     bar.update(task, completed=done, total=total)
 
-                played = T.run(cfg, db, workers=workers, backend=backend, ray_address=ray_address, progress=progress)
+                played = T.run(cfg, db, workers=workers, backend=backend, ray_address=ray_address,
+                              progress=progress, check=False)
         except T.TournamentError as exc:
             fail(str(exc))
         except KeyboardInterrupt:

@@ -207,9 +207,9 @@ def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int
     """
     from cardtable.platform.bot import load_bot
 
-    from .tournament import play_one
+    from .tournament import parse_ruleset, play_one
 
-    parsed = [(text, Ruleset.parse(text)) for text in rulesets]
+    parsed = [(text, parse_ruleset(text)) for text in rulesets]
     report = CheckReport(command)
     bot = GoofspielProtocolBot(command, time_ms=time_ms)
     if handshake_ms is not None:

@@ -21,9 +21,9 @@ from typing import Any, Sequence
 from cardtable.platform.bot import Bot, load_bot
 from cardtable.platform.protocol import BotFailure
 
-from .errors import IllegalBid, IllegalChoice
+from .errors import IllegalBid, IllegalChoice, RulesetError
 from .protocol import GoofspielProtocolBot
-from .ruleset import Ruleset
+from .ruleset import PRESETS, Ruleset
 from .state import Game
 
 
@@ -47,8 +47,21 @@ class Outcome:
 
 
 def parse_ruleset(text: str | Ruleset) -> Ruleset:
-    """A ruleset from a preset name or ``describe()`` text (raises ``RulesetError``)."""
-    return text if isinstance(text, Ruleset) else Ruleset.parse(text)
+    """A ruleset from a preset name or ``describe()`` text.
+
+    Raises:
+        RulesetError: invalid text; when it is a single word (a mistyped preset
+            name), the message lists the preset names.
+    """
+    if isinstance(text, Ruleset):
+        return text
+    try:
+        return Ruleset.parse(text)
+    except RulesetError:
+        if "=" in str(text):
+            raise
+        raise RulesetError(f"unknown ruleset {text!r}: neither a preset name nor key=value settings;"
+                           f" presets: {', '.join(PRESETS)}") from None
 
 
 def players(ruleset: Ruleset) -> int:
@@ -67,6 +80,25 @@ def make_bot(kind: str, target: str, options: dict[str, Any], seed: int | None) 
         time_ms = opts.pop("time_ms", 1000)
         return GoofspielProtocolBot(target, time_ms=time_ms, options=opts)
     return load_bot("goofspiel", target, seed=seed, **options)
+
+
+def start_bot(bot: Bot, handshake_ms: int) -> None:
+    """Start a protocol bot's program and complete the handshake within
+    ``handshake_ms`` milliseconds (no-op for built-in bots); used to try every
+    program once before a tournament (docs/research.md, "Tournaments").
+
+    Raises:
+        ValueError: ``"failed the handshake: KIND: DETAIL"`` (kinds as in
+            :class:`~cardtable.platform.protocol.BotFailure`: crash, timeout, garbage,
+            flood, handshake).
+    """
+    if not isinstance(bot, GoofspielProtocolBot):
+        return
+    bot.handshake_ms = handshake_ms
+    try:
+        bot.ensure_started()
+    except BotFailure as exc:
+        raise ValueError(f"failed the handshake: {exc.kind}: {exc.detail}") from None
 
 
 def forfeit_outcome(ruleset: Ruleset, game: Game, seat: int, kind: str, detail: str) -> Outcome:

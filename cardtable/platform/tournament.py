@@ -4,7 +4,9 @@ Generic: this module knows no game's rules. A game package provides
 ``cardtable.<game>.tournament`` with ``parse_ruleset(text)``, ``players(ruleset)``,
 ``make_bot(kind, target, options, seed)``, ``play_one(ruleset, bots, seed)`` (never
 raises for a bot's fault; returns an object with ``points``, ``outcomes``,
-``point_difference``, ``forfeit`` and ``prize_deck``) and ``close_bot(bot)``.
+``point_difference``, ``forfeit`` and ``prize_deck``), ``close_bot(bot)`` and
+optionally ``start_bot(bot, handshake_ms)`` (start a program bot and finish its
+handshake, raising ``ValueError``; :func:`validate` tries every program with it).
 
 Format (docs/research.md, "Tournaments"):
 
@@ -139,13 +141,62 @@ class TournamentConfig:
             raise TournamentError(f"game {self.game!r} has no tournament support") from None
 
 
-def validate(config: TournamentConfig) -> None:
+#: Milliseconds a program bot has to finish its handshake when :func:`validate` tries it
+#: (the same limit as at the start of a game, so a bot accepted here can play).
+CHECK_HANDSHAKE_MS = 5000
+
+
+def bot_option_names(cls: type) -> list[str] | None:
+    """The constructor keyword options of bot class ``cls``, in declaration order
+    (``seed`` excluded: the tournament sets it); ``None`` when it takes ``**kwargs``."""
+    import inspect
+
+    names = []
+    for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) and p.name != "seed":
+            names.append(p.name)
+    return names
+
+
+def check_bot_options(game: str, entry: BotEntry) -> None:
+    """Check a built-in bot's name and that every option is a keyword its class accepts.
+
+    Raises:
+        TournamentError: an unknown bot (listing the bots) or an unknown option
+            (``mcts: unknown option 'foo'; options: iterations, time_limit, ...``).
+    """
+    from .bot import bot_class
+
+    prefix = "" if entry.label.lower().startswith(entry.target) else f"bot {entry.label!r}: "
+    try:
+        cls = bot_class(game, entry.target)
+    except ValueError as exc:
+        raise TournamentError(f"bot {entry.label!r}: {exc}") from None
+    accepted = bot_option_names(cls)
+    if accepted is None:
+        return
+    for key in entry.options:
+        if key == "seed":
+            raise TournamentError(f"{prefix}{entry.target}: option 'seed' is set by the tournament (use --seed)")
+        if key not in accepted:
+            listed = ", ".join(accepted) if accepted else "none"
+            raise TournamentError(f"{prefix}{entry.target}: unknown option {key!r}; options: {listed}")
+
+
+def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS) -> None:
     """Check everything that can be checked before a game starts.
+
+    Every program bot is started once and must complete the handshake (identity,
+    ``ready``, declared options, ``readyok``) within ``handshake_ms`` milliseconds;
+    it is then stopped again.
 
     Raises:
         TournamentError: fewer than 2 bots, duplicate labels, an odd or non-positive
             ``games``, a ruleset that is not 2-player or is invalid, an unknown bot or
-            option, a program that is not found, a bad ``time_ms``.
+            option, a program that is not found or fails the handshake (crash, missing
+            script, garbage, silence), a bad ``time_ms``.
     """
     adapter = config.adapter()
     if len(config.bots) < 2:
@@ -167,11 +218,19 @@ def validate(config: TournamentConfig) -> None:
     for b in config.bots:
         if b.kind not in ("builtin", "program"):
             raise TournamentError(f"bot {b.label!r}: kind must be builtin or program, not {b.kind!r}")
+        if b.kind == "builtin":
+            check_bot_options(config.game, b)
         try:
             bot = _make(adapter, config, b, 0)
         except (ValueError, TypeError) as exc:
             raise TournamentError(f"bot {b.label!r}: {exc}") from None
-        adapter.close_bot(bot)
+        try:
+            if b.kind == "program" and hasattr(adapter, "start_bot"):
+                adapter.start_bot(bot, handshake_ms)
+        except ValueError as exc:
+            raise TournamentError(f"bot {b.label!r}: {exc}") from None
+        finally:
+            adapter.close_bot(bot)
 
 
 def _make(adapter, config: TournamentConfig, entry: BotEntry, seed: int):
@@ -330,8 +389,12 @@ def _chunks(keys: list[GameKey], workers: int) -> list[list[GameKey]]:
 
 
 def run(config: TournamentConfig, db: str | Path, *, workers: int = 2, backend: str = "process",
-        ray_address: str | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+        ray_address: str | None = None, progress: Callable[[int, int], None] | None = None,
+        check: bool = True) -> int:
     """Play every game of ``config`` not yet stored in ``db``; returns how many were played now.
+
+    ``check=False`` skips :func:`validate` (for a caller that has just run it, so
+    program bots are not started twice).
 
     ``progress(done, total)`` is called after each stored batch; an exception it
     raises (``KeyboardInterrupt`` included) stops the tournament, keeping what is stored.
@@ -343,7 +406,8 @@ def run(config: TournamentConfig, db: str | Path, *, workers: int = 2, backend: 
         raise TournamentError(f"backend must be process, serial or ray, not {backend!r}")
     if not isinstance(workers, int) or workers < 1:
         raise TournamentError(f"workers must be a whole number >= 1, not {workers!r}")
-    validate(config)
+    if check:
+        validate(config)
     con = open_db(db, config)
     try:
         done = finished_keys(con)
