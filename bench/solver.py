@@ -3,6 +3,7 @@
     python bench/solver.py                   # n = 4..10 discard, 4..8 carry, win objective n <= 9
     python bench/solver.py --max-cards 8 --cfr-seconds 20
     python bench/solver.py --only 12:discard:points   # one configuration
+    CARDTABLE_CACHE=/tmp/ctcache python bench/solver.py --versus 13:discard:10000
 
 Every configuration runs in its own Python process, so "peak MB" is that
 process's peak resident memory (ru_maxrss, includes ~150 MB of Python, NumPy and
@@ -92,6 +93,33 @@ def cfr(n: int, cap: float) -> dict:
     return {"iterations": it, "seconds": spent, "nash_conv": conv, "reached": conv <= 1e-3}
 
 
+def versus(n: int, ties: str, games: int, opponents: list[str]) -> None:
+    """nash vs other bots: mean point difference with a 95% normal confidence interval."""
+    import math
+
+    from cardtable.goofspiel import Ruleset
+    from cardtable.goofspiel.autoplay import play_game
+    from cardtable.platform.bot import load_bot
+
+    rs = Ruleset(cards=n, tie_rule=ties)
+    print(f"\n## nash vs bots, {n} cards, {ties} ties, {games} games each (seats alternate, seeds ci-0..)")
+    print("| opponent | games | nash mean point difference (95% CI) | nash wins | draws | losses | nash source | s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for opp in opponents:
+        t = time.perf_counter()
+        nash, other = load_bot("goofspiel", "nash", seed=1), load_bot("goofspiel", opp, seed=2)
+        diffs = []
+        for g in range(games):
+            seat = g % 2
+            game = play_game(rs, [nash, other] if seat == 0 else [other, nash], seed=f"ci-{g}")
+            diffs.append(game.points[seat] - game.points[1 - seat])
+        m = sum(diffs) / games
+        h = 1.96 * math.sqrt(sum((x - m) ** 2 for x in diffs) / (games - 1) / games)
+        w, d = sum(x > 0 for x in diffs) / games, sum(x == 0 for x in diffs) / games
+        print(f"| {opp} | {games} | {m:+.2f} ({m - h:+.2f} .. {m + h:+.2f}) | {w:.3f} | {d:.3f} | "
+              f"{1 - w - d:.3f} | {nash.last_source} | {time.perf_counter() - t:.0f} |", flush=True)
+
+
 def run_child(config: dict, env: dict | None = None, timeout: float = 3600) -> dict:
     cmd = [sys.executable, __file__, "--child", json.dumps(config)]
     t = time.perf_counter()
@@ -112,9 +140,15 @@ def main() -> None:
     ap.add_argument("--cfr-cards", default="4,5", help="n for the OpenSpiel CFR+ reference ('' = none)")
     ap.add_argument("--cfr-seconds", type=float, default=60.0, help="cap per CFR+ run")
     ap.add_argument("--only", help="one configuration n:ties:objective")
+    ap.add_argument("--versus", help="n:ties:games -- only play nash against random, matcher, "
+                    "heuristic (uses the solved table in the cache folder when present)")
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
+        return
+    if args.versus:
+        n, ties, games = args.versus.split(":")
+        versus(int(n), ties, int(games), ["random", "matcher", "heuristic"])
         return
 
     print(f"# cardtable solver benchmark, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")

@@ -198,10 +198,10 @@ def register(app: typer.Typer) -> None:
                       f"player 1: {' '.join(map(rank_name, sorted(pos.hands[0])))} | "
                       f"player 2: {' '.join(map(rank_name, sorted(pos.hands[1])))} | pot {pos.pot}"
                       + (f" | diff {pos.diff:+d}" if objective == "win" else ""))
-        console.print(f"value before the reveal (player 1): {value:+.6f} {unit}")
+        console.print(f"value before the reveal (player 1): {_clean(value):+.6f} {unit}")
         for p in prize_list:
             st = table.round_strategy(pos, p)
-            out = RichTable(title=f"prize {rank_name(p)} turned up: value {st.value:+.6f} {unit}")
+            out = RichTable(title=f"prize {rank_name(p)} turned up: value {_clean(st.value):+.6f} {unit}")
             out.add_column("card")
             out.add_column("player 1", justify="right")
             out.add_column("player 2", justify="right")

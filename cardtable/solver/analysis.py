@@ -69,7 +69,7 @@ def analyze_game(game: Game, table: Table | None = None,
         if solver is not None:
             source = "table"
         else:
-            if sub is None and pos.k <= 10:
+            if sub is None and (pos.k <= 10 or rs.fixed_order):
                 layout = subgame_layout(rs, pos)
                 if count_games(layout) <= subgame_limit:
                     sub = solve_subgame(rs, pos, layout=layout)

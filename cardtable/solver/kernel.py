@@ -420,12 +420,13 @@ def fill_matrix(M, k, r_child, R_child, pot, d, stake, carry, win, cidx, csign, 
 
 @njit(cache=True)
 def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, mask_off,
-                rank_of_mask, psum, base, base_off, val_off, values, stats):
+                rank_of_mask, psum, base, base_off, val_off, next_prize, values, stats):
     """Fill ``values`` for the positions of layer ``k`` (k cards in each hand)
     whose pattern index lies in ``pat_lo..pat_hi-1`` (chunks allow progress reports).
 
     Value of a position = mean over the next revealed prize of the matrix-game
-    value (RULES.md: prizes revealed in random order). ``stats``: [0] games
+    value (RULES.md: prizes revealed in random order); with a fixed prize order
+    (``next_prize[mask] >= 0``) only that prize is revealed next. ``stats``: [0] games
     solved, [1] positions, [2] largest guarantee gap seen (float view), so the
     caller can verify every game met ``CHECK_TOL``; [3] failures.
     Returns the number of patterns whose children were missing (0 when sound).
@@ -465,9 +466,14 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
                         values[idx] = 1.0 if d > 0 else -1.0
                         continue
                     total = 0.0
+                    count = 0
+                    fixed = next_prize[mask]
                     for p in range(len(pval)):
                         if not (mask >> p) & 1:
                             continue
+                        if fixed >= 0 and p != fixed:
+                            continue
+                        count += 1
                         cm = mask & ~(1 << p)
                         rc = rank_of_mask[cm]
                         Rc = T - psum[cm]
@@ -482,7 +488,7 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
                         if gap > maxgap:
                             maxgap = gap
                         total += v
-                    values[idx] = total / k
+                    values[idx] = total / count
     stats[0] += games
     stats[1] += positions
     if maxgap > stats[2]:
@@ -493,7 +499,8 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
 
 @njit(cache=True, parallel=True)
 def solve_layer_parallel(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks,
-                         mask_off, rank_of_mask, psum, base, base_off, val_off, values, stats):
+                         mask_off, rank_of_mask, psum, base, base_off, val_off, next_prize,
+                         values, stats):
     """:func:`solve_layer` with the patterns spread over Numba's threads.
 
     Each pattern owns distinct slots, so the threads never write the same value.
@@ -504,7 +511,7 @@ def solve_layer_parallel(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off
     for t in prange(n):
         res[t, 4] = solve_layer(k, pat_lo + t, pat_lo + t + 1, pval, T, carry, win, codes,
                                 code_off, masks, mask_off, rank_of_mask, psum, base, base_off,
-                                val_off, values, res[t])
+                                val_off, next_prize, values, res[t])
     bad = 0
     for t in range(n):
         stats[0] += res[t, 0]

@@ -45,6 +45,9 @@ class Layout:
         base, base_off: per layer, per subset rank, offset of the subset's slots
             within the layer (length nsub + 1 per layer).
         val_off: offset of layer k in the value array, shape (np + 2,).
+        next_prize: per subset mask, the prize index revealed next with a fixed
+            prize order, or -1 (shuffled: each face-down prize equally likely),
+            shape (2**np,).
     """
 
     pval: np.ndarray
@@ -60,7 +63,12 @@ class Layout:
     base: np.ndarray
     base_off: np.ndarray
     val_off: np.ndarray
+    next_prize: np.ndarray | None = None
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.next_prize is None:  # shuffled prizes: every face-down prize may come next
+            self.next_prize = np.full(len(self.rank_of_mask), -1, dtype=np.int64)
 
     @property
     def top(self) -> int:
@@ -79,7 +87,7 @@ class Layout:
             "pval": self.pval, "codes": self.codes, "code_off": self.code_off,
             "masks": self.masks, "mask_off": self.mask_off, "rank_of_mask": self.rank_of_mask,
             "psum": self.psum, "base": self.base, "base_off": self.base_off,
-            "val_off": self.val_off,
+            "val_off": self.val_off, "next_prize": self.next_prize,
         }
 
 
@@ -96,9 +104,13 @@ def _submasks_by_size(mask: int) -> list[list[int]]:
 
 
 def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool,
-                 pot0: int = 0, d0: int = 0) -> Layout:
+                 pot0: int = 0, d0: int = 0, order=None) -> Layout:
     """Index every position reachable from the start (hands ``amask``/``bmask``,
     all ``len(pval)`` prizes face down, pot ``pot0``, difference ``d0``).
+
+    ``order``: prize indices in their public reveal order (RULES.md, Fixed prize
+    order); then layer k holds only the last k prizes of the order. ``None``:
+    shuffled prizes.
 
     Raises:
         SolverError: the hands do not hold as many cards as there are prizes.
@@ -123,9 +135,19 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
     full = (1 << n_p) - 1
     by_size = _submasks_by_size(full)
     masks_l = []
-    rank_of_mask = np.zeros(1 << n_p, dtype=np.int64)
+    rank_of_mask = np.full(1 << n_p, -1, dtype=np.int64)  # -1: not a subset of this layout
+    next_prize = np.full(1 << n_p, -1, dtype=np.int64)
+    if order is not None:
+        order = [int(i) for i in order]
+        if sorted(order) != list(range(n_p)):
+            raise SolverError(f"a prize order must list each prize index 0..{n_p - 1} once")
+        for m in range(1, 1 << n_p):
+            next_prize[m] = next(i for i in order if (m >> i) & 1)
+        suffix = [sum(1 << i for i in order[n_p - k:]) for k in range(n_p + 1)]
     for k in range(n_p + 1):
         lst = sorted(by_size[k])  # integer order of masks = colex order
+        if order is not None:
+            lst = [suffix[k]]  # only the last k prizes of the order can be face down
         masks_l.append(np.array(lst, dtype=np.int64))
         for r, m in enumerate(lst):
             rank_of_mask[m] = r
@@ -152,7 +174,7 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
         val_off[k + 1] = val_off[k] + b[-1]
     base = np.concatenate(base_l)
     return Layout(pval, T, bool(carry), bool(win), codes, code_off, masks, mask_off,
-                  rank_of_mask, psum, base, base_off, val_off)
+                  rank_of_mask, psum, base, base_off, val_off, next_prize)
 
 
 def layer_games(layout: Layout, k: int) -> int:
@@ -203,7 +225,7 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
             bad = layer_fn(
                 k, lo, hi, layout.pval, layout.T, layout.carry, layout.win, layout.codes,
                 layout.code_off, layout.masks, layout.mask_off, layout.rank_of_mask, layout.psum,
-                layout.base, layout.base_off, layout.val_off, values, stats,
+                layout.base, layout.base_off, layout.val_off, layout.next_prize, values, stats,
             )
             if bad:
                 raise SolverError(f"layer {k}: {bad} patterns have children missing from the layout")

@@ -32,8 +32,8 @@ class ImpossiblePosition(ValueError):
 def check_supported(ruleset: Ruleset) -> None:
     """Raise :class:`UnsupportedRuleset` unless the solver covers ``ruleset``.
 
-    Covered: 2 players, single-card bids, one prize at a time, shuffled prize
-    order, either tie rule, low or high ace, 1..13 cards.
+    Covered: 2 players, single-card bids, one prize at a time, shuffled or
+    fixed prize order, either tie rule, low or high ace, 1..13 cards.
     """
     problems = []
     if ruleset.players != 2:
@@ -42,13 +42,11 @@ def check_supported(ruleset: Ruleset) -> None:
         problems.append("multi-card bids")
     if ruleset.open_prizes != 1:
         problems.append("open prizes")
-    if ruleset.prize_order != "shuffled":
-        problems.append("a fixed prize order (the solver averages over a shuffled prize deck)")
     if problems:
         raise UnsupportedRuleset(
             "the exact solver does not cover " + ", ".join(problems)
-            + f" (ruleset: {ruleset.describe()}); it solves 2-player games with single-card bids, "
-            "one prize at a time and a shuffled prize deck"
+            + f" (ruleset: {ruleset.describe()}); it solves 2-player games with single-card bids "
+            "and one prize at a time"
         )
 
 
@@ -91,6 +89,14 @@ class Position:
                 f"each hand must hold as many cards as there are face-down prizes ({k}); "
                 f"got {len(self.hands[0])} and {len(self.hands[1])}"
             )
+        if ruleset.fixed_order:
+            from cardtable.goofspiel.state import prize_order_for
+
+            order = prize_order_for(ruleset, None)
+            if set(order[len(order) - k:]) != set(self.prizes):
+                raise ImpossiblePosition(
+                    f"with the prize order {order} the face-down prizes must be the last {k} of it"
+                )
         gone = sorted(deck - set(self.prizes))
         values = [ruleset.prize_value(c) for c in gone]
         if self.pot < 0:

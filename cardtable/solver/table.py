@@ -113,6 +113,12 @@ class Table:
                 f"prizes {sorted(pos.prizes)} are not all among this table's prizes "
                 f"{sorted(self.prize_cards)}"
             ) from None
+        r = int(L.rank_of_mask[mask])
+        if r < 0 or int(L.masks[L.mask_off[k] + r]) != mask:
+            raise ImpossiblePosition(
+                f"prizes {sorted(pos.prizes)} cannot be the face-down prizes here "
+                "(with a fixed prize order they must be the last ones of the order)"
+            )
         code = self.hand_code(pos)
         sw = int(kernel.swap_code(code))
         canon, sign = (code, 1) if code <= sw else (sw, -1)
@@ -125,7 +131,7 @@ class Table:
             raise ImpossiblePosition(f"a pot of {pos.pot} cannot arise here")
         if L.win and abs(pos.diff) + pos.pot > R:
             raise ImpossiblePosition(f"a point difference of {pos.diff} cannot arise here")
-        return k, int(L.rank_of_mask[mask]), i, sign, R, code
+        return k, r, i, sign, R, code
 
     def hand_code(self, pos: Position) -> int:
         """Pattern code of the two hands (strengths per the ruleset)."""
@@ -180,6 +186,14 @@ class Table:
             raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(pos.prizes)}")
         L = self.layout
         k, r, i, sign, R, code = self._index(pos)
+        mask = 0
+        for c in pos.prizes:
+            mask |= 1 << self.prize_cards.index(c)
+        nxt = int(L.next_prize[mask])
+        if nxt >= 0 and self.prize_cards[nxt] != prize:
+            raise ImpossiblePosition(
+                f"with the fixed prize order, prize {self.prize_cards[nxt]} comes next, not {prize}"
+            )
         cidx = np.zeros((k, k), dtype=np.int64)
         csign = np.ones((k, k), dtype=np.int64)
         outc = np.zeros((k, k), dtype=np.int64)
@@ -241,7 +255,18 @@ def full_layout(ruleset: Ruleset, objective: str) -> Layout:
     full = 0
     for c in range(1, n + 1):
         full |= 1 << (ruleset.strength(c) - 1)
-    return build_layout(pval, full, full, 15, ruleset.tie_rule == "carry", objective == "win")
+    return build_layout(pval, full, full, 15, ruleset.tie_rule == "carry", objective == "win",
+                        order=_order_indices(ruleset, tuple(range(1, n + 1))))
+
+
+def _order_indices(ruleset: Ruleset, cards: tuple[int, ...]) -> list[int] | None:
+    """Reveal order of ``cards`` as indices into ``cards`` (fixed order), or None (shuffled)."""
+    if not ruleset.fixed_order:
+        return None
+    from cardtable.goofspiel.state import prize_order_for
+
+    order = [c for c in prize_order_for(ruleset, None) if c in cards]
+    return [cards.index(c) for c in order]
 
 
 def solve(ruleset: Ruleset, objective: str = "points",
@@ -271,7 +296,8 @@ def subgame_layout(ruleset: Ruleset, pos: Position, objective: str = "points") -
     b = sum(1 << (st(c) - 1) for c in pos.hands[1])
     layout = build_layout([ruleset.prize_value(c) for c in cards], a, b, 15,
                           ruleset.tie_rule == "carry", objective == "win", pos.pot,
-                          pos.diff if objective == "win" else 0)
+                          pos.diff if objective == "win" else 0,
+                          order=_order_indices(ruleset, cards))
     layout.extra["prize_cards"] = cards
     return layout
 
@@ -311,6 +337,8 @@ def write_table(table: Table, path: Path) -> Path:
     Returns the path. Raises OSError on write errors.
     """
     L = table.layout
+    if table.ruleset.fixed_order:
+        raise ValueError("tables of fixed-order rulesets are solved in memory, not written to files")
     arrays = dict(L.arrays())
     arrays["values"] = np.ascontiguousarray(table.values, dtype="<f8")
     directory = {}
@@ -416,7 +444,9 @@ def open_table(path: Path, verify: bool = True) -> Table:
     layout = Layout(arrs["pval"], int(meta["T"]), meta["tie_rule"] == "carry",
                     meta["objective"] == "win", arrs["codes"], arrs["code_off"], arrs["masks"],
                     arrs["mask_off"], arrs["rank_of_mask"], arrs["psum"], arrs["base"],
-                    arrs["base_off"], arrs["val_off"])
+                    arrs["base_off"], arrs["val_off"], arrs.get("next_prize"))
+    if (layout.next_prize >= 0).any():
+        raise TableFileError(f"{path}: fixed-order tables are not supported in files")
     rs = Ruleset(cards=meta["cards"], tie_rule=meta["tie_rule"], high_ace=meta["high_ace"])
     table = Table(rs, meta["objective"], layout, arrs["values"], tuple(meta["prize_cards"]),
                   dict(meta.get("stats", {})), path)
@@ -435,6 +465,8 @@ def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None =
     Raises:
         TableFileError: the file exists but is damaged.
     """
+    if ruleset.fixed_order:  # table files hold shuffled-prize games only
+        return None
     path = default_path(ruleset, objective, cache)
     if not path.exists():
         return None

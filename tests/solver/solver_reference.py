@@ -25,8 +25,10 @@ def game_value(M: np.ndarray) -> float:
     return float(res.x[-1])
 
 
-def make_reference(n: int, tie_rule: str, objective: str = "points", high_ace: bool = False):
-    """Return ``value(prizes, hand_a, hand_b, pot=0, diff=0)`` for the n-card game;
+def make_reference(n: int, tie_rule: str, objective: str = "points", high_ace: bool = False,
+                   order: tuple[int, ...] | None = None):
+    """Return ``value(prizes, hand_a, hand_b, pot=0, diff=0)`` for the n-card game
+    (``order``: a fixed, public prize order; then only its next prize can come);
     ``value.memo`` maps every position evaluated so far to its value."""
 
     def strength(c):
@@ -45,7 +47,8 @@ def make_reference(n: int, tie_rule: str, objective: str = "points", high_ace: b
         last = len(prizes) == 1
         total = 0.0
         ra, rb = sorted(a), sorted(b)
-        for p in prizes:
+        coming = list(prizes) if order is None else [next(c for c in order if c in prizes)]
+        for p in coming:
             stake = pot + prize_value(p)
             M = np.empty((len(ra), len(rb)))
             for i, x in enumerate(ra):
@@ -60,7 +63,7 @@ def make_reference(n: int, tie_rule: str, objective: str = "points", high_ace: b
                                   diff + gain if objective == "win" else 0)
                     M[i, j] = child if objective == "win" else gain + child
             total += game_value(M)
-        memo[key] = total / len(prizes)
+        memo[key] = total / len(coming)
         return memo[key]
 
     value.memo = memo

@@ -21,6 +21,7 @@ def test_registered():
 @pytest.mark.parametrize("rules", [
     dict(cards=6, tie_rule="discard"), dict(cards=6, tie_rule="carry"),
     dict(cards=5, high_ace=True), dict(cards=1), dict(cards=7, tie_rule="carry"),
+    dict(cards=6, prize_order="descending"), dict(cards=5, prize_order=(2, 5, 1, 4, 3), tie_rule="discard"),
 ])
 def test_plays_legal_games(rules):
     rs = Ruleset(**rules)
@@ -73,9 +74,18 @@ def test_without_table_uses_named_fallback_then_subgame():
     assert "table" not in sources
 
 
-@pytest.mark.parametrize("rules", [
-    dict(players=3), dict(cards_per_bid=2), dict(open_prizes=3), dict(prize_order="ascending"),
-])
+@pytest.mark.parametrize("rules", [dict(players=3), dict(cards_per_bid=2), dict(open_prizes=3)])
 def test_unsupported_rulesets_fail_at_new_game(rules):
     with pytest.raises(UnsupportedRuleset, match="does not cover"):
         NashBot().new_game(Ruleset(**rules), 0)
+
+
+def test_fixed_order_nash_is_unexploitable_and_solves_13_cards_at_once():
+    rs = Ruleset(cards=4, tie_rule="carry", prize_order="ascending")
+    assert abs(best_response(rs, NashBot(seed=1)).exploitability) < 1e-9
+    rs13 = Ruleset(cards=13, tie_rule="discard", prize_order="ascending")
+    bot = NashBot(seed=2)
+    bot.new_game(rs13, 0)
+    game = Game(rs13)
+    bot.act(game.view(0))
+    assert bot.last_source == "subgame"  # the whole fixed-order game, solved exactly

@@ -157,3 +157,31 @@ def test_parallel_layers_match_serial():
     parallel, s2 = run_backward_induction(layout, threads=2)
     assert np.array_equal(serial, parallel)
     assert s1["games"] == s2["games"] > 0
+
+
+@pytest.mark.parametrize("order,tie", [
+    ("ascending", "carry"), ("descending", "discard"), ((3, 1, 5, 2, 4), "carry"),
+    ((2, 5, 1, 4, 3), "discard"),
+])
+def test_fixed_prize_order_matches_reference(order, tie):
+    rs = Ruleset(cards=5, tie_rule=tie, prize_order=order)
+    table = solve(rs)
+    from cardtable.goofspiel.state import prize_order_for
+
+    seq = tuple(prize_order_for(rs, None))
+    ref = make_reference(5, tie, order=seq)
+    f = full(5)
+    ref(f, f, f)
+    assert compare_all(table, ref) < TOL
+    assert abs(table.value(Position(f, (f, f)))) < TOL
+    # a subgame from round 3 agrees too, and a non-suffix prize set is refused
+    rest = frozenset(seq[2:])
+    pos = Position(rest, (frozenset({1, 3, 5}), frozenset({2, 4, 5})))
+    sub = solve_subgame(rs, pos)
+    assert abs(sub.value(pos) - ref(pos.prizes, *pos.hands)) < TOL
+    from cardtable.solver import ImpossiblePosition
+
+    with pytest.raises(ImpossiblePosition):
+        table.value(Position(frozenset(seq[:3]), (frozenset({1, 3, 5}), frozenset({2, 4, 5}))))
+    with pytest.raises(ImpossiblePosition, match="comes next"):
+        table.round_strategy(pos, seq[3])

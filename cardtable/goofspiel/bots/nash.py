@@ -6,17 +6,19 @@ Where the equilibrium comes from, in order:
    memory-mapped; one matrix game per move (well under a second for 13 cards);
 2. *exact subgame solving*: when the rest of the game from the current
    position needs at most ``subgame_limit`` matrix games (about a second;
-   typically from 8 or 9 cards left), the bot solves it once and reuses the
-   result for the remaining rounds;
+   typically from 9 cards left with discard ties, 7 with carry-over), the bot
+   solves it once and reuses the result for the remaining rounds;
 3. before that, the **one-round lookahead** fallback: the equilibrium of this
    round's matrix game with every later position valued by the heuristic
    ``(prize points still to come) x (S_A - S_B) / (S_A + S_B)``, where ``S`` is
    the sum of a player's remaining bid strengths. It is not an equilibrium of
    the whole game.
 
-Covers every 2-player ruleset with single-card bids, one prize at a time and
-a shuffled prize deck (either tie rule, low or high ace); for other rulesets
-:meth:`NashBot.new_game` raises :class:`cardtable.solver.UnsupportedRuleset`.
+Covers every 2-player ruleset with single-card bids and one prize at a time
+(either tie rule, low or high ace, shuffled or fixed prize order; with a fixed
+order chance disappears and the whole game is usually small enough to solve
+at the first move); for other rulesets :meth:`NashBot.new_game` raises
+:class:`cardtable.solver.UnsupportedRuleset`.
 """
 
 from __future__ import annotations
@@ -63,12 +65,13 @@ class NashBot(GoofspielBot):
 
     def new_game(self, ruleset: Any, seat: int) -> None:
         """Load the table if one is solved. Raises UnsupportedRuleset for rulesets
-        outside the solver (3+ players, multi-card bids, open prizes, fixed order)."""
+        outside the solver (3+ players, multi-card bids, open prizes)."""
         from cardtable.solver import check_supported, load_table
 
         check_supported(ruleset)
         if self.ruleset != ruleset:
-            self._table = load_table(ruleset, self.objective) if self.use_table else None
+            use = self.use_table and not ruleset.fixed_order  # tables are for shuffled prizes
+            self._table = load_table(ruleset, self.objective) if use else None
         self.ruleset = ruleset
         self.seat = seat
         self._sub = None
@@ -96,7 +99,7 @@ class NashBot(GoofspielBot):
                 return strat
             except ImpossiblePosition:
                 self._sub = None
-        if pos.k <= 10:
+        if pos.k <= 10 or view.ruleset.fixed_order:  # fixed order: no chance, small game
             layout = subgame_layout(view.ruleset, pos, self.objective)
             if count_games(layout) <= self.subgame_limit:
                 self._sub = solve_subgame(view.ruleset, pos, self.objective, layout)
