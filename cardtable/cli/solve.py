@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from .common import err_console, fail
+from .common import err_console, fail, read_record_file
 
 _TIES = ("carry", "discard")
 _OBJECTIVES = ("points", "win")
@@ -267,7 +267,7 @@ def register(app: typer.Typer) -> None:
     def exploit(
         bot: str = typer.Argument(..., help="bot name (random, matcher, heuristic, nash, ...)"),
         cards: int = typer.Option(4, "--cards", "-n", help="cards per suit (best response: at most 5)"),
-        ties: str = typer.Option("discard", "--ties", help="tie rule: carry or discard"),
+        ties: str = typer.Option("carry", "--ties", help="tie rule: carry or discard"),
         high_ace: bool = typer.Option(False, "--high-ace"),
         samples: int = typer.Option(200, "--samples", help="act() calls per decision for bots without policy()"),
         seed: int = typer.Option(0, "--seed", help="the bot's seed"),
@@ -300,12 +300,7 @@ def register(app: typer.Typer) -> None:
 def _read_records(path: Path):
     from cardtable.goofspiel.record import RecordError, load_records
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror}")
-    except UnicodeDecodeError:
-        fail(f"{path} is not a text file (UTF-8)")
+    text = read_record_file(path)
     try:
         records = load_records(text)
     except RecordError as exc:

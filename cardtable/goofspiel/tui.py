@@ -249,7 +249,12 @@ class GoofspielTable:
                 line.append(f"{self.seats[s].name} " + "+".join(format_card(c, PLAYER_SUITS[s]) for c in bid) + "  ")
             self.console.print(line)
             return
-        self.console.print(Text(f"Round {result.number}: ", style="bold") + round_text(result, self.seats, self.ruleset))
+        line = Text(f"Round {result.number}: ", style="bold") + round_text(result, self.seats, self.ruleset)
+        sources = [f"{seat.name} bid from its {seat.bot.last_source_text}"  # e.g. the nash bot's source
+                   for seat in self.seats if getattr(seat.bot, "last_source_text", "")]
+        if sources:
+            line.append(f"   ({'; '.join(sources)})", style="dim")
+        self.console.print(line)
         if self.delay:
             time.sleep(self.delay)
 

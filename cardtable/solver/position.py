@@ -155,13 +155,18 @@ def parse_cards(text: str, n: int) -> frozenset[int]:
         return frozenset(range(1, n + 1))
     if text in ("", "-", "none"):
         return frozenset()
-    out: set[int] = set()
+    out: list[int] = []
     for item in text.replace(",", " ").split():
         lo, sep, hi = item.partition("-")
         if sep and lo and hi:
-            out.update(range(parse_card(lo, n), parse_card(hi, n) + 1))
+            out.extend(range(parse_card(lo, n), parse_card(hi, n) + 1))
         else:
-            out.add(parse_card(item, n))
+            out.append(parse_card(item, n))
+    repeated = sorted({c for c in out if out.count(c) > 1})
+    if repeated:
+        from cardtable.goofspiel import rank_name
+
+        raise ValueError(f"{', '.join(rank_name(c) for c in repeated)} listed twice in {text!r}")
     return frozenset(out)
 
 

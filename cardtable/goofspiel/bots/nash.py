@@ -76,6 +76,43 @@ class NashBot(GoofspielBot):
         self.seat = seat
         self._sub = None
 
+    @property
+    def fallback_note(self) -> str:
+        """What the bot plays from in this ruleset, for front ends to show (``""`` before a game)."""
+        if self.ruleset is None:
+            return ""
+        if self._table is not None:
+            return "plays the exact equilibrium from the solved table"
+        if self.ruleset.fixed_order:
+            return "plays the exact equilibrium (the fixed-order game is solved at the first move)"
+        if self._whole_game_fits():
+            return "plays the exact equilibrium (the whole game is solved at the first move)"
+        return (
+            "no solved table for these rules: plays a one-round lookahead FALLBACK (not an equilibrium) "
+            f"until the rest of the game needs at most {self.subgame_limit:,} matrix games, then the exact "
+            f"subgame equilibrium; run `cardtable solve --cards {self.ruleset.cards} --ties "
+            f"{self.ruleset.tie_rule}` for the exact equilibrium from the first move"
+        )
+
+    def _whole_game_fits(self) -> bool:
+        """True when exact subgame solving covers the game from its first move."""
+        from cardtable.goofspiel import Game
+        from cardtable.solver.position import position_from_view
+        from cardtable.solver.table import count_games, subgame_layout
+
+        if self.ruleset.cards > 10:
+            return False
+        pos, _ = position_from_view(Game(self.ruleset, seed="note").view(0))
+        return count_games(subgame_layout(self.ruleset, pos, self.objective)) <= self.subgame_limit
+
+    #: Words for :attr:`last_source`, for front ends.
+    SOURCE_TEXT = {"table": "solved table", "subgame": "exact subgame solution", "lookahead": "lookahead fallback"}
+
+    @property
+    def last_source_text(self) -> str:
+        """Where the last bid came from, in words (``""`` before the first bid)."""
+        return self.SOURCE_TEXT.get(self.last_source, self.last_source)
+
     def policy(self, view: PlayerView) -> dict[int, float]:
         """The bot's mixed bid for ``view``: ``{card: probability}`` over its hand."""
         from cardtable.solver import ImpossiblePosition, solve_subgame
