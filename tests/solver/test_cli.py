@@ -76,7 +76,7 @@ def test_analyze_and_strategy_from_record(tmp_path):
 
 
 def test_exploit_reports_exploitability():
-    r = run("exploit", "matcher", "--cards", "4")
+    r = run("exploit", "matcher", "--cards", "4", "--ties", "discard")
     assert r.exit_code == 0, r.output
     assert "exploitability of matcher: 2.000000" in r.output
 
