@@ -12,8 +12,9 @@ Each rate is the best of ``--repeat`` runs (the machines are shared).
 from __future__ import annotations
 
 import argparse
-import random
 import time
+
+from engine import bench_openspiel  # the same OpenSpiel reference loop as bench/engine.py
 
 
 def bench_batched(games: int, batch: int) -> float:
@@ -30,24 +31,6 @@ def bench_batched(games: int, batch: int) -> float:
         done += n
         seed += 1
     return done / (time.perf_counter() - start)
-
-
-def bench_openspiel(games: int) -> float:
-    import pyspiel
-
-    game = pyspiel.load_game("goofspiel", {"num_cards": 13, "points_order": "random",
-                                           "returns_type": "point_difference", "imp_info": True})
-    rng = random.Random(0)
-    start = time.perf_counter()
-    for _ in range(games):
-        s = game.new_initial_state()
-        while not s.is_terminal():
-            if s.is_chance_node():
-                outcomes = s.chance_outcomes()
-                s.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-            else:
-                s.apply_actions([rng.choice(s.legal_actions(0)), rng.choice(s.legal_actions(1))])
-    return games / (time.perf_counter() - start)
 
 
 def bench_engine(games: int) -> float:
