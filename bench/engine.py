@@ -70,8 +70,8 @@ def main() -> None:
     rows = list(best.items())
     reference = rows[-1][1]
     print(f"random 13-card games, best of {args.repeats} x {args.games} each, Python {platform.python_version()}")
-    print(f"| engine | games/s | vs OpenSpiel |")
-    print(f"|---|---:|---:|")
+    print("| engine | games/s | vs OpenSpiel |")
+    print("|---|---:|---:|")
     for name, rate in rows:
         if rate is None:
             print(f"| {name} | not installed | |")

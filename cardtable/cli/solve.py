@@ -149,7 +149,7 @@ def register(app: typer.Typer) -> None:
 
         from cardtable.goofspiel import rank_name
         from cardtable.solver import ImpossiblePosition, Position, UnsupportedRuleset, check_supported
-        from cardtable.solver.position import parse_cards, position_from_view
+        from cardtable.solver.position import parse_cards
         from cardtable.solver.table import count_games, solve_subgame, subgame_layout
 
         objective = _objective(objective)
@@ -222,7 +222,7 @@ def register(app: typer.Typer) -> None:
         from rich.table import Table as RichTable
 
         from cardtable.goofspiel import rank_name
-        from cardtable.goofspiel.record import RecordError, load_records, replay
+        from cardtable.goofspiel.record import RecordError, replay
         from cardtable.solver import UnsupportedRuleset
         from cardtable.solver.analysis import analyze_game
 

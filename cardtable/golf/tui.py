@@ -164,7 +164,7 @@ def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]],
         columns.append(Group(*lines))
     grids.add_row(*columns)
     top = rank_label(view.top) if view.top is not None else "—"
-    piles = Text(f"Discard pile: ", style="bold")
+    piles = Text("Discard pile: ", style="bold")
     piles.append(top, style="bold yellow")
     piles.append(f"   ({plural(len(view.discard), 'card')})   Draw pile: {plural(view.draw_pile, 'card')}"
                  f"   Turn {view.turn}")

@@ -48,7 +48,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from cardtable.platform.match import Match, MatchError, MatchFormat
 
@@ -494,7 +494,6 @@ def replay(record: GameRecord) -> Game:
     Raises:
         RecordError: the first inconsistency, with its line number.
     """
-    rs = record.ruleset
     lines = record.line_numbers or (None,) * len(record.rounds)
     try:
         return _replay(record, lines)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import secrets
 from hashlib import sha256
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable, Literal, NamedTuple, Sequence
 

@@ -208,7 +208,6 @@ def _sorted_by_strength(st: _State, hand: np.ndarray, h: int) -> tuple[np.ndarra
 
 
 def _heuristic(st: _State, seat: int, rng, lam: float = 0.5) -> np.ndarray:
-    rs = st.rs
     G, P, n = st.hands.shape
     h = n - st.round
     own_str, own_card = _sorted_by_strength(st, st.hands[:, seat, :], h)

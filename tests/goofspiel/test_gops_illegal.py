@@ -1,7 +1,5 @@
 """Every kind of illegal bid raises its own exception and leaves the state unchanged."""
 
-import copy
-
 import pytest
 
 from cardtable.goofspiel import (
