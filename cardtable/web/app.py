@@ -7,6 +7,8 @@ Routes:
   token travels in the URL fragment (``#token=...``), which browsers never send
   to the server, so tokens do not appear in logs.
 - ``GET /api/games`` -- every game's creation options (variants, bots, seats).
+- ``POST /api/games/{game}/bots`` -- which bots can play the posted settings
+  (the creation form disables the others).
 - ``GET /api/lobby`` -- listed rooms with a free seat.
 - ``POST /api/rooms`` -- create a room (see :meth:`Hub.create_room`).
 - ``POST /api/rooms/{room}/join`` -- take a free seat of a listed room.
@@ -26,12 +28,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
 from .games import ADAPTERS, ActionError, SettingsError, get_adapter
-from .protocol import MAX_MESSAGE_BYTES, ProtocolError, RateLimiter, error, parse_message, safe_ref
+from .protocol import (
+    FLOOD_CLOSE_CODE, FLOOD_FACTOR, MAX_MESSAGE_BYTES, ProtocolError, RateLimiter, error, parse_message, safe_ref, seat_label,
+)
 from .rooms import Connection, Hub, Room, new_seed
 from .storage import StorageError, Store
 
@@ -96,6 +101,15 @@ def create_app(
 
     app = FastAPI(title="cardtable", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.hub = hub
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        # the project's error format ({"error": text}, HTTP 400), not FastAPI's 422 detail list
+        problems = []
+        for e in exc.errors():
+            where = ".".join(str(x) for x in e.get("loc", ()) if x not in ("query", "path", "body"))
+            problems.append(f"{where or 'request'}: {e.get('msg', 'invalid')}")
+        return JSONResponse({"error": "bad request: " + "; ".join(problems)}, status_code=400)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/")
@@ -112,6 +126,18 @@ def create_app(
     @app.get("/api/games")
     async def games() -> dict[str, Any]:
         return {name: get_adapter(name).options() for name in ADAPTERS}
+
+    @app.post("/api/games/{game}/bots")
+    async def playable_bots(game: str, request: Request) -> Response:
+        # body: the creation form's settings; answers which bots can play them
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "the request body must be JSON"}, status_code=400)
+        try:
+            return JSONResponse(hub.playable_bots(game, body))
+        except SettingsError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
 
     @app.get("/api/lobby")
     async def lobby() -> list[dict[str, Any]]:
@@ -130,6 +156,12 @@ def create_app(
 
     @app.post("/api/rooms/{room_id}/join")
     async def join_room(room_id: str) -> Response:
+        room = hub.room(room_id)
+        if room is None:
+            return JSONResponse({"error": "no such room"}, status_code=404)
+        if not room.row.listed:
+            return JSONResponse({"error": "that room is not listed in the lobby; ask its creator for an invite link"},
+                                status_code=409)
         seat = hub.claim(room_id)
         if seat is None:
             return JSONResponse({"error": "no free seat in that room"}, status_code=409)
@@ -140,6 +172,10 @@ def create_app(
         room = hub.room(room_id)
         if room is None:
             return JSONResponse({"error": f"no room {room_id!r}"}, status_code=404)
+        if game is not None and not any(s.game_no == game for s in room.slots):
+            return JSONResponse({"error": f"no game {game}"}, status_code=404)
+        if match is not None and not any(s.match_no == match for s in room.slots):
+            return JSONResponse({"error": f"no match {match}"}, status_code=404)
         text = record_text(room, match=match, game=game)
         if text is None:
             return JSONResponse({"error": "no finished game to download yet"}, status_code=409)
@@ -166,11 +202,14 @@ def create_app(
                 if raw is None:
                     continue
                 if not limiter.allow():
+                    # docs/web.md, "Limits": one error when the bucket runs dry, then silence;
+                    # a flood of dropped messages closes the connection with 1008
                     if limiter.refused == 1:
                         conn.send(error("rate_limited", f"too many messages: at most {hub.rate:g} per second "
                                         f"(bursts of {hub.burst}); messages are dropped until you slow down"))
-                    if limiter.refused > 20 * hub.burst:
-                        conn.send(error("rate_limited", "flooding: the connection is closed"))
+                    if limiter.refused > FLOOD_FACTOR * hub.burst:
+                        conn.close(FLOOD_CLOSE_CODE, f"flooding: over {FLOOD_FACTOR * hub.burst} messages "
+                                   "dropped in a row")
                         break
                     continue
                 ref = None
@@ -205,6 +244,8 @@ async def _checkpoints(store: Store, every: float = 1.0) -> None:
 
 
 async def _writer(ws: WebSocket, conn: Connection) -> None:
+    """Send the connection's queued messages in order; close the socket once the
+    queue ends (with :attr:`Connection.close_code` and its reason)."""
     try:
         while True:
             text = await conn.queue.get()
@@ -216,7 +257,7 @@ async def _writer(ws: WebSocket, conn: Connection) -> None:
     finally:
         conn.closed = True
         with contextlib.suppress(Exception):
-            await ws.close()
+            await ws.close(code=conn.close_code, reason=conn.close_reason)
 
 
 def handle(hub: Hub, conn: Connection, data: dict[str, Any], ref: Any) -> None:
@@ -230,6 +271,9 @@ def handle(hub: Hub, conn: Connection, data: dict[str, Any], ref: Any) -> None:
         conn.send({"type": "pong", "ref": ref})
         return
     if kind == "join":
+        if conn.joined:
+            raise ProtocolError("already_joined", "this connection has already joined a room; a connection joins "
+                                "once (open a new connection to change rooms or seats)")
         room = hub.room(data.get("room"))
         if room is None:
             raise ProtocolError("no_room", f"no room {str(data.get('room'))[:64]!r}")
@@ -241,6 +285,7 @@ def handle(hub: Hub, conn: Connection, data: dict[str, Any], ref: Any) -> None:
                 raise ProtocolError("bad_token", "that seat token does not belong to this room; "
                                     "join without a token to watch")
         room.attach(conn, seat)
+        conn.joined = True
         return
     room = conn.room
     if room is None:
@@ -249,7 +294,7 @@ def handle(hub: Hub, conn: Connection, data: dict[str, Any], ref: Any) -> None:
         if conn.seat is None:
             raise ProtocolError("forbidden", "spectators cannot act; join with a seat token to play")
         if "seat" in data and data["seat"] != conn.seat:
-            raise ProtocolError("forbidden", f"this connection acts for seat {conn.seat + 1} only")
+            raise ProtocolError("forbidden", f"this connection acts for {seat_label(conn.seat)} only")
         if "action" not in data:
             raise ProtocolError("bad_message", "an 'act' message needs an 'action'")
         room.submit(conn.seat, data["action"])

@@ -3,7 +3,9 @@
 Every message is one JSON object with a ``"type"``. Client to server:
 
 - ``{"type": "join", "room": ID, "token": TOKEN}`` -- act for the seat the
-  token belongs to; without ``token``: watch as a spectator. Must come first.
+  token belongs to; without ``token``: watch as a spectator. Must come first,
+  and succeeds once per connection: a second ``join`` gets ``already_joined``
+  and changes nothing (open a new connection to switch rooms or seats).
 - ``{"type": "act", "action": {...}, "ref": ANY}`` -- one game action (for
   Goofspiel ``{"bid": [13]}`` or ``{"choose": 12}``); the server answers
   ``ack`` with the same ``ref`` once the action is committed to the database.
@@ -31,6 +33,11 @@ from typing import Any
 #: Largest message accepted, in bytes of UTF-8 (an action is well under 200).
 MAX_MESSAGE_BYTES = 4096
 
+#: A connection whose dropped messages in a row exceed ``FLOOD_FACTOR * burst`` is closed ...
+FLOOD_FACTOR = 20
+#: ... with this WebSocket close code (RFC 6455, 7.4.1: policy violation).
+FLOOD_CLOSE_CODE = 1008
+
 CLIENT_TYPES = ("join", "act", "next", "ping")
 
 
@@ -39,8 +46,8 @@ class ProtocolError(ValueError):
 
     Attributes:
         code: ``bad_json``, ``bad_message``, ``unknown_type``, ``too_large``,
-            ``rate_limited``, ``not_joined``, ``bad_token``, ``no_room``,
-            ``forbidden``, or a game's :class:`~cardtable.web.games.ActionError` code.
+            ``rate_limited``, ``not_joined``, ``already_joined``, ``bad_token``,
+            ``no_room``, ``forbidden``, or a game's :class:`~cardtable.web.games.ActionError` code.
     """
 
     def __init__(self, code: str, message: str) -> None:
@@ -85,14 +92,50 @@ def error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
     return out
 
 
+#: Longest ``ref`` string echoed back, in characters.
+MAX_REF_CHARS = 64
+#: ``ref`` integers must lie within +-MAX_REF_INT (exact in JavaScript numbers).
+MAX_REF_INT = 2**53 - 1
+
+
 def safe_ref(data: dict[str, Any]) -> Any:
-    """The client's ``ref`` if it is a short string or an integer (echoed back), else ``None``."""
+    """The client's ``ref`` (echoed back in ``ack`` and ``error``): absent or ``null``
+    gives ``None``; otherwise a string of at most :data:`MAX_REF_CHARS` characters
+    or an integer within +-:data:`MAX_REF_INT`.
+
+    >>> safe_ref({"ref": "a1"}), safe_ref({}), safe_ref({"ref": 7})
+    ('a1', None, 7)
+
+    Raises:
+        ProtocolError: ``bad_message`` for any other ``ref`` (a float, a list,
+            ``true``, a longer string, a bigger integer).
+    """
     ref = data.get("ref")
-    if isinstance(ref, bool):
+    if ref is None:
         return None
-    if isinstance(ref, int) or (isinstance(ref, str) and len(ref) <= 64):
+    if isinstance(ref, str) and len(ref) <= MAX_REF_CHARS:
         return ref
-    return None
+    if isinstance(ref, int) and not isinstance(ref, bool) and abs(ref) <= MAX_REF_INT:
+        return ref
+    raise ProtocolError(
+        "bad_message",
+        f"'ref' must be a string of at most {MAX_REF_CHARS} characters or an integer "
+        f"within +-{MAX_REF_INT}; got {type(ref).__name__}"
+        + (f" of {len(ref)} characters" if isinstance(ref, str) else ""),
+    )
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+def seat_label(seat: int) -> str:
+    """How messages name a seat: its 0-based protocol number, then its place in words.
+
+    >>> seat_label(0)
+    'seat 0 (the first seat)'
+    """
+    place = _ORDINALS[seat] if 0 <= seat < len(_ORDINALS) else f"#{seat + 1}"
+    return f"seat {seat} (the {place} seat)"
 
 
 class RateLimiter:

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from cardtable.platform.match import Match, MatchError, MatchFormat
 
 from .games import ActionError, GameAdapter, SettingsError, get_adapter
-from .protocol import ProtocolError
+from .protocol import ProtocolError, seat_label
 from .storage import RoomRow, SeatRow, Store, StorageError
 
 log = logging.getLogger("cardtable.web")
@@ -65,6 +65,11 @@ class Connection:
 
     ``send`` never blocks the room: a client that stops reading is dropped once
     ``max_queue`` messages are waiting.
+
+    Attributes:
+        joined: a ``join`` succeeded (a connection joins once).
+        close_code, close_reason: the WebSocket close frame sent when the queue ends
+            (1000 normally; 1008 with a reason for a flood).
     """
 
     def __init__(self, max_queue: int = 256) -> None:
@@ -72,6 +77,9 @@ class Connection:
         self.room: Room | None = None
         self.seat: int | None = None
         self.closed = False
+        self.joined = False
+        self.close_code = 1000
+        self.close_reason = ""
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_text(json.dumps(message, separators=(",", ":")))
@@ -85,13 +93,18 @@ class Connection:
             log.warning("dropping a client that does not read its messages")
             self.close()
 
-    def close(self) -> None:
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """End the connection: the writer sends what is queued, then a close frame
+        with ``code`` and ``reason`` (at most 123 bytes of UTF-8)."""
         if not self.closed:
             self.closed = True
+            self.close_code, self.close_reason = code, reason[:120]
             try:
                 self.queue.put_nowait(None)
-            except asyncio.QueueFull:
-                pass
+            except asyncio.QueueFull:  # a client that does not read: drop what it has not read
+                while not self.queue.empty():
+                    self.queue.get_nowait()
+                self.queue.put_nowait(None)
 
 
 class Room:
@@ -120,7 +133,7 @@ class Room:
     def load(cls, hub: "Hub", room_id: str) -> "Room | None":
         """Rebuild a room from the database by replaying its event log (``None``: no such room)."""
         row = hub.store.room(room_id)
-        if row is None:
+        if row is None or row.status == "broken":
             return None
         room = cls(hub, row, hub.store.seats(room_id))
         games = {game_no: (match_no, seed) for game_no, match_no, seed in hub.store.games(room_id)}
@@ -421,7 +434,11 @@ class Hub:
             return None
         room = self.rooms.get(room_id)
         if room is None:
-            room = Room.load(self, room_id)
+            try:
+                room = Room.load(self, room_id)
+            except Exception as exc:  # one bad room must not take the server down
+                self.mark_broken(room_id, exc)
+                return None
             if room is None:
                 return None
             self.rooms[room_id] = room
@@ -429,12 +446,30 @@ class Hub:
             room._wake_bots()
         return room
 
+    def mark_broken(self, room_id: str, exc: BaseException) -> None:
+        """Record that room ``room_id`` cannot be loaded: status ``broken`` with the reason
+        (logged; the room leaves the lobby and is not resumed). Never raises."""
+        reason = f"{type(exc).__name__}: {exc}"
+        log.error("room %s cannot be loaded and is marked broken (the server serves every other room): %s",
+                  room_id, reason, exc_info=exc)
+        try:
+            self.store.mark_broken(room_id, reason)
+        except Exception as store_exc:
+            log.error("room %s: could not mark it broken: %s", room_id, store_exc)
+
     def resume_all(self) -> int:
-        """Load every unfinished room (after a restart): bots and timers carry on. Returns the count."""
-        ids = self.store.unfinished_rooms()
-        for room_id in ids:
-            self.room(room_id)
-        return len(ids)
+        """Load every unfinished room (after a restart): bots and timers carry on.
+
+        A room that fails to load is marked broken (:meth:`mark_broken`) and skipped.
+
+        Returns:
+            The number of rooms resumed.
+        """
+        resumed = 0
+        for room_id in self.store.unfinished_rooms():
+            if self.room(room_id) is not None:
+                resumed += 1
+        return resumed
 
     def create_room(self, request: Any) -> dict[str, Any]:
         """Create a room from the creation form's JSON.
@@ -449,7 +484,8 @@ class Hub:
             first game's seed commitment.
 
         Raises:
-            SettingsError: any bad field (nothing is stored).
+            SettingsError: any bad field, or a bot that cannot play the ruleset
+                (its ``new_game`` raises ``ValueError``); nothing is stored.
         """
         from cardtable.platform.bot import UnknownBotError, bot_class
 
@@ -485,21 +521,22 @@ class Hub:
         seats: list[SeatRow] = []
         for i, entry in enumerate(seats_in):
             if not isinstance(entry, dict):
-                raise SettingsError(f"seat {i + 1}: expected an object such as {{\"bot\": \"heuristic\"}}")
+                raise SettingsError(f"{seat_label(i)}: expected an object such as {{\"bot\": \"heuristic\"}}")
             bot = entry.get("bot") or None
             if bot is not None:
                 if not isinstance(bot, str):
-                    raise SettingsError(f"seat {i + 1}: bot must be a bot name")
+                    raise SettingsError(f"{seat_label(i)}: bot must be a bot name")
                 try:
                     bot_class(adapter.name, bot)
                 except UnknownBotError as exc:
-                    raise SettingsError(f"seat {i + 1}: {exc}") from None
+                    raise SettingsError(f"{seat_label(i)}: {exc}") from None
                 bot = bot.strip().lower()
+                self._check_bot(adapter, bot, i, settings)
             name = entry.get("name")
             if name is None or (isinstance(name, str) and not name.strip()):
                 name = f"{bot} bot" if bot else f"Player {i + 1}"
             if not isinstance(name, str) or len(name) > MAX_NAME or any(ch in name for ch in ';"\\\n\r'):
-                raise SettingsError(f"seat {i + 1}: a name is up to {MAX_NAME} characters without ; \" or \\")
+                raise SettingsError(f"{seat_label(i)}: a name is up to {MAX_NAME} characters without ; \" or \\")
             # a listed room keeps its first human seat for the creator: the lobby offers the others
             reserved = listed and bot is None and not any(x.bot is None for x in seats)
             seats.append(SeatRow(i, secrets.token_urlsafe(18), name.strip(), bot, bot is not None or reserved))
@@ -517,6 +554,43 @@ class Hub:
             "commit": adapter.commitment(room.current.state),
         }
 
+    def playable_bots(self, game: Any, raw_settings: Any) -> list[dict[str, Any]]:
+        """Which of ``game``'s bots can play these creation settings (for the form).
+
+        Returns:
+            ``[{"name", "ok", "reason"}]`` per offered bot; ``reason`` is ``None`` when ``ok``.
+
+        Raises:
+            SettingsError: unknown game or bad settings.
+        """
+        adapter = get_adapter(game)
+        settings = adapter.normalise_settings(raw_settings)
+        out = []
+        for entry in adapter.options().get("bots", []):
+            try:
+                self._check_bot(adapter, entry["name"], 0, settings)
+                out.append({"name": entry["name"], "ok": True, "reason": None})
+            except SettingsError as exc:
+                out.append({"name": entry["name"], "ok": False, "reason": str(exc).split(": ", 1)[-1]})
+        return out
+
+    @staticmethod
+    def _check_bot(adapter: GameAdapter, bot: str, seat: int, settings: dict[str, Any]) -> None:
+        """Start ``bot`` on a throwaway instance (its ``new_game``) before anything is stored.
+
+        Raises:
+            SettingsError: ``"nash cannot play this ruleset: ..."`` when the bot raises
+                ``ValueError`` (e.g. ``UnsupportedRuleset``), or a note that it failed to start.
+        """
+        try:
+            adapter.new_bot(bot, seat, settings)
+        except ValueError as exc:
+            raise SettingsError(f"{seat_label(seat)}: {bot} cannot play this ruleset: {exc}") from None
+        except Exception as exc:  # a broken bot must not become a room that cannot load
+            log.exception("bot %s failed to start", bot)
+            raise SettingsError(f"{seat_label(seat)}: the {bot} bot failed to start ({type(exc).__name__}: {exc})"
+                                ) from None
+
     def claim(self, room_id: str) -> dict[str, Any] | None:
         """Give the first free human seat of a listed room to a lobby visitor (``None``: none free)."""
         room = self.room(room_id)
@@ -532,7 +606,10 @@ class Hub:
     def lobby(self) -> list[dict[str, Any]]:
         out = []
         for row, seats in self.store.lobby():
-            adapter = get_adapter(row.game)
+            try:
+                adapter = get_adapter(row.game)
+            except SettingsError:  # a game this server no longer has: not offered
+                continue
             out.append({
                 "room": row.id,
                 "game": row.game,

@@ -68,6 +68,11 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (room_id, seq)
 );
 CREATE INDEX IF NOT EXISTS rooms_lobby ON rooms(listed, status);
+CREATE TABLE IF NOT EXISTS broken_rooms (
+    room_id TEXT PRIMARY KEY REFERENCES rooms(id),
+    reason TEXT NOT NULL,
+    at REAL NOT NULL
+);
 """
 
 
@@ -235,6 +240,19 @@ class Store:
     def set_status(self, room_id: str, status: str) -> None:
         with self._transaction():
             self.db.execute("UPDATE rooms SET status=? WHERE id=?", (status, room_id))
+
+    def mark_broken(self, room_id: str, reason: str) -> None:
+        """Set a room's status to ``broken`` and keep the reason (see :meth:`broken_reason`);
+        broken rooms are neither listed nor resumed, and their rows stay for inspection."""
+        with self._transaction():
+            self.db.execute("UPDATE rooms SET status='broken' WHERE id=?", (room_id,))
+            self.db.execute("INSERT OR REPLACE INTO broken_rooms (room_id, reason, at) VALUES (?, ?, ?)",
+                            (room_id, reason, time.time()))
+
+    def broken_reason(self, room_id: str) -> str | None:
+        """Why room ``room_id`` was marked broken (``None``: it is not)."""
+        row = self.db.execute("SELECT reason FROM broken_rooms WHERE room_id=?", (room_id,)).fetchone()
+        return None if row is None else row[0]
 
     def claim_seat(self, room_id: str, seat: int) -> None:
         with self._transaction():

@@ -68,6 +68,14 @@ def test_malformed_json(table):
         ({"type": "act"}, "bad_message"),
         ({"type": "act", "action": "K"}, "bad_action"),
         ({"type": "act", "action": {"bid": "K"}}, "bad_action"),
+        ({"type": "act", "action": {"bid": 3}}, "bad_action"),  # a bid is a list, never a bare rank
+        ({"type": "act", "action": {"bid": ["K"]}}, "bad_action"),
+        ({"type": "act", "action": {"bid": [True]}}, "bad_action"),
+        ({"type": "act", "action": {"bid": [3]}, "ref": 1.5}, "bad_message"),
+        ({"type": "act", "action": {"bid": [3]}, "ref": ["x"]}, "bad_message"),
+        ({"type": "act", "action": {"bid": [3]}, "ref": True}, "bad_message"),
+        ({"type": "act", "action": {"bid": [3]}, "ref": "r" * 65}, "bad_message"),
+        ({"type": "act", "action": {"bid": [3]}, "ref": 2**60}, "bad_message"),
         ({"type": "act", "action": {"bid": [1], "choose": 2}}, "bad_action"),
         ({"type": "act", "action": {"choose": 3}}, "wrong_phase"),
     ],
@@ -80,6 +88,48 @@ def test_unknown_or_malformed_messages(table, message, code):
     assert err["code"] == code and err["message"]
     assert snapshot(client, room) == before
     still_served(b)
+
+
+def test_bare_int_bid_gets_the_same_error_as_a_bad_rank(table):
+    client, room, a, b = table
+    a.request({"type": "act", "action": {"bid": 3}})
+    bare = last_error(a)
+    a.request({"type": "act", "action": {"bid": ["K"]}})
+    assert bare["code"] == last_error(a)["code"] == "bad_action"
+    assert bare["message"] == last_error(a)["message"] == "a bid is a list of card ranks, e.g. [13]"
+    assert client.app.state.hub.rooms[room].current.state.pending == {}
+
+
+def test_bad_ref_is_refused_not_dropped(table):
+    client, room, a, b = table
+    before = snapshot(client, room)
+    a.request({"type": "act", "action": {"bid": [3]}, "ref": "x" * 65})
+    err = last_error(a)
+    assert err["code"] == "bad_message" and "64 characters" in err["message"] and "ref" not in err
+    assert snapshot(client, room) == before  # the bid was not taken
+    got = a.request({"type": "act", "action": {"bid": [3]}, "ref": "y" * 64})  # the longest ref allowed
+    assert any(m["type"] == "ack" and m["ref"] == "y" * 64 for m in got), got
+
+
+def test_second_join_is_refused_and_changes_nothing(make_client):
+    client = make_client(seed_factory=seeds("s1", "s2"))
+    info = create_room(client, settings={"cards": 5})
+    other = create_room(client, settings={"cards": 5})
+    room = info["room"]
+    a = join(client, room, info["seats"][0]["token"])
+    for again in ({"type": "join", "room": room, "token": info["seats"][1]["token"]},  # another seat
+                  {"type": "join", "room": room},  # spectator
+                  {"type": "join", "room": other["room"], "token": other["seats"][0]["token"]}):  # another room
+        got = a.request(again)
+        assert [m["code"] for m in got if m["type"] == "error"] == ["already_joined"], got
+        assert not [m for m in got if m["type"] in ("welcome", "state")], got
+    hub = client.app.state.hub
+    conn = next(iter(hub.rooms[room].conns))
+    assert conn.seat == 0 and conn.room is hub.rooms[room]
+    assert not hub.rooms[other["room"]].conns
+    got = a.request({"type": "act", "action": {"bid": [2]}, "ref": "still-seat-0"})
+    assert any(m["type"] == "ack" for m in got), got
+    assert hub.rooms[room].current.state.pending == {0: (2,)}
 
 
 def test_oversized_message_is_not_processed(table):
@@ -184,9 +234,33 @@ def test_bid_for_another_seat(table):
     before = snapshot(client, room)
     a.request({"type": "act", "seat": 1, "action": {"bid": [2]}})
     err = last_error(a)
-    assert err["code"] == "forbidden" and "seat 1 only" in err["message"]
+    # names the connection's own seat, in the protocol's 0-based numbering (docs/web.md, "Seat numbers")
+    assert err["code"] == "forbidden"
+    assert err["message"] == "this connection acts for seat 0 (the first seat) only"
     assert snapshot(client, room) == before
     still_served(b)
+
+
+def test_flood_closes_with_policy_violation(make_client):
+    """Past 20 x burst dropped messages in a row: exactly one rate_limited error, then close 1008 with a reason."""
+    from starlette.websockets import WebSocketDisconnect
+
+    client = make_client(seed_factory=seeds("flood"), rate=0.2, burst=2)
+    info = create_room(client, settings={"cards": 5})
+    room = info["room"]
+    a = join(client, room, info["seats"][0]["token"])
+    b = join(client, room, info["seats"][1]["token"])
+    before = snapshot(client, room)
+    for _ in range(200):
+        a.send({"type": "act", "action": {"bid": [99]}})
+    with pytest.raises(WebSocketDisconnect) as closed:
+        while True:
+            a.receive()
+    assert closed.value.code == 1008 and "flooding" in closed.value.reason
+    assert [f["code"] for f in a.errors()].count("rate_limited") == 1
+    assert snapshot(client, room) == before
+    room_obj = client.app.state.hub.rooms[room]
+    assert [c.seat for c in room_obj.conns] == [1]  # the other player is still connected
 
 
 def test_flood_is_rate_limited(make_client):

@@ -12,6 +12,7 @@ import pytest
 
 from cardtable.goofspiel.record import parse_text, replay_match
 from cardtable.web.games.goofspiel import verify_records
+from web_helpers import create_room, join, seeds
 
 pytestmark = pytest.mark.browser
 
@@ -224,3 +225,104 @@ def test_page_reconnects_after_a_server_restart(browser, tmp_path):
         assert len(page.locator("#history tbody tr").all()) == 2
     finally:
         second.__exit__()
+
+
+def visible_texts(page, text: str) -> int:
+    """How many visible elements show exactly ``text`` (innermost elements only)."""
+    return page.evaluate(
+        """(t) => Array.from(document.querySelectorAll('body *')).filter((e) =>
+             e.children.length === 0 && e.textContent.trim() === t && e.offsetParent !== null).length""", text)
+
+
+def test_lobby_refuses_a_bot_that_cannot_play_the_ruleset(browser, live_server):
+    server = live_server()
+    page = new_page(browser, viewport={"width": 1000, "height": 900})
+    page.goto(server.url + "/")
+    page.wait_for_selector("#seat-1")
+    sub = page.inner_text("#subtitle")
+    assert "Goofspiel" in sub and "Golf" in sub
+    page.select_option("#seat-1", "nash")  # allowed for the standard rules ...
+    page.fill("#f-cards_per_bid", "2")
+    page.dispatch_event("#f-cards_per_bid", "change")
+    # ... the form marks it once the rules change (checked by the server) ...
+    page.wait_for_selector('#seat-0 option[value="nash"]:disabled', state="attached")
+    assert "cannot play these rules" in page.inner_text('#seat-0 option[value="nash"]')
+    assert page.locator('#seat-0 option[value="heuristic"]:disabled').count() == 0
+    page.click("#createbtn")  # ... and the server refuses the seat still set to nash
+    page.wait_for_selector("#err:not(.hidden)")
+    assert "nash cannot play this ruleset" in page.inner_text("#err")
+    assert page.locator("#created").is_hidden()
+    assert httpx.get(server.url + "/api/lobby").json() == []
+    assert not page.js_errors
+
+
+def test_goofspiel_phone_single_card_bids_and_one_game_over(browser, live_server):
+    server = live_server()
+    info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 3}, "seats": [{}, {"bot": "matcher"}]}).json()
+    page = new_page(browser, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
+    page.goto(f"{server.url}/play/{info['room']}#token={info['seats'][0]['token']}")
+    wait_round(page, 1, 3)
+    assert page.inner_text("#hint") == "Click a card to bid it"
+    assert page.locator("#bidbtn").is_hidden()  # single-card bids: click the card, no Bid button
+    page.locator('#hand .card[data-rank="2"]').click()
+    assert page.inner_text("#hint") == "Click the card again to confirm"
+    assert page.locator("#bidbtn").is_hidden()
+    page.locator('#hand .card[data-rank="2"]').click()
+    for r in (2, 3):
+        wait_round(page, r, 3)
+        rank = int(page.locator("#hand .card.playable").first.get_attribute("data-rank"))
+        bid(page, rank)
+    wait_round(page, 4, 3)
+    page.wait_for_selector("#winner")
+    assert visible_texts(page, "Game over") == 1
+    assert not page.js_errors
+
+
+def test_goofspiel_two_card_bids_keep_the_bid_button(browser, live_server):
+    server = live_server()
+    info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 6, "cards_per_bid": 2},
+                                                       "seats": [{}, {"bot": "random"}]}).json()
+    page = new_page(browser, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
+    page.goto(f"{server.url}/play/{info['room']}#token={info['seats'][0]['token']}")
+    wait_round(page, 1, 3)
+    assert page.locator("#bidbtn").is_visible() and page.locator("#bidbtn").is_disabled()
+    assert "Pick 2 cards" in page.inner_text("#hint")
+
+
+def test_golf_first_turn_end_wording_and_empty_pile(browser, live_server, make_client, tmp_path):
+    """Two people draw and discard until the draw pile runs out (in-process), then a
+    server on the same database shows a fresh game's first turn and the finished game."""
+    db = tmp_path / "golf.sqlite3"
+    client = make_client(db=db, seed_factory=seeds("golf-pile"), rate=1000, burst=1000)
+    info = create_room(client, game="golf", seats=[{"name": "Ann"}, {"name": "Bob"}])
+    room, tokens = info["room"], [s["token"] for s in info["seats"]]
+
+    socks = [join(client, room, t) for t in tokens]
+    for _ in range(400):
+        view = socks[0].state()["view"]
+        if view["phase"] == "over":
+            break
+        action = {"type": "draw"} if view["phase"] == "draw" else {"type": "discard"}
+        got = socks[view["actor"]].request({"type": "act", "action": action})
+        assert not [m for m in got if m["type"] == "error"], got
+        socks[0].sync()
+    view = socks[0].state()["view"]
+    assert view["phase"] == "over" and view["result"]["reason"] == "pile" and view["draw_pile"] == 0
+    fresh = create_room(client, game="golf", seats=[{"name": "Ann"}, {"name": "Bob"}])
+    server = live_server(db_path=db)  # on the same database, after the game above
+    page = new_page(browser, viewport={"width": 900, "height": 1000})
+    page.goto(f"{server.url}/play/{fresh['room']}#token={fresh['seats'][0]['token']}")
+    page.wait_for_selector('body[data-actor="0"][data-phase="draw"]')
+    # the first turn: the status line and the hint under the buttons say the same thing
+    assert page.inner_text("#status") == "Your turn: draw a card"
+    assert "press Draw" in page.inner_text("#hint") and "waiting" not in page.inner_text("#hint")
+    assert page.locator("#pilecard.card.back").count() == 1
+
+    page.goto(f"{server.url}/play/{room}#token={tokens[0]}")
+    page.wait_for_selector("#winner")
+    winner = page.inner_text("#winner")
+    assert "the draw pile ran out" in winner and "ended by" not in winner
+    assert page.locator("#pilecard.slot-hole").count() == 1 and page.locator("#pile .card.back").count() == 0
+    assert page.inner_text("#pilecount").strip() == "empty"
+    assert visible_texts(page, "Game over") == 1
+    assert not page.js_errors

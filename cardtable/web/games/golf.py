@@ -36,6 +36,7 @@ from cardtable.golf.cards import card_rank
 from cardtable.golf.errors import GolfError, IllegalAction, NotYourTurn, WrongPhase
 from cardtable.golf.state import shuffled_deck
 
+from ..protocol import seat_label
 from .base import ActionError, GameAdapter, SettingsError
 
 
@@ -132,7 +133,7 @@ class GolfAdapter(GameAdapter):
         if not isinstance(action, dict):
             raise ActionError("bad_action", 'a Golf action is an object such as {"type": "draw"}')
         if "player" in action and action["player"] != seat:
-            raise ActionError("forbidden", f"this connection acts for P{seat + 1} only")
+            raise ActionError("forbidden", f"this connection acts for {seat_label(seat)} only")
         if game.over:
             raise ActionError("game_over", "the game is over; no more actions")
         try:

@@ -10,8 +10,8 @@ bid leaks through the public remaining cards either.
 
 Actions (JSON):
 
-- ``{"bid": [13]}`` -- a bid of face ranks (``[7, 9]`` for two-card bids;
-  a bare ``13`` is accepted for one-card bids);
+- ``{"bid": [13]}`` -- a bid: always a list of face ranks (``[7, 9]`` for
+  two-card bids); a bare ``13`` is refused like ``["K"]``;
 - ``{"choose": 12}`` -- open prizes: take one prize from the display.
 
 Round timer fallback: a seat that has not bid when the timer runs out bids its
@@ -31,6 +31,7 @@ from cardtable.goofspiel.errors import GoofspielError
 from cardtable.goofspiel.ruleset import PRESETS
 from cardtable.goofspiel.state import PlayerView, RoundResult, prize_order_for
 
+from ..protocol import seat_label
 from .base import ActionError, GameAdapter, SettingsError
 
 #: Settings keys the creation form may send besides the ruleset fields.
@@ -176,13 +177,11 @@ class GoofspielAdapter(GameAdapter):
             raise ActionError("game_over", "the game is over; no more bids")
         if "bid" in action:
             if game.phase != "bid":
-                raise ActionError("wrong_phase", f"waiting for player {game.chooser + 1} to choose a prize, not for bids")
+                raise ActionError("wrong_phase", f"waiting for {seat_label(game.chooser)} to choose a prize, not for bids")
             if seat in state.pending:
                 mine = "+".join(format_card(c, PLAYER_SUITS[seat]) for c in state.pending[seat])
                 raise ActionError("already_acted", f"you have already bid {mine} this round; a bid cannot be changed")
             bid = action["bid"]
-            if isinstance(bid, int) and not isinstance(bid, bool):
-                bid = [bid]
             if not isinstance(bid, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in bid):
                 raise ActionError("bad_action", "a bid is a list of card ranks, e.g. [13]")
             cards = tuple(sorted(bid))
@@ -201,7 +200,7 @@ class GoofspielAdapter(GameAdapter):
         if game.phase != "choose":
             raise ActionError("wrong_phase", "no prize choice is pending")
         if seat != game.chooser:
-            raise ActionError("not_your_turn", f"player {game.chooser + 1} chooses a prize now")
+            raise ActionError("not_your_turn", f"{seat_label(game.chooser)} chooses a prize now")
         if not isinstance(prize, int) or isinstance(prize, bool) or prize not in game.pot:
             raise ActionError("illegal", f"{prize!r} is not a prize in the display")
         return {"choose": prize}

@@ -50,13 +50,49 @@
     }
   }
 
+  // The game's end in words ("ended early by Ann", "the draw pile ran out").
+  function endText(res, names, you) {
+    if (res.reason === "early" && res.ended_by !== null) return `ended early by ${res.ended_by === you ? "you" : names[res.ended_by]}`;
+    return { pile: "the draw pile ran out", grid: "a grid is empty" }[res.reason] || `ended (${res.reason})`;
+  }
+
+  // What the player whose turn it is does now; the status line and the hint both use it.
+  function stepText(v, mine) {
+    if (v.phase === "draw") {
+      const canEnd = mine ? legal(v, "end").length > 0 : v.ended_by === null && v.snaps_made[v.actor] >= v.ruleset.early_end_min;
+      return canEnd ? "draw a card or end early" : "draw a card";
+    }
+    return { drawn: "place or discard the drawn card", pass: "pass a card to the snapped player" }[v.phase] || v.phase;
+  }
+
   function statusText(msg) {
     const v = msg.view, names = msg.seats.map((s) => s.name), me = v.you;
-    if (v.phase === "over") return "Game over";
-    const who = v.actor === me ? "Your" : `${names[v.actor]}'s`;
-    const step = { draw: "draw a card (or end early)", drawn: "place or discard the drawn card", pass: "pass a card to the snapped player" }[v.phase];
-    return v.actor === me ? `Your turn: ${step}` : `${who} turn: ${step}`;
+    if (v.phase === "over") return "";  // the "Game over" panel says it (once)
+    const step = stepText(v, v.actor === me);
+    return v.actor === me ? `Your turn: ${step}` : `${names[v.actor]}'s turn: ${step}`;
   }
+
+  // The line under the buttons: what clicking does in the chosen mode, else what to press.
+  function hintText(v, names) {
+    const me = v.you;
+    if (me === null) return "Watching";
+    if (v.phase === "over") return "";
+    if (mode) return HINTS[mode]();
+    if (v.actor === me) {
+      if (v.phase === "draw") return legal(v, "end").length ? "Your turn: press Draw to take the top card of the pile, or End early" : "Your turn: press Draw to take the top card of the pile";
+      if (v.phase === "drawn") return "Your turn: press Discard, or choose Swap…";
+      return `Your turn: ${stepText(v, true)}`;
+    }
+    return `waiting for ${names[v.actor]}…`;
+  }
+
+  const HINTS = {
+    swap: () => "click one of your cards to swap the drawn card in",
+    peek: () => "click one of your cards to look at it",
+    steal: () => stealFrom === null ? "click one of your cards, then an opponent's card" : "now click an opponent's card",
+    pass: () => "click one of your cards to pass it",
+    snap: () => "snap: click a card (yours or a known opponent card) matching the discard",
+  };
 
   function render(msg) {
     if (!msg) return;
@@ -67,8 +103,11 @@
     const m = msg.match;
     $("matchline").textContent = `match ${m.format} · game ${m.game}` + (m.scores.length ? ` · totals ${m.totals.map((t) => -t).join("–")}` : "");
     $("status").textContent = statusText(msg);
-    $("turnline").textContent = `turn ${v.turn} · successful snaps ${v.snaps_made.join("/")} (end early after ${v.ruleset.early_end_min})` + (v.ended_by !== null ? ` · ${names[v.ended_by]} ended early` : "");
-    $("pile").replaceChildren(face(0), el("span", { class: "mini", text: ` ${v.draw_pile}` }));
+    $("status").classList.toggle("hidden", v.phase === "over");
+    $("turnline").textContent = `turn ${v.turn} · successful snaps ${v.snaps_made.join("/")} (end early after ${v.ruleset.early_end_min})` + (v.ended_by !== null ? ` · ${v.ended_by === me ? "you" : names[v.ended_by]} ended early` : "");
+    // an empty draw pile is an empty slot, not a card back
+    $("pile").replaceChildren(v.draw_pile > 0 ? face(0, { id: "pilecard" }) : el("div", { class: "slot-hole", id: "pilecard", title: "the draw pile is empty" }),
+      el("span", { class: "mini", id: "pilecount", text: v.draw_pile > 0 ? ` ${v.draw_pile}` : " empty" }));
     $("discard").replaceChildren(v.discard.length ? face(v.discard[v.discard.length - 1], { id: "top" }) : el("span", { class: "mini", text: "empty" }));
     $("drawn").replaceChildren(v.holding ? face(v.drawn === null ? 0 : v.drawn, { id: "drawncard" }) : el("span", { class: "mini", text: "—" }));
 
@@ -84,10 +123,7 @@
       buttons.push(el("button", { id: `mode-${t}`, class: "secondary" + (mode === t ? " active" : ""), onclick: () => { mode = t; stealFrom = null; render(last); }, text: { swap: "Swap…", peek: "Peek (Detective)…", steal: "Steal (Thief)…", pass: "Pass…", snap: "Snap…" }[t] }));
     }
     $("buttons").replaceChildren(...buttons);
-    const hints = { swap: "click one of your cards to swap the drawn card in", peek: "click one of your cards to look at it",
-      steal: stealFrom === null ? "click one of your cards, then an opponent's card" : "now click an opponent's card",
-      pass: "click one of your cards to pass it", snap: "snap: click a card (yours or a known opponent card) matching the discard" };
-    $("hint").textContent = me === null ? "Watching" : (mode ? hints[mode] : (v.phase === "over" ? "" : "waiting…"));
+    $("hint").textContent = hintText(v, names);
 
     // grids: you first
     const order = me === null ? v.grids.map((_, s) => s) : [me, ...v.grids.map((_, s) => s).filter((s) => s !== me)];
@@ -143,7 +179,7 @@
     const low = Math.min(...res.scores);
     const winners = res.scores.map((x, s) => x === low ? s : null).filter((s) => s !== null);
     const who = winners.length > 1 ? "Draw" : (winners[0] === v.you ? "You win!" : `${names[winners[0]]} wins`);
-    $("result").replaceChildren(el("div", { id: "winner", text: `${who} (fewest points) — ${res.scores.map((x, s) => `${s === v.you ? "You" : names[s]} ${x}`).join(" · ")} · ended by ${res.reason}` }));
+    $("result").replaceChildren(el("div", { id: "winner", text: `${who} (fewest points) — ${res.scores.map((x, s) => `${s === v.you ? "You" : names[s]} ${x}`).join(" · ")} · ${endText(res, names, v.you)}` }));
     const btn = $("nextbtn");
     btn.classList.toggle("hidden", v.you === null || !m.next);
     btn.textContent = m.next === "rematch" ? "Rematch" : "Next game";

@@ -52,7 +52,7 @@
 
   function statusText(msg) {
     const v = msg.view, you = v.you, n = names(msg);
-    if (v.phase === "over") return "Game over";
+    if (v.phase === "over") return "";  // the "Game over" panel says it (once)
     if (v.phase === "choose") {
       return v.chooser === you ? "Choose a prize from the display" : `Waiting for ${n[v.chooser]} to choose a prize`;
     }
@@ -87,6 +87,7 @@
     const m = msg.match;
     $("matchline").textContent = `match ${m.format} · game ${m.game}` + (m.scores.length ? ` · totals ${m.totals.join("–")}` : "");
     $("status").textContent = statusText(msg);
+    $("status").classList.toggle("hidden", v.phase === "over");
     $("roundline").textContent = v.phase === "over" ? `${v.history.length} rounds played` : `Round ${v.round} of ${v.rounds}`;
     if (v.seed_commit && v.phase !== "over") commits[msg.game_no] = v.seed_commit;
 
@@ -143,7 +144,8 @@
         return card(r, mine.suit, { class: cls, role: "button", onclick: () => clickHandCard(r) });
       }));
       const k = v.ruleset.cards_per_bid, btn = $("bidbtn");
-      btn.classList.toggle("hidden", !bidding);
+      // single-card bids are made by clicking a card (twice): no Bid button then
+      btn.classList.toggle("hidden", !bidding || k === 1);
       btn.disabled = selected.length !== k;
       btn.textContent = selected.length ? `Bid ${selected.map((c) => cardText(c, mine.suit)).join("+")}` : "Bid";
       let hint = "";

@@ -4,6 +4,8 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   let games = {};
+  let botStatus = {};  // bot name -> {ok, reason} for the rules in the form (server-checked)
+  let checks = 0;
 
   function el(tag, attrs = {}, ...children) {
     const e = document.createElement(tag);
@@ -33,7 +35,7 @@
       else if (Array.isArray(spec)) input = el("select", { name }, ...spec.map((o) => el("option", { value: o, text: o })));
       else input = el("input", { type: "number", name, min: spec.min, max: spec.max });
       input.id = "f-" + name;
-      input.addEventListener("change", () => { if (name === "players") buildSeats(); });
+      input.addEventListener("change", () => { if (name === "players") buildSeats(); checkBots(); });
       box.append(el("label", {}, spec === "bool" ? input : null, LABELS[name] || name, spec === "bool" ? null : input));
     }
     $("preset").replaceChildren(...Object.keys(g.presets).map((p) => el("option", { value: p, text: p })));
@@ -50,6 +52,27 @@
       else input.value = Array.isArray(value) ? "shuffled" : value;
     }
     buildSeats();
+    checkBots();
+  }
+
+  // Ask the server which bots can play the rules in the form; the others are disabled.
+  async function checkBots() {
+    const n = ++checks, game = $("game").value;
+    try {
+      const r = await fetch(`/api/games/${encodeURIComponent(game)}/bots`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(settings()) });
+      if (n !== checks || !r.ok) return;  // a newer check is on its way, or the rules are invalid (creating says why)
+      botStatus = Object.fromEntries((await r.json()).map((b) => [b.name, b]));
+      markBots();
+    } catch (e) { /* offline: leave the list as it is */ }
+  }
+
+  function markBots() {
+    for (const opt of $("seats").querySelectorAll("option[data-bot]")) {
+      const st = botStatus[opt.value], bad = st && !st.ok;
+      opt.disabled = !!bad;
+      opt.textContent = `bot: ${opt.value}` + (bad ? " (cannot play these rules)" : "");
+      opt.title = bad ? st.reason : opt.dataset.description;
+    }
   }
 
   function buildSeats() {
@@ -60,10 +83,11 @@
     box.replaceChildren();
     for (let i = 0; i < n; i++) {
       const sel = el("select", { "data-seat": i, id: `seat-${i}` }, el("option", { value: "", text: "person (invite link)" }),
-        ...g.bots.map((b) => el("option", { value: b.name, text: `bot: ${b.name}`, title: b.description })));
+        ...g.bots.map((b) => el("option", { value: b.name, text: `bot: ${b.name}`, title: b.description, "data-bot": b.name, "data-description": b.description })));
       if (old[i] !== undefined) sel.value = old[i];
       box.append(el("div", {}, el("label", {}, `Seat ${i + 1}`, sel), el("label", {}, "name", el("input", { id: `name-${i}`, maxlength: 40, placeholder: `Player ${i + 1}` }))));
     }
+    markBots();
   }
 
   function settings() {
@@ -89,9 +113,15 @@
       match: { kind: $("kind").value, games: Number($("games").value), tiebreak: $("tiebreak").value },
       timer: Number($("timer").value), listed: $("listed").checked,
     };
-    const r = await fetch("/api/rooms", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    const data = await r.json();
-    if (!r.ok) { showError(data.error || "could not create the game"); return; }
+    let r, data;
+    try {
+      r = await fetch("/api/rooms", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      data = await r.json();
+    } catch (e) {
+      showError(r ? `could not create the game (HTTP ${r.status})` : "could not reach the server; try again");
+      return;
+    }
+    if (!r.ok) { showError(data.error || `could not create the game (HTTP ${r.status})`); $("err").scrollIntoView(); return; }
     const base = `${location.origin}/play/${encodeURIComponent(data.room)}`;
     const items = data.seats.map((s) => {
       if (!s.token) return el("li", { text: `Seat ${s.seat + 1}: ${s.name} (bot)` });
@@ -146,6 +176,8 @@
 
   async function init() {
     games = await (await fetch("/api/games")).json();
+    const titles = Object.values(games).map((g) => g.title);
+    $("subtitle").textContent = `${titles.length > 1 ? titles.slice(0, -1).join(", ") + " and " + titles[titles.length - 1] : titles[0]} in the browser: invite a friend by link, or play a bot`;
     $("game").replaceChildren(...Object.entries(games).map(([k, g]) => el("option", { value: k, text: g.title })));
     $("game").addEventListener("change", buildRules);
     $("preset").addEventListener("change", applyPreset);
