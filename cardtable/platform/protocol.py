@@ -182,6 +182,10 @@ class BotProcess:
                 lines.put_nowait(_EOF)
             except queue.Full:
                 pass
+            # The reader closes its own stream: closing it from another thread while
+            # this one is inside read() would free the file descriptor for the next
+            # program's pipe, and this thread would then steal that program's bytes.
+            stream.close()
 
     def _read_stderr(self, proc: subprocess.Popen) -> None:
         try:
@@ -192,6 +196,8 @@ class BotProcess:
                 self._stderr_tail = (self._stderr_tail + chunk)[-2000:]
         except (OSError, ValueError):
             pass
+        finally:
+            proc.stderr.close()
 
     def stderr_tail(self) -> str:
         """The last ~2000 bytes the program wrote to stderr."""
@@ -214,11 +220,10 @@ class BotProcess:
                 self.kill()
         else:
             code = proc.returncode
-        for s in (proc.stdin, proc.stdout, proc.stderr):
-            try:
-                s.close()
-            except OSError:
-                pass
+        try:
+            proc.stdin.close()  # stdout and stderr are closed by their reader threads
+        except OSError:
+            pass
         self.proc = None
         return code
 

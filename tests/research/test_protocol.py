@@ -160,3 +160,13 @@ def test_cli_bot_check_ok_and_violation_exit_codes():
     assert "garbage" in bad.output and "not a bid" in bad.output
     missing = runner.invoke(_app(), ["bot-check", "no-such-program-xyz"])
     assert missing.exit_code == 2 and "not found" in missing.output
+
+
+def test_a_restarted_program_gets_every_byte_of_its_handshake():
+    # Regression: closing a killed program's stdout from another thread freed its file
+    # descriptor while the old reader thread was still reading; the next program's pipe
+    # reused the number and the old thread stole its first bytes ("d name ..." instead
+    # of "id name ..."), so a flood was misreported as garbage.
+    report = check_bot(f"{BAD} flood", rulesets=["standard", "open-prizes", "discard"], games=3, time_ms=3000)
+    assert report.games == 9
+    assert [v.kind for v in report.violations] == ["flood"] * 9, [v.detail for v in report.violations]
