@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import secrets
 from hashlib import sha256
+from struct import unpack_from
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Iterable, Literal, NamedTuple, Sequence
 
@@ -151,6 +153,7 @@ class PlayerView:
         return legal_bids_from_hand(self.hand, self.ruleset.cards_per_bid)
 
 
+_new_round_result = partial(tuple.__new__, RoundResult)  # skips NamedTuple's Python-level __new__
 _SINGLE_BIDS = tuple((c,) for c in range(15))  # shared one-card bid tuples (no allocation)
 _CARDS_OF: dict[int, tuple[int, ...]] = {}
 _SINGLE_BIDS_OF: dict[int, tuple[Bid, ...]] = {}
@@ -226,6 +229,7 @@ class Game:
             deck = prize_order_for(rs, seed)
         self.initial_deck: tuple[int, ...] = tuple(deck)
         self._strength = rs.strength_table
+        self._two_single = rs.players == 2 and rs.cards_per_bid == 1 and rs.open_prizes == 1
         self._deck: list[int] = deck
         # each hand is a bit mask: bit c is set while card c is in the hand
         self._masks: list[int] = [rs.full_hand_mask] * rs.players
@@ -237,6 +241,8 @@ class Game:
         self._choosers: list[int] = []
         self._pending: RoundResult | None = None
         self.phase: Phase = "bid"
+        #: True once the game has ended (kept beside ``phase`` for cheap checks in loops).
+        self.is_over = False
         self._turn_up()
         if not self._can_continue():
             self._finish()
@@ -283,10 +289,6 @@ class Game:
     def round(self) -> int:
         """The current 1-based round (the last one once the game is over)."""
         return len(self.history) + (0 if self.phase == "over" else 1)
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
 
     @property
     def chooser(self) -> int | None:
@@ -365,6 +367,20 @@ class Game:
             CardAlreadySpent: a card bid in an earlier round.
         """
         rs = self.ruleset
+        if self._two_single and self.phase == "bid" and bids.__class__ in (list, tuple) and len(bids) == 2:
+            # fast path for the classic game (2 players, one card, one prize at a time)
+            a, b = bids
+            if a.__class__ is tuple and len(a) == 1:
+                a = a[0]
+            if b.__class__ is tuple and len(b) == 1:
+                b = b[0]
+            ma, mb = self._masks
+            if a.__class__ is int and b.__class__ is int and a > 0 and b > 0 and (ma >> a) & (mb >> b) & 1:
+                self._masks = [ma & ~(1 << a), mb & ~(1 << b)]
+                self._hand_size -= 1
+                sa, sb = self._strength[a], self._strength[b]
+                winner = 0 if sa > sb else 1 if sb > sa else None
+                return self._resolve_single(tuple(self._pot), (_SINGLE_BIDS[a], _SINGLE_BIDS[b]), (sa, sb), winner)
         if self.phase != "bid":
             raise WrongPhase(
                 "the game is over" if self.phase == "over" else "waiting for a prize choice"
@@ -389,7 +405,7 @@ class Game:
         prizes = tuple(self._pot)
         if rs.open_prizes > 1:
             return self._resolve_open(prizes, normalised, strengths)
-        return self._resolve_single(prizes, normalised, strengths)
+        return self._resolve_single(prizes, normalised, strengths, top_bidder(strengths, rs.unique_bids))
 
     def choose(self, seat: int, prize: int) -> RoundResult | None:
         """Take one prize from the display (open prizes, after the reveal).
@@ -514,17 +530,19 @@ class Game:
         self._pot.clear()
         self._deck.clear()
         self.phase = "over"
+        self.is_over = True
 
-    def _resolve_single(self, prizes: tuple[int, ...], bids: tuple[Bid, ...], strengths: tuple[int, ...]) -> RoundResult:
+    def _resolve_single(
+        self, prizes: tuple[int, ...], bids: tuple[Bid, ...], strengths: tuple[int, ...], winner: int | None
+    ) -> RoundResult:
         rs = self.ruleset
-        winner = top_bidder(strengths, rs.unique_bids)
         number = len(self.history) + 1
         last = not self._deck or self._hand_size < rs.cards_per_bid
         taken: tuple[tuple[int, int], ...] = ()
         carried: tuple[int, ...] = ()
         discarded: tuple[int, ...] = ()
         if winner is not None:
-            taken = tuple([(winner, p) for p in prizes])
+            taken = ((winner, prizes[0]),) if len(prizes) == 1 else tuple([(winner, p) for p in prizes])
             self._won[winner].extend(prizes)
             self._pot.clear()
         elif last or rs.tie_rule == "discard":
@@ -533,7 +551,7 @@ class Game:
             self._pot.clear()
         else:
             carried = prizes
-        result = RoundResult(number, prizes, bids, strengths, winner, taken, carried, discarded)
+        result = _new_round_result((number, prizes, bids, strengths, winner, taken, carried, discarded))
         self.history.append(result)
         if last:
             self._finish()
@@ -643,11 +661,13 @@ def seeded_shuffle(items: Sequence[int], seed: str) -> list[int]:
     """
     out = list(items)
     n = len(out)
-    words = max(0, n - 1)
-    blocks = (words * 8 + 31) // 32
-    stream = b"".join(sha256(f"{seed}/{b}".encode()).digest() for b in range(blocks))
+    if n < 2:
+        return out
+    blocks = ((n - 1) * 8 + 31) // 32
+    stream = b"".join([sha256(f"{seed}/{b}".encode()).digest() for b in range(blocks)])
+    words = unpack_from(f">{n - 1}Q", stream)
     for k, i in enumerate(range(n - 1, 0, -1)):
-        j = int.from_bytes(stream[8 * k : 8 * k + 8], "big") % (i + 1)
+        j = words[k] % (i + 1)
         out[i], out[j] = out[j], out[i]
     return out
 
