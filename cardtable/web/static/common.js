@@ -81,8 +81,16 @@ const CT = (() => {
     return Array.from(new Uint8Array(buf)).map((b) => b.toString(16).padStart(2, "0")).join("");
   }
 
+  // Show an error in the page's #err banner for 6 s; an empty text hides it.
+  function showError(text) {
+    const e = document.getElementById("err");
+    e.textContent = text;
+    e.classList.toggle("hidden", !text);
+    if (text) setTimeout(() => { if (e.textContent === text) e.classList.add("hidden"); }, 6000);
+  }
+
   return {
-    token, room, connect, send, el, card, rankName, sha256hex,
+    token, room, connect, send, el, card, rankName, sha256hex, showError,
     set onState(f) { onState = f; }, set onError(f) { onError = f; }, set onStatus(f) { onStatus = f; },
   };
 })();

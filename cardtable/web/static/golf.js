@@ -8,12 +8,7 @@
   const $ = (id) => document.getElementById(id);
   let last = null, mode = null, stealFrom = null, sending = false, timerId = null;
 
-  function showError(text) {
-    const e = $("err");
-    e.textContent = text;
-    e.classList.toggle("hidden", !text);
-    if (text) setTimeout(() => { if (e.textContent === text) e.classList.add("hidden"); }, 6000);
-  }
+  const showError = CT.showError;
 
   async function act(action) {
     sending = true;

@@ -11,12 +11,7 @@
   function names(msg) { return msg.seats.map((s) => s.name); }
   function cardText(rank, suit) { return rankName(rank) + suit; }
 
-  function showError(text) {
-    const e = $("err");
-    e.textContent = text;
-    e.classList.toggle("hidden", !text);
-    if (text) setTimeout(() => { if (e.textContent === text) e.classList.add("hidden"); }, 6000);
-  }
+  const showError = CT.showError;
 
   async function act(action) {
     sending = true;
