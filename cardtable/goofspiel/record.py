@@ -44,12 +44,12 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from cardtable.platform.fairness import seed_commitment  # re-exported: records check it
 from cardtable.platform.match import Match, MatchError, MatchFormat
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card, split_suit
@@ -120,11 +120,6 @@ class GameRecord:
     def tag(self, name: str) -> str | None:
         """The value of an extra tag, or ``None``."""
         return dict(self.tags).get(name)
-
-
-def seed_commitment(seed: str) -> str:
-    """SHA-256 hex digest of the seed text (UTF-8): published before play, checked after."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
 def record_from_game(
@@ -469,15 +464,20 @@ def load_records(text: str) -> list[GameRecord]:
 # -- replay and verification -------------------------------------------------------------
 
 
-def _deck_for(record: GameRecord) -> list[int]:
-    """The prize deck implied by the record: revealed prizes in order, then the rest."""
+def revealed_prizes(record: GameRecord) -> list[int]:
+    """The prizes the record shows turned up, in the order they were turned up."""
     revealed: list[int] = []
     for r in record.rounds:
         for p in r.prizes:
             if p not in revealed:
                 revealed.append(p)
-    rest = [p for p in record.ruleset.deck if p not in revealed]
-    return revealed + rest
+    return revealed
+
+
+def _deck_for(record: GameRecord) -> list[int]:
+    """The prize deck implied by the record: revealed prizes in order, then the rest."""
+    revealed = revealed_prizes(record)
+    return revealed + [p for p in record.ruleset.deck if p not in revealed]
 
 
 def replay(record: GameRecord) -> Game:
@@ -510,7 +510,7 @@ def _replay(record: GameRecord, lines: Sequence[int | None]) -> Game:
         raise RecordError("a prize appears twice in one round")
     if record.seed is not None and not rs.fixed_order:
         expected = prize_order_for(rs, record.seed)
-        revealed = [p for p in deck][: len({p for r in record.rounds for p in r.prizes})]
+        revealed = revealed_prizes(record)
         if expected[: len(revealed)] != revealed:
             raise RecordError(f"the Seed tag {record.seed!r} does not reproduce the prize order of this record")
         deck = expected

@@ -26,10 +26,10 @@ is passed to :meth:`GolfAdapter.new_state`). Scores are negated for
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any, Hashable, Sequence
 
+from cardtable.platform.fairness import seed_commitment
 from cardtable.golf import GolfGame, GolfRuleset
 from cardtable.golf.actions import Discard, Draw, Pass, Snap, action_from_dict, action_to_dict
 from cardtable.golf.cards import card_rank
@@ -48,7 +48,7 @@ class GolfState:
 
 
 def _commit(seed: str | None) -> str | None:
-    return None if seed is None else hashlib.sha256(seed.encode("utf-8")).hexdigest()
+    return None if seed is None else seed_commitment(seed)
 
 
 _BOOL_FIELDS = ("snap_opponents",)

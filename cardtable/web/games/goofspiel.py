@@ -21,13 +21,13 @@ of the display.
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Sequence
 
 from cardtable.goofspiel import PLAYER_SUITS, PRIZE_SUIT, Game, Ruleset, RulesetError, format_card
 from cardtable.goofspiel.errors import GoofspielError
+from cardtable.platform.fairness import seed_commitment
 from cardtable.goofspiel.ruleset import PRESETS
 from cardtable.goofspiel.state import PlayerView, RoundResult, prize_order_for
 
@@ -56,7 +56,7 @@ class GoofspielState:
 
 @lru_cache(maxsize=65536)
 def _commit(seed: str | None) -> str | None:
-    return None if seed is None else hashlib.sha256(seed.encode("utf-8")).hexdigest()
+    return None if seed is None else seed_commitment(seed)
 
 
 @lru_cache(maxsize=1024)
@@ -379,7 +379,7 @@ def verify_records(records: Sequence[Any]) -> list[str]:
     Raises:
         RecordError: the first failed check, naming the game.
     """
-    from cardtable.goofspiel.record import RecordError, replay_match
+    from cardtable.goofspiel.record import RecordError, replay_match, revealed_prizes
 
     lines = []
     for i, rec in enumerate(records, 1):
@@ -395,9 +395,7 @@ def verify_records(records: Sequence[Any]) -> list[str]:
             raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed!r} is {_commit(rec.seed)}, "
                               f"not the published SeedCommit {commit}")
         order = prize_order_for(rs, rec.seed)
-        turned: list[int] = []
-        for r in rec.rounds:
-            turned.extend(p for p in r.prizes if p not in turned)
+        turned = revealed_prizes(rec)
         if order[: len(turned)] != turned:
             raise RecordError(f"game {i}: the Seed orders the prizes {order[:len(turned)]}, "
                               f"but the game turned up {turned}")
