@@ -97,6 +97,12 @@ def check_record_path(path: Path) -> None:
         fail(f"--record {path}: the folder {path.parent} does not exist")
 
 
+def reject_record(path: Path, error: Exception) -> None:
+    """Report an inconsistent record (``✗ PATH: reason``) and exit with code 1."""
+    err_console.print(f"[red]✗ {path}:[/red] {error}")
+    raise typer.Exit(1)
+
+
 def read_record_file(path: Path) -> str:
     """The text of a record file.
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from .common import err_console, read_record_file, record_game
+from .common import read_record_file, record_game, reject_record
 
 
 def register(app: typer.Typer) -> None:
@@ -27,8 +27,7 @@ def register(app: typer.Typer) -> None:
             try:
                 summary = replay_text(text)
             except ValueError as exc:
-                err_console.print(f"[red]✗ {file}:[/red] {exc}", markup=True)
-                raise typer.Exit(1)
+                reject_record(file, exc)
             typer.echo(f"✓ {file}: {summary}")
             return
         from cardtable.goofspiel.record import RecordError, load_records, replay_match
@@ -37,8 +36,7 @@ def register(app: typer.Typer) -> None:
             records = load_records(text)
             games, match = replay_match(records)
         except RecordError as exc:
-            err_console.print(f"[red]✗ {file}:[/red] {exc}")
-            raise typer.Exit(1)
+            reject_record(file, exc)
         if not quiet:
             for i, (rec, game) in enumerate(zip(records, games), 1):
                 if game.is_over:

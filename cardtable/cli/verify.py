@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from .common import err_console, read_record_file, record_game
+from .common import read_record_file, record_game, reject_record
 
 
 def register(app: typer.Typer) -> None:
@@ -30,8 +30,7 @@ def register(app: typer.Typer) -> None:
             try:
                 lines = verify_golf_text(text)
             except GolfRecordError as exc:
-                err_console.print(f"[red]✗ {file}:[/red] {exc}")
-                raise typer.Exit(1)
+                reject_record(file, exc)
             for line in lines:
                 typer.echo(line)
             typer.echo(f"✓ {file}: seeds match their commitments and the deals")
@@ -43,8 +42,7 @@ def register(app: typer.Typer) -> None:
             records = load_records(text)
             lines = verify_records(records)
         except RecordError as exc:
-            err_console.print(f"[red]✗ {file}:[/red] {exc}")
-            raise typer.Exit(1)
+            reject_record(file, exc)
         for line in lines:
             typer.echo(line)
         typer.echo(f"✓ {file}: {len(records)} game(s): seeds match their commitments and the prize orders")
