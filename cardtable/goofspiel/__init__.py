@@ -1,6 +1,6 @@
 """Goofspiel (GOPS, the Game of Pure Strategy): the rules engine.
 
-The core model, after RULES.md:
+The core model, after docs/rules.md:
 
 - :class:`Ruleset` -- an immutable, validated variant (cards, players, tie rule,
   high ace, multi-card bids, open prizes, prize order).
@@ -9,7 +9,7 @@ The core model, after RULES.md:
 - :mod:`cardtable.goofspiel.record` -- the text and JSON game-record notations.
 - :mod:`cardtable.goofspiel.bots` -- bots (``random``, ``matcher``, ``heuristic``, ...).
 
-A whole game, worked example 1 of RULES.md first:
+A whole game, worked example 1 of docs/rules.md (Worked examples) first:
 
 >>> game = Game(Ruleset(), prize_deck=[12] + [c for c in range(1, 14) if c != 12])
 >>> game.play([13, 11]).winner, game.points

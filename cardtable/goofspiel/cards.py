@@ -1,7 +1,7 @@
 """Card names, suits and the forms people type.
 
 Cards are represented by their *face rank*: 1 = ace, 2..10, 11 = jack,
-12 = queen, 13 = king. With fewer cards (RULES.md, Variants: "Fewer cards")
+12 = queen, 13 = king. With fewer cards (docs/rules.md, Fewer cards)
 a game uses ranks 1..n. How strong a card bids and what a prize is worth
 depend on the ruleset (high ace), not on the card: see
 :meth:`cardtable.goofspiel.Ruleset.strength`.
@@ -25,7 +25,7 @@ from __future__ import annotations
 from .errors import CardError
 
 PRIZE_SUIT = "♦"
-#: The bidding suit of each seat (0-based), RULES.md, Standard game and Variants.
+#: The bidding suit of each seat (0-based), docs/rules.md, Cards and values.
 PLAYER_SUITS = ("♠", "♣", "♥", "♤", "♧")
 SUIT_LETTERS = {"s": "♠", "c": "♣", "h": "♥", "d": "♦"}
 _RANK_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}

@@ -26,7 +26,7 @@ class CardError(GoofspielError):
 
 
 class IllegalBid(GoofspielError):
-    """A bid the rules do not allow (RULES.md, Standard game: "Illegal")."""
+    """A bid the rules do not allow (docs/rules.md, Illegal bids)."""
 
     def __init__(self, message: str, player: int | None = None) -> None:
         super().__init__(message)

@@ -21,7 +21,7 @@ A round line is ``N. PRIZES | BIDS | OUTCOME``:
   (``7♠+9♠``); seat suits are ♠ ♣ ♥ ♤ ♧ (cards.py);
 - ``OUTCOME``: ``S +V`` (seat S, 1-based, took the pot worth V points),
   ``tie carried`` (carry-over), ``tie discarded`` (discard ties), ``tie unowned``
-  (a tie in the last round: RULES.md, Ties); with open prizes the takes in order,
+  (a tie in the last round: docs/rules.md, Ties); with open prizes the takes in order,
   ``S:PRIZE`` (``2:K♦ 1:9♦``), or ``none``.
 
 Tags: ``Game`` (always ``goofspiel``), ``Rules`` (:meth:`Ruleset.describe`),
@@ -485,8 +485,8 @@ def replay(record: GameRecord) -> Game:
 
     Checks: each bid is legal; each round's prizes are the ones the game had face
     up; each stated outcome (winner and points, tie fate, open-prize takes) is what
-    the rules give; a ``Seed`` reproduces the prize order (RULES.md: order secret,
-    fixed by the shuffle); ``Scores`` and ``Result`` match the finished game.
+    the rules give; a ``Seed`` reproduces the prize order (docs/rules.md, Seeds and
+    the shuffle); ``Scores`` and ``Result`` match the finished game.
 
     Returns:
         The re-played :class:`Game`.

@@ -1,8 +1,8 @@
 """The Goofspiel ruleset: an immutable, validated description of one variant.
 
-Every variant of RULES.md is a field here; a game, a record, a bot and the
-solver all take a :class:`Ruleset`. Presets: ``standard`` (RULES.md, Standard
-game: 13 cards, carry-over ties, low ace, 2 players, shuffled prizes) and
+Every variant of docs/rules.md is a field here; a game, a record, a bot and the
+solver all take a :class:`Ruleset`. Presets: ``standard`` (docs/rules.md, A round
+and Ties: 13 cards, carry-over ties, low ace, 2 players, shuffled prizes) and
 ``discard`` (the same with discard ties, as in the game-theory literature and
 OpenSpiel).
 
@@ -17,10 +17,10 @@ Traceback (most recent call last):
 ...
 cardtable.goofspiel.errors.RulesetError: open_prizes, tie_rule: open prizes stay in the display when bids tie (carry-over by nature); use tie_rule='carry' with open_prizes > 1
 
-Decisions where RULES.md is silent (also in docs/rules.md):
+Decisions where the rule texts are silent (docs/rules.md, Decisions where the texts are silent):
 
 - *High ace with fewer cards*: the ace bids above the highest card and is worth
-  ``cards + 1`` as a prize (14 with 13 cards, as RULES.md says).
+  ``cards + 1`` as a prize (14 with 13 cards: docs/rules.md, High ace).
 - *Highest unique bid* (``unique_bids=True``) composes with the tie rule: equal
   bid strengths drop out first; if no bid remains, the round is a tie and
   ``tie_rule`` says what happens to the pot. With 2 players it changes nothing.
@@ -54,7 +54,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True)
 class Ruleset:
-    """One Goofspiel variant (RULES.md, Standard game and Variants).
+    """One Goofspiel variant (docs/rules.md, Variants and Rulesets in the program).
 
     Attributes:
         cards: ranks per suit, 1..13 (cards A..n in every hand and the prize deck).
@@ -140,7 +140,7 @@ class Ruleset:
         return self.cards + 1 if (card == 1 and self.high_ace) else card
 
     def prize_value(self, card: int) -> int:
-        """Points a prize card is worth (RULES.md: A=1 .. K=13; high ace 14)."""
+        """Points a prize card is worth (docs/rules.md, Cards and values; High ace)."""
         return self.cards + 1 if (card == 1 and self.high_ace) else card
 
     @cached_property

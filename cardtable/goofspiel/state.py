@@ -10,9 +10,9 @@ A :class:`Game` is a mutable state machine in three phases:
 
 Every method that changes the state validates its whole input first: an
 illegal bid raises an :class:`~cardtable.goofspiel.errors.IllegalBid` and
-leaves the state exactly as it was (RULES.md, Standard game: "Illegal").
+leaves the state exactly as it was (docs/rules.md, Illegal bids).
 
-Worked example 2 of RULES.md (ties carry over):
+Worked example 2 of docs/rules.md, Worked examples (ties carry over):
 
 >>> g = Game(Ruleset(), prize_deck=[5, 9] + [c for c in range(1, 14) if c not in (5, 9)])
 >>> g.play([6, 6]).tie, g.pot
@@ -103,7 +103,7 @@ class GameResult:
 
 @dataclass(frozen=True)
 class PlayerView:
-    """What one player may know (RULES.md: prize order secret, spent bids public).
+    """What one player may know (docs/rules.md, What each player knows).
 
     Attributes:
         seat: the viewing player (0-based).
@@ -193,7 +193,7 @@ def _normalise_bid(bid: int | Sequence[int]) -> Bid:
 
 
 class Game:
-    """A Goofspiel game in progress (RULES.md, Standard game and Variants).
+    """A Goofspiel game in progress (docs/rules.md, A round, Ties and Variants).
 
     Args:
         ruleset: the variant (default: the standard game).
@@ -606,9 +606,9 @@ class Game:
 
 
 def top_bidder(strengths: Sequence[int], unique_bids: bool = False) -> int | None:
-    """The seat with the highest bid strength, or ``None`` on a tie (RULES.md, Ties).
+    """The seat with the highest bid strength, or ``None`` on a tie (docs/rules.md, Ties).
 
-    With ``unique_bids`` (RULES.md: "highest unique bid"), strengths bid by more
+    With ``unique_bids`` (docs/rules.md, Highest unique bid), strengths bid by more
     than one player drop out first; if none remains it is a tie.
 
     >>> top_bidder([13, 11]), top_bidder([6, 6]), top_bidder([9, 9, 4], unique_bids=True)
@@ -628,7 +628,7 @@ def top_bidder(strengths: Sequence[int], unique_bids: bool = False) -> int | Non
 
 
 def takers_in_order(strengths: Sequence[int], unique_bids: bool = False) -> list[int]:
-    """Open prizes: the seats that take a prize, highest bid first (RULES.md, Open prizes).
+    """Open prizes: the seats that take a prize, highest bid first (docs/rules.md, Open prizes).
 
     The lowest bid strength takes nothing; seats whose strength is shared take
     nothing (their order cannot be decided); with ``unique_bids`` shared
@@ -693,7 +693,7 @@ def prize_order_for(ruleset: Ruleset, seed: int | str | None) -> list[int]:
 
 
 def result_from_points(points: Sequence[int], total: int) -> GameResult:
-    """Outcomes and point differences from final points (RULES.md: higher total wins)."""
+    """Outcomes and point differences from final points (docs/rules.md, End of the game)."""
     top = max(points)
     leaders = [i for i, p in enumerate(points) if p == top]
     outcomes = tuple(

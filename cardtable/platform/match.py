@@ -1,6 +1,6 @@
 """Matches of several games, for any game whose games end with a score per player.
 
-Two formats (RULES.md, Matches):
+Two formats (docs/rules.md, Matches):
 
 - ``total``: play ``games`` games and add each player's points; the highest sum
   wins the match, an equal highest sum shares it.

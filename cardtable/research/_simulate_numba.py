@@ -1,6 +1,6 @@
 """The Numba kernel of the batched simulator for cheap policies (random, matcher).
 
-Semantics are those of :func:`cardtable.research.simulate.simulate` (RULES.md:
+Semantics are those of :func:`cardtable.research.simulate.simulate` (docs/rules.md:
 single-card bids, one prize at a time); the NumPy path and the engine are the
 reference (tests compare them).
 """

@@ -31,8 +31,8 @@ exactly as OpenSpiel's ``goofspiel`` defines it (zero-sum; with 2 players it is
 half the engine's point difference ``p0 - p1``), or "win_loss" (+1/0/-1, 2
 players only).
 
-Information states: bids are revealed after each round (RULES.md: spent bids are
-public), so a player's information state is the public history (prizes turned
+Information states: bids are revealed after each round (docs/rules.md, What each
+player knows), so a player's information state is the public history (prizes turned
 up, bids, choices) plus the player's id; only the face-down prize order is hidden.
 """
 

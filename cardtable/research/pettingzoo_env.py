@@ -13,7 +13,7 @@ Observations are dicts ``{"observation": float32[obs_size], "action_mask":
 int8[A]}``. Rewards (``reward=``):
 
 - ``"difference"`` (default): 0 until the end; then each seat's point
-  difference (own points minus the best opponent's, RULES.md; the engine's
+  difference (own points minus the best opponent's, docs/rules.md, End of the game; the engine's
   :class:`~cardtable.goofspiel.GameResult`). Zero-sum for 2 players.
 - ``"points"``: the prize points each seat took in that step.
 

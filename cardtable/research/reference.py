@@ -5,7 +5,7 @@ backward induction over *public states* with one linear program per state.
 
 In 2-player Goofspiel with single-card bids and one prize at a time, everything
 except the face-down prize order is public at the start of a round (bids are
-revealed; RULES.md), so the game is a stochastic game of simultaneous-move
+revealed; docs/rules.md, What each player knows), so the game is a stochastic game of simultaneous-move
 stages. With point-difference payoffs (additive over rounds) the value of a
 public state ``(hand0, hand1, pot, remaining prizes)`` is the value of the
 matrix game whose entry for bids ``(a, b)`` is the points won this round

@@ -58,7 +58,7 @@ class SimResult:
 
     @property
     def point_difference(self) -> np.ndarray:
-        """``int64[G, P]``: own points minus the best opponent's (RULES.md; the engine's definition)."""
+        """``int64[G, P]``: own points minus the best opponent's (docs/rules.md, End of the game)."""
         p = self.points
         out = np.empty_like(p)
         for s in range(p.shape[1]):
@@ -172,7 +172,7 @@ def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | 
 
 
 def _winners(strength: np.ndarray, unique: bool) -> np.ndarray:
-    """``int64[G]``: the winning seat or -1 on a tie (RULES.md, Ties; ``top_bidder``)."""
+    """``int64[G]``: the winning seat or -1 on a tie (docs/rules.md, Ties; ``top_bidder``)."""
     s = strength
     if unique:
         counts = (s[:, :, None] == s[:, None, :]).sum(axis=2)

@@ -5,8 +5,8 @@ positions taken *before* a prize is revealed. The value of a position with
 ``k`` cards in each hand is the mean, over the ``k`` equally likely next
 prizes, of the value of a ``k x k`` zero-sum matrix game whose entries are the
 round's outcome (the stake, signed; with the win objective nothing) plus the
-value of the resulting position (RULES.md, Standard game; ties per the tie
-rule; a last-round tie gives the pot to nobody). Each matrix game is solved
+value of the resulting position (docs/rules.md, A round; ties per the tie
+rule, docs/rules.md, Ties; a last-round tie gives the pot to nobody). Each matrix game is solved
 exactly by a dense simplex with Bland's anti-cycling rule
 (:func:`cardtable.solver.kernel.solve_matrix_game`) and verified: the row
 player's guarantee and the column player's guarantee must meet within 1e-9.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-#: Tolerance of the optimality check: both players' guarantees must meet (RULES: issue 3).
+#: Tolerance of the optimality check: both players' guarantees must meet (docs/solver.md, Method).
 CHECK_TOL = 1e-9
 _EPS = 1e-12
 _PIV = 1e-9  # smallest pivot element: smaller ones are rounding noise
@@ -387,8 +387,8 @@ def fill_matrix(M, k, r_child, R_child, pot, d, stake, carry, win, cidx, csign, 
     ``stake`` is the pot plus the revealed prize. Entry = (points objective)
     round outcome x stake + value of the child position; (win objective) the
     child's value at the new point difference. A tie keeps the stake in the pot
-    (carry-over) unless it is the last round, where nobody gets it (RULES.md,
-    Standard game); with discard ties it is put aside.
+    (carry-over) unless it is the last round, where nobody gets it (docs/rules.md,
+    Ties); with discard ties it is put aside.
     """
     npat_c = code_off[k] - code_off[k - 1] if k > 1 else 0
     for a in range(k):
@@ -425,7 +425,7 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
     whose pattern index lies in ``pat_lo..pat_hi-1`` (chunks allow progress reports).
 
     Value of a position = mean over the next revealed prize of the matrix-game
-    value (RULES.md: prizes revealed in random order); with a fixed prize order
+    value (docs/rules.md, What each player knows); with a fixed prize order
     (``next_prize[mask] >= 0``) only that prize is revealed next. ``stats``: [0] games
     solved, [1] positions, [2] largest guarantee gap seen (float view), so the
     caller can verify every game met ``CHECK_TOL``; [3] failures.

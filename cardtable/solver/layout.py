@@ -108,7 +108,7 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
     """Index every position reachable from the start (hands ``amask``/``bmask``,
     all ``len(pval)`` prizes face down, pot ``pot0``, difference ``d0``).
 
-    ``order``: prize indices in their public reveal order (RULES.md, Fixed prize
+    ``order``: prize indices in their public reveal order (docs/rules.md, Fixed prize
     order); then layer k holds only the last k prizes of the order. ``None``:
     shuffled prizes.
 

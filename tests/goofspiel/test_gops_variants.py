@@ -1,4 +1,4 @@
-"""Variants of RULES.md: discard ties, high ace, 3-5 players, multi-card bids,
+"""Variants of docs/rules.md: discard ties, high ace, 3-5 players, multi-card bids,
 open prizes, fixed prize order, fewer cards; and what a player's view may hold."""
 
 import pytest

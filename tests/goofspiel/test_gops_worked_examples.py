@@ -1,4 +1,4 @@
-"""The four worked examples of RULES.md (Standard game), each as its own test."""
+"""The four worked examples of docs/rules.md (Worked examples), each as its own test."""
 
 from cardtable.goofspiel import Game, Ruleset
 

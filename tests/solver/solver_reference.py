@@ -57,7 +57,7 @@ def make_reference(n: int, tie_rule: str, objective: str = "points", high_ace: b
                         gain, cpot = stake, 0
                     elif strength(x) < strength(y):
                         gain, cpot = -stake, 0
-                    else:  # tie: carry the stake on, except in the last round (RULES.md)
+                    else:  # tie: carry the stake on, except in the last round (docs/rules.md, Ties)
                         gain, cpot = 0, (stake if tie_rule == "carry" and not last else 0)
                     child = value(prizes - {p}, a - {x}, b - {y}, cpot,
                                   diff + gain if objective == "win" else 0)

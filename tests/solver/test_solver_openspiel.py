@@ -2,7 +2,7 @@
 OpenSpiel's ``goofspiel`` (random prize order, point-difference returns).
 
 OpenSpiel parameters used: ``imp_info=False`` (bids are revealed after each
-round, as RULES.md says spent bids are public; ``imp_info=True`` would hide the
+round, as docs/rules.md, What each player knows, says; ``imp_info=True`` would hide the
 opponent's bids, a different game), turned into a sequential game with
 ``convert_to_turn_based`` so that ``nash_conv`` applies. OpenSpiel discards
 tied prizes; actions are ``card - 1`` for bids and point-card reveals.

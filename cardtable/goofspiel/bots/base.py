@@ -13,7 +13,7 @@ class GoofspielBot(Bot):
     """Base class of Goofspiel bots.
 
     Subclasses implement :meth:`bid`; :meth:`choose_prize` defaults to taking
-    the most valuable prize of the display (RULES.md, Open prizes).
+    the most valuable prize of the display (docs/rules.md, Open prizes).
     """
 
     def act(self, view: PlayerView) -> Bid | int:

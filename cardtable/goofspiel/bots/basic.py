@@ -22,8 +22,8 @@ class RandomBot(GoofspielBot):
 class MatcherBot(GoofspielBot):
     """Bids the card whose strength equals the newest prize's value.
 
-    This is the predictable rule the Portuguese text warns against (seeds/002,
-    section 06): two matchers tie every round. When that card is gone (open
+    This is the predictable rule the rule texts warn against (docs/rules.md,
+    Tips from the texts): two matchers tie every round. When that card is gone (open
     prizes, multi-card bids) it bids the card closest in strength, filling a
     multi-card bid with its lowest cards. Deterministic.
     """

@@ -1,6 +1,6 @@
 """The ``heuristic`` bot: the beginners' tips of the rule texts, as a one-step policy.
 
-From seeds/000 and seeds/003 ("Tips for beginners") and seeds/002 (section 06):
+After docs/rules.md, Tips from the texts:
 
 - *Count the cards*: every opponent's remaining hand is public, so the bot
   models each opponent's bid as a distribution over the bids that opponent can

@@ -18,7 +18,7 @@ Bošanský, "Convergence of Monte Carlo Tree Search in Simultaneous Move Games"
   trials). A prize-choice node (open prizes) has one acting player.
 - **Playouts**: uniformly random legal bids and choices to the end of the game.
 - **Reward** per player: its point difference (own points minus the best
-  opponent's, RULES.md) scaled to ``[0, 1]`` by the total prize value.
+  opponent's, docs/rules.md, End of the game) scaled to ``[0, 1]`` by the total prize value.
 - **Final move**: DUCT plays the root action visited most; RM samples the
   root's average strategy with the exploration removed (a mixed strategy, as
   equilibria of Goofspiel are mixed).

@@ -7,7 +7,7 @@ without the ``player`` field, which the server fills in from the seat token:
 "target_pos": 5}``, ``{"type": "snap", "owner": 1, "pos": 3}``,
 ``{"type": "pass", "pos": 7}``, ``{"type": "end"}`` (positions 0-based).
 
-Snaps (RULES.md, Golf "Snapping": "in your turn or not") are accepted from any
+Snaps (docs/golf.md: snapping is allowed "in your turn or not") are accepted from any
 seat whenever the engine allows them, resolved in order of arrival. Bots snap
 only at the start of their own turn (at most twice a turn); the terminal
 driver's snap windows need a turn order that a real-time table does not have.
@@ -19,7 +19,7 @@ Round timer fallback: draw, then discard the drawn card; a pending pass gives
 the first card of the grid.
 
 Matches: game ``k`` of a match is started by the next seat, and an early ender
-who lost gets the extra card of RULES.md in the next game (the previous state
+who lost gets the extra card of docs/golf.md in the next game (the previous state
 is passed to :meth:`GolfAdapter.new_state`). Scores are negated for
 :mod:`cardtable.platform.match` (fewest points wins).
 """

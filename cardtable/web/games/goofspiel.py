@@ -1,7 +1,7 @@
 """The Goofspiel adapter: maps :mod:`cardtable.goofspiel` to the web server core.
 
-Bids are simultaneous (RULES.md, Standard game: "both choose a card secretly;
-both bids are revealed at once"). The engine resolves a round only when it
+Bids are simultaneous (docs/rules.md, A round: bids are laid face
+down and turned up together). The engine resolves a round only when it
 gets every bid together (:meth:`Game.play`), so the adapter keeps the bids
 received so far in :attr:`GoofspielState.pending`, outside the engine, and
 shows a viewer only *whether* each other seat has bid, never what. Hands in
