@@ -15,4 +15,5 @@ BOTS: dict[str, str] = {
     "heuristic": "cardtable.goofspiel.bots.heuristic:HeuristicBot",
     "nash": "cardtable.goofspiel.bots.nash:NashBot",
     "mcts": "cardtable.goofspiel.bots.mcts:MCTSBot",
+    "exploiter": "cardtable.goofspiel.bots.exploiter:ExploiterBot",
 }
