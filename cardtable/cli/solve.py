@@ -265,36 +265,61 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def exploit(
-        bot: str = typer.Argument(..., help="bot name (random, matcher, heuristic, nash, ...)"),
-        cards: int = typer.Option(4, "--cards", "-n", help="cards per suit (best response: at most 5)"),
+        bot: str = typer.Argument(..., help="bot spec as in `tournament`: NAME[:key=value,...], e.g. 'mcts:iterations=50'"),
+        cards: int = typer.Option(4, "--cards", "-n", help="cards per suit"),
         ties: str = typer.Option("carry", "--ties", help="tie rule: carry or discard"),
         high_ace: bool = typer.Option(False, "--high-ace"),
         samples: int = typer.Option(200, "--samples", help="act() calls per decision for bots without policy()"),
+        repeats: int = typer.Option(5, "--repeats", help="sampled searches averaged (bots without policy())"),
         seed: int = typer.Option(0, "--seed", help="the bot's seed"),
     ) -> None:
-        """Best response to a bot by expectimax, and the bot's exploitability (points per game)."""
-        from cardtable.platform.bot import UnknownBotError, load_bot
+        """Exact best response to a bot and its exploitability (points per game).
+
+        Bots whose policy depends on the position only (random, matcher, heuristic,
+        nash) get the exact backward induction over positions at any size; others
+        a sampled search over histories (at most 5 cards) with its standard error.
+        """
+        import time
+
+        from cardtable.platform import tournament as T
+        from cardtable.platform.bot import load_bot
         from cardtable.solver import UnsupportedRuleset
-        from cardtable.solver.exploit import MAX_CARDS, best_response
+        from cardtable.solver.exploit import MAX_CARDS, best_response, is_positional
 
         rs = _ruleset(cards, ties, high_ace)
-        if cards > MAX_CARDS:
-            fail(f"--cards {cards}: best responses are computed by full expectimax, at most {MAX_CARDS} cards")
         if samples < 1:
             fail("--samples must be at least 1")
+        if repeats < 1:
+            fail("--repeats must be at least 1")
         try:
-            b = load_bot("goofspiel", bot, seed=seed)
-        except UnknownBotError as exc:
+            entry = T.parse_bot_spec(bot)
+            if entry.kind != "builtin":
+                raise T.TournamentError(f"bot {bot!r}: best responses need a built-in bot, not a program")
+            T.check_bot_options("goofspiel", entry)
+            b = load_bot("goofspiel", entry.target, seed=seed, **entry.options)
+        except (T.TournamentError, ValueError, TypeError) as exc:
             fail(str(exc))
-        how = "exact policy()" if callable(getattr(b, "policy", None)) else f"{samples} samples per decision"
+        if is_positional(b):
+            how = "exact, backward induction over positions"
+        else:
+            if cards > MAX_CARDS:
+                fail(f"--cards {cards}: {entry.label} may use the history, so its best response is a "
+                     f"search over histories, at most {MAX_CARDS} cards")
+            how = ("exact policy(), search over histories" if callable(getattr(b, "policy", None))
+                   else f"sampled: {samples} act() calls per decision, {repeats} searches")
+        t0 = time.perf_counter()
         try:
-            br = best_response(rs, b, samples)
-        except UnsupportedRuleset as exc:
+            br = best_response(rs, b, samples, repeats)
+        except (UnsupportedRuleset, ValueError) as exc:
             fail(str(exc))
-        typer.echo(f"{rs.describe()}: best response to {bot} ({how}), {br.nodes:,} decisions")
+        secs = time.perf_counter() - t0
+        typer.echo(f"{rs.describe()}: best response to {entry.label} ({how}), "
+                   f"{br.nodes:,} decisions, {secs:.1f} s")
         typer.echo(f"  responder as player 1: {br.values[0]:+.6f} points per game")
         typer.echo(f"  responder as player 2: {br.values[1]:+.6f} points per game")
-        typer.echo(f"exploitability of {bot}: {br.exploitability:.6f} points per game (0 = equilibrium)")
+        se = "" if br.stderr is None else f" +- {br.stderr:.6f} (standard error over {br.repeats} searches)"
+        typer.echo(f"exploitability of {entry.label}: {_clean(br.exploitability):.6f}{se} points per game "
+                   "(0 = equilibrium)")
 
 
 def _read_records(path: Path):

@@ -79,6 +79,16 @@ def test_exploit_reports_exploitability():
     r = run("exploit", "matcher", "--cards", "4", "--ties", "discard")
     assert r.exit_code == 0, r.output
     assert "exploitability of matcher: 2.000000" in r.output
+    assert "backward induction over positions" in r.output
+
+
+def test_exploit_takes_bot_specs_with_options():
+    r = run("exploit", "heuristic:noise=0.2", "--cards", "4", "--ties", "discard")
+    assert r.exit_code == 0, r.output
+    assert "exploitability of heuristic:noise=0.2: 3.249917" in r.output
+    r = run("exploit", "mcts:iterations=5", "--cards", "2", "--samples", "4", "--repeats", "2")
+    assert r.exit_code == 0, r.output
+    assert "standard error over 2 searches" in r.output
 
 
 @pytest.mark.parametrize("args,message", [
@@ -97,8 +107,12 @@ def test_exploit_reports_exploitability():
     (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2", "--prize", "4"],
      "must be one of the prizes"),
     (["strategy", "-n", "13", "--ties", "carry"], "cardtable solve --cards 13"),
-    (["exploit", "matcher", "--cards", "7"], "at most 5"),
+    (["exploit", "mcts", "--cards", "7"], "at most 5"),
     (["exploit", "nobody"], "unknown goofspiel bot"),
+    (["exploit", "mcts:depth=3"], "unknown option 'depth'"),
+    (["exploit", "heuristic:noise"], "not key=value"),
+    (["exploit", "cmd:python bot.py"], "built-in bot"),
+    (["exploit", "matcher", "--repeats", "0"], "--repeats must be at least 1"),
     (["analyze", "/nonexistent/file.txt"], "cannot read"),
 ])
 def test_bad_input_fails_clearly(args, message):

@@ -11,6 +11,12 @@ class RandomBot(GoofspielBot):
 
     name = "random"
     description = "bids a uniformly random card (a random legal bid)"
+    positional = True
+
+    def policy(self, view: PlayerView) -> dict[int, float]:
+        """Uniform over the hand: ``{card: 1 / hand size}`` (single-card bids)."""
+        self.check_policy_view(view)
+        return {c: 1.0 / len(view.hand) for c in sorted(view.hand)}
 
     def bid(self, view: PlayerView) -> Bid:
         return self.rng.choice(view.legal_bids())
@@ -30,6 +36,12 @@ class MatcherBot(GoofspielBot):
 
     name = "matcher"
     description = "bids the card equal to the prize (predictable: the Portuguese text warns against it)"
+    positional = True
+
+    def policy(self, view: PlayerView) -> dict[int, float]:
+        """The one card :meth:`bid` plays, with probability 1 (single-card bids)."""
+        self.check_policy_view(view)
+        return {self.bid(view)[0]: 1.0}
 
     def bid(self, view: PlayerView) -> Bid:
         rs = view.ruleset

@@ -44,6 +44,7 @@ class HeuristicBot(GoofspielBot):
 
     name = "heuristic"
     description = "keeps big cards for big prizes, wins by one, dumps its lowest card, counts cards"
+    positional = True
 
     def __init__(self, seed: int | str | None = None, lam: float = 0.5, noise: float = 0.0) -> None:
         super().__init__(seed)
@@ -65,11 +66,12 @@ class HeuristicBot(GoofspielBot):
         total = sum(weights)
         return [(s, w / total) for s, w in zip(sums, weights)]
 
-    def bid(self, view: PlayerView) -> Bid:
+    def _scored(self, view: PlayerView) -> tuple[list[Bid], Bid]:
+        """(legal bids by strength, the best-scoring bid)."""
         rs = view.ruleset
         options = sorted(view.legal_bids(), key=lambda b: (sum(rs.strength(c) for c in b), b))
         if len(options) == 1:
-            return options[0]
+            return options, options[0]
         pot = view.pot_value if rs.open_prizes == 1 else max(rs.prize_value(p) for p in view.pot)
         prizes = sorted(rs.prize_value(p) for p in (*view.remaining_prizes, *view.pot))
         q = sum(1 for v in prizes if v <= pot) / len(prizes)
@@ -85,6 +87,27 @@ class HeuristicBot(GoofspielBot):
             score = p_win * pot + 0.4 * (p_not_lose - p_win) * pot - self.lam * worth
             if score > best_score:
                 best_score, best = score, bid
+        return options, best
+
+    def policy(self, view: PlayerView) -> dict[int, float]:
+        """Exact mixed bid (single-card bids): the best-scoring card with probability
+        ``1 - noise``, each neighbour by strength ``noise / 2`` (at an end of the
+        hand that half stays on the best card)."""
+        self.check_policy_view(view)
+        options, best = self._scored(view)
+        if len(options) == 1 or not self.noise:
+            return {best[0]: 1.0}
+        i = options.index(best)
+        out = {best[0]: 1.0 - self.noise}
+        for j in (i - 1, i + 1):
+            c = options[min(len(options) - 1, max(0, j))][0]
+            out[c] = out.get(c, 0.0) + self.noise / 2
+        return out
+
+    def bid(self, view: PlayerView) -> Bid:
+        options, best = self._scored(view)
+        if len(options) == 1:
+            return best
         if self.noise and self.rng.random() < self.noise:
             i = options.index(best) + self.rng.choice((-1, 1))
             best = options[min(len(options) - 1, max(0, i))]

@@ -54,6 +54,8 @@ class NashBot(GoofspielBot):
         if objective not in ("points", "win"):
             raise ValueError(f"objective must be 'points' or 'win', not {objective!r}")
         self.objective = objective
+        #: the points objective reads only the position; the win objective also the score
+        self.positional = objective == "points"
         self.subgame_limit = subgame_limit
         self.use_table = use_table
         self.ruleset = None
