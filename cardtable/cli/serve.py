@@ -20,6 +20,10 @@ def register(app: typer.Typer) -> None:
             "without it every action still survives a killed server process",
         ),
         log_level: str = typer.Option("warning", help="uvicorn log level (info shows each request)"),
+        limit: list[str] = typer.Option(
+            None, "--limit", help="change one server limit, NAME=VALUE (repeatable; docs/web.md, Limits), "
+            "e.g. --limit claim_ttl=60",
+        ),
     ) -> None:
         """Play in the browser: create games, invite players by link, play against bots.
 
@@ -29,17 +33,22 @@ def register(app: typer.Typer) -> None:
         """
         import uvicorn
 
-        from cardtable.web.app import create_app, default_db_path
+        from cardtable.web.app import create_app, default_db_path, server_options
+        from cardtable.web.limits import Limits
         from cardtable.web.storage import StorageError
 
         levels = ("critical", "error", "warning", "info", "debug", "trace")
         if log_level not in levels:
             fail(f"--log-level must be one of {', '.join(levels)}, not {log_level!r}")
+        try:
+            limits = Limits().with_overrides(limit or [])
+        except ValueError as exc:
+            fail(str(exc))
         path = db if db is not None else default_db_path()
         try:
-            web_app = create_app(path, synchronous="FULL" if durable else "NORMAL")
+            web_app = create_app(path, synchronous="FULL" if durable else "NORMAL", limits=limits)
         except StorageError as exc:
             fail(str(exc))
         typer.echo(f"cardtable: http://{host}:{port}/  (database {path})", err=True)
-        uvicorn.run(web_app, host=host, port=port, log_level=log_level, ws_max_size=1 << 20,
-                    access_log=log_level in ("info", "debug", "trace"))
+        uvicorn.run(web_app, host=host, port=port, log_level=log_level,
+                    access_log=log_level in ("info", "debug", "trace"), **server_options(limits))

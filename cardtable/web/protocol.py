@@ -3,7 +3,9 @@
 Every message is one JSON object with a ``"type"``. Client to server:
 
 - ``{"type": "join", "room": ID, "token": TOKEN}`` -- act for the seat the
-  token belongs to; without ``token``: watch as a spectator. Must come first,
+  token belongs to; ``"claim": CODE`` instead of ``token``: take the seat of an
+  invite's one-time claim code (the ``welcome`` carries the seat's fresh token);
+  with neither: watch as a spectator. Must come first,
   and succeeds once per connection: a second ``join`` gets ``already_joined``
   and changes nothing (open a new connection to switch rooms or seats).
 - ``{"type": "act", "action": {...}, "ref": ANY}`` -- one game action (for
@@ -16,29 +18,33 @@ Server to client: ``welcome``, ``state`` (the full per-viewer view, sent after
 every change), ``ack``, ``error`` (``{"type": "error", "code", "message",
 "ref"}``) and ``pong``. Full details: docs/web.md.
 
+Every message is validated by the schema layer (:mod:`cardtable.web.schema`).
+
 >>> parse_message('{"type": "ping"}')
-{'type': 'ping'}
+Ping(type='ping', ref=None)
 >>> parse_message('{"type": ')
 Traceback (most recent call last):
 ...
-cardtable.web.protocol.ProtocolError: malformed JSON: Expecting value at character 9
+cardtable.web.protocol.ProtocolError: malformed JSON: EOF while parsing a value at line 1 column 9
 """
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
-#: Largest message accepted, in bytes of UTF-8 (an action is well under 200).
+from .limits import Bucket
+from .schema import CLIENT_TYPES, MAX_REF_CHARS, MAX_REF_INT, Act, Join, Next, Ping, SchemaError, message_ref, parse_client_message
+
+#: Largest message accepted, in bytes of UTF-8 (an action is well under 200); see
+#: :class:`cardtable.web.limits.Limits`.
 MAX_MESSAGE_BYTES = 4096
 
-#: A connection whose dropped messages in a row exceed ``FLOOD_FACTOR * burst`` is closed ...
-FLOOD_FACTOR = 20
-#: ... with this WebSocket close code (RFC 6455, 7.4.1: policy violation).
+#: WebSocket close code for a flood (RFC 6455, 7.4.1: policy violation).
 FLOOD_CLOSE_CODE = 1008
-
-CLIENT_TYPES = ("join", "act", "next", "ping")
+#: WebSocket close code for a connection that did not join in time, or one too many
+#: from an address (RFC 6455, 7.4.1: policy violation).
+POLICY_CLOSE_CODE = 1008
 
 
 class ProtocolError(ValueError):
@@ -47,41 +53,66 @@ class ProtocolError(ValueError):
     Attributes:
         code: ``bad_json``, ``bad_message``, ``unknown_type``, ``too_large``,
             ``rate_limited``, ``not_joined``, ``already_joined``, ``bad_token``,
-            ``no_room``, ``forbidden``, or a game's :class:`~cardtable.web.games.ActionError` code.
+            ``bad_claim``, ``no_room``, ``forbidden``, or a game's
+            :class:`~cardtable.web.games.ActionError` code.
+        ref: the message's ``ref`` when it was valid (echoed in the error).
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, ref: Any = None) -> None:
         super().__init__(message)
         self.code = code
+        self.ref = ref
 
 
-def parse_message(text: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
-    """Decode one client message and check its envelope.
+def parse_message(text: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Join | Act | Next | Ping:
+    """Check one client message's size, then parse and validate it with the schema
+    (:func:`cardtable.web.schema.parse_client_message`).
 
     Raises:
-        ProtocolError: ``too_large`` (over ``max_bytes``), ``bad_json``,
-            ``bad_message`` (not an object, or no string ``type``), ``unknown_type``.
+        ProtocolError: ``too_large`` (over ``max_bytes``), ``bad_json`` (not UTF-8 JSON,
+            or nested too deeply), ``unknown_type``, ``bad_message`` (not an object,
+            no ``type``, a missing, unknown or badly typed field).
     """
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise ProtocolError("too_large", f"message of {size} bytes is over the limit of {max_bytes} bytes")
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        detail = f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise ProtocolError("bad_json", f"malformed JSON: {detail}") from None
-    except RecursionError:
-        raise ProtocolError("bad_json", "malformed JSON: nested too deeply") from None
-    if not isinstance(data, dict):
-        raise ProtocolError("bad_message", "a message is a JSON object with a 'type'")
-    kind = data.get("type")
-    if not isinstance(kind, str):
-        raise ProtocolError("bad_message", "the message has no 'type' string")
-    if kind not in CLIENT_TYPES:
-        raise ProtocolError(
-            "unknown_type", f"unknown message type {kind[:40]!r}; expected one of: {', '.join(CLIENT_TYPES)}"
+        return parse_client_message(text)
+    except SchemaError as exc:
+        ref = message_ref(text) if exc.kind != "json" else None
+        raise _protocol_error(text, exc, ref) from None
+
+
+def _protocol_error(text: str | bytes, exc: SchemaError, ref: Any) -> ProtocolError:
+    if exc.kind == "json":
+        return ProtocolError("bad_json", str(exc))
+    locs = exc.locations
+    if any(loc.split(".")[1:2] == ["ref"] for loc in locs):
+        return ProtocolError(
+            "bad_message",
+            f"'ref' must be a string of at most {MAX_REF_CHARS} characters or an integer within +-{MAX_REF_INT}",
         )
-    return data
+    message = str(exc)
+    if locs == ("",) or not locs:
+        if "tag" in message and "'type'" in message and "does not match" in message:
+            kind = _peek_type(text)
+            if isinstance(kind, str):
+                return ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}; expected one of: "
+                                     f"{', '.join(CLIENT_TYPES)}", ref)
+            return ProtocolError("bad_message", "the message's 'type' must be text", ref)
+        if "Unable to extract tag" in message:
+            return ProtocolError("bad_message", "the message has no 'type'", ref)
+        return ProtocolError("bad_message", "a message is a JSON object with a 'type'", ref)
+    return ProtocolError("bad_message", message, ref)
+
+
+def _peek_type(text: str | bytes) -> Any:
+    from pydantic import TypeAdapter
+
+    try:
+        return TypeAdapter(dict[str, Any]).validate_json(text).get("type")
+    except Exception:
+        return None
 
 
 def error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
@@ -90,39 +121,6 @@ def error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
     if ref is not None:
         out["ref"] = ref
     return out
-
-
-#: Longest ``ref`` string echoed back, in characters.
-MAX_REF_CHARS = 64
-#: ``ref`` integers must lie within +-MAX_REF_INT (exact in JavaScript numbers).
-MAX_REF_INT = 2**53 - 1
-
-
-def safe_ref(data: dict[str, Any]) -> Any:
-    """The client's ``ref`` (echoed back in ``ack`` and ``error``): absent or ``null``
-    gives ``None``; otherwise a string of at most :data:`MAX_REF_CHARS` characters
-    or an integer within +-:data:`MAX_REF_INT`.
-
-    >>> safe_ref({"ref": "a1"}), safe_ref({}), safe_ref({"ref": 7})
-    ('a1', None, 7)
-
-    Raises:
-        ProtocolError: ``bad_message`` for any other ``ref`` (a float, a list,
-            ``true``, a longer string, a bigger integer).
-    """
-    ref = data.get("ref")
-    if ref is None:
-        return None
-    if isinstance(ref, str) and len(ref) <= MAX_REF_CHARS:
-        return ref
-    if isinstance(ref, int) and not isinstance(ref, bool) and abs(ref) <= MAX_REF_INT:
-        return ref
-    raise ProtocolError(
-        "bad_message",
-        f"'ref' must be a string of at most {MAX_REF_CHARS} characters or an integer "
-        f"within +-{MAX_REF_INT}; got {type(ref).__name__}"
-        + (f" of {len(ref)} characters" if isinstance(ref, str) else ""),
-    )
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
@@ -139,29 +137,53 @@ def seat_label(seat: int) -> str:
 
 
 class RateLimiter:
-    """Token bucket: ``burst`` messages at once, refilled at ``rate`` per second.
+    """Per-connection flood control: a message bucket and a byte bucket, and a
+    flood count that closes abusers (docs/web.md, "Limits").
+
+    Every frame received is charged its bytes; a frame is processed only if both
+    buckets have room. Each dropped frame adds one message and its bytes to the
+    flood count, which drains at ``rate`` messages and ``byte_rate`` bytes per
+    second; an accepted message does not reset it. :meth:`flooding` is true once
+    the count passes ``flood_factor`` x ``burst`` messages or ``flood_factor`` x
+    ``byte_burst`` bytes.
 
     >>> rl = RateLimiter(rate=1.0, burst=2, clock=lambda: 0.0)
     >>> [rl.allow() for _ in range(3)]
     [True, True, False]
     """
 
-    def __init__(self, rate: float = 20.0, burst: int = 40, clock=time.monotonic) -> None:
-        self.rate = rate
-        self.burst = burst
+    def __init__(
+        self, rate: float = 20.0, burst: int = 40, clock=time.monotonic, *,
+        byte_rate: float = 16384.0, byte_burst: int = 65536, flood_factor: int = 20,
+    ) -> None:
+        self.rate, self.burst = rate, burst
+        self.byte_rate, self.byte_burst = byte_rate, byte_burst
+        self.flood_factor = flood_factor
         self.clock = clock
-        self.tokens = float(burst)
+        self.messages = Bucket(rate, burst, clock)
+        self.bytes = Bucket(byte_rate, byte_burst, clock)
+        self.refused = 0  # dropped messages since the last accepted one (one error per run)
+        self.debt_messages = 0.0
+        self.debt_bytes = 0.0
         self.last = clock()
-        self.refused = 0
 
-    def allow(self) -> bool:
-        """Take one token; ``False`` (and count a refusal) when the bucket is empty."""
+    def allow(self, size: int = 0) -> bool:
+        """Charge one message of ``size`` bytes; ``False`` (counted as dropped) when over a limit."""
         now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        elapsed, self.last = now - self.last, now
+        self.debt_messages = max(0.0, self.debt_messages - elapsed * self.rate)
+        self.debt_bytes = max(0.0, self.debt_bytes - elapsed * self.byte_rate)
+        if self.bytes.wait(size) == 0.0 and self.messages.take():
+            self.bytes.take(size)
             self.refused = 0
             return True
+        self.bytes.take(min(size, self.bytes.tokens))  # dropped bytes still drain the byte bucket
         self.refused += 1
+        self.debt_messages += 1
+        self.debt_bytes += size
         return False
+
+    def flooding(self) -> bool:
+        """True once the dropped messages or bytes outstanding pass the flood threshold."""
+        return (self.debt_messages > self.flood_factor * self.burst
+                or self.debt_bytes > self.flood_factor * self.byte_burst)

@@ -1,7 +1,8 @@
 """Rooms, seats and connections: the game-agnostic core of the web server.
 
 A *room* is a table of seats playing a match (one or more games) of one game.
-Each seat is a person, reached through a secret seat token, or a bot. The room
+Each seat is a person, reached through a secret seat token known only to the
+seat's holder (docs/web.md, "Seat credentials"), or a bot. The room
 owns the authoritative state of its current game, through the game's adapter
 (:mod:`cardtable.web.games`), and:
 
@@ -9,7 +10,10 @@ owns the authoritative state of its current game, through the game's adapter
   (:class:`~cardtable.web.storage.Store`) and only then applies it;
 - sends every connection its own view after each change (a seat's view, or
   the spectators' view), never anybody else's;
-- runs bots (in a worker thread) and the optional round timer;
+- runs bots (in a worker thread) and the optional round timer; bots pause in a
+  room nobody has watched for :attr:`Limits.bot_pause_after` seconds;
+- coalesces presence changes (joins, disconnects, claims) into one ``state``
+  per connection every :attr:`Limits.presence_delay` seconds;
 - rebuilds itself after a restart by replaying the event log.
 
 Nothing here knows a game's rules.
@@ -20,22 +24,49 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import secrets
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from cardtable.platform.match import Match, MatchError, MatchFormat
+from cardtable.platform.names import PlayerNameError, check_player_name, check_player_names
 
 from .games import ActionError, GameAdapter, SettingsError, get_adapter
+from .limits import Bucket, Limits
 from .protocol import ProtocolError, seat_label
+from .schema import ID_PATTERN, CreateRoom, MatchSpec
 from .storage import RoomRow, SeatRow, Store, StorageError
 
 log = logging.getLogger("cardtable.web")
 
-#: Longest round timer accepted at creation, in seconds.
-MAX_TIMER = 3600
-MAX_NAME = 40
+_ID = re.compile(ID_PATTERN)
+
+
+class QuotaError(RuntimeError):
+    """An address used up one of its quotas (HTTP 429); ``retry_after`` in seconds."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class CredentialError(RuntimeError):
+    """A claim code, token or owner key that does not (or no longer) work.
+
+    Attributes:
+        code: ``bad_claim``, ``bad_token``, ``forbidden`` or ``taken``.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def new_credential() -> str:
+    """A fresh secret: 144 random bits as URL-safe text (24 characters)."""
+    return secrets.token_urlsafe(18)
 
 
 def _loop() -> asyncio.AbstractEventLoop | None:
@@ -72,8 +103,9 @@ class Connection:
             (1000 normally; 1008 with a reason for a flood).
     """
 
-    def __init__(self, max_queue: int = 256) -> None:
+    def __init__(self, max_queue: int = 256, address: str = "") -> None:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=max_queue)
+        self.address = address
         self.room: Room | None = None
         self.seat: int | None = None
         self.closed = False
@@ -126,6 +158,8 @@ class Room:
         self._turn: Any = None
         self._timer_task: asyncio.Task | None = None
         self._bot_task: asyncio.Task | None = None
+        self._presence: asyncio.TimerHandle | None = None
+        self.unwatched_since = time.monotonic()
 
     # -- loading ------------------------------------------------------------------------
 
@@ -133,7 +167,7 @@ class Room:
     def load(cls, hub: "Hub", room_id: str) -> "Room | None":
         """Rebuild a room from the database by replaying its event log (``None``: no such room)."""
         row = hub.store.room(room_id)
-        if row is None or row.status == "broken":
+        if row is None or row.status in ("broken", "abandoned"):
             return None
         room = cls(hub, row, hub.store.seats(room_id))
         games = {game_no: (match_no, seed) for game_no, match_no, seed in hub.store.games(room_id)}
@@ -161,12 +195,24 @@ class Room:
         return self.slots[-1]
 
     def seat_for_token(self, token: Any) -> int | None:
-        """The seat whose token this is (constant-time compare), else ``None``."""
+        """The claimed seat whose token this is (constant-time compare), else ``None``."""
         if not isinstance(token, str) or not token:
             return None
         found = None
         for s in self.seats:
-            if s.bot is None and secrets.compare_digest(s.token.encode(), token.encode("utf-8", "replace")):
+            if (secrets.compare_digest(s.token.encode(), token.encode("utf-8", "replace"))
+                    and s.bot is None and s.claimed):
+                found = s.seat
+        return found
+
+    def seat_for_claim(self, code: Any) -> int | None:
+        """The unclaimed seat whose invite claim code this is (constant-time compare), else ``None``."""
+        if not isinstance(code, str) or not code:
+            return None
+        found = None
+        for s in self.seats:
+            if (secrets.compare_digest((s.claim or "").encode(), code.encode("utf-8", "replace"))
+                    and s.claim and s.bot is None and not s.claimed):
                 found = s.seat
         return found
 
@@ -239,32 +285,62 @@ class Room:
 
     # -- connections --------------------------------------------------------------------
 
-    def attach(self, conn: Connection, seat: int | None) -> None:
+    def attach(self, conn: Connection, seat: int | None, token: str | None = None) -> None:
+        """Add a connection (``seat`` ``None``: a spectator): it gets ``welcome`` (with
+        ``token`` when a claim code was just exchanged for one) and its view at once;
+        the others learn of a seated connection through a coalesced presence update."""
         if conn.room is not None:
             conn.room.detach(conn)
         conn.room, conn.seat = self, seat
         self.conns.add(conn)
-        if seat is not None and not self.seats[seat].claimed:
-            self.hub.store.claim_seat(self.id, seat)
-            s = self.seats[seat]
-            self.seats[seat] = SeatRow(s.seat, s.token, s.name, s.bot, True)
-        conn.send({"type": "welcome", "room": self.id, "game": self.adapter.name, "seat": seat,
-                   "name": self.seats[seat].name if seat is not None else None})
-        self.broadcast()
+        welcome: dict[str, Any] = {"type": "welcome", "room": self.id, "game": self.adapter.name, "seat": seat,
+                                   "name": self.seats[seat].name if seat is not None else None}
+        if token is not None:
+            welcome["token"] = token
+        conn.send(welcome)
+        conn.send(self.message_for(seat))
+        if seat is not None:
+            self.hub.store.touch(self.id)
+            self.presence_changed()
+        self._wake_bots()  # bots paused in an unwatched room carry on
 
     def detach(self, conn: Connection) -> None:
         if conn in self.conns:
             self.conns.discard(conn)
             conn.room = None
-            self.broadcast()
+            if conn.seat is not None:
+                self.presence_changed()
+                try:
+                    self.hub.store.touch(self.id)
+                except StorageError:  # presence is not worth failing a disconnect for
+                    pass
+        if not self.conns:
+            self.unwatched_since = time.monotonic()
         if not self.conns and self.adapter.is_over(self.current.state) and self._bot_task is None:
             # nobody is watching a finished game: free the memory (reloaded from the database on demand)
             self.stop()
             if self.hub.rooms.get(self.id) is self:
                 del self.hub.rooms[self.id]
 
+    def presence_changed(self) -> None:
+        """A seat's presence or claim changed: one ``state`` to every connection within
+        :attr:`Limits.presence_delay` seconds, however many changes come meanwhile."""
+        loop = _loop()
+        if loop is None:
+            self.broadcast()
+        elif self._presence is None:
+            self._presence = loop.call_later(self.hub.limits.presence_delay, self._flush_presence)
+
+    def _flush_presence(self) -> None:
+        self._presence = None
+        self.broadcast()
+
     def broadcast(self) -> None:
-        """Send every connection its own view (built once per distinct viewer)."""
+        """Send every connection its own view (built once per distinct viewer); a pending
+        presence update is included."""
+        if self._presence is not None:
+            self._presence.cancel()
+            self._presence = None
         if not self.conns:
             return
         info = self.seats_info()
@@ -337,6 +413,8 @@ class Room:
                 waiting = [s for s in sorted(self.adapter.to_act(slot.state)) if s in self.bots]
                 if not waiting:
                     return
+                if not self.conns and time.monotonic() - self.unwatched_since > self.hub.limits.bot_pause_after:
+                    return  # nobody is watching: paused until somebody joins (attach wakes the bots)
                 seat = waiting[0]
                 view = self.adapter.bot_view(slot.state, seat)
                 try:
@@ -396,6 +474,9 @@ class Room:
         self.changed()
 
     def stop(self) -> None:
+        if self._presence is not None:
+            self._presence.cancel()
+            self._presence = None
         for task in (self._timer_task, self._bot_task):
             if task is not None:
                 task.cancel()
@@ -404,33 +485,30 @@ class Room:
 
 
 class Hub:
-    """All rooms of one server: creation, lazy loading from the database, the lobby.
+    """All rooms of one server: creation, lazy loading from the database, the lobby,
+    seat credentials, per-address quotas and the sweeps of :meth:`sweep`.
 
     Args:
         store: the database.
         seed_factory: makes each game's secret seed (tests inject known seeds).
-        rate, burst: per-connection message rate limit (messages/second, burst size).
-        max_bytes: largest accepted message.
+        limits: every limit (:class:`~cardtable.web.limits.Limits`).
     """
 
-    def __init__(
-        self,
-        store: Store,
-        seed_factory: Callable[[], str] = new_seed,
-        rate: float = 20.0,
-        burst: int = 40,
-        max_bytes: int = 4096,
-    ) -> None:
+    def __init__(self, store: Store, seed_factory: Callable[[], str] = new_seed, limits: Limits | None = None) -> None:
         self.store = store
         self.seed_factory = seed_factory
-        self.rate = rate
-        self.burst = burst
-        self.max_bytes = max_bytes
+        self.limits = limits or Limits()
         self.rooms: dict[str, Room] = {}
+        self._creations: dict[str, Bucket] = {}
+        self._holds: dict[tuple[str, int], str] = {}  # unconfirmed lobby claim -> the address holding it
+        self._connections: dict[str, int] = {}
+
+    # -- rooms --------------------------------------------------------------------------
 
     def room(self, room_id: Any) -> Room | None:
-        """The live room ``room_id``, loaded from the database if needed; ``None``: unknown."""
-        if not isinstance(room_id, str) or not 1 <= len(room_id) <= 64:
+        """The live room ``room_id``, loaded from the database if needed; ``None``: unknown
+        (or not a well-formed room id: such an id is never looked up)."""
+        if not isinstance(room_id, str) or not _ID.match(room_id):
             return None
         room = self.rooms.get(room_id)
         if room is None:
@@ -460,88 +538,87 @@ class Hub:
     def resume_all(self) -> int:
         """Load every unfinished room (after a restart): bots and timers carry on.
 
-        A room that fails to load is marked broken (:meth:`mark_broken`) and skipped.
+        Rooms idle for longer than :attr:`Limits.abandon_after` are abandoned first
+        (:meth:`sweep`); a room that fails to load is marked broken (:meth:`mark_broken`).
 
         Returns:
             The number of rooms resumed.
         """
+        self.abandon_idle()
         resumed = 0
         for room_id in self.store.unfinished_rooms():
             if self.room(room_id) is not None:
                 resumed += 1
         return resumed
 
-    def create_room(self, request: Any) -> dict[str, Any]:
-        """Create a room from the creation form's JSON.
+    # -- creation -----------------------------------------------------------------------
 
-        ``request``: ``{"game": "goofspiel", "settings": {...}, "seats": [{"bot":
-        null|NAME, "name": TEXT}, ...], "match": "total 1", "timer": SECONDS,
-        "listed": true}``; everything but ``game`` is optional.
+    def create_room(self, request: CreateRoom, address: str = "") -> dict[str, Any]:
+        """Create a room from the creation form (already validated by :class:`CreateRoom`).
 
         Returns:
-            ``{"room", "game", "seats": [{"seat", "name", "bot", "token"}], "commit"}``;
-            ``token`` only for human seats (the invite links), ``commit`` is the
-            first game's seed commitment.
+            ``{"room", "game", "owner", "seats": [{"seat", "name", "bot", "claim"}],
+            "commit"}``: ``claim`` is each human seat's one-time claim code (the invite
+            link), ``owner`` the key that re-invites a seat (:meth:`reinvite`),
+            ``commit`` the first game's seed commitment.
 
         Raises:
+            QuotaError: ``address`` created :attr:`Limits.room_burst` rooms too quickly.
             SettingsError: any bad field, or a bot that cannot play the ruleset
                 (its ``new_game`` raises ``ValueError``); nothing is stored.
         """
         from cardtable.platform.bot import UnknownBotError, bot_class
 
-        if not isinstance(request, dict):
-            raise SettingsError("the request must be a JSON object")
-        adapter = get_adapter(request.get("game", "goofspiel"))
-        settings = adapter.normalise_settings(request.get("settings"))
+        adapter = get_adapter(request.game)
+        settings = adapter.normalise_settings(request.settings)
         n = adapter.seat_count(settings)
-        seats_in = request.get("seats")
-        if seats_in is None:
-            seats_in = [{} for _ in range(n)]
-        if not isinstance(seats_in, list) or len(seats_in) != n:
+        seats_in = request.seats if request.seats is not None else []
+        if request.seats is not None and len(seats_in) != n:
             raise SettingsError(f"the ruleset has {n} seats; 'seats' must list {n} entries")
-        try:
-            fmt_raw = request.get("match", "total 1")
-            if isinstance(fmt_raw, dict):
-                fmt = MatchFormat(fmt_raw.get("kind", "total"), fmt_raw.get("games", 1),
-                                  fmt_raw.get("tiebreak", "extra-game"))
-            elif isinstance(fmt_raw, str):
-                fmt = MatchFormat.parse(fmt_raw)
-            else:
-                raise MatchError("match must be text such as 'total 3' or an object")
-        except MatchError as exc:
-            raise SettingsError(f"bad match format: {exc}") from None
-        timer = request.get("timer", 0) or 0
-        if isinstance(timer, bool) or not isinstance(timer, (int, float)) or not 0 <= timer <= MAX_TIMER:
-            raise SettingsError(f"timer must be 0 (none) or 1..{MAX_TIMER} seconds")
-        if 0 < timer < 1:
-            raise SettingsError("timer must be at least 1 second")
-        listed = request.get("listed", True)
-        if not isinstance(listed, bool):
-            raise SettingsError("listed must be true or false")
-        seats: list[SeatRow] = []
-        for i, entry in enumerate(seats_in):
-            if not isinstance(entry, dict):
-                raise SettingsError(f"{seat_label(i)}: expected an object such as {{\"bot\": \"heuristic\"}}")
-            bot = entry.get("bot") or None
+        fmt = self._match_format(request.match)
+        listed = request.listed
+        bots: list[str | None] = []
+        names: list[str] = []
+        for i in range(n):
+            entry = seats_in[i] if seats_in else None
+            bot = (entry.bot or None) if entry is not None else None
             if bot is not None:
-                if not isinstance(bot, str):
-                    raise SettingsError(f"{seat_label(i)}: bot must be a bot name")
                 try:
                     bot_class(adapter.name, bot)
                 except UnknownBotError as exc:
                     raise SettingsError(f"{seat_label(i)}: {exc}") from None
                 bot = bot.strip().lower()
-                self._check_bot(adapter, bot, i, settings)
-            name = entry.get("name")
-            if name is None or (isinstance(name, str) and not name.strip()):
+            name = entry.name if entry is not None else None
+            if name is None or not name.strip():
                 name = f"{bot} bot" if bot else f"Player {i + 1}"
-            if not isinstance(name, str) or len(name) > MAX_NAME or any(ch in name for ch in ';"\\\n\r'):
-                raise SettingsError(f"{seat_label(i)}: a name is up to {MAX_NAME} characters without ; \" or \\")
+                if name.casefold() in {x.casefold() for x in names}:
+                    name = f"{name} {i + 1}"
+            else:
+                try:
+                    check_player_name(name)
+                except PlayerNameError as exc:
+                    raise SettingsError(f"{seat_label(i)}: {exc}") from None
+            bots.append(bot)
+            names.append(name)
+        try:
+            check_player_names(names)
+        except PlayerNameError as exc:
+            raise SettingsError(str(exc)) from None
+        for i, bot in enumerate(bots):
+            if bot is not None:
+                self._check_bot(adapter, bot, i, settings)
+        self._take_quota(address)
+        seats: list[SeatRow] = []
+        for i, (bot, name) in enumerate(zip(bots, names)):
+            human = bot is None
             # a listed room keeps its first human seat for the creator: the lobby offers the others
-            reserved = listed and bot is None and not any(x.bot is None for x in seats)
-            seats.append(SeatRow(i, secrets.token_urlsafe(18), name.strip(), bot, bot is not None or reserved))
+            reserved = listed and human and not any(x.bot is None for x in seats)
+            seats.append(SeatRow(i, new_credential(), name, bot, not human, new_credential() if human else None,
+                                 None, reserved))
         room_id = secrets.token_urlsafe(6)
-        row = RoomRow(room_id, adapter.name, settings, str(fmt), float(timer), listed, "playing", time.time())
+        owner = new_credential()
+        row = RoomRow(room_id, adapter.name, settings, str(fmt), float(request.timer), listed, "playing",
+                      time.time(), owner)
         seed = self.seed_factory()
         self.store.create_room(row, seats, seed)
         room = self.room(room_id)
@@ -549,10 +626,33 @@ class Hub:
         return {
             "room": room_id,
             "game": adapter.name,
-            "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot, "token": None if s.bot else s.token}
-                      for s in seats],
+            "owner": owner,
+            "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot, "claim": s.claim} for s in seats],
             "commit": adapter.commitment(room.current.state),
         }
+
+    @staticmethod
+    def _match_format(spec: MatchSpec | str) -> MatchFormat:
+        from .schema import MAX_MATCH_GAMES
+
+        try:
+            fmt = (MatchFormat(spec.kind, spec.games, spec.tiebreak) if isinstance(spec, MatchSpec)
+                   else MatchFormat.parse(spec))
+        except MatchError as exc:
+            raise SettingsError(f"bad match format: {exc}") from None
+        if not 1 <= fmt.games <= MAX_MATCH_GAMES:
+            raise SettingsError(f"bad match format: a match has 1..{MAX_MATCH_GAMES} games, not {fmt.games}")
+        return fmt
+
+    def _take_quota(self, address: str) -> None:
+        lim = self.limits
+        bucket = self._creations.get(address)
+        if bucket is None:
+            bucket = self._creations[address] = Bucket(lim.rooms_per_hour / 3600.0, lim.room_burst)
+        if not bucket.take():
+            wait = bucket.wait()
+            raise QuotaError(f"too many rooms created from your address: at most {lim.room_burst} at once and "
+                             f"{lim.rooms_per_hour:g} per hour; try again in {wait:.0f} s", wait)
 
     def playable_bots(self, game: Any, raw_settings: Any) -> list[dict[str, Any]]:
         """Which of ``game``'s bots can play these creation settings (for the form).
@@ -591,17 +691,134 @@ class Hub:
             raise SettingsError(f"{seat_label(seat)}: the {bot} bot failed to start ({type(exc).__name__}: {exc})"
                                 ) from None
 
-    def claim(self, room_id: str) -> dict[str, Any] | None:
-        """Give the first free human seat of a listed room to a lobby visitor (``None``: none free)."""
+    # -- seat credentials (docs/web.md, "Seat credentials") ------------------------------
+
+    def claim(self, room_id: str, address: str = "") -> dict[str, Any] | None:
+        """Give the first free seat of a listed room to a lobby visitor: a fresh token,
+        known only to them; the seat's invite claim code is revoked. The seat is held
+        for :attr:`Limits.claim_ttl` seconds until a connection joins with the token,
+        then for good.
+
+        Returns:
+            ``{"room", "seat", "name", "token", "hold"}``, or ``None``: no free seat.
+
+        Raises:
+            QuotaError: ``address`` already holds :attr:`Limits.claims_per_address`
+                unconfirmed claims.
+        """
         room = self.room(room_id)
         if room is None or not room.row.listed:
             return None
-        row = self.store.claim_free_seat(room_id)
-        if row is None:
+        free = [s for s in room.seats if s.bot is None and not s.claimed and not s.reserved]
+        if not free:
             return None
+        held = sum(1 for a in self._holds.values() if a == address)
+        if held >= self.limits.claims_per_address:
+            raise QuotaError(f"your address already holds {held} seat(s) it has not joined; join them or wait "
+                             f"{self.limits.claim_ttl:g} s until they are released", self.limits.claim_ttl)
+        token = new_credential()
+        row = self.store.take_seat(room_id, free[0].seat, token, time.time() + self.limits.claim_ttl)
         room.seats[row.seat] = row
-        room.broadcast()
-        return {"room": room_id, "seat": row.seat, "name": row.name, "token": row.token}
+        self._holds[(room_id, row.seat)] = address
+        room.presence_changed()
+        return {"room": room_id, "seat": row.seat, "name": row.name, "token": token, "hold": self.limits.claim_ttl}
+
+    def redeem(self, room: Room, code: str) -> tuple[int, str]:
+        """Exchange an invite's one-time claim code for the seat and a fresh token.
+
+        Raises:
+            CredentialError: ``bad_claim``: no unclaimed seat of this room has that code
+                (used, revoked by a lobby claim or a re-invite, or never issued).
+        """
+        seat = room.seat_for_claim(code)
+        if seat is None:
+            raise CredentialError("bad_claim", "that invite link is used up or was replaced: each invite works "
+                                  "once; ask the room's creator for a new one, or join without it to watch")
+        token = new_credential()
+        room.seats[seat] = self.store.take_seat(room.id, seat, token, None)
+        return seat, token
+
+    def confirm(self, room: Room, seat: int) -> None:
+        """A connection joined with the seat's token: a lobby claim's hold becomes permanent."""
+        if room.seats[seat].hold_until is not None:
+            self.store.confirm_seat(room.id, seat)
+            s = room.seats[seat]
+            room.seats[seat] = SeatRow(s.seat, s.token, s.name, s.bot, s.claimed, s.claim, None, s.reserved)
+        self._holds.pop((room.id, seat), None)
+
+    def reinvite(self, room_id: str, seat: int, owner: str) -> dict[str, Any]:
+        """Revoke an unclaimed seat's invite and issue a new claim code (the room's owner only).
+
+        Returns:
+            ``{"room", "seat", "claim"}``.
+
+        Raises:
+            CredentialError: ``forbidden`` (not the owner key, or a bot's seat),
+                ``taken`` (a person holds the seat: their credential is theirs alone).
+            KeyError: no such room or seat.
+        """
+        room = self.room(room_id)
+        if room is None or not 0 <= seat < len(room.seats):
+            raise KeyError(seat)
+        key = room.row.owner or ""
+        if not (key and secrets.compare_digest(key.encode(), owner.encode())):
+            raise CredentialError("forbidden", "that is not this room's owner key")
+        s = room.seats[seat]
+        if s.bot is not None:
+            raise CredentialError("forbidden", f"{seat_label(seat)} is a bot's seat")
+        if s.claimed:
+            raise CredentialError("taken", f"{seat_label(seat)} is taken: only its holder has its credential, "
+                                  "and nobody can revoke it")
+        code = new_credential()
+        room.seats[seat] = self.store.free_seat(room_id, seat, new_credential(), code)
+        return {"room": room_id, "seat": seat, "claim": code}
+
+    # -- quotas and sweeps ----------------------------------------------------------------
+
+    def connect(self, address: str) -> bool:
+        """Count a new WebSocket from ``address``; ``False`` when it is one too many."""
+        n = self._connections.get(address, 0)
+        if n >= self.limits.connections_per_address:
+            return False
+        self._connections[address] = n + 1
+        return True
+
+    def disconnect(self, address: str) -> None:
+        n = self._connections.get(address, 0) - 1
+        if n > 0:
+            self._connections[address] = n
+        else:
+            self._connections.pop(address, None)
+
+    def sweep(self) -> None:
+        """Release expired lobby claims, abandon idle rooms, forget full creation buckets."""
+        for room_id, seat in self.store.expired_holds(time.time()):
+            self._holds.pop((room_id, seat), None)
+            row = self.store.free_seat(room_id, seat, new_credential(), None)
+            log.info("room %s: an unconfirmed lobby claim of %s expired; the seat is free again",
+                     room_id, seat_label(seat))
+            room = self.rooms.get(room_id)
+            if room is not None:
+                room.seats[seat] = row
+                room.presence_changed()
+        self.abandon_idle()
+        for address, bucket in list(self._creations.items()):
+            if bucket.wait(bucket.capacity) == 0.0:
+                del self._creations[address]
+
+    def abandon_idle(self) -> None:
+        """Abandon unfinished rooms idle for :attr:`Limits.abandon_after` seconds (no action,
+        no seated connection): status ``abandoned``, unloaded, neither listed nor resumed."""
+        for room_id in self.store.idle_rooms(time.time() - self.limits.abandon_after):
+            room = self.rooms.get(room_id)
+            if room is not None and any(c.seat is not None for c in room.conns):
+                self.store.touch(room_id)
+                continue
+            self.store.set_status(room_id, "abandoned")
+            log.info("room %s abandoned: no action and nobody seated for %g s", room_id, self.limits.abandon_after)
+            if room is not None:
+                room.stop()
+                del self.rooms[room_id]
 
     def lobby(self) -> list[dict[str, Any]]:
         out = []
@@ -617,8 +834,8 @@ class Hub:
                 "settings": row.settings,
                 "match": row.match_format,
                 "timer": row.timer,
-                "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot, "free": s.bot is None and not s.claimed}
-                          for s in seats],
+                "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot,
+                           "free": s.bot is None and not s.claimed and not s.reserved} for s in seats],
                 "created": row.created,
             })
         return out

@@ -28,8 +28,8 @@ def table(make_client):
     """A 5-card game between two people; returns (client, room id, seat-1 socket, seat-2 socket)."""
     client = make_client(seed_factory=seeds("seed-A"))
     info = create_room(client, settings={"cards": 5})
-    a = join(client, info["room"], info["seats"][0]["token"])
-    b = join(client, info["room"], info["seats"][1]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
+    b = join(client, info["room"], info["seats"][1]["claim"])
     return client, info["room"], a, b
 
 
@@ -116,10 +116,10 @@ def test_second_join_is_refused_and_changes_nothing(make_client):
     info = create_room(client, settings={"cards": 5})
     other = create_room(client, settings={"cards": 5})
     room = info["room"]
-    a = join(client, room, info["seats"][0]["token"])
-    for again in ({"type": "join", "room": room, "token": info["seats"][1]["token"]},  # another seat
+    a = join(client, room, info["seats"][0]["claim"])
+    for again in ({"type": "join", "room": room, "token": info["seats"][1]["claim"]},  # another seat
                   {"type": "join", "room": room},  # spectator
-                  {"type": "join", "room": other["room"], "token": other["seats"][0]["token"]}):  # another room
+                  {"type": "join", "room": other["room"], "token": other["seats"][0]["claim"]}):  # another room
         got = a.request(again)
         assert [m["code"] for m in got if m["type"] == "error"] == ["already_joined"], got
         assert not [m for m in got if m["type"] in ("welcome", "state")], got
@@ -183,8 +183,8 @@ def test_second_bid_in_the_same_round(table):
 def test_bid_after_the_game_ended(make_client):
     client = make_client(seed_factory=seeds("short"))
     info = create_room(client, settings={"cards": 2})
-    a = join(client, info["room"], info["seats"][0]["token"])
-    b = join(client, info["room"], info["seats"][1]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
+    b = join(client, info["room"], info["seats"][1]["claim"])
     for card in (1, 2):
         a.request({"type": "act", "action": {"bid": [card]}})
         b.request({"type": "act", "action": {"bid": [card]}})
@@ -202,12 +202,13 @@ def test_bad_or_missing_seat_token(make_client):
     one = create_room(client, settings={"cards": 5})
     other = create_room(client, settings={"cards": 5})
     room = one["room"]
-    a = join(client, room, one["seats"][0]["token"])
+    a = join(client, room, one["seats"][0]["claim"])
     before = snapshot(client, room)
-    for bad in ("nope", other["seats"][0]["token"], 12345, ""):
+    for bad, code in (("nope", "bad_token"), (other["seats"][0]["claim"], "bad_claim"), (12345, "bad_message"),
+                      ("", "bad_message"), ("x" * 65, "bad_message")):
         intruder = join(client, room, bad)
         err = last_error(intruder)
-        assert err["code"] == "bad_token", err
+        assert err["code"] == code, err
         intruder.request({"type": "act", "action": {"bid": [1]}})
         assert last_error(intruder)["code"] == "not_joined"
         assert not [f for f in intruder.frames if f["type"] == "state"]  # saw nothing of the game
@@ -248,8 +249,8 @@ def test_flood_closes_with_policy_violation(make_client):
     client = make_client(seed_factory=seeds("flood"), rate=0.2, burst=2)
     info = create_room(client, settings={"cards": 5})
     room = info["room"]
-    a = join(client, room, info["seats"][0]["token"])
-    b = join(client, room, info["seats"][1]["token"])
+    a = join(client, room, info["seats"][0]["claim"])
+    b = join(client, room, info["seats"][1]["claim"])
     before = snapshot(client, room)
     for _ in range(200):
         a.send({"type": "act", "action": {"bid": [99]}})
@@ -267,8 +268,8 @@ def test_flood_is_rate_limited(make_client):
     client = make_client(seed_factory=seeds("flood"), rate=5.0, burst=5)
     info = create_room(client, settings={"cards": 5})
     room = info["room"]
-    a = join(client, room, info["seats"][0]["token"])
-    b = join(client, room, info["seats"][1]["token"])
+    a = join(client, room, info["seats"][0]["claim"])
+    b = join(client, room, info["seats"][1]["claim"])
     time.sleep(1.1)  # refill a's bucket after joining
     before = snapshot(client, room)
     for _ in range(60):
@@ -284,7 +285,7 @@ def test_flood_is_rate_limited(make_client):
 
 
 def test_parse_message_unit():
-    assert parse_message('{"type": "join", "room": "x"}')["room"] == "x"
+    assert parse_message('{"type": "join", "room": "x"}').room == "x"
     for text, code in [("{", "bad_json"), ("1", "bad_message"), ('{"type": 3}', "bad_message"),
                        ('{"type": "x"}', "unknown_type"), ("x" * 5000, "too_large")]:
         with pytest.raises(ProtocolError) as info:

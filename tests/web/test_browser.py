@@ -6,13 +6,14 @@ These tests fail (they do not skip) when Chromium is missing: CI installs it.
 from __future__ import annotations
 
 import os
+import re
 
 import httpx
 import pytest
 
 from cardtable.goofspiel.record import parse_text, replay_match
 from cardtable.web.games.goofspiel import verify_records
-from web_helpers import create_room, join, seeds
+from web_helpers import CLAIMED, create_room, join, seeds
 
 pytestmark = pytest.mark.browser
 
@@ -67,14 +68,15 @@ def test_two_browsers_play_a_whole_game(browser, live_server):
     a.wait_for_selector("a.seat-link")
     link_a = a.get_attribute('a.seat-link[data-seat="0"]', "href")
     link_b = a.get_attribute('a.seat-link[data-seat="1"]', "href")
-    assert "#token=" in link_a and link_a != link_b
+    assert "#claim=" in link_a and link_a != link_b
     room = a.get_attribute("#created", "data-room")
     a.goto(link_a)
     # the second player finds the game in the lobby and takes the free seat
     b = new_page(browser, viewport={"width": 800, "height": 800})
     b.goto(server.url + "/")
     b.click(f'.lobby-room[data-room="{room}"] button')
-    b.wait_for_url(link_b)
+    b.wait_for_url(re.compile(r"#token="))  # a fresh token of its own, not the creator's invite for seat 2
+    assert link_b.split("#claim=")[1] not in b.url
     wait_round(a, 1, 13)
     wait_round(b, 1, 13)
     for r in range(1, 14):
@@ -140,7 +142,7 @@ def test_phone_screen_shows_the_whole_hand(browser, live_server, tmp_path):
     info = httpx.post(server.url + "/api/rooms", json={"seats": [{}, {"bot": "random"}]}).json()
     page = new_page(browser, viewport={"width": 375, "height": 667}, device_scale_factor=2, is_mobile=True,
                     has_touch=True)
-    page.goto(f"{server.url}/play/{info['room']}#token={info['seats'][0]['token']}")
+    page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
     wait_round(page, 1, 13)
     for r in (1, 2):
         bid(page, r)
@@ -208,7 +210,7 @@ def test_page_reconnects_after_a_server_restart(browser, tmp_path):
     try:
         info = httpx.post(first.url + "/api/rooms", json={"seats": [{}, {"bot": "matcher"}]}).json()
         page = new_page(browser, viewport={"width": 900, "height": 900})
-        page.goto(f"{first.url}/play/{info['room']}#token={info['seats'][0]['token']}")
+        page.goto(f"{first.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
         wait_round(page, 1, 13)
         bid(page, 13)
         wait_round(page, 2, 13)
@@ -260,7 +262,7 @@ def test_goofspiel_phone_single_card_bids_and_one_game_over(browser, live_server
     server = live_server()
     info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 3}, "seats": [{}, {"bot": "matcher"}]}).json()
     page = new_page(browser, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
-    page.goto(f"{server.url}/play/{info['room']}#token={info['seats'][0]['token']}")
+    page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
     wait_round(page, 1, 3)
     assert page.inner_text("#hint") == "Click a card to bid it"
     assert page.locator("#bidbtn").is_hidden()  # single-card bids: click the card, no Bid button
@@ -283,7 +285,7 @@ def test_goofspiel_two_card_bids_keep_the_bid_button(browser, live_server):
     info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 6, "cards_per_bid": 2},
                                                        "seats": [{}, {"bot": "random"}]}).json()
     page = new_page(browser, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
-    page.goto(f"{server.url}/play/{info['room']}#token={info['seats'][0]['token']}")
+    page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
     wait_round(page, 1, 3)
     assert page.locator("#bidbtn").is_visible() and page.locator("#bidbtn").is_disabled()
     assert "Pick 2 cards" in page.inner_text("#hint")
@@ -295,7 +297,7 @@ def test_golf_first_turn_end_wording_and_empty_pile(browser, live_server, make_c
     db = tmp_path / "golf.sqlite3"
     client = make_client(db=db, seed_factory=seeds("golf-pile"), rate=1000, burst=1000)
     info = create_room(client, game="golf", seats=[{"name": "Ann"}, {"name": "Bob"}])
-    room, tokens = info["room"], [s["token"] for s in info["seats"]]
+    room, tokens = info["room"], [s["claim"] for s in info["seats"]]
 
     socks = [join(client, room, t) for t in tokens]
     for _ in range(400):
@@ -311,14 +313,14 @@ def test_golf_first_turn_end_wording_and_empty_pile(browser, live_server, make_c
     fresh = create_room(client, game="golf", seats=[{"name": "Ann"}, {"name": "Bob"}])
     server = live_server(db_path=db)  # on the same database, after the game above
     page = new_page(browser, viewport={"width": 900, "height": 1000})
-    page.goto(f"{server.url}/play/{fresh['room']}#token={fresh['seats'][0]['token']}")
+    page.goto(f"{server.url}/play/{fresh['room']}#claim={fresh['seats'][0]['claim']}")
     page.wait_for_selector('body[data-actor="0"][data-phase="draw"]')
     # the first turn: the status line and the hint under the buttons say the same thing
     assert page.inner_text("#status") == "Your turn: draw a card"
     assert "press Draw" in page.inner_text("#hint") and "waiting" not in page.inner_text("#hint")
     assert page.locator("#pilecard.card.back").count() == 1
 
-    page.goto(f"{server.url}/play/{room}#token={tokens[0]}")
+    page.goto(f"{server.url}/play/{room}#token={CLAIMED[tokens[0]]}")  # the token the invite was exchanged for
     page.wait_for_selector("#winner")
     winner = page.inner_text("#winner")
     assert "the draw pile ran out" in winner and "ended by" not in winner

@@ -71,7 +71,7 @@ def test_a_room_that_fails_to_load_does_not_stop_the_server(make_client, tmp_pat
     ws = join(c2, bad["room"])
     assert ws.errors()[-1]["code"] == "no_room"
     # everything else is served
-    a = join(c2, good["room"], good["seats"][0]["token"])
+    a = join(c2, good["room"], good["seats"][0]["claim"])
     got = a.request({"type": "act", "action": {"bid": [5]}, "ref": "ok"})
     assert any(m["type"] == "ack" for m in got), got
     assert hub.store.broken_reason(good["room"]) is None

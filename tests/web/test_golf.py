@@ -58,7 +58,7 @@ def test_golf_against_a_bot_with_a_spectator(make_client, tmp_path):
     client = make_client(seed_factory=seeds("golf-1", "golf-2"), rate=1000, burst=1000)
     info = create_room(client, game="golf", seats=[{"name": "Ann"}, {"bot": "heuristic"}], match="total 2")
     room = info["room"]
-    me = join(client, room, info["seats"][0]["token"])
+    me = join(client, room, info["seats"][0]["claim"])
     watcher = join(client, room)
     first = me.state()["view"]
     assert first["grids"][0][6:] != [0, 0, 0] and first["grids"][0][:6] == [0] * 6  # the bottom row is seen
@@ -94,8 +94,8 @@ def test_golf_against_a_bot_with_a_spectator(make_client, tmp_path):
 def test_golf_bad_actions_change_nothing(make_client, action, code):
     client = make_client(seed_factory=seeds("golf-bad"))
     info = create_room(client, game="golf")
-    a = join(client, info["room"], info["seats"][0]["token"])
-    b = join(client, info["room"], info["seats"][1]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
+    b = join(client, info["room"], info["seats"][1]["claim"])
     room = client.app.state.hub.rooms[info["room"]]
     before = (room.version, room.current.state.game.snapshot())
     a.request({"type": "act", "action": action})
@@ -111,7 +111,7 @@ def test_golf_restart_restores_the_state(make_client, tmp_path):
     db = tmp_path / "golf.sqlite3"
     c1 = make_client(db=db, seed_factory=seeds("golf-r"))
     info = create_room(c1, game="golf", settings={"players": 3}, seats=[{}, {}, {}])
-    socks = [join(c1, info["room"], s["token"]) for s in info["seats"]]
+    socks = [join(c1, info["room"], s["claim"]) for s in info["seats"]]
     socks[0].request({"type": "act", "action": {"type": "draw"}})
     socks[0].request({"type": "act", "action": {"type": "swap", "pos": 8}})
     socks[1].request({"type": "act", "action": {"type": "draw"}})
@@ -121,7 +121,7 @@ def test_golf_restart_restores_the_state(make_client, tmp_path):
         ws.close()
     c1.__exit__(None, None, None)
     c2 = make_client(db=db)
-    again = [join(c2, info["room"], s["token"]).state()["view"] for s in info["seats"]]
+    again = [join(c2, info["room"], s["claim"]).state()["view"] for s in info["seats"]]
     assert c2.app.state.hub.rooms[info["room"]].current.state.game.snapshot() == before
     assert again == views
 
@@ -129,7 +129,7 @@ def test_golf_restart_restores_the_state(make_client, tmp_path):
 def test_golf_round_timer_draws_and_discards(make_client):
     client = make_client(seed_factory=seeds("golf-timer"))
     info = create_room(client, game="golf", timer=1)
-    a = join(client, info["room"], info["seats"][0]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
     state = a.wait_for(lambda s: s["view"]["actor"] == 1, timeout=10)
     kinds = [e["type"] for e in state["view"]["events"]]
     assert kinds == ["draw", "discard"]

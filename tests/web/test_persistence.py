@@ -15,14 +15,14 @@ import httpx
 from websockets.sync.client import connect
 
 from cardtable.goofspiel import Game, Ruleset
-from web_helpers import create_room, free_port, join, seeds
+from web_helpers import CLAIMS, create_room, credential, free_port, join, remember, seeds
 
 
 def test_restart_in_process_restores_every_view(make_client, tmp_path):
     db = tmp_path / "restart.sqlite3"
     c1 = make_client(db=db, seed_factory=seeds("r-seed"))
     info = create_room(c1, settings={"cards": 6, "players": 3, "unique_bids": True}, timer=0)
-    tokens = [s["token"] for s in info["seats"]]
+    tokens = [s["claim"] for s in info["seats"]]
     socks = [join(c1, info["room"], t) for t in tokens]
     for r, bids in enumerate([(6, 5, 4), (1, 2, 3)]):
         for ws, bid in zip(socks, bids):
@@ -73,7 +73,8 @@ class Player:
         self.n = 0
         self.last = None
         self.acks = []
-        self.request({"type": "join", "room": room, "token": token})
+        self.claim = token
+        self.request({"type": "join", "room": room, **credential(token)})
 
     def request(self, message: dict) -> None:
         self.n += 1
@@ -88,6 +89,8 @@ class Player:
                 self.last = msg
             if msg["type"] == "ack":
                 self.acks.append(msg["ref"])
+            if msg["type"] == "welcome":
+                remember(self.claim, [msg])
             assert msg["type"] != "error", msg
             if msg["type"] == "pong" and msg["ref"] == ref:
                 return
@@ -119,7 +122,8 @@ def test_sigkill_mid_game_and_restart(tmp_path):
         info = httpx.post(base + "/api/rooms", json={"settings": {"cards": 13}}).json()
         bot_room = httpx.post(base + "/api/rooms", json={"settings": {"cards": 13},
                                                          "seats": [{}, {"bot": "heuristic"}]}).json()
-        room, tokens = info["room"], [s["token"] for s in info["seats"]]
+        room, tokens = info["room"], [s["claim"] for s in info["seats"]]
+        CLAIMS.update(tokens + [bot_room["seats"][0]["claim"]])
         a, b = Player(port, room, tokens[0]), Player(port, room, tokens[1])
         for r in range(6):
             a.bid(bids_a[r])
@@ -127,7 +131,7 @@ def test_sigkill_mid_game_and_restart(tmp_path):
         a.bid(bids_a[6])  # acknowledged, pending: the other bid of round 7 is not in
         assert a.acks[-1] == f"r{a.n}"
         b.request({"type": "ping"})
-        h = Player(port, bot_room["room"], bot_room["seats"][0]["token"])
+        h = Player(port, bot_room["room"], bot_room["seats"][0]["claim"])
         for r in range(4):
             h.wait(lambda v: v["players"][1]["has_bid"])  # the bot bids in a worker thread
             h.bid(r + 1)
@@ -143,7 +147,7 @@ def test_sigkill_mid_game_and_restart(tmp_path):
     proc = _start(port, db)
     try:
         a, b = Player(port, room, tokens[0]), Player(port, room, tokens[1])
-        h = Player(port, bot_room["room"], bot_room["seats"][0]["token"])
+        h = Player(port, bot_room["room"], bot_room["seats"][0]["claim"])
         h.request({"type": "ping"})
         for old, new in zip(before, (a.last, b.last, h.last)):
             assert new["view"] == old["view"]

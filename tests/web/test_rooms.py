@@ -23,7 +23,7 @@ def bid(ws, *cards):
         ({"game": "chess"}, "unknown game"),
         ({"settings": {"cards": 14}}, "cards"),
         ({"settings": {"players": 2, "open_prizes": 3, "tie_rule": "discard"}}, "open_prizes"),
-        ({"settings": {"colour": "red"}}, "unknown setting"),
+        ({"settings": {"colour": "red"}}, "colour: Extra inputs are not permitted"),
         ({"seats": [{}]}, "2 seats"),
         ({"seats": [{}, {"bot": "deep-blue"}]}, "unknown goofspiel bot"),
         ({"seats": [{"name": "a;b"}, {}]}, "name"),
@@ -57,7 +57,7 @@ def test_lobby_lists_open_games_and_hands_out_free_seats(make_client):
     assert [s["free"] for s in lobby[0]["seats"]] == [False, True, False]  # seat 1 is the creator's
     assert "token" not in str(lobby)
     got = client.post(f"/api/rooms/{info['room']}/join").json()
-    assert got["seat"] == 1 and got["token"] == info["seats"][1]["token"]
+    assert got["seat"] == 1 and got["token"] != info["seats"][1]["claim"]  # a fresh token, not the invite
     assert client.post(f"/api/rooms/{info['room']}/join").status_code == 409
     assert client.post(f"/api/rooms/{hidden['room']}/join").status_code == 409
     assert client.get("/api/lobby").json() == []
@@ -66,7 +66,7 @@ def test_lobby_lists_open_games_and_hands_out_free_seats(make_client):
 def test_spectators_see_no_hand_and_no_pending_bid(make_client):
     client = make_client(seed_factory=seeds("spec"))
     info = create_room(client, settings={"cards": 4})
-    a = join(client, info["room"], info["seats"][0]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
     watcher = join(client, info["room"])
     bid(a, 3)
     watcher.sync()
@@ -81,8 +81,8 @@ def test_open_prizes_with_a_choice(make_client):
     client = make_client(seed_factory=seeds("open"))
     info = create_room(client, settings={"preset": "open-prizes", "cards": 6, "players": 3},
                        seats=[{}, {}, {"bot": "heuristic"}])
-    a = join(client, info["room"], info["seats"][0]["token"])
-    b = join(client, info["room"], info["seats"][1]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
+    b = join(client, info["room"], info["seats"][1]["claim"])
     bid(a, 6)
     bid(b, 5)
     state = a.wait_for(lambda s: s["view"]["phase"] == "choose")
@@ -99,7 +99,7 @@ def test_open_prizes_with_a_choice(make_client):
 def test_two_card_bids_against_a_bot(make_client):
     client = make_client(seed_factory=seeds("two"))
     info = create_room(client, settings={"preset": "two-card-bids", "cards": 8}, seats=[{}, {"bot": "random"}])
-    a = join(client, info["room"], info["seats"][0]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
     a.request({"type": "act", "action": {"bid": [8]}})
     assert a.errors()[-1]["code"] == "illegal"
     for pair in ((1, 2), (3, 4), (5, 6), (7, 8)):
@@ -112,8 +112,8 @@ def test_two_card_bids_against_a_bot(make_client):
 def test_round_timer_bids_the_lowest_card(make_client):
     client = make_client(seed_factory=seeds("timer"))
     info = create_room(client, settings={"cards": 5}, timer=1)
-    a = join(client, info["room"], info["seats"][0]["token"])
-    b = join(client, info["room"], info["seats"][1]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
+    b = join(client, info["room"], info["seats"][1]["claim"])
     assert a.state()["timer"]["seconds"] == 1 and a.state()["timer"]["left"] is not None
     bid(b, 5)
     state = a.wait_for(lambda s: s["view"]["round"] == 2, timeout=10)
@@ -127,8 +127,8 @@ def test_match_next_game_rematch_and_records(make_client, tmp_path):
     client = make_client(seed_factory=seeds("m1", "m2", "m3"))
     info = create_room(client, settings={"cards": 3}, match="best-of 3 total-points")
     room = info["room"]
-    a = join(client, room, info["seats"][0]["token"])
-    b = join(client, room, info["seats"][1]["token"])
+    a = join(client, room, info["seats"][0]["claim"])
+    b = join(client, room, info["seats"][1]["claim"])
     assert client.get(f"/api/rooms/{room}/record").status_code == 409  # nothing finished: no seed revealed
     a.request({"type": "next"})
     assert a.errors()[-1]["code"] == "wrong_phase"
@@ -188,8 +188,8 @@ def test_finished_rooms_leave_memory_and_come_back(make_client):
 
     client = make_client(seed_factory=seeds("evict"))
     info = create_room(client, settings={"cards": 2})
-    a = join(client, info["room"], info["seats"][0]["token"])
-    b = join(client, info["room"], info["seats"][1]["token"])
+    a = join(client, info["room"], info["seats"][0]["claim"])
+    b = join(client, info["room"], info["seats"][1]["claim"])
     for card in (2, 1):
         bid(a, card)
         bid(b, card)

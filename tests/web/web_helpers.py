@@ -116,24 +116,52 @@ def make_client(tmp_path):
             pass
 
 
+#: claim code -> the seat token it was exchanged for (what a browser keeps after following an invite)
+CLAIMED: dict[str, str] = {}
+#: every claim code handed out by :func:`create_room`
+CLAIMS: set[str] = set()
+
+
 def create_room(client, **request) -> dict[str, Any]:
     request.setdefault("game", "goofspiel")
     r = client.post("/api/rooms", json=request)
     assert r.status_code == 200, r.text
-    return r.json()
+    info = r.json()
+    CLAIMS.update(s["claim"] for s in info["seats"] if s["claim"])
+    return info
+
+
+def credential(code_or_token: str | None) -> dict[str, str]:
+    """The ``join`` fields for an invite's claim code (first use) or a seat token (later uses,
+    as the browser does after following an invite)."""
+    if code_or_token is None:
+        return {}
+    if not isinstance(code_or_token, str):
+        return {"token": code_or_token}
+    if code_or_token in CLAIMED:
+        return {"token": CLAIMED[code_or_token]}
+    if code_or_token in CLAIMS:
+        return {"claim": code_or_token}
+    return {"token": code_or_token}
+
+
+def remember(code_or_token: str | None, frames: list[dict[str, Any]]) -> None:
+    """Keep the token a ``welcome`` gave for a claim code (see :func:`credential`)."""
+    for f in frames:
+        if f.get("type") == "welcome" and f.get("token") and code_or_token in CLAIMS:
+            CLAIMED[code_or_token] = f["token"]
 
 
 def join(client, room: str, token: str | None = None) -> WS:
-    """Open a WebSocket, join the room and read the welcome and first state."""
+    """Open a WebSocket, join the room (``token``: a claim code of :func:`create_room` or a
+    seat token) and read the welcome and first state."""
     cm = client.websocket_connect("/ws")
     session = cm.__enter__()
     ws = WS(session)
     ws._cm = cm  # closed by ws.close() (make_client closes every socket at teardown)
     client.__dict__.setdefault("test_sockets", []).append(ws)
-    message: dict[str, Any] = {"type": "join", "room": room}
-    if token is not None:
-        message["token"] = token
-    ws.request(message)
+    message: dict[str, Any] = {"type": "join", "room": room, **credential(token)}
+    remember(token, ws.request(message))
     return ws
 
 
@@ -151,7 +179,10 @@ class LiveServer:
 
         self.port = port or free_port()
         self.app = app
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", ws_max_size=1 << 20)
+        from cardtable.web.app import server_options
+
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                **server_options(app.state.hub.limits))
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

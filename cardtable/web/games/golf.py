@@ -27,7 +27,9 @@ is passed to :meth:`GolfAdapter.new_state`). Scores are negated for
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Hashable, Sequence
+from typing import Annotated, Any, Hashable, Literal, Sequence, Union
+
+from pydantic import Field, TypeAdapter
 
 from cardtable.platform.fairness import seed_commitment
 from cardtable.golf import GolfGame, GolfRuleset
@@ -37,7 +39,93 @@ from cardtable.golf.errors import GolfError, IllegalAction, NotYourTurn, WrongPh
 from cardtable.golf.state import shuffled_deck
 
 from ..protocol import seat_label
+from ..schema import SchemaError, Strict, validate
 from .base import ActionError, GameAdapter, SettingsError
+
+#: The largest card value the server accepts in ``values`` (the form offers the default values).
+MAX_CARD_VALUE = 25
+
+
+def _int(lo: int, hi: int) -> Any:
+    return Annotated[int, Field(ge=lo, le=hi)]
+
+
+class GolfSettings(Strict):
+    """The creation form's Golf settings: every limit the form shows (``options()``), and
+    bounds for the fields it does not show (``decks`` 1..4, ``values`` 13 numbers
+    0..:data:`MAX_CARD_VALUE`, ``detective``/``thief`` ranks 1..13 or null)."""
+
+    preset: Literal["standard", "three-player"] | None = None
+    players: _int(2, 3) | None = None
+    decks: _int(1, 4) | None = None
+    rows: _int(1, 5) | None = None
+    cols: _int(1, 5) | None = None
+    peek_rows: _int(0, 5) | None = None
+    early_end_min: _int(0, 20) | None = None
+    penalty_cards: _int(0, 3) | None = None
+    ender_extra_cards: _int(0, 3) | None = None
+    snap_opponents: bool | None = None
+    detective_rank: _int(1, 13) | None = None
+    thief_rank: _int(1, 13) | None = None
+    values: Annotated[list[_int(0, MAX_CARD_VALUE)], Field(min_length=13, max_length=13)] | None = None
+
+
+_SETTINGS = TypeAdapter(GolfSettings)
+
+
+def _presets() -> dict[str, dict[str, Any]]:
+    """The Golf presets of the creation form, as ruleset mappings."""
+    return {"standard": GolfRuleset().to_dict(), "three-player": GolfRuleset(players=3).to_dict()}
+_Pos = _int(0, 255)
+_Seat = _int(0, 2)
+
+
+class _GolfAction(Strict):
+    player: _Seat | None = None
+
+
+class _Draw(_GolfAction):
+    type: Literal["draw"]
+
+
+class _End(_GolfAction):
+    type: Literal["end"]
+
+
+class _Discard(_GolfAction):
+    type: Literal["discard"]
+
+
+class _Swap(_GolfAction):
+    type: Literal["swap"]
+    pos: _Pos
+
+
+class _Peek(_GolfAction):
+    type: Literal["peek"]
+    pos: _Pos
+
+
+class _Steal(_GolfAction):
+    type: Literal["steal"]
+    pos: _Pos
+    target: _Seat
+    target_pos: _Pos
+
+
+class _Snap(_GolfAction):
+    type: Literal["snap"]
+    owner: _Seat
+    pos: _Pos
+
+
+class _Pass(_GolfAction):
+    type: Literal["pass"]
+    pos: _Pos
+
+
+_ACTION = TypeAdapter(Annotated[Union[_Draw, _End, _Discard, _Swap, _Peek, _Steal, _Snap, _Pass],
+                                Field(discriminator="type")])
 
 
 @dataclass
@@ -72,7 +160,7 @@ class GolfAdapter(GameAdapter):
                 continue
         return {
             "title": self.title,
-            "presets": {"standard": GolfRuleset().to_dict(), "three-player": GolfRuleset(players=3).to_dict()},
+            "presets": _presets(),
             "defaults": GolfRuleset().to_dict(),
             "fields": {
                 "players": {"min": 2, "max": 3},
@@ -88,15 +176,17 @@ class GolfAdapter(GameAdapter):
         }
 
     def normalise_settings(self, raw: Any) -> dict[str, Any]:
-        if raw is None:
-            raw = {}
-        if not isinstance(raw, dict):
-            raise SettingsError("settings must be an object of Golf ruleset fields")
-        data = {k: v for k, v in raw.items() if k != "preset"}
         try:
-            ruleset = GolfRuleset.from_dict(data)
-        except (GolfError, TypeError, ValueError) as exc:
+            spec = validate(_SETTINGS, {} if raw is None else raw)
+        except SchemaError as exc:
             raise SettingsError(f"bad Golf ruleset: {exc}") from None
+        data = spec.model_dump(exclude_unset=True)
+        preset = data.pop("preset", None)
+        base = _presets()[preset] if preset else {}
+        try:
+            ruleset = GolfRuleset.from_dict({**base, **data})
+        except (GolfError, TypeError, ValueError) as exc:
+            raise SettingsError(f"bad Golf ruleset: {exc}"[:400]) from None
         return {"ruleset": ruleset.to_dict()}
 
     @staticmethod
@@ -130,8 +220,11 @@ class GolfAdapter(GameAdapter):
 
     def check(self, state: GolfState, seat: int, action: Any) -> Any:
         game = state.game
-        if not isinstance(action, dict):
-            raise ActionError("bad_action", 'a Golf action is an object such as {"type": "draw"}')
+        try:
+            action = validate(_ACTION, action).model_dump(exclude_none=True)
+        except SchemaError as exc:
+            raise ActionError("bad_action", f'a Golf action is an object such as {{"type": "draw"}} '
+                              f'or {{"type": "swap", "pos": 4}}: {exc}') from None
         if "player" in action and action["player"] != seat:
             raise ActionError("forbidden", f"this connection acts for {seat_label(seat)} only")
         if game.over:

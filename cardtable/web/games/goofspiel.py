@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Sequence
+from typing import Annotated, Any, Hashable, Literal, Sequence, Union
 
 from cardtable.goofspiel import PLAYER_SUITS, PRIZE_SUIT, Game, Ruleset, RulesetError, format_card
 from cardtable.goofspiel.errors import GoofspielError
@@ -31,13 +31,44 @@ from cardtable.platform.fairness import seed_commitment
 from cardtable.goofspiel.ruleset import PRESETS
 from cardtable.goofspiel.state import PlayerView, RoundResult, prize_order_for
 
+from pydantic import Field, StringConstraints, TypeAdapter
+
 from ..protocol import seat_label
+from ..schema import SchemaError, Strict, validate
 from .base import ActionError, GameAdapter, SettingsError
 
-#: Settings keys the creation form may send besides the ruleset fields.
-_RULESET_FIELDS = (
-    "cards", "players", "tie_rule", "unique_bids", "high_ace", "cards_per_bid", "open_prizes", "prize_order",
-)
+Rank = Annotated[int, Field(ge=1, le=13)]
+
+
+class GoofspielSettings(Strict):
+    """The creation form's Goofspiel settings; every limit the form shows (``options()``)."""
+
+    preset: Literal[tuple(PRESETS)] | None = None  # type: ignore[valid-type]
+    rules: Annotated[str, StringConstraints(max_length=300)] | None = None
+    cards: Rank | None = None
+    players: Annotated[int, Field(ge=2, le=5)] | None = None
+    tie_rule: Literal["carry", "discard"] | None = None
+    unique_bids: bool | None = None
+    high_ace: bool | None = None
+    cards_per_bid: Rank | None = None
+    open_prizes: Rank | None = None
+    prize_order: Literal["shuffled", "ascending", "descending"] | Annotated[list[Rank], Field(max_length=13)] | None = None
+
+
+_SETTINGS = TypeAdapter(GoofspielSettings)
+#: Card ranks as clients may send them; out-of-range ranks get ``illegal`` with the game's own reason.
+_AnyRank = Annotated[int, Field(ge=-(2**31), le=2**31)]
+
+
+class Bid(Strict):
+    bid: Annotated[list[_AnyRank], Field(max_length=13)]
+
+
+class Choose(Strict):
+    choose: _AnyRank
+
+
+_ACTION = TypeAdapter(Union[Bid, Choose])
 
 
 @dataclass
@@ -118,26 +149,21 @@ class GoofspielAdapter(GameAdapter):
         }
 
     def normalise_settings(self, raw: Any) -> dict[str, Any]:
-        if raw is None:
-            raw = {}
-        if not isinstance(raw, dict):
-            raise SettingsError("settings must be an object of ruleset fields")
-        data = dict(raw)
         try:
-            if isinstance(data.get("rules"), str):
+            spec = validate(_SETTINGS, {} if raw is None else raw)
+        except SchemaError as exc:
+            raise SettingsError(f"bad ruleset: {exc}") from None
+        data = spec.model_dump(exclude_none=True)
+        try:
+            if "rules" in data:
                 text = data.pop("rules")
                 if data:
                     raise SettingsError("give either 'rules' text or ruleset fields, not both")
                 ruleset = Ruleset.parse(text)
             else:
-                unknown = sorted(set(data) - set(_RULESET_FIELDS) - {"preset"})
-                if unknown:
-                    raise SettingsError(f"unknown setting(s): {', '.join(unknown)}")
                 ruleset = Ruleset.from_mapping(data)
-        except RulesetError as exc:
-            raise SettingsError(f"bad ruleset: {exc}") from None
-        except TypeError as exc:
-            raise SettingsError(f"bad ruleset: {exc}") from None
+        except (RulesetError, TypeError, ValueError) as exc:
+            raise SettingsError(f"bad ruleset: {exc}"[:400]) from None
         return {"ruleset": ruleset.to_mapping()}
 
     @staticmethod
@@ -173,6 +199,12 @@ class GoofspielAdapter(GameAdapter):
         rs = game.ruleset
         if not isinstance(action, dict) or len(action) != 1 or not ({"bid", "choose"} & set(action)):
             raise ActionError("bad_action", 'a Goofspiel action is {"bid": [ranks]} or {"choose": rank}')
+        try:
+            action = validate(_ACTION, action).model_dump()
+        except SchemaError:
+            if "bid" in action:
+                raise ActionError("bad_action", "a bid is a list of card ranks, e.g. [13]") from None
+            raise ActionError("bad_action", 'a prize choice is {"choose": rank}, e.g. {"choose": 12}') from None
         if game.phase == "over":
             raise ActionError("game_over", "the game is over; no more bids")
         if "bid" in action:

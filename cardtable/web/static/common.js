@@ -1,14 +1,20 @@
 // cardtable web: the connection shared by every play page (no game rules here).
 //
-// The seat token travels in the URL fragment (#token=...), which the browser
-// never sends to the server; a reload keeps it, so the view comes back.
+// Credentials travel in the URL fragment, which the browser never sends to the
+// server: an invite link carries a one-time claim code (#claim=...); the first
+// join exchanges it for the seat's own token, which only this browser then knows:
+// the page replaces the fragment with #token=... (so a reload keeps the seat) and
+// remembers the token for that invite in localStorage (so reopening the invite
+// link in this browser still works). A lobby seat arrives as #token=... directly.
 // The connection reconnects by itself (backoff up to 5 s) and re-joins; the
 // server then sends the full current view.
 "use strict";
 
 const CT = (() => {
   const params = new URLSearchParams(location.hash.slice(1));
-  const token = params.get("token");
+  const claim = params.get("claim");
+  const store = (() => { try { return window.localStorage; } catch (e) { return null; } })();
+  let token = params.get("token") || (claim && store ? store.getItem("ct-claim:" + claim) : null);
   const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
   let ws = null, backoff = 250, refs = 0, onState = () => {}, onError = () => {}, onStatus = () => {};
   const pending = new Map();
@@ -20,12 +26,18 @@ const CT = (() => {
       backoff = 250;
       const msg = { type: "join", room };
       if (token) msg.token = token;
+      else if (claim) msg.claim = claim;
       ws.send(JSON.stringify(msg));
       onStatus("online");
     };
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.type === "welcome" && msg.token) {
+        token = msg.token;
+        if (claim && store) { try { store.setItem("ct-claim:" + claim, token); } catch (e) { /* full: the URL keeps it */ } }
+        history.replaceState(null, "", `${location.pathname}${location.search}#token=${token}`);
+      }
       if (msg.type === "state") onState(msg);
       else if (msg.type === "error") {
         if (msg.ref !== undefined && pending.has(msg.ref)) { pending.get(msg.ref)(msg); pending.delete(msg.ref); }
@@ -81,6 +93,40 @@ const CT = (() => {
     return Array.from(new Uint8Array(buf)).map((b) => b.toString(16).padStart(2, "0")).join("");
   }
 
+  // The documented shuffle (docs/rules.md, "Seeds"): Fisher-Yates over items, for
+  // i = n-1 .. 1 the k-th big-endian 64-bit word of SHA-256(seed+"/0") || SHA-256(seed+"/1") || ...
+  // modulo i+1 picks the item swapped into place i. null without Web Crypto.
+  async function seededShuffle(items, seed) {
+    const out = items.slice(), n = out.length;
+    if (n < 2) return out;
+    if (!window.crypto || !crypto.subtle) return null;
+    const blocks = Math.floor(((n - 1) * 8 + 31) / 32), bytes = new Uint8Array(blocks * 32);
+    for (let b = 0; b < blocks; b++) {
+      bytes.set(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${seed}/${b}`))), b * 32);
+    }
+    const words = new DataView(bytes.buffer);
+    for (let k = 0, i = n - 1; i > 0; k++, i--) {
+      const j = Number(words.getBigUint64(k * 8, false) % BigInt(i + 1));
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  }
+
+  // The seed commitment of game n of this room as this browser first saw it (kept across reloads).
+  function keepCommit(gameNo, commit) {
+    const key = `ct-commit:${room}:${gameNo}`;
+    if (!store) return commit;
+    try {
+      const seen = store.getItem(key);
+      if (seen) return seen;
+      store.setItem(key, commit);
+    } catch (e) { /* storage unavailable: this page's memory only */ }
+    return commit;
+  }
+  function seenCommit(gameNo) {
+    try { return store ? store.getItem(`ct-commit:${room}:${gameNo}`) : null; } catch (e) { return null; }
+  }
+
   // Show an error in the page's #err banner for 6 s; an empty text hides it.
   function showError(text) {
     const e = document.getElementById("err");
@@ -90,7 +136,8 @@ const CT = (() => {
   }
 
   return {
-    token, room, connect, send, el, card, rankName, sha256hex, showError,
+    get token() { return token; }, room, connect, send, el, card, rankName, sha256hex, seededShuffle, keepCommit,
+    seenCommit, showError,
     set onState(f) { onState = f; }, set onError(f) { onError = f; }, set onStatus(f) { onStatus = f; },
   };
 })();

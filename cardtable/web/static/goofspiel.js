@@ -84,7 +84,7 @@
     $("status").textContent = statusText(msg);
     $("status").classList.toggle("hidden", v.phase === "over");
     $("roundline").textContent = v.phase === "over" ? `${v.history.length} rounds played` : `Round ${v.round} of ${v.rounds}`;
-    if (v.seed_commit && v.phase !== "over") commits[msg.game_no] = v.seed_commit;
+    if (v.seed_commit && v.phase !== "over") commits[msg.game_no] = CT.keepCommit(msg.game_no, v.seed_commit);
 
     // pot / display
     const potBox = $("pot");
@@ -197,20 +197,30 @@
     await renderFairness(msg);
   }
 
+  // The end screen's fairness check, done in this browser (docs/web.md, "Provably fair
+  // shuffle"): SHA-256 of the revealed seed against the commitment this browser saw
+  // while the game was on (kept across reloads), and the documented shuffle of the seed
+  // against the prizes actually turned up. The server's own verdict is not used.
   async function renderFairness(msg) {
     const v = msg.view, f = v.fairness, box = $("fair");
     if (!f || !f.seed) { box.textContent = "Fixed prize order: nothing secret to verify."; return; }
-    const seen = commits[msg.game_no] || v.seed_commit;
+    const kept = commits[msg.game_no] || CT.seenCommit(msg.game_no);
+    const seen = kept || v.seed_commit;
     const hash = await CT.sha256hex(f.seed);
+    const deck = Array.from({ length: v.ruleset.cards }, (_, i) => i + 1);
+    const order = await CT.seededShuffle(deck, f.seed);
     const turned = [];
     for (const r of v.history) for (const p of r.prizes) if (!turned.includes(p)) turned.push(p);
-    const orderOk = turned.every((p, i) => f.prize_order[i] === p);
-    const hashOk = hash === null ? f.commit_ok : hash === seen;
-    const items = [
-      el("div", { class: hashOk ? "ok" : "bad", id: "fair-commit", text: `${hashOk ? "✓" : "✗"} SHA-256 of the seed matches the commitment shown at the start (${seen.slice(0, 12)}…)` + (hash === null ? " (checked by the server)" : "") }),
-      el("div", { class: orderOk && f.order_ok ? "ok" : "bad", id: "fair-order", text: `${orderOk && f.order_ok ? "✓" : "✗"} the seed orders the prizes exactly as they were turned up` }),
-      el("div", { text: `seed ${f.seed} · check the downloaded record with: cardtable verify FILE` }),
-    ];
+    const items = [];
+    if (hash === null || order === null) {
+      items.push(el("div", { class: "bad", id: "fair-commit", text: "✗ this browser cannot check the seed here (Web Crypto needs https or localhost): use cardtable verify FILE" }));
+    } else {
+      const hashOk = hash === seen;
+      const orderOk = turned.length > 0 && turned.every((p, i) => order[i] === p);
+      items.push(el("div", { class: hashOk && kept ? "ok" : "bad", id: "fair-commit", text: `${hashOk && kept ? "✓" : "✗"} SHA-256 of the seed ${hashOk ? "matches" : "does not match"} the commitment ${kept ? "this browser saw at the start" : "(this browser did not see the start: compared with the server's copy)"} (${seen.slice(0, 12)}…)` }));
+      items.push(el("div", { class: orderOk ? "ok" : "bad", id: "fair-order", text: `${orderOk ? "✓" : "✗"} the seed orders the prizes ${orderOk ? "exactly as they were turned up" : "differently from how they were turned up"} (recomputed in this browser: ${order.slice(0, turned.length).map(rankName).join(" ")})` }));
+    }
+    items.push(el("div", { text: `seed ${f.seed} · check the downloaded record with: cardtable verify FILE` }));
     box.replaceChildren(...items);
   }
 

@@ -123,13 +123,22 @@
     }
     if (!r.ok) { showError(data.error || `could not create the game (HTTP ${r.status})`); $("err").scrollIntoView(); return; }
     const base = `${location.origin}/play/${encodeURIComponent(data.room)}`;
-    const items = data.seats.map((s) => {
-      if (!s.token) return el("li", { text: `Seat ${s.seat + 1}: ${s.name} (bot)` });
-      const link = `${base}#token=${s.token}`;
-      return el("li", { "data-seat": s.seat }, `Seat ${s.seat + 1} (${s.name}): `,
+    // each person's seat: a one-time invite link (its claim code); "new link" revokes it and makes another
+    const seatItem = (s, claim) => {
+      const link = `${base}#claim=${claim}`;
+      const item = el("li", { "data-seat": s.seat }, `Seat ${s.seat + 1} (${s.name}): `,
         el("a", { href: link, class: "seat-link", "data-seat": s.seat, text: "play as this seat" }), " · ",
-        el("input", { value: link, readonly: true, size: 40, onclick: (e) => e.target.select() }));
-    });
+        el("input", { value: link, readonly: true, size: 40, onclick: (e) => e.target.select() }), " ",
+        el("button", { type: "button", class: "secondary reinvite", title: "revoke this link and make a new one (only while nobody has taken the seat)", onclick: () => reinvite(data, s, item) , text: "new link" }));
+      return item;
+    };
+    async function reinvite(data, s, item) {
+      const r = await fetch(`/api/rooms/${encodeURIComponent(data.room)}/seats/${s.seat}/invite`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ owner: data.owner }) });
+      const got = await r.json();
+      if (!r.ok) { showError(got.error); return; }
+      item.replaceWith(seatItem(s, got.claim));
+    }
+    const items = data.seats.map((s) => s.claim ? seatItem(s, s.claim) : el("li", { text: `Seat ${s.seat + 1}: ${s.name} (bot)` }));
     items.push(el("li", {}, "Spectators: ", el("a", { href: base, id: "spectate-link", text: base })));
     items.push(el("li", { class: "mini", text: `Seed commitment (SHA-256) of game 1: ${data.commit || "none (fixed prize order)"}` }));
     $("links").replaceChildren(...items);
