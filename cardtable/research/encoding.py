@@ -178,3 +178,53 @@ def encode_observation(view: PlayerView) -> np.ndarray:
     played = len(view.history)
     obs[lay["round"].start] = min(1.0, played / max(1, rs.rounds))
     return obs
+
+
+def state_layout(ruleset: Ruleset) -> dict[str, slice]:
+    """Name -> slice of the global state vector (see :func:`encode_state`)."""
+    n, p = ruleset.cards, ruleset.players
+    sizes = [("hands", p * n), ("pot", n), ("remaining", n), ("next_prize", n),
+             ("points", p), ("phase", 2), ("chooser", p), ("round", 1)]
+    out, start = {}, 0
+    for name, size in sizes:
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+def state_size(ruleset: Ruleset) -> int:
+    """Length of the global state vector."""
+    return state_layout(ruleset)["round"].stop
+
+
+def encode_state(game) -> np.ndarray:
+    """The ``float32`` global state of a :class:`~cardtable.goofspiel.Game` (for
+    centralised critics), all entries in ``[0, 1]``, seats *absolute* (block ``j`` is
+    seat ``j``). Like the observation, plus what no player sees: ``next_prize`` is
+    the true next face-down prize even in a shuffled deck; ``chooser`` is one-hot
+    the seat choosing a prize now (open prizes). Layout: :func:`state_layout`."""
+    rs = game.ruleset
+    n, p = rs.cards, rs.players
+    lay = state_layout(rs)
+    out = np.zeros(state_size(rs), dtype=np.float32)
+    hands = out[lay["hands"]].reshape(p, n)
+    for s, hand in enumerate(game.hands):
+        for c in hand:
+            hands[s, c - 1] = 1.0
+    for c in game.pot:
+        out[lay["pot"].start + c - 1] = 1.0
+    deck = game.deck
+    for c in deck:
+        out[lay["remaining"].start + c - 1] = 1.0
+    if deck:
+        out[lay["next_prize"].start + deck[0] - 1] = 1.0
+    total = rs.total_prize_value
+    for s, pts in enumerate(game.points):
+        out[lay["points"].start + s] = pts / total
+    if game.phase == "bid":
+        out[lay["phase"].start] = 1.0
+    elif game.phase == "choose":
+        out[lay["phase"].start + 1] = 1.0
+        out[lay["chooser"].start + game.chooser] = 1.0
+    out[lay["round"].start] = min(1.0, len(game.history) / max(1, rs.rounds))
+    return out

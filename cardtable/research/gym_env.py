@@ -7,10 +7,21 @@ bots (any :class:`~cardtable.platform.bot.Bot`, or the registry names of
 :mod:`cardtable.research.encoding`; the learner is only asked to act when it
 has a decision (a bid, or its own prize choice with open prizes), so the
 *wait* action never needs to be sent. The reward is 0 until the end, then the
-learner's point difference (own points minus the best opponent's).
+learner's point difference (own points minus the best opponent's, docs/rules.md, End of the game).
 
-Illegal actions raise ``ValueError`` and change nothing (mask them with
-``obs["action_mask"]``).
+Bad actions (:mod:`cardtable.research.env_core`): an action outside the space
+raises ``ActionSpaceError``; an illegal one ends the episode with reward
+``illegal_reward`` (default: minus the total prize value) and
+``info["illegal_action"]``, or raises ``IllegalActionError`` with
+``illegal_action="raise"``; both errors leave the env unchanged. Mask actions
+with ``obs["action_mask"]``; ``action_space.sample()`` draws a legal action.
+``max_cycles`` truncates after that many learner steps. Render modes:
+``"ansi"`` (``render()`` returns the table) and ``"human"`` (printed after every
+reset and step); ``metadata["render_fps"]`` is 1.
+
+Registered with Gymnasium as ``cardtable/Goofspiel-v0`` when this module is
+imported; ``gymnasium.make("cardtable.research.gym_env:cardtable/Goofspiel-v0",
+ruleset="discard", opponents="heuristic")`` imports it itself.
 
 >>> env = GoofspielGymEnv(Ruleset(cards=4), opponents="matcher")
 >>> obs, info = env.reset(seed=3)
@@ -30,6 +41,10 @@ from cardtable.goofspiel import Game, Ruleset
 from cardtable.platform.bot import Bot, load_bot
 
 from .encoding import action_mask, decode_action, encode_observation, num_actions, observation_size
+from .env_core import IllegalActionError, LegalDiscrete, check_in_space, check_options
+from .render import table_text
+
+ENV_ID = "cardtable/Goofspiel-v0"
 
 
 class GoofspielGymEnv(gym.Env):
@@ -40,20 +55,26 @@ class GoofspielGymEnv(gym.Env):
         opponents: one bot (name or instance) for every other seat, or a list of
             ``players - 1`` of them in seat order (skipping the learner's seat).
         seat: the learner's seat, ``0 .. players-1``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        max_cycles: truncate after this many learner steps (``None``: play to the end).
+        illegal_action: ``"penalty"`` (default) or ``"raise"``.
+        illegal_reward: the learner's reward for an illegal action under ``"penalty"``.
 
     Raises:
-        ValueError: wrong number of opponents or a bad seat; ``UnknownBotError``: unknown bot name.
+        ValueError: wrong number of opponents, a bad seat or option; ``UnknownBotError``:
+            unknown bot name; ``RulesetError``: a bad ruleset text.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
     def __init__(self, ruleset: Ruleset | str | None = None,
                  opponents: str | Bot | Sequence[str | Bot] = "random", seat: int = 0,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, max_cycles: int | None = None,
+                 illegal_action: str = "penalty", illegal_reward: float | None = None) -> None:
         if isinstance(ruleset, str):
             ruleset = Ruleset.parse(ruleset)
         self.ruleset = rs = ruleset if ruleset is not None else Ruleset()
-        if not isinstance(seat, int) or not 0 <= seat < rs.players:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rs.players:
             raise ValueError(f"seat must be 0..{rs.players - 1}, not {seat!r}")
         if isinstance(opponents, Bot) and rs.players > 2:
             raise ValueError("one Bot instance cannot play several seats; pass a list of bots or a bot name")
@@ -64,14 +85,21 @@ class GoofspielGymEnv(gym.Env):
         if len(opponents) != rs.players - 1:
             raise ValueError(f"{rs.players} players need {rs.players - 1} opponents, got {len(opponents)}")
         self._opponent_specs = list(opponents)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        self.illegal_reward = check_options(rs, illegal_action, illegal_reward, max_cycles)
+        self.illegal_action = illegal_action
+        self.max_cycles = max_cycles
+        self.cycles = 0
         self.seat = seat
         self.render_mode = render_mode
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, shape=(observation_size(rs),), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(num_actions(rs),), dtype=np.int8),
         })
-        self.action_space = spaces.Discrete(num_actions(rs))
+        self.action_space = LegalDiscrete(num_actions(rs), self._legal_mask_now)
         self.game: Game | None = None
+        self._ended = False
         self.bots: dict[int, Bot] = {}
         self._make_bots(None)
 
@@ -94,9 +122,16 @@ class GoofspielGymEnv(gym.Env):
         self.game = Game(self.ruleset, seed=game_seed, prize_deck=(options or {}).get("prize_deck"))
         for s, bot in self.bots.items():
             bot.new_game(self.ruleset, s)
-        self._pending: list | None = None
+        self.cycles = 0
+        self._ended = False
         self._advance()
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), {"phase": self.game.phase}
+
+    def _legal_mask_now(self) -> np.ndarray | None:
+        g = self.game
+        return None if g is None or g.is_over else action_mask(g.view(self.seat))
 
     def _needs_learner(self) -> bool:
         g = self.game
@@ -113,15 +148,22 @@ class GoofspielGymEnv(gym.Env):
         """Play the learner's action (and the bots' simultaneous bids).
 
         Raises:
-            ValueError: an illegal action (nothing changes).
+            ActionSpaceError: an action outside the space; IllegalActionError: an
+                illegal action under ``illegal_action="raise"`` (nothing changes).
             RuntimeError: ``step`` before ``reset`` or after the end.
         """
         g = self.game
-        if g is None or g.is_over:
+        if g is None or g.is_over or self._ended:
             raise RuntimeError("call reset() first: the episode is over")
+        action = check_in_space(self.action_space, action, "the learner")
         view = g.view(self.seat)
-        if not 0 <= int(action) < self.action_space.n or not action_mask(view)[int(action)]:
-            raise ValueError(f"action {action} is not legal now (phase {g.phase})")
+        if not action_mask(view)[action]:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"action {action} is not legal now (phase {g.phase})")
+            self._ended = True
+            if self.render_mode == "human":
+                self.render()
+            return self._obs(), self.illegal_reward, True, False, {"phase": g.phase, "illegal_action": True}
         _, value = decode_action(self.ruleset, action)
         if g.phase == "bid":
             bids = [value if s == self.seat else self.bots[s].act(g.view(s)) for s in range(self.ruleset.players)]
@@ -129,20 +171,34 @@ class GoofspielGymEnv(gym.Env):
         else:
             g.choose(self.seat, value)
         self._advance()
+        self.cycles += 1
         over = g.is_over
+        truncated = not over and self.max_cycles is not None and self.cycles >= self.max_cycles
+        self._ended = over or truncated
         reward = float(g.result().point_difference[self.seat]) if over else 0.0
         info: dict[str, Any] = {"phase": g.phase}
         if over:
             info["result"] = g.result().outcomes[self.seat]
             info["points"] = g.points
-        return self._obs(), reward, over, False, info
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, over, truncated, info
 
     def _obs(self) -> dict[str, np.ndarray]:
         view = self.game.view(self.seat)
         return {"observation": encode_observation(view), "action_mask": action_mask(view)}
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.game is None:
+        """``"ansi"``: the table text (:mod:`cardtable.research.render`); ``"human"``: print it."""
+        if self.render_mode is None or self.game is None:
             return None
-        g = self.game
-        return f"round {g.round} phase {g.phase} pot {list(g.pot)} points {list(g.points)}"
+        names = [("learner" if s == self.seat else f"bot {s}") for s in range(self.ruleset.players)]
+        text = table_text(self.game, names)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n", flush=True)
+        return None
+
+
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point="cardtable.research.gym_env:GoofspielGymEnv")

@@ -1,30 +1,23 @@
-"""PettingZoo and Gymnasium interfaces: API conformance on every preset, masks, bad actions."""
+"""PettingZoo and Gymnasium interfaces: masks, rewards, bad actions, Gymnasium's checker.
 
+(PettingZoo's own test suite runs in test_pettingzoo_suite.py.)
+"""
+
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, parallel_api_test
 
-from cardtable.goofspiel import PRESETS, Ruleset
+from cardtable.goofspiel import Ruleset
 from cardtable.research.encoding import (
     bid_combinations, bid_to_action, decode_action, num_actions, observation_layout,
 )
-from cardtable.research.gym_env import GoofspielGymEnv
-from cardtable.research.pettingzoo_env import env as aec_env
+from cardtable.research.gym_env import ENV_ID, GoofspielGymEnv
 from cardtable.research.pettingzoo_env import parallel_env
 
-RULESETS = [Ruleset.preset(name) for name in PRESETS] + [
-    Ruleset(cards=5, players=4, tie_rule="discard"),
-    Ruleset(cards=6, players=3, cards_per_bid=2, open_prizes=2),
-    Ruleset(cards=7, players=5, unique_bids=True, high_ace=True),
-]
+from .rulesets import ALL_RULESETS
 
-
-@pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.describe())
-def test_pettingzoo_api(ruleset):
-    parallel_api_test(parallel_env(ruleset=ruleset), num_cycles=100)
-    api_test(aec_env(ruleset=ruleset), num_cycles=100)
+RULESETS = ALL_RULESETS
 
 
 def test_action_numbering_matches_openspiel_for_single_card_bids():
@@ -54,14 +47,14 @@ def test_parallel_game_runs_to_the_engine_result_and_rewards_sum_to_difference()
     assert info["player_0"]["result"] == "win"
 
 
-def test_illegal_action_raises_and_changes_nothing():
-    e = parallel_env(ruleset=Ruleset(cards=4))
+def test_illegal_action_raises_under_the_raise_rule_and_changes_nothing():
+    e = parallel_env(ruleset=Ruleset(cards=4), illegal_action="raise")
     e.reset(seed=1)
     e.step({"player_0": 0, "player_1": 1})
     before = e.game.snapshot()
     with pytest.raises(ValueError, match="not legal"):
         e.step({"player_0": 0, "player_1": 2})  # card 1 already spent by player_0
-    with pytest.raises(ValueError, match="no action"):
+    with pytest.raises(ValueError, match="missing"):
         e.step({"player_0": 1})
     assert e.game.snapshot() == before
 
@@ -80,9 +73,14 @@ def test_open_prizes_choose_phase_is_its_own_action_type():
     assert e.game.won[0] == (3,)
 
 
-@pytest.mark.parametrize("name", ["standard", "discard", "high-ace", "three-player", "two-card-bids", "ascending"])
-def test_gymnasium_env_checker(name):
-    check_env(GoofspielGymEnv(Ruleset.preset(name), opponents="heuristic"), skip_render_check=True)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.describe())
+def test_gymnasium_env_checker_on_the_registered_env(ruleset, capsys):
+    for mode in ("ansi", "human"):
+        env = gymnasium.make(ENV_ID, ruleset=ruleset, opponents="heuristic", render_mode=mode)
+        assert env.spec.id == "cardtable/Goofspiel-v0" and env.metadata["render_fps"] == 1
+        check_env(env.unwrapped)  # render check included
+    assert f"Goofspiel  {ruleset.describe()}" in capsys.readouterr().out  # human mode printed the table
 
 
 @pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.describe())
@@ -107,7 +105,7 @@ def test_gym_bad_arguments_and_actions():
     from cardtable.platform.bot import load_bot
     with pytest.raises(ValueError, match="several seats"):
         GoofspielGymEnv(Ruleset(players=3), opponents=load_bot("goofspiel", "random"))
-    env = GoofspielGymEnv(Ruleset(cards=3))
+    env = GoofspielGymEnv(Ruleset(cards=3), illegal_action="raise")
     env.reset(seed=0)
     env.step(0)
     with pytest.raises(ValueError, match="not legal"):
@@ -123,3 +121,140 @@ def test_gym_is_reproducible_with_a_seed():
             obs, r, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
         return env.game.history
     assert episode() == episode()
+
+
+# -- bad actions (issue 9, section 5), the penalty rule, truncation, state, rendering --------
+
+OUT_OF_SPACE = [-1, -0.5, 2.9, 1.0, "2", True, np.float32(1.0), 13, None, [1]]
+
+
+@pytest.mark.parametrize("bad", OUT_OF_SPACE, ids=repr)
+def test_actions_outside_the_space_are_refused_everywhere(bad):
+    from cardtable.research.env_core import ActionSpaceError
+    from cardtable.research.pettingzoo_env import env as aec_env
+
+    for rule in ("penalty", "raise"):
+        p = parallel_env(ruleset=Ruleset(cards=13), illegal_action=rule)
+        p.reset(seed=0)
+        before = p.game.snapshot()
+        with pytest.raises(ActionSpaceError, match="outside the action space"):
+            p.step({"player_0": bad, "player_1": 0})
+        assert p.game.snapshot() == before and p.agents == ["player_0", "player_1"]
+        a = aec_env(ruleset=Ruleset(cards=13), illegal_action=rule)
+        a.reset(seed=0)
+        with pytest.raises(ActionSpaceError):
+            a.step(bad)
+        assert a.agent_selection == "player_0"
+        a.step(0)  # still usable
+        assert a.agent_selection == "player_1"
+        g = GoofspielGymEnv(Ruleset(cards=13), illegal_action=rule)
+        g.reset(seed=0)
+        with pytest.raises(ActionSpaceError):
+            g.step(bad)
+        assert g.game.round == 1
+        g.step(np.int64(3))  # NumPy integers are in the space
+
+
+def test_illegal_action_ends_the_parallel_episode_with_the_documented_penalty():
+    e = parallel_env(ruleset=Ruleset(cards=4, players=3))
+    e.reset(seed=1)
+    e.step({"player_0": 0, "player_1": 1, "player_2": 2})
+    before = e.game.snapshot()
+    obs, rew, term, trunc, info = e.step({"player_0": 0, "player_1": 0, "player_2": 3})  # card 1 spent
+    assert rew == {"player_0": -10.0, "player_1": 0.0, "player_2": 0.0}  # minus the total prize value
+    assert all(term.values()) and not any(trunc.values()) and e.agents == []
+    assert info["player_2"]["illegal_action"] == ["player_0"]
+    assert e.game.snapshot() == before   # the illegal round is not played
+    with pytest.raises(RuntimeError):
+        e.step({"player_0": 1})
+    e.reset(seed=2)                       # and the env is usable again
+    assert e.agents == ["player_0", "player_1", "player_2"]
+    p = parallel_env(ruleset=Ruleset(cards=4), illegal_reward=-1)
+    p.reset(seed=0)
+    p.step({"player_0": 0, "player_1": 0})
+    assert p.step({"player_0": 0, "player_1": 0})[1] == {"player_0": -1.0, "player_1": -1.0}
+
+
+def test_aec_illegal_action_fails_on_its_own_step_and_the_env_stays_usable():
+    from cardtable.research.env_core import IllegalActionError
+    from cardtable.research.pettingzoo_env import env as aec_env
+
+    a = aec_env(ruleset=Ruleset(cards=4), illegal_action="raise")
+    a.reset(seed=3)
+    a.step(0)
+    a.step(1)            # round 1 played
+    assert a.game.round == 2
+    with pytest.raises(IllegalActionError, match="player_0"):
+        a.step(0)        # player_0's own card 1 is spent: fails now, not at player_1's step
+    assert a.agent_selection == "player_0" and a.game.round == 2
+    a.step(2)
+    a.step(2)
+    assert a.game.round == 3
+
+    a = aec_env(ruleset=Ruleset(cards=4))   # default: the penalty rule, on the same step
+    a.reset(seed=3)
+    a.step(0)
+    a.step(1)
+    a.step(0)
+    assert all(a.terminations.values())
+    assert a._cumulative_rewards == {"player_0": -10.0, "player_1": 0.0}
+    for agent in a.agent_iter():
+        assert a.last()[2]  # terminated
+        a.step(None)
+    assert a.agents == []
+    a.reset(seed=4)
+    assert a.agent_selection == "player_0" and not any(a.terminations.values())
+
+
+def test_gym_illegal_action_ends_the_episode_with_the_penalty():
+    g = GoofspielGymEnv(Ruleset(cards=4))
+    g.reset(seed=0)
+    g.step(0)
+    obs, reward, term, trunc, info = g.step(0)
+    assert (reward, term, trunc, info["illegal_action"]) == (-10.0, True, False, True)
+    with pytest.raises(RuntimeError):
+        g.step(1)
+
+
+def test_unmasked_sample_draws_a_legal_action():
+    e = parallel_env(ruleset=Ruleset(cards=6, open_prizes=3))
+    e.reset(seed=5)
+    while e.agents:
+        actions = {a: e.action_space(a).sample() for a in e.agents}
+        for seat, a in enumerate(e.possible_agents):
+            assert e.legal_mask(seat)[actions[a]]
+        e.step(actions)
+    assert e.game.is_over
+
+
+def test_max_cycles_truncates_and_state_is_the_global_state():
+    from cardtable.research.encoding import state_layout
+
+    rs = Ruleset(cards=6)
+    e = parallel_env(ruleset=rs, max_cycles=2)
+    e.reset(seed=9, options={"prize_deck": [3, 1, 4, 6, 5, 2]})
+    s = e.state()
+    lay = state_layout(rs)
+    assert e.state_space.contains(s)
+    assert s[lay["next_prize"]].tolist() == [1, 0, 0, 0, 0, 0]  # the hidden next prize: 1
+    assert s[lay["pot"]].tolist() == [0, 0, 1, 0, 0, 0]
+    e.step({"player_0": 5, "player_1": 0})
+    _, rew, term, trunc, _ = e.step({"player_0": 0, "player_1": 1})
+    assert all(trunc.values()) and not any(term.values()) and e.agents == []
+    assert rew == {"player_0": 0.0, "player_1": 0.0}
+    assert e.state()[lay["points"]].tolist() == pytest.approx([3 / 21, 1 / 21])
+    with pytest.raises(ValueError, match="max_cycles"):
+        parallel_env(max_cycles=0)
+    with pytest.raises(ValueError, match="illegal_action"):
+        parallel_env(illegal_action="ignore")
+
+
+def test_ansi_render_is_a_readable_table():
+    e = parallel_env(ruleset=Ruleset(cards=5, players=3), render_mode="ansi")
+    e.reset(seed=0, options={"prize_deck": [5, 1, 2, 3, 4]})
+    e.step({"player_0": 4, "player_1": 0, "player_2": 1})
+    lines = e.render().splitlines()
+    assert lines[0] == "Goofspiel  cards=5 players=3 ties=carry ace=low bid=1 display=1 order=shuffled"
+    assert lines[1] == "round 2 of 5, bid phase"
+    assert lines[3] == "last round: prize 5  player_0 bid 5, player_1 bid A, player_2 bid 2 -> player_0 took 5"
+    assert lines[-3:] == ["player_0       5  A 2 3 4", "player_1       0  2 3 4 5", "player_2       0  A 3 4 5"]

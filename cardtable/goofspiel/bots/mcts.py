@@ -37,16 +37,22 @@ import time
 from typing import Any
 
 from ..state import Bid, Game, PlayerView
+from . import opponent_model
 from .base import GoofspielBot
 
 MAX_DETERMINISATIONS = 64
+SELECTIONS = ("duct", "rm", "exp3")
+PLAYOUTS = ("informed", "random")
+FINALS = ("mix", "max")
+MIX_THRESHOLD = 0.5
 
 
 class _Node:
-    __slots__ = ("stats", "children", "actions")
+    __slots__ = ("stats", "children", "actions", "model")
 
-    def __init__(self, actions: dict[int, list]) -> None:
+    def __init__(self, actions: dict[int, list], model: dict | None = None) -> None:
         self.actions = actions                     # seat -> legal actions here
+        self.model = model                         # seat -> (weight, [probability per action])
         # seat -> per action [visits, reward sum, regret, cumulative strategy]
         self.stats = {s: [[0, 0.0, 0.0, 0.0] for _ in acts] for s, acts in actions.items()}
         self.children: dict[Any, _Node] = {}
@@ -99,26 +105,44 @@ class MCTSBot(GoofspielBot):
     """
 
     name = "mcts"
-    description = "simultaneous-move Monte Carlo tree search (decoupled UCT or regret matching)"
+    description = "simultaneous-move Monte Carlo tree search (decoupled UCT, EXP3 or regret matching)"
 
     def __init__(self, seed: int | str | None = None, iterations: int | None = None,
                  time_limit: float = 1.0, selection: str = "duct", c: float = 0.7,
-                 gamma: float = 0.1) -> None:
+                 gamma: float = 0.1, playout: str = "informed", final: str = "mix",
+                 epsilon: float = 0.3, model: bool = True) -> None:
         super().__init__(seed)
-        if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
+        if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
+                                       or iterations < 1):
             raise ValueError(f"iterations must be a whole number >= 1, not {iterations!r}")
-        if not isinstance(time_limit, (int, float)) or time_limit <= 0:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
             raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
-        if selection not in ("duct", "rm"):
-            raise ValueError(f"selection must be 'duct' or 'rm', not {selection!r}")
-        if not 0 < gamma <= 1:
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
+            raise ValueError(f"c must be a number >= 0, not {c!r}")
+        if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma <= 1:
             raise ValueError(f"gamma must be in (0, 1], not {gamma!r}")
+        if playout not in PLAYOUTS:
+            raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {playout!r}")
+        if final not in FINALS:
+            raise ValueError(f"final must be one of {', '.join(FINALS)}, not {final!r}")
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
+            raise ValueError(f"epsilon must be in [0, 1], not {epsilon!r}")
         self.iterations = iterations
         self.time_limit = float(time_limit)
         self.selection = selection
         self.c = float(c)
         self.gamma = float(gamma)
+        self.playout = playout
+        self.final = final
+        if not isinstance(model, bool):
+            raise ValueError(f"model must be true or false, not {model!r}")
+        self.epsilon = float(epsilon)
+        self.model = model
         self.last_iterations = 0
+        self._posterior: dict[int, dict[str, float]] | None = None
+        self._me = 0
 
     # -- the bot interface ---------------------------------------------------------------
 
@@ -126,12 +150,35 @@ class MCTSBot(GoofspielBot):
         options = view.legal_bids()
         if len(options) == 1:
             return options[0]
-        return self._search(view)
+        return self._sample(self._search(view))
 
     def choose_prize(self, view: PlayerView) -> int:
         if len(view.pot) == 1:
             return view.pot[0]
-        return self._search(view)
+        return self._sample(self._search(view))
+
+    def policy(self, view: PlayerView) -> dict:
+        """The mixed move of one search at ``view``: ``{card: probability}`` for
+        one-card bids (``{bid tuple: probability}`` for multi-card bids, ``{prize:
+        probability}`` in the choose phase). ``act`` samples such a distribution.
+        """
+        if view.phase == "choose":
+            if len(view.pot) == 1:
+                return {view.pot[0]: 1.0}
+            return dict(self._search(view))
+        options = view.legal_bids()
+        dist = [(options[0], 1.0)] if len(options) == 1 else self._search(view)
+        if view.ruleset.cards_per_bid == 1:
+            return {b[0]: p for b, p in dist}
+        return dict(dist)
+
+    def _sample(self, dist: list[tuple[Any, float]]):
+        r, acc = self.rng.random(), 0.0
+        for move, p in dist:
+            acc += p
+            if r < acc:
+                return move
+        return dist[-1][0]
 
     # -- search --------------------------------------------------------------------------
 
@@ -140,12 +187,16 @@ class MCTSBot(GoofspielBot):
             return {s: game.legal_bids(s) for s in range(game.ruleset.players)}
         return {game.chooser: list(game.legal_choices())}
 
-    def _search(self, view: PlayerView):
+    def _search(self, view: PlayerView) -> list[tuple[Any, float]]:
+        """Run the search; the root player's final mixed move as ``[(move, probability)]``."""
         rs = view.ruleset
         remaining = list(view.remaining_prizes)
         dets: list[Game] = []
         root_game = determinise(view, remaining)
-        root = _Node(self._actions(root_game))
+        self._me = view.seat
+        use_model = self.model and view.phase == "bid" and opponent_model.supported(view)
+        self._posterior = opponent_model.posteriors(view) if use_model else None
+        root = self._new_node(root_game)
         deadline = None if self.iterations is not None else time.perf_counter() + self.time_limit
         total = rs.total_prize_value
         i = 0
@@ -165,7 +216,27 @@ class MCTSBot(GoofspielBot):
         self.last_iterations = i
         return self._final(root, view.seat)
 
+    def _new_node(self, game: Game) -> _Node:
+        actions = self._actions(game)
+        if self._posterior is None or game.phase != "bid":
+            return _Node(actions)
+        model = {}
+        for seat, post in self._posterior.items():
+            if len(actions[seat]) > 1:
+                weight, dist = opponent_model.predictive(game.view(seat), post)
+                model[seat] = (weight, [dist[b[0]] for b in actions[seat]])
+        return _Node(actions, model)
+
     def _select(self, node: _Node, seat: int) -> tuple[int, float]:
+        if node.model is not None and seat in node.model:
+            weight, dist = node.model[seat]
+            if self.rng.random() < weight:  # the opponent plays as the model predicts
+                r, acc = self.rng.random(), 0.0
+                for j, p in enumerate(dist):
+                    acc += p
+                    if r < acc:
+                        return j, p
+                return len(dist) - 1, dist[-1]
         stats = node.stats[seat]
         k = len(stats)
         if self.selection == "duct":
@@ -180,7 +251,7 @@ class MCTSBot(GoofspielBot):
                 if v > best:
                     best, best_j = v, j
             return best_j, 1.0
-        sigma = self._rm_strategy(stats)
+        sigma = self._rm_strategy(stats) if self.selection == "rm" else self._exp3_strategy(stats)
         r, acc = self.rng.random(), 0.0
         for j, p in enumerate(sigma):
             acc += p
@@ -195,10 +266,19 @@ class MCTSBot(GoofspielBot):
         base = [p / s for p in pos] if s > 0 else [1.0 / k] * k
         return [(1 - self.gamma) * b + self.gamma / k for b in base]
 
+    def _exp3_strategy(self, stats: list) -> list[float]:
+        # Exp3 (Auer et al. 2002) as in Lanctot et al. 2013: sigma(a) proportional to
+        # exp(eta * X_a) mixed with gamma / k, eta = gamma / k; X_a sums u / sigma(a).
+        k = len(stats)
+        eta = self.gamma / k
+        top = max(st[2] for st in stats)
+        w = [math.exp(eta * (st[2] - top)) for st in stats]
+        s = sum(w)
+        return [(1 - self.gamma) * x / s + self.gamma / k for x in w]
+
     def _iterate(self, root: _Node, game: Game, total: int) -> None:
         path: list[tuple[_Node, dict[int, tuple[int, float]]]] = []
         node = root
-        expanded = False
         while not game.is_over:
             chosen = {seat: self._select(node, seat) for seat in node.actions}
             path.append((node, chosen))
@@ -213,16 +293,14 @@ class MCTSBot(GoofspielBot):
             if game.is_over:
                 break
             child = node.children.get(key)
-            if child is None:
-                if expanded:
-                    break
-                child = _Node(self._actions(game))
-                node.children[key] = child
-                expanded = True
-                node = child
+            if child is None:  # expand one node per iteration, then play out
+                node.children[key] = self._new_node(game)
                 break
             node = child
-        self._playout(game)
+        if self.playout == "informed":
+            self._informed_playout(game)
+        else:
+            self._random_playout(game)
         result = game.result()
         rewards = [(d / total + 1.0) / 2.0 for d in result.point_difference]
         for node, chosen in path:
@@ -232,6 +310,13 @@ class MCTSBot(GoofspielBot):
                 if self.selection == "duct":
                     st[j][0] += 1
                     st[j][1] += u
+                elif self.selection == "exp3":
+                    sigma = self._exp3_strategy(st)
+                    st[j][0] += 1
+                    st[j][1] += u
+                    st[j][2] += u / prob
+                    for a, row in enumerate(st):
+                        row[3] += sigma[a]
                 else:
                     sigma = self._rm_strategy(st)
                     st[j][0] += 1
@@ -243,7 +328,7 @@ class MCTSBot(GoofspielBot):
                         row[2] += x - u
                         row[3] += sigma[a]
 
-    def _playout(self, game: Game) -> None:
+    def _random_playout(self, game: Game) -> None:
         rng = self.rng
         players = game.ruleset.players
         while not game.is_over:
@@ -252,22 +337,59 @@ class MCTSBot(GoofspielBot):
             else:
                 game.choose(game.chooser, rng.choice(game.legal_choices()))
 
-    def _final(self, root: _Node, seat: int):
+    def _informed_playout(self, game: Game) -> None:
+        """Playout where each seat bids the card whose rank in its hand matches the rank
+        of the pot's value among the prizes still to come, shifted by -1, 0 or +1 at
+        random; with probability ``epsilon`` a uniformly random legal bid instead.
+        Multi-card bids and open prizes play uniformly random bids."""
+        rs = game.ruleset
+        if rs.cards_per_bid != 1 or rs.open_prizes != 1:
+            self._random_playout(game)
+            return
+        rng = self.rng
+        players = rs.players
+        value = rs.prize_value
+        strength = rs.strength
+        eps = self.epsilon
+        while not game.is_over:
+            pot = sum(value(p) for p in game.pot)
+            later = [value(p) for p in game.remaining_prizes]
+            q = (sum(1.0 for v in later if v < pot) + 0.5 * sum(1.0 for v in later if v == pot)) / len(later) \
+                if later else 1.0
+            bids = []
+            for s in range(players):
+                options = game.legal_bids(s)
+                if len(options) == 1 or rng.random() < eps:
+                    bids.append(rng.choice(options))
+                    continue
+                ranked = sorted(options, key=lambda b: strength(b[0]))
+                j = round(q * (len(ranked) - 1)) + rng.randint(-1, 1)
+                bids.append(ranked[min(max(j, 0), len(ranked) - 1)])
+            game.play(bids)
+
+    def _final(self, root: _Node, seat: int) -> list[tuple[Any, float]]:
+        """The root player's move as a distribution ``[(move, probability)]``.
+
+        ``final="max"``: the most visited action (ties: the higher mean reward).
+        ``final="mix"``: DUCT plays in proportion to the visit counts of the actions
+        visited at least ``MIX_THRESHOLD`` times the most visited one; RM and EXP3 play
+        their average strategy with the exploration ``gamma / k`` removed (Lanctot et
+        al. 2013).
+        """
         stats = root.stats[seat]
         actions = root.actions[seat]
-        if self.selection == "duct":
-            best = max(range(len(stats)), key=lambda j: (stats[j][0], stats[j][1]))
-            return actions[best]
-        # the average strategy without the exploration term gamma/k (Lanctot et al. 2013)
         k = len(stats)
-        n = sum(st[0] for st in stats)
-        weights = [max(st[3] - self.gamma * n / k, 0.0) for st in stats]
+        if self.final == "max":
+            best = max(range(k), key=lambda j: (stats[j][0], stats[j][1] / max(stats[j][0], 1)))
+            return [(actions[best], 1.0)]
+        if self.selection == "duct":
+            top = max(st[0] for st in stats)
+            weights = [st[0] if st[0] >= MIX_THRESHOLD * top else 0.0 for st in stats]
+        else:
+            n = sum(st[0] for st in stats)
+            weights = [max(st[3] - self.gamma * n / k, 0.0) for st in stats]
         s = sum(weights)
         if s <= 0:
-            return actions[max(range(len(stats)), key=lambda j: stats[j][0])]
-        r, acc = self.rng.random() * s, 0.0
-        for j, w in enumerate(weights):
-            acc += w
-            if r < acc:
-                return actions[j]
-        return actions[-1]
+            best = max(range(k), key=lambda j: stats[j][0])
+            return [(actions[best], 1.0)]
+        return [(a, w / s) for a, w in zip(actions, weights) if w > 0]

@@ -1,0 +1,106 @@
+"""Bayesian opponent model over a few bidding *types*, for the ``mcts`` bot.
+
+Spent bids are public (docs/rules.md, What each player knows), so after each round every opponent's bid
+is evidence about how that opponent plays. The model keeps, per opponent, a
+posterior over these types (one-card bids, one prize at a time only):
+
+- ``search``: an adaptive player the model cannot predict; the search itself
+  plays this seat (decoupled selection). Its likelihood is uniform.
+- ``uniform``: a uniformly random legal bid.
+- ``match``: the card whose strength is closest to the newest prize's value.
+- ``quantile``: the card at the same quantile of the hand as the pot's value
+  among the prizes in play (0.4 there, 0.15 on each neighbour, 0.3 spread).
+- ``tips``: the rule texts' tips (the ``heuristic`` bot, no noise).
+
+Each type's predicted bid is mixed with ``NOISE`` of a uniform bid, so one
+surprising bid lowers a type's weight without ruling it out. Priors: ``PRIOR``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..state import Game, PlayerView
+from .heuristic import HeuristicBot
+
+PRIOR = {"search": 0.6, "uniform": 0.1, "match": 0.1, "quantile": 0.1, "tips": 0.1}
+NOISE = 0.1
+MODEL_TYPES = tuple(t for t in PRIOR if t != "search")
+
+
+def supported(view: PlayerView) -> bool:
+    """The model covers one-card bids with one prize at a time."""
+    return view.ruleset.cards_per_bid == 1 and view.ruleset.open_prizes == 1
+
+
+@lru_cache(maxsize=1)
+def _tips_bot() -> HeuristicBot:
+    return HeuristicBot(seed=0)
+
+
+def type_policies(view: PlayerView) -> dict[str, dict[int, float]]:
+    """Each model type's bid distribution ``{card: probability}`` for ``view.seat``
+    (before the ``NOISE`` mixing). ``view`` must be in the bid phase."""
+    rs = view.ruleset
+    hand = sorted(view.hand, key=rs.strength)
+    n = len(hand)
+    out = {"uniform": {c: 1.0 / n for c in hand}}
+    target = rs.prize_value(view.pot[-1])
+    out["match"] = {min(hand, key=lambda c: (abs(rs.strength(c) - target), rs.strength(c))): 1.0}
+    pot = view.pot_value
+    prizes = sorted(rs.prize_value(p) for p in (*view.remaining_prizes, *view.pot))
+    q = sum(1 for v in prizes if v <= pot) / len(prizes)
+    weights = [0.3 / n] * n
+    i = min(n - 1, max(0, round(q * (n - 1))))
+    for j, w in ((i, 0.4), (i - 1, 0.15), (i + 1, 0.15)):
+        if 0 <= j < n:
+            weights[j] += w
+    s = sum(weights)
+    out["quantile"] = {c: w / s for c, w in zip(hand, weights)}
+    out["tips"] = {_tips_bot().bid(view)[0]: 1.0}
+    return out
+
+
+def predictive(view: PlayerView, posterior: dict[str, float]) -> tuple[float, dict[int, float]]:
+    """``(weight, distribution)``: the posterior mass of the model types (not
+    ``search``) and their mixed, noise-smoothed bid distribution for ``view.seat``."""
+    policies = type_policies(view)
+    hand = policies["uniform"]
+    mass = sum(posterior[t] for t in MODEL_TYPES)
+    dist = dict.fromkeys(hand, 0.0)
+    if mass <= 0:
+        return 0.0, {c: 1.0 / len(hand) for c in hand}
+    for t in MODEL_TYPES:
+        w = posterior[t] / mass
+        for c in hand:
+            dist[c] += w * ((1 - NOISE) * policies[t].get(c, 0.0) + NOISE * hand[c])
+    return mass, dist
+
+
+def posteriors(view: PlayerView) -> dict[int, dict[str, float]]:
+    """Per opponent seat, the posterior over the types given the rounds in ``view.history``."""
+    rs = view.ruleset
+    post = {s: dict(PRIOR) for s in view.opponents}
+    if not view.history:
+        return post
+    prizes: list[int] = []
+    for r in view.history:
+        for p in r.prizes:
+            if p not in prizes:
+                prizes.append(p)
+    rest = [p for p in rs.deck if p not in prizes]
+    game = Game(rs, prize_deck=prizes + rest)
+    for r in view.history:
+        for s in view.opponents:
+            v = game.view(s)
+            if len(v.hand) > 1:
+                card = r.bids[s][0]
+                policies = type_policies(v)
+                uniform = 1.0 / len(v.hand)
+                for t in PRIOR:
+                    like = uniform if t == "search" else (1 - NOISE) * policies[t].get(card, 0.0) + NOISE * uniform
+                    post[s][t] *= like
+                total = sum(post[s].values())
+                post[s] = {t: x / total for t, x in post[s].items()}
+        game.play([tuple(b) for b in r.bids])
+    return post

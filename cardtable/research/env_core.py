@@ -1,0 +1,107 @@
+"""What the PettingZoo and Gymnasium envs share: action checks, the illegal-action
+rule, truncation, and an action space whose ``sample()`` draws a legal action.
+
+Two kinds of bad action, handled differently (docs/research.md, "Bad actions"):
+
+- **outside the action space** (``-0.5``, ``2.9``, ``"2"``, ``True``, ``13`` in a
+  ``Discrete(13)``): always :class:`ActionSpaceError` (a ``ValueError``), and
+  nothing changes -- that is a bug in the calling code, not a move;
+- **inside the space but illegal now** (a spent card, a prize not on display,
+  *wait* when the agent must choose): with ``illegal_action="penalty"`` (the
+  default, as PettingZoo's classic games do) the episode ends at once, the
+  offender's reward is ``illegal_reward`` (default: minus the total prize value,
+  the worst possible point difference), everybody else's is 0, and
+  ``infos[agent]["illegal_action"]`` names the offender(s); with
+  ``illegal_action="raise"`` an :class:`IllegalActionError` (a ``ValueError``)
+  is raised and nothing changes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+from gymnasium import spaces
+
+from cardtable.goofspiel import Ruleset
+
+ILLEGAL_ACTION_RULES = ("penalty", "raise")
+
+
+class ActionSpaceError(ValueError):
+    """An action outside the agent's ``Discrete`` action space."""
+
+
+class IllegalActionError(ValueError):
+    """An action inside the space that the rules do not allow now (``illegal_action="raise"``)."""
+
+
+def check_in_space(space: spaces.Discrete, action: Any, who: str) -> int:
+    """The action as an ``int``.
+
+    Raises:
+        ActionSpaceError: ``action`` is not a member of ``space`` (``bool`` is refused too).
+    """
+    if isinstance(action, (bool, np.bool_)) or not space.contains(action):
+        raise ActionSpaceError(f"{who}: action {action!r} is outside the action space {space} "
+                               f"(an integer 0..{space.n - 1})")
+    return int(action)
+
+
+def check_options(ruleset: Ruleset, illegal_action: str, illegal_reward: float | None,
+                  max_cycles: int | None) -> float:
+    """Validate the common env options; returns the illegal-action reward.
+
+    Raises:
+        ValueError: an unknown rule, a non-number reward, or ``max_cycles`` not an integer >= 1.
+    """
+    if illegal_action not in ILLEGAL_ACTION_RULES:
+        raise ValueError(f"illegal_action must be 'penalty' or 'raise', not {illegal_action!r}")
+    if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int)
+                                   or max_cycles < 1):
+        raise ValueError(f"max_cycles must be None or an integer >= 1, not {max_cycles!r}")
+    if illegal_reward is None:
+        return -float(ruleset.total_prize_value)
+    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) \
+            or not np.isfinite(illegal_reward):
+        raise ValueError(f"illegal_reward must be a finite number, not {illegal_reward!r}")
+    return float(illegal_reward)
+
+
+def max_steps(ruleset: Ruleset) -> int:
+    """An upper bound on the steps of one game: a bid step per round, a choose step per prize."""
+    return ruleset.rounds + (ruleset.cards if ruleset.open_prizes > 1 else 0)
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` without a mask draws a *legal* action now.
+
+    ``legal_mask()`` of the env it belongs to (held weakly) gives the mask;
+    with an explicit ``mask``/``probability``, outside an episode, or after a
+    pickle it samples as a plain ``Discrete``. ``contains`` is ``Discrete``'s.
+    """
+
+    def __init__(self, n: int, legal_mask: Callable[[], np.ndarray | None], seed: int | None = None) -> None:
+        super().__init__(n, seed=seed)
+        owner = getattr(legal_mask, "__self__", None)
+        if owner is not None:
+            ref, name = weakref.ref(owner), legal_mask.__name__
+            self._legal_mask = lambda: (lambda o: getattr(o, name)() if o is not None else None)(ref())
+        else:
+            self._legal_mask = legal_mask
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
+        if mask is None and probability is None and self._legal_mask is not None:
+            legal = self._legal_mask()
+            if legal is not None and legal.any():
+                mask = legal
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_legal_mask"] = None
+        return state
+
+    def __repr__(self) -> str:
+        return f"Discrete({int(self.n)})"
