@@ -10,24 +10,37 @@ Bošanský, "Convergence of Monte Carlo Tree Search in Simultaneous Move Games"
   the tree is keyed by the public events (bids, prizes turned up, choices), so
   all sampled orders share one tree.
 - **Decoupled selection** at a bid node: each player selects its own action
-  from its own statistics, ignoring the others' -- either UCB1 (*decoupled UCT*,
-  ``selection="duct"``, exploration ``c``) or *regret matching* (``"rm"``,
-  exploration ``gamma``). Our RM estimates each action's counterfactual reward
-  by its mean reward so far (a low-variance variant; the paper's importance-
-  sampled estimate ``u / sigma(a)`` lost to ``random`` at 1000 iterations in our
-  trials). A prize-choice node (open prizes) has one acting player.
-- **Playouts**: uniformly random legal bids and choices to the end of the game.
+  from its own statistics, ignoring the others' -- UCB1 (*decoupled UCT*,
+  ``selection="duct"``, exploration ``c``), *Exp3* (``"exp3"``, exploration
+  ``gamma``) or *regret matching* (``"rm"``, exploration ``gamma``). Our RM
+  estimates each action's counterfactual reward by its mean reward so far (a
+  low-variance variant of the paper's importance-sampled ``u / sigma(a)``). A
+  prize-choice node (open prizes) has one acting player.
+- **Opponent model** (``model=True``, one-card bids and one prize at a time):
+  a Bayesian posterior over bidding types per opponent, from the bids they
+  have revealed (:mod:`~cardtable.goofspiel.bots.opponent_model`); at every
+  bid node an opponent plays as the model predicts with probability equal to
+  the posterior mass of the modelled types, otherwise by its own decoupled
+  selection (the ``search`` type: an opponent the model cannot predict).
+- **Playouts** (``playout=``): ``"informed"`` (default) -- every seat bids the
+  card at the pot's quantile among the prizes to come, +-1, and a uniformly
+  random bid with probability ``epsilon``; multi-card bids and open prizes use
+  ``"random"`` playouts (uniformly random legal moves).
 - **Reward** per player: its point difference (own points minus the best
   opponent's, docs/rules.md, End of the game) scaled to ``[0, 1]`` by the total prize value.
-- **Final move**: DUCT plays the root action visited most; RM samples the
-  root's average strategy with the exploration removed (a mixed strategy, as
-  equilibria of Goofspiel are mixed).
+- **Final move** (``final=``): ``"mix"`` (default) plays a mixed strategy, since
+  equilibria of Goofspiel are mixed -- DUCT in proportion to the visit counts of
+  the actions visited at least half as often as the most visited one, RM and
+  Exp3 their average strategy with the exploration removed; ``"max"`` plays the
+  most visited action. ``policy(view)`` returns that mixed move.
 
 Works for every ruleset: 2-5 players, multi-card bids, open prizes, any tie rule.
 
 Options: ``iterations`` (fixed count: reproducible with a seed) or ``time_limit``
 (seconds per decision, default 1.0, used when ``iterations`` is None);
-``selection``, ``c`` (default 0.7), ``gamma`` (default 0.1).
+``selection``, ``c`` (default 0.7), ``gamma`` (default 0.1), ``playout``,
+``epsilon`` (default 0.3), ``final``, ``model`` (default true). Measurements:
+docs/research.md, "MCTS bot".
 """
 
 from __future__ import annotations
