@@ -12,6 +12,8 @@ import importlib
 
 import typer
 
+from .conventions import CardtableGroup, apply
+
 #: Command modules, in the order their commands appear in ``--help``.
 COMMAND_MODULES = [
     "play",
@@ -30,10 +32,33 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=CardtableGroup,
+    epilog="Exit codes: 0 done; 1 a check failed (record, bot, table); 2 bad command line or "
+    "input; 3 game abandoned (quit, Ctrl-D, Ctrl-C). README.md, Exit codes.",
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from cardtable import __version__
+
+        typer.echo(f"cardtable {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _cardtable(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_show_version, is_eager=True,
+        help="Print the version of cardtable and exit.",
+    ),
+) -> None:
+    """Goofspiel (GOPS) and Golf with Detective and Thief: play, solve, analyse."""
+
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_name}").register(app)
+apply(app)
 
 
 def main() -> None:

@@ -14,10 +14,10 @@ def register(app: typer.Typer) -> None:
     @app.command("bot-check")
     def bot_check(
         command: str = typer.Argument(..., help='The bot\'s command line, quoted: "python mybot.py".'),
-        game: str = typer.Option("goofspiel", help="The game the bot plays."),
-        ruleset: Optional[List[str]] = typer.Option(None, "--ruleset", "-r", help="Ruleset to test (repeatable; default: one of each variant)."),
-        games: int = typer.Option(2, min=1, help="Games per ruleset."),
-        time_ms: int = typer.Option(1000, "--time-ms", min=1, help="Time limit per decision, milliseconds."),
+        game: str = typer.Option("goofspiel", "--game", metavar="GAME", help="The game the bot plays."),
+        ruleset: Optional[List[str]] = typer.Option(None, "--rules", "--ruleset", "-r", metavar="RULES", show_default="one of each variant", help="A ruleset to test: a preset or 'cards=9 ties=discard'; repeat for several."),
+        games: int = typer.Option(2, "--games", min=1, metavar="N", help="Games per ruleset."),
+        time_ms: int = typer.Option(1000, "--time-ms", min=1, metavar="MS", help="Time limit per decision, milliseconds."),
     ) -> None:
         """Check a protocol bot (docs/protocol.md): handshake, legal bids, time limits, clean exit.
 

@@ -12,8 +12,8 @@ from .common import read_record_file, record_game, reject_record
 def register(app: typer.Typer) -> None:
     @app.command()
     def replay(
-        file: Path = typer.Argument(..., help="a record file (text or JSON notation)"),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="print only the verdict"),
+        file: Path = typer.Argument(..., help="A record file (text or JSON notation)."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
     ) -> None:
         """Re-play a game record: check every bid is legal and the stated results match.
 

@@ -60,15 +60,15 @@ def _fmt_dist(dist: dict[int, float], top: int = 4) -> str:
 def register(app: typer.Typer) -> None:
     @app.command()
     def solve(
-        cards: int = typer.Option(..., "--cards", "-n", help="cards per suit, 1..13"),
-        ties: str = typer.Option("carry", "--ties", help="tie rule: carry or discard"),
-        objective: str = typer.Option("points", "--objective",
-                                      help="points (expected point difference) or win (win=1, draw=0, loss=-1)"),
-        high_ace: bool = typer.Option(False, "--high-ace", help="the ace bids highest and is worth cards+1"),
-        cache: Optional[Path] = typer.Option(None, "--cache", help="table folder (default: cardtable's cache folder)"),
-        force: bool = typer.Option(False, "--force", help="solve again even if the table exists"),
-        max_memory: float = typer.Option(8.0, "--max-memory", help="refuse solves needing more GiB than this"),
-        threads: int = typer.Option(1, "--threads", help="CPU threads for the backward induction"),
+        cards: int = typer.Option(..., "--cards", "-n", metavar="N", help="Cards per suit, 1..13."),
+        ties: str = typer.Option("carry", "--ties", metavar="RULE", help="Tie rule: carry or discard."),
+        objective: str = typer.Option("points", "--objective", metavar="OBJECTIVE",
+                                      help="What to maximise: points (expected point difference) or win (win=1, draw=0, loss=-1)."),
+        high_ace: bool = typer.Option(False, "--high-ace", help="The ace bids highest and is worth cards+1."),
+        cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
+        force: bool = typer.Option(False, "--force", help="Solve again even if the table exists."),
+        max_memory: float = typer.Option(8.0, "--max-memory", metavar="GIB", help="Refuse solves needing more memory than this, GiB."),
+        threads: int = typer.Option(1, "--threads", metavar="N", help="CPU threads for the backward induction."),
     ) -> None:
         """Solve 2-player Goofspiel exactly and write the table file (versioned, checksummed)."""
         import time
@@ -126,22 +126,22 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def strategy(
-        cards: int = typer.Option(13, "--cards", "-n", help="cards per suit, 1..13"),
-        ties: str = typer.Option("carry", "--ties", help="tie rule: carry or discard"),
-        objective: str = typer.Option("points", "--objective", help="points or win"),
-        high_ace: bool = typer.Option(False, "--high-ace"),
-        prizes: str = typer.Option("all", "--prizes",
-                                   help="prizes still to play for, incl. the one turned up (e.g. '2,5,9-K')"),
-        hand_a: str = typer.Option("all", "--hand-a", help="player 1's cards"),
-        hand_b: str = typer.Option("all", "--hand-b", help="player 2's cards"),
-        prize: Optional[str] = typer.Option(None, "--prize", help="the prize turned up (default: each)"),
-        pot: int = typer.Option(0, "--pot", help="points carried from ties (carry-over)"),
-        diff: int = typer.Option(0, "--diff", help="player 1's points minus player 2's (win objective)"),
-        record: Optional[Path] = typer.Option(None, "--record", help="take the position from a record"),
-        game_no: int = typer.Option(1, "--game", help="game number in the record file"),
-        round_no: int = typer.Option(1, "--round", help="round of the record (position before its bids)"),
-        cache: Optional[Path] = typer.Option(None, "--cache", help="table folder"),
-        limit: int = typer.Option(2_000_000, "--limit", help="most matrix games to solve without a table"),
+        cards: int = typer.Option(13, "--cards", "-n", metavar="N", help="Cards per suit, 1..13."),
+        ties: str = typer.Option("carry", "--ties", metavar="RULE", help="Tie rule: carry or discard."),
+        objective: str = typer.Option("points", "--objective", metavar="OBJECTIVE", help="What to maximise: points (expected point difference) or win (win=1, draw=0, loss=-1)."),
+        high_ace: bool = typer.Option(False, "--high-ace", help="The ace bids highest and is worth cards+1."),
+        prizes: str = typer.Option("all", "--prizes", metavar="CARDS",
+                                   help="Prizes still to play for, the one turned up included (e.g. '2,5,9-K')."),
+        hand_a: str = typer.Option("all", "--hand-a", metavar="CARDS", help="Player 1's cards."),
+        hand_b: str = typer.Option("all", "--hand-b", metavar="CARDS", help="Player 2's cards."),
+        prize: Optional[str] = typer.Option(None, "--prize", metavar="CARD", show_default="each prize", help="The prize turned up."),
+        pot: int = typer.Option(0, "--pot", metavar="POINTS", help="Points carried from ties (carry-over)."),
+        diff: int = typer.Option(0, "--diff", metavar="POINTS", help="Player 1's points minus player 2's (win objective)."),
+        record: Optional[Path] = typer.Option(None, "--record", metavar="FILE", help="Take the position from this record (with --game and --round)."),
+        game_no: int = typer.Option(1, "--game", metavar="N", help="Game number in the record file."),
+        round_no: int = typer.Option(1, "--round", metavar="N", help="Round of the record (the position before its bids)."),
+        cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
+        limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
     ) -> None:
         """Print the equilibrium mixed strategy (probability per card) and value of a position."""
         from rich.console import Console
@@ -213,9 +213,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def analyze(
-        record: Path = typer.Argument(..., help="a record file (text or JSON notation)"),
-        cache: Optional[Path] = typer.Option(None, "--cache", help="table folder"),
-        limit: int = typer.Option(2_000_000, "--limit", help="most matrix games to solve without a table"),
+        record: Path = typer.Argument(..., help="A Goofspiel record file (text or JSON notation)."),
+        cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
+        limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
     ) -> None:
         """Walk finished games: bids, equilibrium per round, expected points given up."""
         from rich.console import Console
@@ -265,13 +265,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def exploit(
-        bot: str = typer.Argument(..., help="bot spec as in `tournament`: NAME[:key=value,...], e.g. 'mcts:iterations=50'"),
-        cards: int = typer.Option(4, "--cards", "-n", help="cards per suit"),
-        ties: str = typer.Option("carry", "--ties", help="tie rule: carry or discard"),
-        high_ace: bool = typer.Option(False, "--high-ace"),
-        samples: int = typer.Option(200, "--samples", help="act() calls per decision for bots without policy()"),
-        repeats: int = typer.Option(5, "--repeats", help="sampled searches averaged (bots without policy())"),
-        seed: int = typer.Option(0, "--seed", help="the bot's seed"),
+        bot: str = typer.Argument(..., help="The bot: NAME or NAME:key=value,... as in tournaments (random, heuristic, mcts:iterations=50, ...)."),
+        cards: int = typer.Option(4, "--cards", "-n", metavar="N", help="Cards per suit (history-dependent bots: at most 5)."),
+        ties: str = typer.Option("carry", "--ties", metavar="RULE", help="Tie rule: carry or discard."),
+        high_ace: bool = typer.Option(False, "--high-ace", help="The ace bids highest and is worth cards+1."),
+        samples: int = typer.Option(200, "--samples", metavar="N", help="Calls of the bot's act() per decision, for bots without policy()."),
+        repeats: int = typer.Option(5, "--repeats", metavar="N", help="Sampled searches averaged (bots without policy())."),
+        seed: int = typer.Option(0, "--seed", metavar="N", help="The bot's seed."),
     ) -> None:
         """Exact best response to a bot and its exploitability (points per game).
 

@@ -31,17 +31,17 @@ def _load_config_file(path: Path) -> dict:
 def register(app: typer.Typer) -> None:
     @app.command()
     def tournament(
-        bots: Optional[List[str]] = typer.Argument(None, help="Bots: NAME[:key=value,...] (built-in) or 'LABEL=cmd:COMMAND' (protocol program)."),
-        config: Optional[Path] = typer.Option(None, "--config", help="TOML file: bots = [...], ruleset, games, seed, time_ms."),
-        ruleset: Optional[str] = typer.Option(None, "--ruleset", "-r", help="Preset name or 'cards=9 ties=discard' (2 players) (default: standard)."),
-        games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per pairing, even: each deal is played in both seatings (default: 10)."),
-        seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the deals and bots (default: 0)."),
-        time_ms: Optional[int] = typer.Option(None, "--time-ms", help="Time per decision for protocol bots, ms (default: 1000)."),
-        workers: int = typer.Option(2, "--workers", "-j", help="Parallel worker processes."),
-        backend: str = typer.Option("process", "--backend", help="process, serial or ray."),
-        ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (default: a local Ray instance)."),
-        db: Optional[Path] = typer.Option(None, "--db", help="SQLite results file; rerun to resume (default: one per configuration under CARDTABLE_HOME/tournaments)."),
-        report: Optional[Path] = typer.Option(None, "--report", help="Write standings.md and standings.png into this folder."),
+        bots: Optional[List[str]] = typer.Argument(None, help="The bots: NAME or NAME:key=value,... (built-in), LABEL=SPEC to name one, 'LABEL=cmd:COMMAND' for a protocol program."),
+        config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="A TOML file: bots = [...], ruleset, games, seed, time_ms (options given here win)."),
+        ruleset: Optional[str] = typer.Option(None, "--rules", "--ruleset", "-r", metavar="RULES", show_default="standard", help="A 2-player ruleset: a preset or 'cards=9 ties=discard'."),
+        games: Optional[int] = typer.Option(None, "--games", metavar="N", show_default="10", help="Games per pairing, even: each deal is played in both seatings."),
+        seed: Optional[int] = typer.Option(None, "--seed", metavar="N", show_default="0", help="Seed of the deals and the bots."),
+        time_ms: Optional[int] = typer.Option(None, "--time-ms", metavar="MS", show_default="1000", help="Time per decision for protocol bots, milliseconds."),
+        workers: int = typer.Option(2, "--workers", "-j", metavar="N", help="Parallel worker processes."),
+        backend: str = typer.Option("process", "--backend", metavar="BACKEND", help="Where games run: process (worker processes), serial (this process) or ray (needs the research extra)."),
+        ray_address: Optional[str] = typer.Option(None, "--ray-address", metavar="ADDRESS", show_default="a local Ray instance", help="Ray cluster address."),
+        db: Optional[Path] = typer.Option(None, "--db", metavar="FILE", show_default="one per configuration under $CARDTABLE_HOME/tournaments", help="SQLite results file; run again to resume."),
+        report: Optional[Path] = typer.Option(None, "--report", metavar="FOLDER", help="Write standings.md and standings.png into this folder."),
     ) -> None:
         """Play a round-robin tournament and print the standings (mean point difference
         with 95% CI, win/draw/loss, OpenSkill ratings). Interrupted runs resume."""

@@ -38,7 +38,7 @@ def config(*specs, games=2, ruleset="cards=4"):
 def test_cli_missing_script_is_reported_before_any_game(tmp_path):
     db = tmp_path / "t.sqlite"
     res = CliRunner().invoke(_app(), ["tournament", "random", f"x=cmd:{sys.executable} {tmp_path / 'nothere.py'}",
-                                      "-n", "2", "--backend", "serial", "--db", str(db)])
+                                      "--games", "2", "--backend", "serial", "--db", str(db)])
     assert res.exit_code == 2, res.output
     assert "bot 'x': failed the handshake: crash" in res.output and "nothere.py" in res.output
     assert "played" not in res.output and "Standings" not in res.output
@@ -46,7 +46,7 @@ def test_cli_missing_script_is_reported_before_any_game(tmp_path):
 
 
 def test_cli_missing_script_writes_no_default_database():
-    res = CliRunner().invoke(_app(), ["tournament", "random", f"x=cmd:{sys.executable} nothere-xyz.py", "-n", "2"])
+    res = CliRunner().invoke(_app(), ["tournament", "random", f"x=cmd:{sys.executable} nothere-xyz.py", "--games", "2"])
     assert res.exit_code == 2, res.output
     assert not (home() / "tournaments").exists()
 

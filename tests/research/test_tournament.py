@@ -164,7 +164,7 @@ def _app():
 
 def test_cli_tournament_runs_resumes_and_reports(tmp_path):
     runner = CliRunner()
-    args = ["tournament", "random", "heuristic", "-n", "2", "-r", "cards=5", "--backend", "serial",
+    args = ["tournament", "random", "heuristic", "--games", "2", "-r", "cards=5", "--backend", "serial",
             "--db", str(tmp_path / "t.sqlite"), "--report", str(tmp_path / "rep")]
     first = runner.invoke(_app(), args)
     assert first.exit_code == 0, first.output
