@@ -13,7 +13,7 @@ from .common import fail
 def register(app: typer.Typer) -> None:
     @app.command("bot-check")
     def bot_check(
-        command: str = typer.Argument(..., help='The bot\'s command line, quoted: "python mybot.py".'),
+        command: str = typer.Argument(..., help='The bot\'s command line, quoted: "python mybot.py" (or, as in tournaments, "cmd:python mybot.py").'),
         game: str = typer.Option("goofspiel", "--game", metavar="GAME", help="The game the bot plays."),
         ruleset: Optional[List[str]] = typer.Option(None, "--rules", "--ruleset", "-r", metavar="RULES", show_default="one of each variant", help="A ruleset to test: a preset or 'cards=9 ties=discard'; repeat for several."),
         games: int = typer.Option(2, "--games", min=1, metavar="N", help="Games per ruleset."),
@@ -31,6 +31,13 @@ def register(app: typer.Typer) -> None:
             module = importlib.import_module(f"cardtable.{game}.protocol")
         except ModuleNotFoundError:
             fail(f"no bot protocol for game {game!r}")
+        from cardtable.platform.bot import BotSpecError, parse_bot_spec
+
+        if command.strip().startswith("cmd:") or "=cmd:" in command.split(" ", 1)[0]:
+            try:  # the tournament's form, LABEL=cmd:COMMAND, names the same program
+                command = parse_bot_spec(command).target
+            except BotSpecError as exc:
+                fail(str(exc))
         kwargs = {"games": games, "time_ms": time_ms}
         if ruleset:
             kwargs["rulesets"] = ruleset

@@ -95,7 +95,7 @@ def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names
 def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
                     bid_cards, display, order, match, seed, name, names, delay, save, record) -> None:
     from cardtable.goofspiel.tui import Seat, run
-    from cardtable.platform.bot import UnknownBotError, load_bot
+    from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
     from cardtable.platform.match import MatchError, MatchFormat
     from cardtable.tui import Terminal
 
@@ -121,16 +121,18 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
             for i in range(n - humans):
                 bot_name = bot_names[min(i, len(bot_names) - 1)]
                 bot_seed = None if seed is None else f"{seed}-bot{i}"
-                bot = load_bot("goofspiel", bot_name, seed=bot_seed)
+                spec = parse_bot_spec(bot_name)
+                bot = load_bot_spec("goofspiel", spec, seed=bot_seed)
                 bot.new_game(ruleset, i + humans)  # bots that cannot play this ruleset say so now
-                labels.append(bot.name)
-                seats.append(Seat(bot.name, bot))
+                label = bot.name if ":" in spec.label or "=" in spec.label else spec.label
+                labels.append(label)
+                seats.append(Seat(label, bot))
             for i, seat in enumerate(seats):  # number repeated bot names: heuristic-1, heuristic-2
                 if labels.count(seat.name) > 1:
                     seat.name = f"{seat.name}-{labels[: i + 1].count(seat.name)}"
             if not auto:
                 seats.insert(0, Seat(name))
-    except UnknownBotError as exc:
+    except (UnknownBotError, BotSpecError) as exc:
         fail(str(exc))
     except ValueError as exc:  # a bot that cannot play this ruleset
         fail(str(exc))

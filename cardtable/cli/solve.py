@@ -281,8 +281,7 @@ def register(app: typer.Typer) -> None:
         """
         import time
 
-        from cardtable.platform import tournament as T
-        from cardtable.platform.bot import load_bot
+        from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
         from cardtable.solver import UnsupportedRuleset
         from cardtable.solver.exploit import MAX_CARDS, best_response, is_positional
 
@@ -292,12 +291,9 @@ def register(app: typer.Typer) -> None:
         if repeats < 1:
             fail("--repeats must be at least 1")
         try:
-            entry = T.parse_bot_spec(bot)
-            if entry.kind != "builtin":
-                raise T.TournamentError(f"bot {bot!r}: best responses need a built-in bot, not a program")
-            T.check_bot_options("goofspiel", entry)
-            b = load_bot("goofspiel", entry.target, seed=seed, **entry.options)
-        except (T.TournamentError, ValueError, TypeError) as exc:
+            entry = parse_bot_spec(bot)
+            b = load_bot_spec("goofspiel", entry, seed=seed)
+        except (UnknownBotError, BotSpecError) as exc:
             fail(str(exc))
         if is_positional(b):
             how = "exact, backward induction over positions"

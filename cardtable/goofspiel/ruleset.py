@@ -269,15 +269,26 @@ class Ruleset:
     def parse(cls, text: str) -> "Ruleset":
         """Parse :meth:`describe`'s notation, or a preset name.
 
+        This is the one reader of ruleset text: every command and the
+        tournament and protocol code go through it, so a mistyped preset gets
+        the same answer everywhere.
+
         >>> Ruleset.parse("cards=4 ties=discard") == Ruleset(cards=4, tie_rule="discard")
         True
+        >>> Ruleset.parse("discrad")
+        Traceback (most recent call last):
+        ...
+        cardtable.goofspiel.errors.RulesetError: preset: unknown preset 'discrad' (did you mean 'discard'?); presets: standard, discard, high-ace, three-player, two-card-bids, open-prizes, ascending
 
         Raises:
-            RulesetError: unknown keys or values.
+            RulesetError: an unknown preset (the message lists the presets),
+                unknown keys or values.
         """
         text = text.strip()
         if text in PRESETS:
             return cls.preset(text)
+        if text and "=" not in text and len(text.split()) == 1:
+            _preset_fields(text)  # a single word: a preset name, perhaps mistyped
         data: dict[str, Any] = {}
         for item in text.split():
             key, sep, value = item.partition("=")
@@ -342,7 +353,11 @@ def _parse_field(key: str, value: str) -> tuple[str, Any]:
 
 def _preset_fields(name: str) -> dict[str, Any]:
     if name not in PRESETS:
+        from difflib import get_close_matches
+
+        close = get_close_matches(str(name).lower(), PRESETS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise RulesetError(
-            f"preset: unknown preset {name!r}; choose one of {', '.join(PRESETS)}", ("preset",)
+            f"preset: unknown preset {name!r}{hint}; presets: {', '.join(PRESETS)}", ("preset",)
         )
     return PRESETS[name]

@@ -21,9 +21,9 @@ from typing import Any, Sequence
 from cardtable.platform.bot import Bot, load_bot
 from cardtable.platform.protocol import BotFailure
 
-from .errors import IllegalBid, IllegalChoice, RulesetError
+from .errors import IllegalBid, IllegalChoice
 from .protocol import GoofspielProtocolBot
-from .ruleset import PRESETS, Ruleset
+from .ruleset import Ruleset
 from .state import Game
 
 
@@ -50,18 +50,12 @@ def parse_ruleset(text: str | Ruleset) -> Ruleset:
     """A ruleset from a preset name or ``describe()`` text.
 
     Raises:
-        RulesetError: invalid text; when it is a single word (a mistyped preset
-            name), the message lists the preset names.
+        RulesetError: invalid text; a mistyped preset name gets the list of
+            presets (:meth:`Ruleset.parse`).
     """
     if isinstance(text, Ruleset):
         return text
-    try:
-        return Ruleset.parse(text)
-    except RulesetError:
-        if "=" in str(text):
-            raise
-        raise RulesetError(f"unknown ruleset {text!r}: neither a preset name nor key=value settings;"
-                           f" presets: {', '.join(PRESETS)}") from None
+    return Ruleset.parse(text)
 
 
 def players(ruleset: Ruleset) -> int:

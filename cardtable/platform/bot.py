@@ -11,20 +11,40 @@ Bots are found by name through :func:`load_bot`. Each game package
 ``"module:Class"`` string, so that heavy bots (the solver-backed ``nash``)
 are imported only when asked for.
 
+Everywhere a person names a bot (``play --vs``, ``exploit``, ``tournament``,
+``bot-check``) the text is a *bot specification*, read by :func:`parse_bot_spec`:
+
+- ``NAME`` -- a built-in bot (``heuristic``);
+- ``NAME:key=value,...`` -- with constructor options (``mcts:iterations=50``);
+- ``LABEL=SPEC`` -- the same under another name (``fast=mcts:iterations=20``);
+- ``cmd:COMMAND`` or ``LABEL=cmd:COMMAND`` -- a program speaking the bot protocol
+  (docs/protocol.md).
+
+:func:`load_bot_spec` turns a built-in specification into a bot, checking each
+option against the bot class's constructor.
+
 >>> {"random", "matcher", "heuristic"} <= set(bot_names("goofspiel"))
 True
+>>> parse_bot_spec("fast=mcts:iterations=20")
+BotSpec(label='fast', kind='builtin', target='mcts', options={'iterations': 20})
 """
 
 from __future__ import annotations
 
 import abc
 import importlib
+import inspect
 import random
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 
 class UnknownBotError(ValueError):
     """Raised by :func:`load_bot` for a bot name the game does not have."""
+
+
+class BotSpecError(ValueError):
+    """A malformed bot specification, or an option its bot does not take."""
 
 
 class Bot(abc.ABC):
@@ -91,3 +111,129 @@ def load_bot(game: str, name: str, seed: int | str | None = None, **options: Any
         UnknownBotError: no such game or bot.
     """
     return bot_class(game, name)(seed=seed, **options)
+
+
+# -- bot specifications ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A parsed bot specification (see the module docstring).
+
+    Attributes:
+        label: the name in tables and on screen (the text itself unless ``LABEL=`` gave one).
+        kind: ``"builtin"`` (a registry bot) or ``"program"`` (a protocol bot).
+        target: the registry name (lower case), or the program's command line.
+        options: constructor options of a built-in bot, values converted to
+            int, float or bool where they read as one.
+    """
+
+    label: str
+    kind: str
+    target: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _option_value(value: str) -> Any:
+    for convert in (int, float):
+        try:
+            return convert(value)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def parse_bot_spec(text: str) -> BotSpec:
+    """Read one bot specification.
+
+    >>> parse_bot_spec("heuristic")
+    BotSpec(label='heuristic', kind='builtin', target='heuristic', options={})
+    >>> parse_bot_spec("mcts:iterations=50,time_limit=0.5").options
+    {'iterations': 50, 'time_limit': 0.5}
+    >>> parse_bot_spec("mine=cmd:python bot.py")
+    BotSpec(label='mine', kind='program', target='python bot.py', options={})
+
+    Raises:
+        BotSpecError: an empty specification, ``cmd:`` without a command, an
+            option that is not ``key=value``, or an option given twice.
+    """
+    text = str(text).strip()
+    label = None
+    head, eq, rest = text.partition("=")
+    if eq and ":" not in head and " " not in head and not head.startswith("cmd"):
+        label, text = head.strip(), rest.strip()
+        if not label:
+            raise BotSpecError(f"bot {text!r}: the label before '=' is empty")
+    if not text:
+        raise BotSpecError("empty bot specification")
+    if text.startswith("cmd:"):
+        command = text[4:].strip()
+        if not command:
+            raise BotSpecError(f"bot {text!r}: 'cmd:' needs a command line")
+        return BotSpec(label or command, "program", command, {})
+    name, _, opts = text.partition(":")
+    if not name.strip():
+        raise BotSpecError(f"bot {text!r}: no bot name before ':'")
+    options: dict[str, Any] = {}
+    for item in filter(None, (o.strip() for o in opts.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise BotSpecError(f"bot {text!r}: option {item!r} is not key=value")
+        if key in options:
+            raise BotSpecError(f"bot {text!r}: option {key!r} is given twice")
+        options[key] = _option_value(value.strip())
+    return BotSpec(label or text, "builtin", name.strip().lower(), options)
+
+
+def bot_option_names(cls: type) -> list[str] | None:
+    """The constructor keyword options of bot class ``cls``, in declaration order
+    (``seed`` excluded: the caller sets it); ``None`` when it takes ``**kwargs``."""
+    names = []
+    for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) and p.name != "seed":
+            names.append(p.name)
+    return names
+
+
+def check_bot_options(cls: type, options: dict[str, Any], seed_hint: str = "--seed") -> None:
+    """Check that every option is a constructor keyword of bot class ``cls``.
+
+    Raises:
+        BotSpecError: ``seed`` (set by the caller; ``seed_hint`` says how) or an
+            unknown option (``mcts: unknown option 'foo'; options: iterations, ...``).
+    """
+    accepted = bot_option_names(cls)
+    if accepted is None:
+        return
+    for key in options:
+        if key == "seed":
+            raise BotSpecError(f"{cls.name}: option 'seed' is set by {seed_hint}")
+        if key not in accepted:
+            listed = ", ".join(accepted) if accepted else "none"
+            raise BotSpecError(f"{cls.name}: unknown option {key!r}; options: {listed}")
+
+
+def load_bot_spec(game: str, spec: str | BotSpec, seed: int | str | None = None) -> Bot:
+    """Create the built-in bot a specification names, with its options.
+
+    Raises:
+        UnknownBotError: no such game or bot (the message lists the bots).
+        BotSpecError: a malformed specification, an unknown option, a program
+            specification (``cmd:``; those run in ``tournament`` and ``bot-check``),
+            or options the bot's constructor refuses.
+    """
+    if not isinstance(spec, BotSpec):
+        spec = parse_bot_spec(spec)
+    if spec.kind != "builtin":
+        raise BotSpecError(
+            f"bot {spec.label!r}: protocol programs (cmd:) play in 'cardtable tournament' and "
+            "'cardtable bot-check', not here; name a built-in bot"
+        )
+    cls = bot_class(game, spec.target)
+    check_bot_options(cls, spec.options)
+    try:
+        return cls(seed=seed, **spec.options)
+    except (TypeError, ValueError) as exc:
+        raise BotSpecError(f"bot {spec.label!r}: {exc}") from None

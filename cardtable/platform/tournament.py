@@ -37,10 +37,13 @@ import json
 import math
 import sqlite3
 import zlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
+
+from .bot import BotSpec, BotSpecError, bot_option_names  # noqa: F401  (bot_option_names: public here too)
+from .bot import parse_bot_spec as _parse_spec
 
 
 class TournamentError(ValueError):
@@ -49,63 +52,25 @@ class TournamentError(ValueError):
 
 # -- configuration -------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class BotEntry:
-    """One participant.
-
-    Attributes:
-        label: unique name in the tables.
-        kind: ``"builtin"`` (a registry bot) or ``"program"`` (a protocol bot).
-        target: the registry name, or the program's command line.
-        options: constructor options (built-in) or ``time_ms`` and ``setoption`` values (program).
-    """
-
-    label: str
-    kind: str
-    target: str
-    options: dict[str, Any] = field(default_factory=dict)
-
-
-def _convert(value: str) -> Any:
-    for conv in (int, float):
-        try:
-            return conv(value)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(value.lower(), value)
+#: One participant: a bot specification (:class:`cardtable.platform.bot.BotSpec`;
+#: label, kind ``"builtin"``/``"program"``, target, options).
+BotEntry = BotSpec
 
 
 def parse_bot_spec(text: str) -> BotEntry:
-    """Parse ``[LABEL=]NAME[:key=value,...]`` (built-in) or ``[LABEL=]cmd:COMMAND`` (program).
+    """Parse a bot specification with the one parser, :func:`cardtable.platform.bot.parse_bot_spec`
+    (``[LABEL=]NAME[:key=value,...]`` or ``[LABEL=]cmd:COMMAND``).
 
-    >>> parse_bot_spec("heuristic:noise=0")
-    BotEntry(label='heuristic:noise=0', kind='builtin', target='heuristic', options={'noise': 0})
     >>> parse_bot_spec("mine=cmd:python bot.py").kind
     'program'
 
     Raises:
         TournamentError: an empty spec or a malformed option.
     """
-    text = text.strip()
-    label = None
-    head, eq, rest = text.partition("=")
-    if eq and ":" not in head and " " not in head and not head.startswith("cmd"):
-        label, text = head.strip(), rest.strip()
-    if not text:
-        raise TournamentError("empty bot specification")
-    if text.startswith("cmd:"):
-        command = text[4:].strip()
-        if not command:
-            raise TournamentError(f"bot {text!r}: 'cmd:' needs a command line")
-        return BotEntry(label or command, "program", command, {})
-    name, _, opts = text.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, (o.strip() for o in opts.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise TournamentError(f"bot {text!r}: option {item!r} is not key=value")
-        options[key.strip()] = _convert(value.strip())
-    return BotEntry(label or text, "builtin", name.strip().lower(), options)
+    try:
+        return _parse_spec(text)
+    except BotSpecError as exc:
+        raise TournamentError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -146,20 +111,6 @@ class TournamentConfig:
 CHECK_HANDSHAKE_MS = 5000
 
 
-def bot_option_names(cls: type) -> list[str] | None:
-    """The constructor keyword options of bot class ``cls``, in declaration order
-    (``seed`` excluded: the tournament sets it); ``None`` when it takes ``**kwargs``."""
-    import inspect
-
-    names = []
-    for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
-        if p.kind is inspect.Parameter.VAR_KEYWORD:
-            return None
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) and p.name != "seed":
-            names.append(p.name)
-    return names
-
-
 def check_bot_options(game: str, entry: BotEntry) -> None:
     """Check a built-in bot's name and that every option is a keyword its class accepts.
 
@@ -167,22 +118,17 @@ def check_bot_options(game: str, entry: BotEntry) -> None:
         TournamentError: an unknown bot (listing the bots) or an unknown option
             (``mcts: unknown option 'foo'; options: iterations, time_limit, ...``).
     """
-    from .bot import bot_class
+    from .bot import bot_class, check_bot_options as check_options
 
     prefix = "" if entry.label.lower().startswith(entry.target) else f"bot {entry.label!r}: "
     try:
         cls = bot_class(game, entry.target)
     except ValueError as exc:
         raise TournamentError(f"bot {entry.label!r}: {exc}") from None
-    accepted = bot_option_names(cls)
-    if accepted is None:
-        return
-    for key in entry.options:
-        if key == "seed":
-            raise TournamentError(f"{prefix}{entry.target}: option 'seed' is set by the tournament (use --seed)")
-        if key not in accepted:
-            listed = ", ".join(accepted) if accepted else "none"
-            raise TournamentError(f"{prefix}{entry.target}: unknown option {key!r}; options: {listed}")
+    try:
+        check_options(cls, entry.options, seed_hint="the tournament's --seed")
+    except BotSpecError as exc:
+        raise TournamentError(f"{prefix}{exc}") from None
 
 
 def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS) -> None:

@@ -99,7 +99,7 @@ def test_cli_unknown_builtin_option_lists_the_options(tmp_path):
 
 @pytest.mark.parametrize("spec, message", [
     ("m=mcts:foo=1", r"^bot 'm': mcts: unknown option 'foo'; options: iterations"),
-    ("mcts:seed=3", r"option 'seed' is set by the tournament"),
+    ("mcts:seed=3", r"option 'seed' is set by the tournament's --seed"),
     ("matcher:depth=2", r"^matcher: unknown option 'depth'"),
 ])
 def test_unknown_options_fail_validation(spec, message):
@@ -116,7 +116,7 @@ def test_known_options_still_pass():
 def test_bot_check_bad_ruleset_lists_the_presets():
     res = CliRunner().invoke(_app(), ["bot-check", PY, "-r", "bogus"])
     assert res.exit_code == 2, res.output
-    assert "unknown ruleset 'bogus'" in res.output
+    assert "unknown preset 'bogus'" in res.output
     assert "presets: " + ", ".join(PRESETS) in res.output.replace("\n", "")
 
 
