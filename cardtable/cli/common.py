@@ -107,17 +107,23 @@ def read_record_file(path: Path) -> str:
     """The text of a record file.
 
     Raises:
-        typer.Exit: (code 2) a folder, an unreadable or a non-UTF-8 file.
+        typer.Exit: (code 2) a folder, an unreadable or a non-UTF-8 file;
+            (code 1, ``✗ PATH: not a game record``) a text that does not start
+            like a record (a tag line ``[Name "value"]`` or JSON).
     """
     if path.is_dir():
         fail(f"{path} is a folder, not a record file")
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         fail(f"cannot read {path}: {exc.strerror}")
     except UnicodeDecodeError:
         fail(f"{path} is not a text file (UTF-8)")
-    raise AssertionError  # unreachable: fail() exits
+    first = next((line.strip() for line in text.lstrip("\ufeff").splitlines() if line.strip()), "")
+    if not first.startswith(("[", "{")):
+        reject_record(path, ValueError(
+            "not a game record (a record starts with tags such as [Game \"goofspiel\"], or is JSON)"))
+    return text
 
 
 def record_game(text: str) -> str:

@@ -67,7 +67,9 @@ def register(app: typer.Typer) -> None:
             what = "is a" if len(wrong) == 1 else "are"
             fail(f"{', '.join(wrong)} {what} {other} option{'s' if len(wrong) > 1 else ''}, not for {kind}")
         check_names([name] + ([x.strip() for x in names.split(",")] if names else []))
-        if record is not None and save:
+        if record is not None and not save:
+            fail("--record saves the record to a file and --no-save saves nothing: give one of them")
+        if record is not None:
             check_record_path(record)
         if kind == "golf":
             _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games or 1)

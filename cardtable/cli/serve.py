@@ -44,11 +44,43 @@ def register(app: typer.Typer) -> None:
             limits = Limits().with_overrides(limit or [])
         except ValueError as exc:
             fail(str(exc))
+        listener = _listen(host, port)  # before the database is created and the banner printed
+        port = listener.getsockname()[1]
         path = db if db is not None else default_db_path()
         try:
             web_app = create_app(path, synchronous="FULL" if durable else "NORMAL", limits=limits)
         except StorageError as exc:
+            listener.close()
             fail(str(exc))
         typer.echo(f"cardtable: http://{host}:{port}/  (database {path})", err=True)
-        uvicorn.run(web_app, host=host, port=port, log_level=log_level,
-                    access_log=log_level in ("info", "debug", "trace"), **server_options(limits))
+        config = uvicorn.Config(web_app, log_level=log_level,
+                                access_log=log_level in ("info", "debug", "trace"), **server_options(limits))
+        uvicorn.Server(config).run(sockets=[listener])
+
+
+def _listen(host: str, port: int):
+    """A listening socket on ``host:port`` (port 0: any free port).
+
+    Raises:
+        typer.Exit: (code 2) the address is in use or cannot be used, with one line saying so.
+    """
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        fail(f"--host {host}: not an address of this machine ({exc.strerror})")
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} on {host} is in use (another server?); choose another with --port")
+        fail(f"cannot listen on {host}:{port}: {exc.strerror}")
+    sock.set_inheritable(True)
+    return sock

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from .common import err_console, fail, read_record_file
+from .common import err_console, fail, read_record_file, record_game
 
 _TIES = ("carry", "discard")
 _OBJECTIVES = ("points", "win")
@@ -322,6 +322,8 @@ def _read_records(path: Path):
     from cardtable.goofspiel.record import RecordError, load_records
 
     text = read_record_file(path)
+    if record_game(text) == "golf":
+        fail(f"{path} is a Golf record: the equilibrium analysis is for Goofspiel records")
     try:
         records = load_records(text)
     except RecordError as exc:

@@ -53,6 +53,11 @@ def register(app: typer.Typer) -> None:
         from cardtable.platform import tournament as T
         from cardtable.platform.storage import home
 
+        backends = ("process", "serial", "ray")
+        if backend not in backends:  # before anything is started or written
+            fail(f"--backend must be one of {', '.join(backends)}, not {backend!r}")
+        if workers < 1:
+            fail(f"--workers must be at least 1, not {workers}")
         data = _load_config_file(config) if config else {}
         specs = list(bots or []) or data.get("bots", [])
         for key, value in (("ruleset", ruleset), ("games", games), ("seed", seed), ("time_ms", time_ms)):

@@ -44,7 +44,7 @@ from rich.text import Text
 
 from cardtable.platform.bot import UnknownBotError, load_bot
 from cardtable.platform.storage import records_dir
-from cardtable.tui import QuitGame, Terminal
+from cardtable.tui import ABANDONED, QuitGame, Terminal
 
 from .actions import Action, Snap, format_seat, parse_action
 from .cards import rank_name
@@ -473,10 +473,11 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
         console: Console | None = None, input_fn: Callable[[str, bool], str] | None = None,
         auto: bool = False, name: str = "You", names: str | Sequence[str] | None = None,
         save: bool = True, record: Path | None = None, ruleset: GolfRuleset | None = None) -> int:
-    """Play Golf at the terminal; returns an exit code (0 done or quit, 2 bad options).
+    """Play Golf at the terminal; returns an exit code (0 played to the end, 2 bad
+    options, :data:`cardtable.tui.ABANDONED` quit).
 
-    Quitting (``quit``, Ctrl-D, Ctrl-C) is not an error: it prints ``Game abandoned.``,
-    saves what was played (if anything) and returns 0.
+    Quitting (``quit``, Ctrl-D, Ctrl-C) prints ``Game abandoned.``, saves what was
+    played (if anything) and returns :data:`~cardtable.tui.ABANDONED` (3).
 
     Args:
         vs: bot names for the other seats (default ``["heuristic"]``; the last
@@ -551,6 +552,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
               f"Type 'help' for commands.")
     records: list[GolfRecord] = []
     extra = (0,) * ruleset.players
+    abandoned = False
     try:
         for k in range(games):
             game_seed = None if seed is None else f"{seed}/{k}"
@@ -562,6 +564,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
                 if partial is not None and partial.history:
                     records.append(record_from_game(partial, seat_names, tags))
                 out.print("Game abandoned.")
+                abandoned = True
                 break
             records.append(record_from_game(game, seat_names, tags))
             table.show_final(game)
@@ -570,6 +573,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
                 terminal.pause("Press Enter for the next game... ")
     except (QuitGame, KeyboardInterrupt):  # at the pause between games: the games played are kept
         out.print(f"Match abandoned after {plural(len(records), 'game')}.")
+        abandoned = True
     if save and records:
         try:
             path = save_records(records, record)
@@ -581,7 +585,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
     if len(records) > 1 and all(r.scores for r in records):
         totals = [sum(r.scores[i] for r in records) for i in range(ruleset.players)]  # type: ignore[index]
         out.print("Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals)))
-    return 0
+    return ABANDONED if abandoned else 0
 
 
 def run_cli(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = False, auto: bool = False,
@@ -589,7 +593,7 @@ def run_cli(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = 
             save: bool = True, record: Path | None = None, games: int = 1,
             ruleset: GolfRuleset | None = None) -> int:
     """``cardtable play golf`` (flags as in :mod:`cardtable.cli.play`); returns the exit code
-    (0 played or quit, 2 bad options).
+    (0 played, 2 bad options, 3 quit: :data:`cardtable.tui.ABANDONED`).
 
     Args:
         ruleset: the rules (``--rules``, parsed with :meth:`GolfRuleset.parse`); an

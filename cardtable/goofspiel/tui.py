@@ -6,6 +6,11 @@ forms people use (``K``, ``13``, ``K♠``, ``ks``, ``10``, ``T``; two cards as
 ``7 9`` for multi-card bids). A bad entry gets a one-line reason and a new prompt.
 In hot-seat play bids are typed without echo and the screen is cleared between
 players.
+
+Words: the one person at the terminal is addressed in the second person ("You
+win 12", "Match over: you lose"), everyone else by name; in hot-seat play
+everyone is named (:mod:`cardtable.tui.words`). Quitting (``quit``, Ctrl-D,
+Ctrl-C) saves what was played and returns :data:`cardtable.tui.ABANDONED`.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from rich.text import Text
 from cardtable.platform.bot import Bot
 from cardtable.platform.match import Match, MatchFormat
 from cardtable.platform.storage import records_dir
-from cardtable.tui import QuitGame, Terminal
+from cardtable.tui import ABANDONED, QuitGame, Terminal, outcome_phrase, subject, verb
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card
 from .errors import CardError, GoofspielError
@@ -84,7 +89,7 @@ def parse_bid(text: str, view: PlayerView) -> Bid:
     return tuple(sorted(cards))
 
 
-def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6) -> Panel:
+def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6, you: int | None = None) -> Panel:
     """The table as ``view.seat`` sees it."""
     rs = view.ruleset
     grid = Table.grid(padding=(0, 2))
@@ -107,7 +112,8 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6) -> Pa
     grid.add_row("", Text(""))
     for s, seat in enumerate(seats):
         suit = PLAYER_SUITS[s]
-        who = seat.name if (s != view.seat or seat.name == "You") else f"{seat.name} (you)"
+        viewer = s == view.seat and seat.bot is None  # a person looking at their own line
+        who = f"{seat.name} (you)" if viewer and seat.name != "You" else seat.name
         spent = set(rs.deck) - view.hands[s]
         line = cards_text(view.hands[s], suit, rs)
         line.append(f"   {_points(view.points[s])}", style="bold yellow")
@@ -118,23 +124,18 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6) -> Pa
     if view.history:
         grid.add_row("", Text(""))
         for r in view.history[-history_rows:]:
-            grid.add_row(f"Round {r.number}", round_text(r, seats, rs))
+            grid.add_row(f"Round {r.number}", round_text(r, seats, rs, you))
     title = f"Goofspiel — round {view.round}/{rs.rounds}" if view.phase != "over" else "Goofspiel — final"
     grid.add_row("Rules", Text(rs.describe(), style="dim"))
     return Panel(grid, title=title, expand=False)
-
-
-def _verb(name: str, verb: str) -> str:
-    """``You win`` but ``Ben wins``."""
-    return verb if name == "You" else verb + "s"
 
 
 def _points(n: int) -> str:
     return f"{n} pt" if n == 1 else f"{n} pts"
 
 
-def round_text(r: RoundResult, seats: Sequence[Seat], rs: Ruleset) -> Text:
-    """One history line: prizes, each bid, and the outcome."""
+def round_text(r: RoundResult, seats: Sequence[Seat], rs: Ruleset, you: int | None = None) -> Text:
+    """One history line: prizes, each bid, and the outcome (seat ``you`` is "You")."""
     out = Text()
     out.append(" ".join(format_card(p, PRIZE_SUIT) for p in r.prizes))
     out.append("  ")
@@ -144,10 +145,12 @@ def round_text(r: RoundResult, seats: Sequence[Seat], rs: Ruleset) -> Text:
         out.append_text(Text("+".join(format_card(c, PLAYER_SUITS[s]) for c in bid), style=SUIT_STYLE[PLAYER_SUITS[s]]))
     out.append("  → ")
     if r.taken and rs.open_prizes > 1:
-        out.append(", ".join(f"{seats[s].name} {_verb(seats[s].name, 'take')} {format_card(p, PRIZE_SUIT)}" for s, p in r.taken))
+        out.append(", ".join(f"{subject(seats[s].name, s == you, start=i == 0)} {verb(s == you, 'take')} "
+                             f"{format_card(p, PRIZE_SUIT)}" for i, (s, p) in enumerate(r.taken)))
     elif r.winner is not None:
-        name = seats[r.winner].name
-        out.append(f"{name} {_verb(name, 'win')} {sum(rs.prize_value(p) for p in r.prizes)}", style="bold")
+        w = r.winner
+        out.append(f"{subject(seats[w].name, w == you)} {verb(w == you, 'win')} "
+                   f"{sum(rs.prize_value(p) for p in r.prizes)}", style="bold")
     elif r.carried:
         out.append("tie — the pot carries over", style="yellow")
     else:
@@ -173,21 +176,24 @@ class GoofspielTable:
         self.seats = list(seats)
         self.delay = delay
         self.humans = [i for i, s in enumerate(seats) if s.bot is None]
+        #: the seat addressed as "you": the one person at a table with bots (else None)
+        self.you = self.humans[0] if len(self.humans) == 1 and not terminal.hotseat else None
 
     def _human_bid(self, game: Game, seat: int) -> Bid:
         view = game.view(seat)
         name = self.seats[seat].name
         if self.term.hotseat and len(self.humans) > 1:
             self.term.hand_over(name)
-        self.console.print(render(view, self.seats))
+        self.console.print(render(view, self.seats, you=self.you))
         rs = self.ruleset
         hand = sorted(view.hand, key=rs.strength)
         if rs.cards_per_bid == 1:
             example = "e.g. " + ", ".join(format_card(c) for c in dict.fromkeys([hand[-1], hand[0]]))
         else:
             example = f"{rs.cards_per_bid} cards, e.g. " + " ".join(format_card(c) for c in hand[: rs.cards_per_bid])
+        who = "Your bid" if seat == self.you else f"{name}, your bid"
         bid = self.term.ask(
-            f"{name}, your bid ({example}; quit to stop): ",
+            f"{who} ({example}; quit to stop): ",
             lambda text: parse_bid(text, view),
             hidden=self.term.hotseat and len(self.humans) > 1,
         )
@@ -197,7 +203,7 @@ class GoofspielTable:
 
     def _human_choice(self, game: Game, seat: int) -> int:
         view = game.view(seat)
-        self.console.print(render(view, self.seats))
+        self.console.print(render(view, self.seats, you=self.you))
         choices = game.legal_choices()
 
         def parse(text: str) -> int:
@@ -207,13 +213,15 @@ class GoofspielTable:
             return rank
 
         shown = " ".join(format_card(p, PRIZE_SUIT) for p in choices)
-        return self.term.ask(f"{self.seats[seat].name}, take a prize ({shown}): ", parse)
+        who = "Take a prize" if seat == self.you else f"{self.seats[seat].name}, take a prize"
+        return self.term.ask(f"{who} ({shown}): ", parse)
 
     def play_game(self, seed: str | int | None = None) -> Game:
         """Play one game to the end and return it.
 
         Raises:
-            QuitGame: a person quit; the partial game is in ``exc.game``.
+            QuitGame: a person quit (or pressed Ctrl-C while a bot was thinking);
+                the partial game is in ``exc.game``.
         """
         game = Game(self.ruleset, seed=seed)
         for i, seat in enumerate(self.seats):
@@ -240,16 +248,20 @@ class GoofspielTable:
         except QuitGame as exc:
             exc.game = game  # type: ignore[attr-defined]
             raise
+        except KeyboardInterrupt:
+            stop = QuitGame("interrupted")
+            stop.game = game  # type: ignore[attr-defined]
+            raise stop from None
         return game
 
     def _show_reveal(self, game: Game, result: RoundResult) -> None:
         if game.phase == "choose":
             line = Text(f"Round {result.number} bids: ")
             for s, bid in enumerate(result.bids):
-                line.append(f"{self.seats[s].name} " + "+".join(format_card(c, PLAYER_SUITS[s]) for c in bid) + "  ")
+                line.append(f"{subject(self.seats[s].name, s == self.you)} " + "+".join(format_card(c, PLAYER_SUITS[s]) for c in bid) + "  ")
             self.console.print(line)
             return
-        line = Text(f"Round {result.number}: ", style="bold") + round_text(result, self.seats, self.ruleset)
+        line = Text(f"Round {result.number}: ", style="bold") + round_text(result, self.seats, self.ruleset, self.you)
         sources = [f"{seat.name} bid from its {seat.bot.last_source_text}"  # e.g. the nash bot's source
                    for seat in self.seats if getattr(seat.bot, "last_source_text", "")]
         if sources:
@@ -260,14 +272,19 @@ class GoofspielTable:
 
     def show_final(self, game: Game) -> None:
         viewer = self.humans[0] if len(self.humans) == 1 else 0
-        self.console.print(render(game.view(viewer), self.seats, history_rows=self.ruleset.rounds))
+        self.console.print(render(game.view(viewer), self.seats, history_rows=self.ruleset.rounds, you=self.you))
         res = game.result()
-        scores = ", ".join(f"{s.name} {p}" for s, p in zip(self.seats, res.points))
+        you = self.you
+        scores = ", ".join(f"{subject(s.name, i == you, start=False)} {p}"
+                           for i, (s, p) in enumerate(zip(self.seats, res.points)))
         if res.winner is None:
-            leaders = [self.seats[i].name for i, o in enumerate(res.outcomes) if o == "draw"]
+            leaders = [subject(self.seats[i].name, i == you, start=False)
+                       for i, o in enumerate(res.outcomes) if o == "draw"]
             verdict = f"Draw between {' and '.join(leaders)}"
+        elif you is not None and res.winner != you and len(self.seats) == 2:
+            verdict = "You lose"
         else:
-            verdict = f"{self.seats[res.winner].name} wins"
+            verdict = f"{subject(self.seats[res.winner].name, res.winner == you)} {verb(res.winner == you, 'win')}"
         unowned = f" ({res.unowned} points unowned)" if res.unowned else ""
         self.console.print(f"[bold]{verdict}[/bold] — {scores}{unowned}")
 
@@ -312,7 +329,13 @@ def run(
     save: bool = True,
     record_path: Path | None = None,
 ) -> int:
-    """Play a game (or a match) at the terminal; save the record. Returns an exit code."""
+    """Play a game (or a match) at the terminal; save the record.
+
+    Returns:
+        the exit code: 0 when the game (or match) was played to the end,
+        :data:`~cardtable.tui.ABANDONED` when a person quit (what was played is
+        saved all the same), 1 when the record could not be written.
+    """
     table = GoofspielTable(terminal, ruleset, seats, delay)
     console = terminal.console
     names = [s.name for s in seats]
@@ -351,7 +374,7 @@ def run(
             records.append(record_from_game(game, names, tags))
             console.print(
                 "[bold]Match over:[/bold] "
-                + ", ".join(f"{n} {o}" for n, o in zip(names, result))
+                + ", ".join(outcome_phrase(n, i == table.you, o) for i, (n, o) in enumerate(zip(names, result)))
                 + f"  (totals {' / '.join(map(str, tracker.totals()))})"
             )
             break
@@ -359,7 +382,8 @@ def run(
         if table.humans:
             try:
                 terminal.pause("Press Enter for the next game... ")
-            except QuitGame:
+            except (QuitGame, KeyboardInterrupt):
+                console.print("[yellow]Match abandoned.[/yellow]")
                 quit_early = True
                 break
     if save and records:
@@ -372,4 +396,4 @@ def run(
         console.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False)
     elif save:
         console.print("Nothing was played; no record saved.")
-    return 0
+    return ABANDONED if quit_early else 0

@@ -17,8 +17,15 @@ from rich.console import Console
 T = TypeVar("T")
 
 
+#: The exit code of a terminal game that a person abandoned (``quit``, Ctrl-D at a
+#: prompt, Ctrl-C): not 0, so scripts can tell a finished game from an abandoned one;
+#: what was played is still saved (README.md, Exit codes).
+ABANDONED = 3
+
+
 class QuitGame(Exception):
-    """The player asked to quit (``quit``/``exit``), or input ended (Ctrl-D / end of file)."""
+    """The player asked to quit (``quit``/``exit``), input ended (Ctrl-D / end of file)
+    or was interrupted (Ctrl-C); a command that catches it exits with :data:`ABANDONED`."""
 
 
 class Terminal:

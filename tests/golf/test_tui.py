@@ -65,7 +65,7 @@ def test_illegal_command_is_explained_not_raised():
 
     code = run(vs=["random"], seed=2, console=Console(file=buf, width=120), input_fn=inp, save=False)
     out = buf.getvalue()
-    assert code == 0 and "Game abandoned." in out  # quitting (here: end of input) is not an error
+    assert code == 3 and "Game abandoned." in out  # quitting (here: end of input): exit code 3
     assert "cannot swap now" in out and "no position 42" in out
     assert "Traceback" not in out
 

@@ -131,7 +131,7 @@ def test_quitting_exits_0_and_saves_what_was_played(how):
     buf = io.StringIO()
     code = run(vs=["random"], seed=2, console=Console(file=buf, width=200), input_fn=inp)
     out = buf.getvalue()
-    assert code == 0
+    assert code == 3  # abandoned (README.md, Exit codes)
     assert "Game abandoned." in out
     files = list(records_dir().glob("golf-*.txt"))
     assert len(files) == 1 and f"Record saved to {files[0]}" in out
@@ -141,7 +141,7 @@ def test_quitting_exits_0_and_saves_what_was_played(how):
 def test_quitting_before_any_action_saves_nothing():
     buf = io.StringIO()
     code = run(vs=["random"], seed=2, console=Console(file=buf, width=120), input_fn=lambda p, h: "quit")
-    assert code == 0 and "Game abandoned." in buf.getvalue()
+    assert code == 3 and "Game abandoned." in buf.getvalue()
     assert not list(records_dir().glob("golf-*"))
 
 
@@ -160,7 +160,7 @@ def test_ctrl_c_while_a_bot_thinks_is_a_quit(monkeypatch):
     monkeypatch.setattr(HeuristicBot, "act", act)
     buf = io.StringIO()
     code = run(auto=True, vs=["heuristic"], seed=4, console=Console(file=buf, width=120))
-    assert code == 0 and "Game abandoned." in buf.getvalue()
+    assert code == 3 and "Game abandoned." in buf.getvalue()
     files = list(records_dir().glob("golf-*.txt"))
     assert len(files) == 1 and re.search(r"unfinished after [1-9]\d* actions", replay_text(files[0].read_text()))
 
@@ -418,6 +418,6 @@ def test_quitting_between_match_games_keeps_the_games_played():
     buf = io.StringIO()
     code = run(vs=["heuristic"], seed=3, games=3, console=Console(file=buf, width=200), input_fn=inp)
     out = buf.getvalue()
-    assert code == 0 and "Match abandoned after 1 game." in out
+    assert code == 3 and "Match abandoned after 1 game." in out
     files = list(records_dir().glob("golf-*.txt"))
     assert len(files) == 1 and replay_text(files[0].read_text()).startswith("1 game(s) verified: game 1: You")

@@ -47,7 +47,7 @@ def test_play_golf_in_a_pty(tmp_path):
     assert child.exitstatus == 0
 
 
-def test_ctrl_c_in_a_pty_abandons_the_game_with_exit_code_0(tmp_path):
+def test_ctrl_c_in_a_pty_abandons_the_game_with_exit_code_3(tmp_path):
     exe = shutil.which("cardtable")
     cmd, args = (exe, []) if exe else (sys.executable, ["-m", "cardtable.cli"])
     env = dict(os.environ, COLUMNS="110", LINES="40", CARDTABLE_HOME=str(tmp_path))
@@ -63,6 +63,6 @@ def test_ctrl_c_in_a_pty_abandons_the_game_with_exit_code_0(tmp_path):
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
-    assert child.exitstatus == 0
+    assert child.exitstatus == 3  # abandoned (README.md, Exit codes)
     saved = list((tmp_path / "records").glob("golf-*.txt"))
     assert len(saved) == 1 and "1. P1 draw" in saved[0].read_text()

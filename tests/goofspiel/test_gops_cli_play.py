@@ -31,19 +31,19 @@ def replay(path, home):
 def test_full_13_card_game_against_heuristic(tmp_path):
     child = spawn(["play", "--vs", "heuristic", "--seed", "42"], tmp_path)
     # a bad key press first: one-line explanation, new prompt
-    child.expect("your bid")
+    child.expect("[Yy]our bid")
     child.sendline("Z")
     child.expect("'Z' is not a card")
-    child.expect("your bid")
+    child.expect("[Yy]our bid")
     child.sendline("K")
     for rank in RANKS[:-1]:  # then A..Q; K already spent
-        child.expect("your bid")
+        child.expect("[Yy]our bid")
         if rank == "2":  # an already spent card is refused
             child.sendline("K")
             child.expect("not in your hand")
-            child.expect("your bid")
+            child.expect("[Yy]our bid")
         child.sendline(rank)
-    child.expect(r"(wins|Draw between)")
+    child.expect(r"(You win|You lose|Draw between)")
     path = saved_record(child)
     child.expect(pexpect.EOF)
     child.close()

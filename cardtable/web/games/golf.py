@@ -348,7 +348,9 @@ def verify_golf_text(text: str) -> list[str]:
     for i, rec in enumerate(parse_text(text), 1):
         commit = rec.tags.get("SeedCommit")
         if rec.seed is None or not commit:
-            raise RecordError(f"game {i}: no Seed or SeedCommit tag, so the shuffle cannot be verified")
+            missing = " and ".join(t for t, v in (("Seed", rec.seed), ("SeedCommit", commit)) if not v)
+            raise RecordError(f"game {i}: no {missing} tag, so the shuffle cannot be verified"
+                              " (only games of 'cardtable serve' publish a SeedCommit)")
         if _commit(rec.seed) != commit.strip().lower():
             raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed!r} is not the published SeedCommit {commit}")
         if tuple(shuffled_deck(rec.ruleset, rec.seed)) != tuple(rec.deck):

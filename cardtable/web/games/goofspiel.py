@@ -422,7 +422,8 @@ def verify_records(records: Sequence[Any]) -> list[str]:
         commit = rec.tag("SeedCommit")
         if rec.seed is None or commit is None:
             missing = " and ".join(t for t, v in (("Seed", rec.seed), ("SeedCommit", commit)) if v is None)
-            raise RecordError(f"game {i}: no {missing} tag, so the shuffle cannot be verified")
+            raise RecordError(f"game {i}: no {missing} tag, so the shuffle cannot be verified"
+                              " (only games of 'cardtable serve' publish a SeedCommit)")
         if _commit(rec.seed) != commit.strip().lower():
             raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed!r} is {_commit(rec.seed)}, "
                               f"not the published SeedCommit {commit}")
