@@ -100,22 +100,31 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_standings(console, st) -> None:
+    from rich import box
     from rich.table import Table
 
-    from cardtable.platform.tournament import _fmt
+    from cardtable.platform.tournament import MIN_CI_DEALS, _fmt, ci_text
 
-    table = Table(title=f"Standings ({st.games} of {st.total} games)")
-    for col in ("bot", "games", "W", "D", "L", "forfeits", "mean diff", "95% CI", "rating"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+    def label_column(table, title: str, labels) -> None:  # whole labels: folded, never cut
+        table.add_column(title, justify="left", overflow="fold", min_width=min(40, max(map(len, labels), default=4)))
+
+    table = Table(title=f"Standings ({st.games} of {st.total} games)", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
+    label_column(table, "bot", [l.label for l in st.bots])
+    for col in ("games", "W", "D", "L", "forfeits", "mean diff", "95% CI", "rating"):
+        table.add_column(col, justify="right")
     for l in st.bots:
         table.add_row(l.label, str(l.games), str(l.wins), str(l.draws), str(l.losses), str(l.forfeits),
-                      _fmt(l.mean_diff), "± " + _fmt(l.ci95), _fmt(l.rating))
+                      _fmt(l.mean_diff), ci_text(l), _fmt(l.rating))
     console.print(table)
-    pairs = Table(title="Pairings (first bot's view)")
-    for col in ("pairing", "games", "W", "D", "L", "mean diff", "95% CI"):
-        pairs.add_column(col, justify="left" if col == "pairing" else "right")
+    pairs = Table(title="Pairings (first bot's view)", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
+    label_column(pairs, "pairing", [l.label for l in st.pairings])
+    for col in ("games", "W", "D", "L", "mean diff", "95% CI"):
+        pairs.add_column(col, justify="right")
     for l in st.pairings:
-        pairs.add_row(l.label, str(l.games), str(l.wins), str(l.draws), str(l.losses), _fmt(l.mean_diff), "± " + _fmt(l.ci95))
+        pairs.add_row(l.label, str(l.games), str(l.wins), str(l.draws), str(l.losses), _fmt(l.mean_diff), ci_text(l))
     console.print(pairs)
+    if any(ci_text(l).startswith("too few") for l in [*st.bots, *st.pairings]):
+        console.print(f"95% intervals need at least {MIN_CI_DEALS} deals ({2 * MIN_CI_DEALS} games) behind a "
+                      "mean; play more games (--games) for them.")
     for who, kind, detail in st.forfeits[:10]:
         console.print(f"[red]forfeit[/] {who}: {kind}: {detail}")

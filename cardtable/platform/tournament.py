@@ -544,6 +544,20 @@ def _fmt(x: float, digits: int = 2) -> str:
     return "-" if math.isnan(x) else f"{x:.{digits}f}"
 
 
+#: Fewest deals (each played in both seatings) behind a mean before a 95% interval is
+#: shown: with fewer, Student's t interval is too wide to say anything (with 2 deals of
+#: a 91-point game it reached ± 451) and the tables say "too few" instead.
+MIN_CI_DEALS = 10
+
+
+def ci_text(line: Line) -> str:
+    """The 95% interval of a standings line as shown in tables: ``± 1.23``, or
+    ``too few`` (games) below :data:`MIN_CI_DEALS` deals (``games / 2``)."""
+    if line.games // 2 < MIN_CI_DEALS or math.isnan(line.ci95):
+        return "too few"
+    return "± " + _fmt(line.ci95)
+
+
 def markdown_table(st: Standings) -> str:
     """The standings as Markdown (bots, then pairings)."""
     out = [f"Games: {st.games} of {st.total}.", "",
@@ -551,11 +565,11 @@ def markdown_table(st: Standings) -> str:
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for l in st.bots:
         out.append(f"| {l.label} | {l.games} | {l.wins} | {l.draws} | {l.losses} | {l.forfeits} | "
-                   f"{_fmt(l.mean_diff)} | ± {_fmt(l.ci95)} | {_fmt(l.rating)} |")
+                   f"{_fmt(l.mean_diff)} | {ci_text(l)} | {_fmt(l.rating)} |")
     out += ["", "| pairing | games | win | draw | loss | mean point diff (first bot) | 95% CI |",
             "|---|---:|---:|---:|---:|---:|---:|"]
     for l in st.pairings:
-        out.append(f"| {l.label} | {l.games} | {l.wins} | {l.draws} | {l.losses} | {_fmt(l.mean_diff)} | ± {_fmt(l.ci95)} |")
+        out.append(f"| {l.label} | {l.games} | {l.wins} | {l.draws} | {l.losses} | {_fmt(l.mean_diff)} | {ci_text(l)} |")
     if st.forfeits:
         out += ["", "Forfeits (lost by rule):", ""]
         out += [f"- {who}: {kind}: {detail}" for who, kind, detail in st.forfeits[:50]]
@@ -577,7 +591,7 @@ def write_report(st: Standings, directory: str | Path, title: str = "Tournament"
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(st.bots) + 2), 3.5))
     names = [l.label for l in st.bots]
     means = [0 if math.isnan(l.mean_diff) else l.mean_diff for l in st.bots]
-    errs = [0 if math.isnan(l.ci95) else l.ci95 for l in st.bots]
+    errs = [0 if ci_text(l).startswith("too few") else l.ci95 for l in st.bots]
     ax.bar(range(len(names)), means, yerr=errs, capsize=4, color="#4878a8")
     ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
     ax.axhline(0, color="black", linewidth=0.8)

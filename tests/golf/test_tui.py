@@ -117,7 +117,7 @@ def test_hotseat_hands_over_and_bots_only_and_bad_options():
 
     code = run(hotseat=True, names="Ann, Ben", seed=3, console=Console(file=buf, width=120),
                input_fn=inp, save=False)
-    assert code == 0 and "Pass the keyboard to Ben" in prompts[0]
+    assert code == 3 and "Pass the keyboard to Ben" in prompts[0]  # input ends: abandoned
     assert any("Ben: snap onto" in p for p in prompts)  # a public snap window, no hand-over
     assert any("Pass the keyboard to Ben" in p for p in prompts)
     buf = io.StringIO()

@@ -12,7 +12,7 @@ import pytest
 
 def test_play_golf_in_a_pty(tmp_path):
     exe = shutil.which("cardtable")
-    cmd, args = (exe, []) if exe else (sys.executable, ["-m", "cardtable.cli"])
+    cmd, args = (exe, []) if exe else (sys.executable, ["-m", "cardtable"])
     env = dict(os.environ, COLUMNS="110", LINES="40", CARDTABLE_HOME=str(tmp_path))
     child = pexpect.spawn(cmd, args + ["play", "golf", "--vs", "random", "--seed", "21", "--no-save"],
                           env=env, encoding="utf-8", timeout=30, dimensions=(40, 110))
@@ -49,7 +49,7 @@ def test_play_golf_in_a_pty(tmp_path):
 
 def test_ctrl_c_in_a_pty_abandons_the_game_with_exit_code_3(tmp_path):
     exe = shutil.which("cardtable")
-    cmd, args = (exe, []) if exe else (sys.executable, ["-m", "cardtable.cli"])
+    cmd, args = (exe, []) if exe else (sys.executable, ["-m", "cardtable"])
     env = dict(os.environ, COLUMNS="110", LINES="40", CARDTABLE_HOME=str(tmp_path))
     child = pexpect.spawn(cmd, args + ["play", "golf", "--vs", "random", "--seed", "21"],
                           env=env, encoding="utf-8", timeout=30, dimensions=(40, 110))
