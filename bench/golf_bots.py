@@ -7,6 +7,8 @@ fewest points win). The table shows the mean over all games, its 95%
 confidence interval (Student t over deal pairs, the pair being the unit of
 independence), A's win/draw/loss counts and the time per game.
 
+A progress bar with an ETA (on standard error) shows how far each pairing is.
+
 Usage::
 
     python bench/golf_bots.py                 # 1000 games per pairing (slow: search)
@@ -23,6 +25,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from cardtable.cli.progress import progress_bar
 from cardtable.golf.bots.heuristic import HeuristicBot
 from cardtable.golf.bots.random_bot import RandomBot
 from cardtable.golf.bots.search import SearchBot
@@ -80,11 +83,17 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'A vs B':<22}{'games':>6}{'mean A-B':>10}{'95% CI':>20}{'A win/draw/loss':>18}{'ms/game':>9}")
     for a, b in pairs:
         jobs = [(a, b, k, args.determinizations) for k in range(n_pairs)]
-        if args.workers > 1:
-            with ProcessPoolExecutor(args.workers) as ex:
-                results = list(ex.map(play_pair, jobs, chunksize=4))
-        else:
-            results = [play_pair(j) for j in jobs]
+        results = []
+        with progress_bar(f"{a} vs {b} (deals)", total=len(jobs)) as advance:
+            if args.workers > 1:
+                with ProcessPoolExecutor(args.workers) as ex:
+                    for r in ex.map(play_pair, jobs, chunksize=4):
+                        results.append(r)
+                        advance()
+            else:
+                for j in jobs:
+                    results.append(play_pair(j))
+                    advance()
         means = [r[0] for r in results]
         outs = [o for r in results for o in r[1]]
         m = statistics.mean(means)

@@ -315,9 +315,12 @@ def register(app: typer.Typer) -> None:
                      f"search over histories, at most {MAX_CARDS} cards")
             how = ("exact policy(), search over histories" if callable(getattr(b, "policy", None))
                    else f"sampled: {samples} act() calls per decision, {repeats} searches")
+        from .progress import progress_bar
+
         t0 = time.perf_counter()
         try:
-            br = best_response(rs, b, samples, repeats)
+            with progress_bar(f"best response to {entry.label}"):  # elapsed time while it searches
+                br = best_response(rs, b, samples, repeats)
         except (UnsupportedRuleset, ValueError) as exc:
             fail(str(exc))
         secs = time.perf_counter() - t0

@@ -48,7 +48,8 @@ def register(app: typer.Typer) -> None:
         import hashlib
 
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        from .progress import progress_bar
 
         from cardtable.platform import tournament as T
         from cardtable.platform.storage import home
@@ -78,11 +79,10 @@ def register(app: typer.Typer) -> None:
         console = Console()
         console.print(f"results: {db}")
         try:
-            with Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console) as bar:
-                task = bar.add_task("games", total=None)
+            with progress_bar("games") as advance:
 
                 def progress(done: int, total: int) -> None:
-                    bar.update(task, completed=done, total=total)
+                    advance(total=total, completed=done)
 
                 played = T.run(cfg, db, workers=workers, backend=backend, ray_address=ray_address,
                               progress=progress, check=False)
