@@ -42,7 +42,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from cardtable.platform.bot import UnknownBotError, load_bot
+from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec
 from cardtable.platform.storage import records_dir
 from cardtable.tui import ABANDONED, QuitGame, Terminal
 
@@ -535,7 +535,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
             seat_names = [name.strip() if isinstance(name, str) else name] * humans
             chosen = [bot_list[min(i, len(bot_list) - 1)] for i in range(n - humans)]
             for i, bot_name in enumerate(chosen):
-                bot = load_bot("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
+                bot = load_bot_spec("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
                 bots.append(bot)
                 seat_names.append(bot.name if chosen.count(bot_name) == 1 else f"{bot.name}-{humans + i + 1}")
         check_names(seat_names)
@@ -543,7 +543,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
             raise GolfError(f"games must be 1 or more, not {games!r}")
         if save and record is not None:
             check_record_path(Path(record))
-    except (UnknownBotError, GolfError, OSError) as exc:
+    except (UnknownBotError, BotSpecError, GolfError, OSError) as exc:
         out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
     table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)

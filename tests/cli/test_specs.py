@@ -119,3 +119,24 @@ def test_misspelt_preset_lists_the_presets_in_every_command(command, tmp_path):
 def test_key_value_mistakes_keep_their_own_message():
     res = invoke("play", "--rules", "cards=99")
     assert res.exit_code == 2 and "cards" in res.output and "presets" not in res.output
+
+
+def test_golf_bots_take_specs_too():
+    res = invoke("play", "golf", "--auto", "--vs", "search:determinizations=2", "--vs", "random",
+                 "--seed", "3", "--no-save")
+    assert res.exit_code == 0, res.output
+    res = invoke("play", "golf", "--vs", "search:foo=2")
+    assert res.exit_code == 2 and "unknown option 'foo'; options: determinizations" in res.output
+
+
+def test_bot_check_takes_the_tournament_form(tmp_path):
+    """`bot-check "cmd:COMMAND"` and `"LABEL=cmd:COMMAND"` name the same program as in tournaments."""
+    res = invoke("bot-check", "mine=cmd:", "--games", "1")
+    assert res.exit_code == 2 and "'cmd:' needs a command line" in res.output
+    import sys
+    from pathlib import Path
+
+    bot = Path(__file__).parents[2] / "examples" / "protocol_bot.py"
+    res = invoke("bot-check", f"mine=cmd:{sys.executable} {bot}", "--rules", "cards=4", "--games", "1")
+    assert res.exit_code == 0, res.output
+    assert "no protocol violations" in res.output

@@ -212,7 +212,7 @@ def test_serve_refuses_bad_options(tmp_path):
     runner = CliRunner()
     bad_db = tmp_path / "not-a-db.sqlite3"
     bad_db.write_bytes(b"this is not an SQLite database" * 100)
-    result = runner.invoke(cli, ["serve", "--db", str(bad_db)])
+    result = runner.invoke(cli, ["serve", "--port", "0", "--db", str(bad_db)])  # port 0: free whatever else runs
     assert result.exit_code == 2 and "cannot open the database" in result.output
     assert runner.invoke(cli, ["serve", "--log-level", "loud"]).exit_code == 2
     assert runner.invoke(cli, ["serve", "--port", "70000"]).exit_code == 2
