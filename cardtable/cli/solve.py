@@ -14,6 +14,7 @@ from typing import Optional
 import typer
 
 from .common import err_console, fail, read_record_file, record_game
+from .progress import progress_bar
 
 _TIES = ("carry", "discard")
 _OBJECTIVES = ("points", "win")
@@ -186,7 +187,8 @@ def register(app: typer.Typer) -> None:
                          f"solve here; run: cardtable solve --cards {rs.cards} --ties {rs.tie_rule}"
                          + (" --objective win" if objective == "win" else "")
                          + (" --high-ace" if rs.high_ace else ""))
-                table = solve_subgame(rs, pos, objective, layout)
+                with progress_bar("solving the subgame"):  # elapsed time; gone when done
+                    table = solve_subgame(rs, pos, objective, layout)
                 source = "subgame solved now"
             value = table.value(pos)
         except ImpossiblePosition as exc:
@@ -237,7 +239,8 @@ def register(app: typer.Typer) -> None:
                 fail(f"{record}: game {gi}: {exc}", 1)
             table = _table_or_none(rec.ruleset, "points", cache)
             try:
-                rounds = analyze_game(game, table, limit)
+                with progress_bar(f"analysing game {gi}"):  # elapsed time; gone when done
+                    rounds = analyze_game(game, table, limit)
             except UnsupportedRuleset as exc:
                 fail(str(exc))
             names = rec.players
@@ -315,8 +318,6 @@ def register(app: typer.Typer) -> None:
                      f"search over histories, at most {MAX_CARDS} cards")
             how = ("exact policy(), search over histories" if callable(getattr(b, "policy", None))
                    else f"sampled: {samples} act() calls per decision, {repeats} searches")
-        from .progress import progress_bar
-
         t0 = time.perf_counter()
         try:
             with progress_bar(f"best response to {entry.label}"):  # elapsed time while it searches
