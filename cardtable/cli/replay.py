@@ -18,7 +18,8 @@ def register(app: typer.Typer) -> None:
         """Re-play a game record: check every bid is legal and the stated results match.
 
         Exit code 0 when the record is consistent; 1 with the first inconsistency
-        and its line number otherwise; 2 when the file cannot be read.
+        and its line number, or when the file is not a game record; 2 when the
+        file cannot be read.
         """
         text = read_record_file(file)
         if record_game(text) == "golf":
