@@ -46,7 +46,7 @@ def test_abandoned_golf_game_exits_3():
 def test_ctrl_c_in_a_terminal_exits_3(tmp_path):
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path), COLUMNS="120", TERM="dumb")
     child = pexpect.spawn(sys.executable, ["-m", "cardtable", "play", "--cards", "4", "--seed", "1"],
-                          env=env, encoding="utf-8", timeout=60)
+                          env=env, encoding="utf-8", timeout=180)
     try:
         child.expect("Your bid")
         child.sendline("4")
@@ -93,7 +93,7 @@ def test_serve_checks_the_port_before_the_banner_and_the_database(tmp_path):
     try:
         env = dict(os.environ, CARDTABLE_HOME=str(tmp_path))
         out = subprocess.run([sys.executable, "-m", "cardtable", "serve", "--port", str(port), "--db", str(db)],
-                             capture_output=True, text=True, env=env, timeout=60)
+                             capture_output=True, text=True, env=env, timeout=180)
     finally:
         busy.close()
     assert out.returncode == 2, out.stderr

@@ -33,7 +33,7 @@ def test_unknown_total_shows_elapsed_time_and_goes_away():
 
 def test_golf_bench_reports_progress():
     res = subprocess.run([sys.executable, str(ROOT / "bench" / "golf_bots.py"), "--games", "2",
-                          "--pairings", "random-random"], capture_output=True, text=True, timeout=120,
+                          "--pairings", "random-random"], capture_output=True, text=True, timeout=300,
                          env={"PYTHONPATH": str(ROOT), "COLUMNS": "120", "PATH": "/usr/bin:/bin"})
     assert res.returncode == 0, res.stderr
     assert "random vs random (deals)" in res.stderr and "1/1" in res.stderr
