@@ -12,18 +12,18 @@ The decisions RULES.md leaves open are listed in docs/golf.md.
 
 >>> from cardtable.golf import GolfGame, Draw, Discard
 >>> g = GolfGame(seed=2); _ = g.apply(Draw(0)); _ = g.apply(Discard(0))
->>> g.current, g.view(1).top is not None
+>>> g.current, build_view(g, 1).top is not None
 (1, True)
 """
 
-from .actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, action_from_dict, parse_action
+from .actions import Action, Discard, Draw, EndEarly, NoPass, Pass, Peek, Snap, Steal, Swap, action_from_dict, parse_action
 from .errors import GolfError, IllegalAction
 from .ruleset import GolfRuleset
 from .state import Event, GolfGame, GolfResult
-from .views import GolfView
+from .views import GolfView, build_view
 
 __all__ = [
     "Action", "Discard", "Draw", "EndEarly", "Pass", "Peek", "Snap", "Steal", "Swap",
     "action_from_dict", "parse_action", "GolfError", "IllegalAction", "GolfRuleset",
-    "Event", "GolfGame", "GolfResult", "GolfView",
+    "Event", "GolfGame", "GolfResult", "GolfView", "build_view", "NoPass",
 ]

@@ -17,6 +17,7 @@ text (seat P1 acting)      object                      meaning (RULES.md, Golf)
 ``steal 5 P2:3``           ``Steal(0, 4, 1, 2)``       Thief: own 5 <-> P2's 3, unseen
 ``snap P2:3``              ``Snap(0, 1, 2)``           turn P2's card 3 onto the discard pile
 ``pass 4``                 ``Pass(0, 3)``              after snapping an opponent: give them card 4
+``nopass``                 ``NoPass(0)``               after snapping an opponent: give nothing
 =========================  ==========================  ===============================
 
 >>> parse_action("steal 5 P2:3", player=0)
@@ -99,9 +100,16 @@ class Pass:
     kind: ClassVar[str] = "pass"
 
 
-Action = Union[Draw, EndEarly, Discard, Swap, Peek, Steal, Snap, Pass]
+@dataclass(frozen=True)
+class NoPass:
+    """After snapping an opponent's card: keep all own cards (passing is optional, docs/golf.md "Snapping")."""
+    player: int
+    kind: ClassVar[str] = "nopass"
+
+
+Action = Union[Draw, EndEarly, Discard, Swap, Peek, Steal, Snap, Pass, NoPass]
 ACTION_TYPES: dict[str, type] = {
-    c.kind: c for c in (Draw, EndEarly, Discard, Swap, Peek, Steal, Snap, Pass)
+    c.kind: c for c in (Draw, EndEarly, Discard, Swap, Peek, Steal, Snap, Pass, NoPass)
 }
 
 
@@ -190,7 +198,8 @@ def parse_action(text: str, player: int) -> Action:
     if not words:
         raise ActionFormatError("empty action")
     kind, args = words[0], words[1:]
-    wanted = {"draw": 0, "end": 0, "discard": 0, "swap": 1, "peek": 1, "pass": 1, "snap": 1, "steal": 2}
+    wanted = {"draw": 0, "end": 0, "discard": 0, "swap": 1, "peek": 1, "pass": 1, "nopass": 0, "snap": 1,
+              "steal": 2}
     if kind not in wanted:
         raise ActionFormatError(f"unknown action {words[0]!r}; use one of: {', '.join(wanted)}")
     if len(args) != wanted[kind]:
@@ -201,6 +210,8 @@ def parse_action(text: str, player: int) -> Action:
         return EndEarly(player)
     if kind == "discard":
         return Discard(player)
+    if kind == "nopass":
+        return NoPass(player)
     if kind in ("swap", "peek", "pass"):
         return ACTION_TYPES[kind](player, _parse_pos(args[0]))
     if kind == "snap":

@@ -11,8 +11,8 @@ the card that was put there.
 >>> from cardtable.golf.state import GolfGame
 >>> import random
 >>> g = GolfGame(seed=3)
->>> d = determinize(g.view(0), random.Random(1))
->>> sorted(d.all_cards()) == list(range(52)), d.view(0).grids == g.view(0).grids
+>>> d = determinize(build_view(g, 0), random.Random(1))
+>>> sorted(d.all_cards()) == list(range(52)), build_view(d, 0).grids == build_view(g, 0).grids
 (True, True)
 """
 
@@ -22,7 +22,7 @@ import random
 
 from .errors import GolfError
 from .state import GolfGame
-from .views import GolfView
+from .views import GolfView, build_view
 
 
 def determinize(view: GolfView, rng: random.Random) -> GolfGame:

@@ -8,10 +8,12 @@ are applied; an online server applies them in order of arrival.
 In the terminal and between bots there is no race, so this driver opens a
 *snap window* after every turn that put a card on the discard pile: each
 player, in turn order starting with the next player and ending with the one
-who discarded, is offered one snap (or passes). If anyone snapped, the
-window goes round again (at most ``max_rounds`` times), since the top card
-may still match. A player who snapped an opponent's card passes a card at
-once (``agent.act`` in the ``"pass"`` phase).
+who discarded, is offered one snap (or lets the card go). If anyone snapped,
+the window goes round again, since the top card has the same rank and may
+still match (with two decks up to seven more cards of a rank), until a whole
+round passes without a snap. A player who snapped an opponent's card decides
+at once whether to pass them a card (``agent.act`` in the ``"pass"`` phase:
+:class:`~.actions.Pass` or :class:`~.actions.NoPass`). docs/golf.md, "Snapping".
 
 An *agent* is anything with ``act(view) -> action`` (the pending turn action
 or pass) and ``snap(view) -> Snap | None``: the bots of
@@ -25,6 +27,7 @@ from typing import Any, Callable, Protocol, Sequence
 from .actions import Action, Snap
 from .ruleset import GolfRuleset
 from .state import Event, GolfGame
+from .views import build_view
 
 
 class Agent(Protocol):
@@ -48,12 +51,16 @@ def _apply(game: GolfGame, action: Action, on_event: OnEvent | None) -> Event:
 def _settle_pass(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None) -> None:
     while game.phase == "pass":
         p = game.actor
-        _apply(game, agents[p].act(game.view(p)), on_event)  # type: ignore[index]
+        _apply(game, agents[p].act(build_view(game, p)), on_event)  # type: ignore[index]
 
 
 def snap_window(game: GolfGame, agents: Sequence[Agent], discarder: int,
-                on_event: OnEvent | None = None, max_rounds: int = 3) -> list[Event]:
-    """Offer every player a snap, in turn order after ``discarder`` (who comes last).
+                on_event: OnEvent | None = None) -> list[Event]:
+    """Offer every player a snap, in turn order after ``discarder`` (who comes last),
+    round after round until a round passes without a snap. A player whose
+    grid is frozen (the early ender) is not asked. The window ends: a correct
+    snap removes a grid card, a wrong one takes a penalty card from the draw
+    pile, and the game ends when a grid or the draw pile is empty.
 
     Returns:
         the snap (and pass) events applied, in order.
@@ -70,12 +77,14 @@ def snap_window(game: GolfGame, agents: Sequence[Agent], discarder: int,
         if on_event is not None:
             on_event(g, ev)
 
-    for _ in range(max_rounds):
+    while True:
         snapped = False
         for p in order:
             if game.over or not game.discard:
                 return events
-            snap = agents[p].snap(game.view(p))
+            if not game.legal_snaps(p):
+                continue
+            snap = agents[p].snap(build_view(game, p))
             if snap is None:
                 continue
             if not isinstance(snap, Snap) or snap.player != p:
@@ -88,23 +97,22 @@ def snap_window(game: GolfGame, agents: Sequence[Agent], discarder: int,
     return events
 
 
-def play_turn(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None = None,
-              max_snap_rounds: int = 3) -> None:
+def play_turn(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None = None) -> None:
     """Play one whole turn of the current player, then its snap window."""
     p = game.current
     while not game.over and game.current == p and game.phase in ("draw", "drawn", "pass"):
         actor = game.actor
-        ev = _apply(game, agents[actor].act(game.view(actor)), on_event)  # type: ignore[index]
+        ev = _apply(game, agents[actor].act(build_view(game, actor)), on_event)  # type: ignore[index]
         if ev.action.kind in ("discard", "swap"):
             if not game.over:
-                snap_window(game, agents, p, on_event, max_snap_rounds)
+                snap_window(game, agents, p, on_event)
             return
         if ev.action.kind == "end":
             return
 
 
 def play_game(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None = None,
-              max_snap_rounds: int = 3, max_turns: int = 10_000) -> GolfGame:
+              max_turns: int = 10_000) -> GolfGame:
     """Play ``game`` to the end with one agent per seat; returns the finished game.
 
     Raises:
@@ -117,7 +125,7 @@ def play_game(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None 
     while not game.over:
         if game.turn > max_turns:
             raise RuntimeError("game did not end")
-        play_turn(game, agents, on_event, max_snap_rounds)
+        play_turn(game, agents, on_event)
     return game
 
 

@@ -53,6 +53,10 @@ class EndTooSoon(IllegalAction):
     """Ending early before discarding enough grid cards, or not at the start of a turn."""
 
 
+class FrozenGrid(IllegalAction):
+    """A snap by, or a snap or Thief swap against, the player who ended early (docs/golf.md, "Ending early")."""
+
+
 class GameOver(IllegalAction):
     """Any action after the game has ended."""
 

@@ -13,8 +13,9 @@ Phases (``game.phase``), RULES.md Golf "A turn":
 - ``"drawn"``: the current player holds the drawn card: discard it, swap it
   into the grid, or first use its power (Detective :class:`~.actions.Peek`,
   Thief :class:`~.actions.Steal`; at most once, optional).
-- ``"pass"``: a player who snapped an opponent's card gives that opponent one
-  of their own grid cards (:class:`~.actions.Pass`); no other action until then.
+- ``"pass"``: a player who snapped an opponent's card may give that opponent
+  one of their own grid cards (:class:`~.actions.Pass`) or keep them
+  (:class:`~.actions.NoPass`); no other action until they decide.
 - ``"over"``: the game has ended; :meth:`GolfGame.result` gives the scores.
 
 Snaps (:class:`~.actions.Snap`) are accepted from any player in phases
@@ -47,10 +48,11 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from .actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, format_seat
+from .actions import Action, Discard, Draw, EndEarly, NoPass, Pass, Peek, Snap, Steal, Swap, format_seat
 from .cards import card_rank, rank_name
 from .errors import (
     EndTooSoon,
+    FrozenGrid,
     GameOver,
     GolfError,
     IllegalAction,
@@ -299,7 +301,7 @@ class GolfGame:
             return []
         own = self.cards_in(seat)
         if self.phase == "pass":
-            return [Pass(seat, p) for p in own]
+            return [Pass(seat, p) for p in own] + [NoPass(seat)]
         if self.phase == "draw":
             acts: list[Action] = [Draw(seat)]
             if self.can_end_early(seat):
@@ -312,22 +314,16 @@ class GolfGame:
                 acts += [Peek(seat, p) for p in own]
             elif power == "thief":
                 acts += [Steal(seat, p, t, q) for p in own for t in range(self.players)
-                         if t != seat for q in self.cards_in(t)]
+                         if t != seat and t != self.ended_by for q in self.cards_in(t)]
         return acts
 
     def legal_snaps(self, seat: int) -> list[Snap]:
         """Every snap ``seat`` may try now (right or wrong), own cards first."""
-        if self.phase not in ("draw", "drawn") or not self.discard:
+        if self.phase not in ("draw", "drawn") or not self.discard or seat == self.ended_by:
             return []
-        owners = [seat] + ([o for o in range(self.players) if o != seat]
+        owners = [seat] + ([o for o in range(self.players) if o != seat and o != self.ended_by]
                            if self.ruleset.snap_opponents else [])
         return [Snap(seat, o, p) for o in owners for p in self.cards_in(o)]
-
-    def view(self, seat: int):
-        """What ``seat`` may know now, as a :class:`~cardtable.golf.views.GolfView`."""
-        from .views import build_view
-
-        return build_view(self, seat)
 
     def snapshot(self) -> tuple:
         """Every part of the state as nested tuples (equal snapshots = equal states)."""
@@ -365,6 +361,7 @@ class GolfGame:
             NoSuchCard: a position that does not exist or is a hole.
             NothingToSnap: a snap onto an empty discard pile.
             EndTooSoon: ending early without enough discarded grid cards.
+            FrozenGrid: a snap by the early ender, or a snap or Thief swap against them.
             IllegalAction: any other rule violation (the base class of all above).
         """
         handler = _HANDLERS.get(type(action))
@@ -478,6 +475,8 @@ class GolfGame:
             raise WrongPhase("the Thief has already been used this turn", a.player)
         if not _is_seat(a.target, self.players) or a.target == a.player:
             raise IllegalAction(f"the Thief swaps with an opponent; {_seat_text(a.target)} is not one", a.player)
+        if a.target == self.ended_by:
+            raise FrozenGrid(f"{format_seat(a.target)} ended the game early: their grid is frozen", a.player)
         mine = self._need_card(a.player, a.pos)
         theirs = self._need_card(a.target, a.target_pos, f"{format_seat(a.target)}'s")
         self.grids[a.player][a.pos] = theirs
@@ -494,6 +493,11 @@ class GolfGame:
             raise IllegalAction(f"no player {_seat_text(a.owner)} to snap from", a.player)
         if a.owner != a.player and not self.ruleset.snap_opponents:
             raise IllegalAction("this ruleset does not allow snapping opponents' cards", a.player)
+        if a.player == self.ended_by:
+            raise FrozenGrid(f"{format_seat(a.player)} ended the game early: their grid is frozen, "
+                             "so they snap no more", a.player)
+        if a.owner == self.ended_by:
+            raise FrozenGrid(f"{format_seat(a.owner)} ended the game early: their grid is frozen", a.player)
         whose = "your" if a.owner == a.player else f"{format_seat(a.owner)}'s"
         card = self._need_card(a.owner, a.pos, whose)
         self._reveal(card)
@@ -502,6 +506,8 @@ class GolfGame:
             self.discard.append(card)
             self.snaps_made[a.player] += 1
             ev = self._event(a, card, self._all(), correct=True)
+            if self._grid_emptied():
+                return self._mark_end(ev)
             if a.owner != a.player and self.cards_in(a.player):
                 self.resume_phase = self.phase
                 self.phase = "pass"
@@ -529,13 +535,24 @@ class GolfGame:
         self.grids[a.player][a.pos] = None
         self.grids[owner][pos] = card
         seen = {p for p in self._all() if card in self.known[p]}
-        self.phase = self.resume_phase
-        self.passer = None
-        self.pass_target = None
+        self._resume()
         ev = self._event(a, card, seen, to_pos=pos)
+        if not self._grid_emptied() and self.phase == "draw":
+            self._check_end()
+        return self._mark_end(ev)
+
+    def _no_pass(self, a: NoPass) -> Event:
+        self._need_turn(a, "pass")
+        self._resume()
+        ev = self._event(a)
         if self.phase == "draw":
             self._check_end()
         return self._mark_end(ev)
+
+    def _resume(self) -> None:
+        self.phase = self.resume_phase
+        self.passer = None
+        self.pass_target = None
 
     # ---------------------------------------------------------------- helpers
     def _reveal(self, card: int) -> None:
@@ -557,12 +574,19 @@ class GolfGame:
         self.phase = "draw"
         self._check_end()
 
+    def _grid_emptied(self) -> bool:
+        """End the game at once, in any phase, when a grid holds no card (docs/golf.md,
+        "End of the game"); a card still held by the drawer belongs to no grid."""
+        if any(all(c is None for c in g) for g in self.grids):
+            self.phase, self.end_reason = "over", "grid"
+            self.passer = self.pass_target = None
+            return True
+        return False
+
     def _check_end(self) -> None:
         if self.phase != "draw":
             return
-        if any(all(c is None for c in g) for g in self.grids):
-            self.phase, self.end_reason = "over", "grid"
-        elif not self.draw_pile:
+        if not self._grid_emptied() and not self.draw_pile:
             self.phase, self.end_reason = "over", "pile"
 
     def _mark_end(self, ev: Event) -> Event:
@@ -592,7 +616,7 @@ def _seat_text(seat: object) -> str:
 _HANDLERS = {
     Draw: GolfGame._draw, EndEarly: GolfGame._end_early, Discard: GolfGame._discard,
     Swap: GolfGame._swap, Peek: GolfGame._peek, Steal: GolfGame._steal,
-    Snap: GolfGame._snap, Pass: GolfGame._pass,
+    Snap: GolfGame._snap, Pass: GolfGame._pass, NoPass: GolfGame._no_pass,
 }
 
 __all__ = ["GolfGame", "Event", "GolfResult", "shuffled_deck"]

@@ -53,7 +53,7 @@ from .errors import ActionFormatError, GolfError
 from .record import GolfRecord, record_from_game, to_json, write_text
 from .ruleset import GolfRuleset
 from .state import Event, GolfGame
-from .views import GolfView
+from .views import GolfView, build_view
 
 _SHORT = {"d": "draw", "x": "discard", "s": "swap", "p": "peek", "t": "steal"}
 _HELP_WORDS = ("help", "?", "h")
@@ -343,7 +343,7 @@ class GolfTable:
             agent = self.agents[seat]
             if not isinstance(agent, HumanAgent):
                 continue
-            view = game.view(seat)
+            view = build_view(game, seat)
             self.show(seat, view, agent.display)
             after = "it stays visible (open memory)" if self.open_memory else "it is hidden from now on"
             self.terminal.pause(f"{self.names[seat]}, this is your look at your bottom row: {after}. "
@@ -391,7 +391,7 @@ class GolfTable:
         return self.game
 
     def show_final(self, game: GolfGame) -> None:
-        view = game.view(self.humans[0] if self.humans else 0)
+        view = build_view(game, self.humans[0] if self.humans else 0)
         self.console.print(render(view, self.names, self._spectator.visible(view), mark_you=len(self.humans) == 1))
         res = game.result()
         scores = ", ".join(f"{n} {plural(s, 'pt')}" for n, s in zip(self.names, res.scores))

@@ -1,6 +1,6 @@
 """Per-player views: exactly what one seat may know, as plain data.
 
-:func:`build_view` (``game.view(seat)``) turns the full state into a
+:func:`build_view` turns the full state of a game into a
 :class:`GolfView`. A card's rank appears in a view only if that seat has seen
 the card (``game.known[seat]``), or it lies face up (the discard pile, a
 shown Detective or Thief), or the game is over (all cards are turned up).
@@ -17,7 +17,7 @@ options of the interface (:mod:`cardtable.golf.tui`), not of the view: a view
 always holds everything the seat may know.
 
 >>> from cardtable.golf.state import GolfGame
->>> v = GolfGame(seed=1).view(0)
+>>> v = build_view(GolfGame(seed=1), 0)
 >>> v.grids[0][:6], all(r > 0 for r in v.grids[0][6:]), v.grids[1]
 ((0, 0, 0, 0, 0, 0), True, (0, 0, 0, 0, 0, 0, 0, 0, 0))
 >>> v.legal_actions()
@@ -29,7 +29,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, action_to_dict, format_action
+from .actions import (
+    Action,
+    Discard,
+    Draw,
+    EndEarly,
+    NoPass,
+    Pass,
+    Peek,
+    Snap,
+    Steal,
+    Swap,
+    action_to_dict,
+    format_action,
+)
 from .cards import card_rank
 from .ruleset import GolfRuleset
 
@@ -122,7 +135,7 @@ class GolfView:
             return []
         own = self.cards_in(s)
         if self.phase == "pass":
-            return [Pass(s, p) for p in own]
+            return [Pass(s, p) for p in own] + [NoPass(s)]
         if self.phase == "draw":
             return [Draw(s)] + ([EndEarly(s)] if self.can_end_early() else [])
         acts: list[Action] = [Discard(s)] + [Swap(s, p) for p in own]
@@ -131,14 +144,16 @@ class GolfView:
             if power == "detective":
                 acts += [Peek(s, p) for p in own]
             elif power == "thief":
-                acts += [Steal(s, p, t, q) for p in own for t in self.opponents for q in self.cards_in(t)]
+                acts += [Steal(s, p, t, q) for p in own for t in self.opponents if t != self.ended_by
+                         for q in self.cards_in(t)]
         return acts
 
     def legal_snaps(self) -> list[Snap]:
         """Every snap the viewer may try now (right or wrong)."""
-        if self.phase not in ("draw", "drawn") or not self.discard:
+        if self.phase not in ("draw", "drawn") or not self.discard or self.seat == self.ended_by:
             return []
-        owners = [self.seat] + (list(self.opponents) if self.ruleset.snap_opponents else [])
+        owners = [self.seat] + ([o for o in self.opponents if o != self.ended_by]
+                                if self.ruleset.snap_opponents else [])
         return [Snap(self.seat, o, p) for o in owners for p in self.cards_in(o)]
 
     def sure_snaps(self) -> list[Snap]:

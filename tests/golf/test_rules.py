@@ -9,6 +9,7 @@ from cardtable.golf.cards import card_rank
 from cardtable.golf.errors import EndTooSoon
 from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame
+from cardtable.golf.views import build_view
 
 # ranks: A=1 .. 10, J=11 (Detective), Q=12 (Thief), K=13
 P1 = [2, 3, 4, 5, 6, 7, 8, 9, 10]
@@ -23,10 +24,10 @@ def test_deal_grid_and_bottom_row_look(make_game):
     g = make_game([P1, P2], [7, 7, 7])
     assert ranks(g, 0) == P1 and ranks(g, 1) == P2
     assert len(g.draw_pile) == 52 - 18 and g.discard == []
-    v = g.view(0)
+    v = build_view(g, 0)
     assert v.grids[0] == (0, 0, 0, 0, 0, 0, 8, 9, 10)  # the bottom row, looked at once
     assert v.grids[1] == (0,) * 9
-    assert g.view(1).grids[1][6:] == (13, 13, 5)
+    assert build_view(g, 1).grids[1][6:] == (13, 13, 5)
     assert v.seen_by[1][6] == (1,)  # public: P2 looked at its own bottom row
 
 
@@ -39,11 +40,11 @@ def test_three_players_use_two_decks():
 def test_draw_then_swap_sends_old_card_face_up(make_game):
     g = make_game([P1, P2], [13, 7])
     g.apply(Draw(0))
-    assert g.view(0).drawn == 13 and g.view(1).drawn is None  # only the drawer sees it
+    assert build_view(g, 0).drawn == 13 and build_view(g, 1).drawn is None  # only the drawer sees it
     ev = g.apply(Swap(0, 0))
-    assert card_rank(ev.card) == 2 and g.view(1).top == 2
-    assert g.view(0).grids[0][0] == 13  # the drawer knows what they put down
-    assert g.view(1).grids[0][0] == 0   # the opponent does not
+    assert card_rank(ev.card) == 2 and build_view(g, 1).top == 2
+    assert build_view(g, 0).grids[0][0] == 13  # the drawer knows what they put down
+    assert build_view(g, 1).grids[0][0] == 0   # the opponent does not
     assert g.current == 1 and g.phase == "draw"
 
 
@@ -57,33 +58,33 @@ def test_draw_then_discard(make_game):
 def test_detective_look_then_discard_or_swap(make_game):
     g = make_game([P1, P2], [11, 11])
     g.apply(Draw(0))
-    assert g.view(1).drawn == 11  # the Detective is shown to everyone
-    assert g.view(0).grids[0][4] == 0
+    assert build_view(g, 1).drawn == 11  # the Detective is shown to everyone
+    assert build_view(g, 0).grids[0][4] == 0
     ev = g.apply(Peek(0, 4))
-    assert g.view(0).grids[0][4] == 6 and g.view(1).grids[0][4] == 0
-    assert g.view(1).events[-1]["card"] is None and g.view(0).events[-1]["card"] == 6
-    assert g.view(1).seen_by[0][4] == (0,)  # P2 saw P1 look there
+    assert build_view(g, 0).grids[0][4] == 6 and build_view(g, 1).grids[0][4] == 0
+    assert build_view(g, 1).events[-1]["card"] is None and build_view(g, 0).events[-1]["card"] == 6
+    assert build_view(g, 1).seen_by[0][4] == (0,)  # P2 saw P1 look there
     with pytest.raises(Exception):
         g.apply(Peek(0, 3))  # only one look
     g.apply(Swap(0, 4))  # the Detective itself may be swapped in
-    assert g.view(1).grids[0][4] == 11  # everyone saw it, so everyone knows it
-    assert g.view(1).top == 6
+    assert build_view(g, 1).grids[0][4] == 11  # everyone saw it, so everyone knows it
+    assert build_view(g, 1).top == 6
 
 
 def test_thief_blind_swap_moves_knowledge_for_both(make_game):
     g = make_game([P1, P2], [12, 12])
     g.apply(Draw(0))
-    assert g.view(1).drawn == 12
+    assert build_view(g, 1).drawn == 12
     # P1 gives its known 10 (position 9) for P2's known K (position 7)
     g.apply(Steal(0, 8, 1, 6))
     assert ranks(g, 0)[8] == 13 and ranks(g, 1)[6] == 10
-    v0, v1 = g.view(0), g.view(1)
+    v0, v1 = build_view(g, 0), build_view(g, 1)
     assert v0.grids[1][6] == 10  # P1 knows where its 10 went
     assert v0.grids[0][8] == 0   # ... but not the card it got (blind)
     assert v1.grids[0][8] == 13  # P2 knows where its K went
     assert v1.grids[1][6] == 0   # ... and not the card it received
     g.apply(Discard(0))
-    assert g.view(1).top == 12
+    assert build_view(g, 1).top == 12
 
 
 def test_snap_own_card_correct(make_game):
@@ -103,9 +104,9 @@ def test_snap_own_card_wrong_penalty(make_game):
     ev = g.apply(Snap(1, 1, 8))  # P2's 5 is not an 8
     assert ev.correct is False and card_rank(ev.card) == 5
     assert ranks(g, 1)[8] == 5  # turned back, stays
-    assert g.view(0).grids[1][8] == 5  # shown to everyone
+    assert build_view(g, 0).grids[1][8] == 5  # shown to everyone
     assert len(g.grids[1]) == 10 and card_rank(g.grids[1][9]) == 7  # penalty card, new position 10
-    assert g.grids[1][9] not in g.known[1] and g.view(1).grids[1][9] == 0  # not looked at
+    assert g.grids[1][9] not in g.known[1] and build_view(g, 1).grids[1][9] == 0  # not looked at
     assert g.slot_rows[1][9] == 0 and len(g.draw_pile) == 52 - 18 - 2
 
 
@@ -124,8 +125,8 @@ def test_snap_opponent_card_then_pass(make_game):
     passed = g.grids[0][8]  # P1's known 10
     ev = g.apply(Pass(0, 8))
     assert g.grids[1][8] == passed and g.grids[0][8] is None and ev.to_pos == 8
-    assert g.view(1).grids[1][8] == 0  # the receiver may not look at it
-    assert g.view(0).grids[1][8] == 10  # the giver knew it and still does
+    assert build_view(g, 1).grids[1][8] == 0  # the receiver may not look at it
+    assert build_view(g, 0).grids[1][8] == 10  # the giver knew it and still does
     assert g.phase == "draw" and g.current == 0
 
 
@@ -174,7 +175,7 @@ def test_end_when_draw_pile_empty(make_game):
 def test_end_when_a_grid_is_empty(make_game):
     rs = GolfRuleset(rows=1, cols=1)
     g = make_game([[8], [3]], [8], ruleset=rs)
-    assert g.view(0).grids[0] == (8,)  # the single row is the bottom row
+    assert build_view(g, 0).grids[0] == (8,)  # the single row is the bottom row
     g.apply(Draw(0))
     g.apply(Discard(0))
     g.apply(Snap(0, 0, 0))
@@ -213,8 +214,8 @@ def test_early_end_rules_and_extra_card_for_losing_ender(make_game):
     nxt = GolfGame(g.ruleset, seed=9, extra_cards=res.extra_cards)
     assert len(nxt.grids[0]) == 10 and len(nxt.grids[1]) == 9
     assert nxt.slot_rows[0][9] == 2  # in the bottom row ...
-    assert nxt.view(0).grids[0][9] > 0  # ... and looked at with it
-    assert nxt.view(1).grids[0][9] == 0
+    assert build_view(nxt, 0).grids[0][9] > 0  # ... and looked at with it
+    assert build_view(nxt, 1).grids[0][9] == 0
 
 
 def test_winning_early_ender_gets_no_extra_card(make_game):

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from cardtable.golf.record import replay_text
 from cardtable.golf.tui import run
 from cardtable.platform.storage import records_dir
+from cardtable.golf.views import build_view
 
 
 def scripted(log: list[str], bad_every: int = 4):
@@ -158,9 +159,9 @@ def test_snap_and_pass_prompts(make_game):
     table.game = g
     human = table.agents[0]
     assert isinstance(human, HumanAgent)
-    snap = human.snap(g.view(0))
+    snap = human.snap(build_view(g, 0))
     assert snap == Snap(0, 1, 8) and "no player P4" in buf.getvalue()
     g.apply(snap)
-    action = human.act(g.view(0))
+    action = human.act(build_view(g, 0))
     assert action == Pass(0, 0) and "no position 12" in buf.getvalue()
     assert "snap onto the 5" in prompts[0] and "pass them one of yours" in prompts[-1]

@@ -20,6 +20,7 @@ from cardtable.golf.state import GolfGame
 from cardtable.golf.tui import plural, render, run, run_cli, save_records
 from cardtable.platform.storage import records_dir
 from cardtable.tui import Terminal
+from cardtable.golf.views import build_view
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "golf.md"
 
@@ -248,7 +249,7 @@ def test_counts_and_scores_are_singular_for_one():
     g.apply(Draw(0))
     g.apply(Discard(0))
     buf = io.StringIO()
-    view = g.view(0)
+    view = build_view(g, 0)
     Console(file=buf, width=120).print(render(view, ["A", "B"], tui.Display(0, True).visible(view)))
     assert "(1 card)" in buf.getvalue() and "(1 cards)" not in buf.getvalue()
 

@@ -14,14 +14,15 @@ Unknown cards are valued at the mean of the unseen cards
   average.
 - Snap: only cards it knows match the top card; snap an opponent's card when
   passing its worst card is worth more than snapping its own.
-- Pass: its highest-valued card (known, or unknown if the known ones are low).
+- Pass: its highest-valued card (known, or unknown if the known ones are low); nothing when
+  that card is worth 0 points (passing is optional, docs/golf.md "Snapping").
 - End early: when allowed and its estimated score is below every opponent's
   by at least ``end_margin``.
 """
 
 from __future__ import annotations
 
-from ..actions import Action, Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap
+from ..actions import Action, Discard, Draw, EndEarly, NoPass, Pass, Peek, Snap, Steal, Swap
 from ..views import GolfView
 from .base import GolfBot, estimated_score, expected_unknown, slot_estimates
 
@@ -49,7 +50,8 @@ class HeuristicBot(GolfBot):
         unknown = expected_unknown(view)
         if view.phase == "pass":
             est = slot_estimates(view, me, unknown)
-            return Pass(me, max(est, key=lambda p: (est[p], view.grids[me][p] == 0)))
+            worst = max(est, key=lambda p: (est[p], view.grids[me][p] == 0))
+            return Pass(me, worst) if est[worst] > 0 else NoPass(me)  # passing a 0-point card gains nothing
         if view.phase == "draw":
             if view.can_end_early():
                 mine = estimated_score(view, me, unknown)
@@ -94,6 +96,8 @@ class HeuristicBot(GolfBot):
         give_value = est[give]
         best = None
         for o in view.opponents:
+            if o == view.ended_by:  # an early ender's grid is frozen
+                continue
             for q, r in enumerate(view.grids[o]):
                 if r is None:
                     continue

@@ -9,7 +9,7 @@ state stay fair to the hidden information of that sample.
 
 from __future__ import annotations
 
-from ..actions import Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap
+from ..actions import Discard, Draw, EndEarly, NoPass, Pass, Peek, Snap, Steal, Swap
 from ..state import GolfGame
 
 
@@ -34,7 +34,8 @@ def fast_act(game: GolfGame, mean: float, end_margin: float = 4.0) -> None:
     vals = rs.values
     if game.phase == "pass":
         est = _est(game, p, p, mean)
-        game.apply(Pass(p, max(est, key=est.__getitem__)))
+        worst = max(est, key=est.__getitem__)
+        game.apply(Pass(p, worst) if est[worst] > 0 else NoPass(p))
         return
     if game.phase == "draw":
         if game.can_end_early(p):
@@ -63,7 +64,7 @@ def fast_act(game: GolfGame, mean: float, end_margin: float = 4.0) -> None:
                 give = max(mine, key=est.__getitem__)
                 best = None
                 for o in range(game.players):
-                    if o == p:
+                    if o == p or o == game.ended_by:  # an early ender's grid is frozen
                         continue
                     for q, c in enumerate(game.grids[o]):
                         if c is None:
@@ -96,6 +97,8 @@ def fast_snaps(game: GolfGame, discarder: int, mean: float) -> None:
         if game.over or not game.discard:
             return
         q = (discarder + k) % n
+        if q == game.ended_by:  # an early ender's grid is frozen: no snaps by or against them
+            continue
         top = game.discard[-1] % 13
         known = game.known[q]
         choice = None
@@ -105,7 +108,7 @@ def fast_snaps(game: GolfGame, discarder: int, mean: float) -> None:
                 break
         if choice is None and game.ruleset.snap_opponents and any(c is not None for c in game.grids[q]):
             for o in range(n):
-                if o == q:
+                if o == q or o == game.ended_by:
                     continue
                 for pos, c in enumerate(game.grids[o]):
                     if c is not None and c in known and c % 13 == top:

@@ -5,18 +5,21 @@ without the ``player`` field, which the server fills in from the seat token:
 ``{"type": "draw"}``, ``{"type": "discard"}``, ``{"type": "swap", "pos": 4}``,
 ``{"type": "peek", "pos": 2}``, ``{"type": "steal", "pos": 0, "target": 1,
 "target_pos": 5}``, ``{"type": "snap", "owner": 1, "pos": 3}``,
-``{"type": "pass", "pos": 7}``, ``{"type": "end"}`` (positions 0-based).
+``{"type": "pass", "pos": 7}``, ``{"type": "nopass"}``, ``{"type": "end"}``
+(positions 0-based).
 
 Snaps (docs/golf.md: snapping is allowed "in your turn or not") are accepted from any
-seat whenever the engine allows them, resolved in order of arrival. Bots snap
+seat whenever the engine allows them, resolved in order of arrival; while a
+snapper decides whether to pass a card, snaps are refused (``wrong_phase``),
+not queued: the client sends them again afterwards. Bots snap
 only at the start of their own turn (at most twice a turn); the terminal
 driver's snap windows need a turn order that a real-time table does not have.
 
-Views: a seat gets :meth:`GolfGame.view` (``GolfView.to_dict()``: only the
+Views: a seat gets :func:`cardtable.golf.views.build_view` (``GolfView.to_dict()``: only the
 cards that seat has seen); spectators get the public view (face-up cards only).
 
-Round timer fallback: draw, then discard the drawn card; a pending pass gives
-the first card of the grid.
+Round timer fallback: draw, then discard the drawn card; a pending pass is
+declined (``{"type": "nopass"}``: passing is optional).
 
 Matches: game ``k`` of a match is started by the next seat, and an early ender
 who lost gets the extra card of docs/golf.md in the next game (the previous state
@@ -33,10 +36,11 @@ from pydantic import Field, TypeAdapter
 
 from cardtable.platform.fairness import seed_commitment
 from cardtable.golf import GolfGame, GolfRuleset
-from cardtable.golf.actions import Discard, Draw, Pass, Snap, action_from_dict, action_to_dict
+from cardtable.golf.actions import Discard, Draw, NoPass, Snap, action_from_dict, action_to_dict
 from cardtable.golf.cards import card_rank
 from cardtable.golf.errors import GolfError, IllegalAction, NotYourTurn, WrongPhase
 from cardtable.golf.state import shuffled_deck
+from cardtable.golf.views import build_view
 
 from ..protocol import seat_label
 from ..schema import SchemaError, Strict, validate
@@ -255,7 +259,7 @@ class GolfAdapter(GameAdapter):
     def timeout_action(self, state: GolfState, seat: int) -> Any:
         game = state.game
         if game.phase == "pass":
-            return action_to_dict(Pass(seat, game.cards_in(seat)[0]))
+            return action_to_dict(NoPass(seat))
         if game.phase == "drawn":
             return action_to_dict(Discard(seat))
         return action_to_dict(Draw(seat))
@@ -265,7 +269,7 @@ class GolfAdapter(GameAdapter):
     def view(self, state: GolfState, seat: int | None) -> dict[str, Any]:
         game = state.game
         if seat is not None:
-            v = game.view(seat)
+            v = build_view(game, seat)
             out = v.to_dict()
             out["legal_snaps"] = [action_to_dict(s) for s in v.legal_snaps()]
         else:
@@ -285,7 +289,7 @@ class GolfAdapter(GameAdapter):
     @staticmethod
     def _public_view(game: GolfGame) -> dict[str, Any]:
         """What a spectator may see: face-up cards only (the discard pile, shown powers)."""
-        out = game.view(0).to_dict()
+        out = build_view(game, 0).to_dict()
         everyone = set(range(game.players))
         over = game.over
         out["seat"] = None
@@ -306,7 +310,7 @@ class GolfAdapter(GameAdapter):
         return bot
 
     def bot_view(self, state: GolfState, seat: int) -> Any:
-        return state.game.view(seat)
+        return build_view(state.game, seat)
 
     def bot_action(self, bot: Any, view: Any, seat: int) -> Any:
         if view.phase == "draw" and view.discard:
