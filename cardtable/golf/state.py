@@ -43,6 +43,7 @@ cardtable.golf.errors.NotYourTurn: it is P1's turn, not P2's
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import secrets
 from dataclasses import dataclass
@@ -84,6 +85,8 @@ class Event:
         to_pos: for a pass, the receiver's position the card went to; for a
             penalty, the snapper's new position of the first penalty card.
         ended: ``None``, or why the game ended right after this event.
+        to_seat: for a pass or a declined pass (``nopass``), the seat whose card was
+            snapped (the receiver); else ``None``.
     """
 
     number: int
@@ -94,6 +97,7 @@ class Event:
     penalty: tuple[int, ...] = ()
     to_pos: int | None = None
     ended: EndReason | None = None
+    to_seat: int | None = None
 
 
 @dataclass(frozen=True)
@@ -377,14 +381,14 @@ class GolfGame:
         if action.player != self.actor:
             if self.phase == "pass":
                 raise NotYourTurn(
-                    f"{format_seat(self.passer)} must first pass a card; {format_seat(action.player)} waits",  # type: ignore[arg-type]
+                    f"{format_seat(self.passer)} must first pass a card or pass nothing; you wait",  # type: ignore[arg-type]
                     action.player)
             raise NotYourTurn(
-                f"it is {format_seat(self.current)}'s turn, not {format_seat(action.player)}'s", action.player)
+                f"it is {format_seat(self.current)}'s turn, not yours", action.player)
         if self.phase not in phases:
             wanted = {"draw": "draw or end", "drawn": "discard, swap, peek or steal",
-                      "pass": "pass a card"}[self.phase]
-            raise WrongPhase(f"cannot {action.kind} now: {format_seat(action.player)} must {wanted}",
+                      "pass": "pass a card or pass nothing"}[self.phase]
+            raise WrongPhase(f"cannot {action.kind} now: you must {wanted}",
                              action.player)
 
     def _need_card(self, seat: int, pos: object, whose: str = "your") -> int:
@@ -419,12 +423,12 @@ class GolfGame:
     def _end_early(self, a: EndEarly) -> Event:
         self._need_turn(a, "draw")
         if self.ended_by is not None:
-            raise EndTooSoon(f"{format_seat(self.ended_by)} has already ended the game", a.player)
+            raise EndTooSoon(f"{format_seat(self.ended_by)} has already ended the game early", a.player)
         need = self.ruleset.early_end_min
         if self.snaps_made[a.player] < need:
             raise EndTooSoon(
                 f"ending early needs {need} discarded grid cards (successful snaps); "
-                f"{format_seat(a.player)} has {self.snaps_made[a.player]}", a.player)
+                f"you have {self.snaps_made[a.player]}", a.player)
         self.ended_by = a.player
         n = self.players
         self.last_turns = [(a.player + k) % n for k in range(1, n)]
@@ -486,7 +490,7 @@ class GolfGame:
 
     def _snap(self, a: Snap) -> Event:
         if self.phase == "pass":
-            raise WrongPhase(f"wait: {format_seat(self.passer)} must first pass a card", a.player)  # type: ignore[arg-type]
+            raise WrongPhase(f"wait: {format_seat(self.passer)} must first pass a card or pass nothing", a.player)  # type: ignore[arg-type]
         if not self.discard:
             raise NothingToSnap("the discard pile is empty: there is nothing to snap onto", a.player)
         if not _is_seat(a.owner, self.players):
@@ -494,8 +498,7 @@ class GolfGame:
         if a.owner != a.player and not self.ruleset.snap_opponents:
             raise IllegalAction("this ruleset does not allow snapping opponents' cards", a.player)
         if a.player == self.ended_by:
-            raise FrozenGrid(f"{format_seat(a.player)} ended the game early: their grid is frozen, "
-                             "so they snap no more", a.player)
+            raise FrozenGrid("you ended the game early: your grid is frozen, so you snap no more", a.player)
         if a.owner == self.ended_by:
             raise FrozenGrid(f"{format_seat(a.owner)} ended the game early: their grid is frozen", a.player)
         whose = "your" if a.owner == a.player else f"{format_seat(a.owner)}'s"
@@ -536,15 +539,16 @@ class GolfGame:
         self.grids[owner][pos] = card
         seen = {p for p in self._all() if card in self.known[p]}
         self._resume()
-        ev = self._event(a, card, seen, to_pos=pos)
+        ev = self._event(a, card, seen, to_pos=pos, to_seat=owner)
         if not self._grid_emptied() and self.phase == "draw":
             self._check_end()
         return self._mark_end(ev)
 
     def _no_pass(self, a: NoPass) -> Event:
         self._need_turn(a, "pass")
+        owner = self.pass_target[0]  # type: ignore[index]
         self._resume()
-        ev = self._event(a)
+        ev = self._event(a, to_seat=owner)
         if self.phase == "draw":
             self._check_end()
         return self._mark_end(ev)
@@ -591,8 +595,7 @@ class GolfGame:
 
     def _mark_end(self, ev: Event) -> Event:
         if self.phase == "over" and ev.ended is None:
-            ev = Event(ev.number, ev.action, ev.card, ev.seen_by, ev.correct, ev.penalty,
-                       ev.to_pos, self.end_reason)
+            ev = dataclasses.replace(ev, ended=self.end_reason)
             self.history[-1] = ev
         return ev
 

@@ -43,6 +43,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec
+from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.storage import records_dir
 from cardtable.tui import ABANDONED, QuitGame, Terminal
 
@@ -50,6 +51,7 @@ from .actions import Action, Snap, format_seat, parse_action
 from .cards import rank_name
 from .driver import play_game
 from .errors import ActionFormatError, GolfError
+from .narrate import describe_event, end_text, ender_note, plural, verdict
 from .record import GolfRecord, record_from_game, to_json, write_text
 from .ruleset import GolfRuleset
 from .state import Event, GolfGame
@@ -57,13 +59,8 @@ from .views import GolfView, build_view
 
 _SHORT = {"d": "draw", "x": "discard", "s": "swap", "p": "peek", "t": "steal"}
 _HELP_WORDS = ("help", "?", "h")
-_TURN_WORDS = {"draw", "end", "swap", "discard", "peek", "steal", "pass", *_SHORT}
+_TURN_WORDS = {"draw", "end", "swap", "discard", "peek", "steal", "pass", "nopass", *_SHORT}
 _HELP = object()  # what a prompt's parser returns for "help": the text is printed, then the prompt again
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``plural(1, "card") -> '1 card'``, ``plural(3, "pt") -> '3 pts'``."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def opponent_label(seat: int, players: int) -> str:
@@ -75,36 +72,7 @@ def help_text(seat: int, players: int) -> str:
     """The command list for ``seat`` (opponent labels relative to that seat)."""
     opp = opponent_label(seat, players)
     return (f"draw | end | swap N | discard | peek N (Detective) | steal N {opp}:M (Thief) | "
-            f"pass N | snap N / snap {opp}:N (in a snap window) | quit")
-
-
-def check_names(names: Sequence[str]) -> None:
-    """Refuse player names a record cannot hold (RULES.md-independent; docs/golf.md, Records).
-
-    Raises:
-        GolfError: an empty name, one with ``;`` (the ``Players`` separator), ``"``,
-            a control character or surrounding spaces, or two equal names (ignoring case).
-    """
-    seen: dict[str, str] = {}
-    for n in names:
-        if not n.strip():
-            raise GolfError("a player name must not be empty")
-        if n != n.strip():
-            raise GolfError(f"player name {n!r} must not start or end with a space")
-        bad = [ch for ch in n if ch in ';"' or not ch.isprintable()]
-        if bad:
-            raise GolfError(f"player name {n!r} must not contain {bad[0]!r}")
-        if n.casefold() in seen:
-            raise GolfError(f"two players are named {n!r}: every name must be different")
-        seen[n.casefold()] = n
-
-
-def end_text(result, names: Sequence[str]) -> str:
-    """How the game ended, in words: ``'ended early by Ann'``, ``'the draw pile ran out'``."""
-    if result.reason == "early" and result.ended_by is not None:
-        return f"ended early by {names[result.ended_by]}"
-    return {"pile": "ended: the draw pile ran out", "grid": "ended: a grid is empty"}.get(
-        result.reason, f"ended ({result.reason})")
+            f"pass N | nopass | snap N / snap {opp}:N (in a snap window) | quit")
 
 
 def rank_label(rank: int) -> str:
@@ -180,34 +148,6 @@ def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]],
     return Panel(Group(*parts), title="Golf with Detective and Thief", expand=False)
 
 
-def describe_event(ev: dict, names: Sequence[str], viewer: int | None) -> str:
-    """One line for an event dict (:func:`cardtable.golf.views.event_dict`) as ``viewer`` may see it."""
-    who = names[ev["player"]]
-    card = rank_label(ev["card"]) if ev["card"] is not None else None
-    a = ev["action"]
-    kind = ev["type"]
-    if kind == "draw":
-        return f"{who} drew " + (card if card else "a card")
-    if kind == "end":
-        return f"{who} ends the game early: everyone else has one last turn"
-    if kind == "discard":
-        return f"{who} discarded {card}"
-    if kind == "swap":
-        return f"{who} put the drawn card at position {a['pos'] + 1}; {card} goes to the discard pile"
-    if kind == "peek":
-        return f"{who} looked at position {a['pos'] + 1}" + (f": {card}" if card else "")
-    if kind == "steal":
-        return (f"{who} swapped position {a['pos'] + 1} with {names[a['target']]}'s position "
-                f"{a['target_pos'] + 1} (nobody looks)")
-    if kind == "snap":
-        whose = "own" if a["owner"] == ev["player"] else f"{names[a['owner']]}'s"
-        verdict = "right" if ev["correct"] else "wrong: turned back, penalty card"
-        return f"{who} snapped {whose} position {a['pos'] + 1}: {card} — {verdict}"
-    if kind == "pass":
-        return f"{who} passed position {a['pos'] + 1} face down" + (f" ({card})" if card else "")
-    return f"{who} {ev['text']}"
-
-
 class HumanAgent:
     """A person at the terminal, playing seat ``seat`` through prompts."""
 
@@ -220,7 +160,10 @@ class HumanAgent:
         game = self.table.game
         assert game is not None
         trial = game.copy()
-        trial.apply(action)  # raises the engine's own message (a ValueError)
+        try:
+            trial.apply(action)
+        except GolfError as exc:  # the engine's message, with names for seat labels
+            raise ActionFormatError(self.table.with_names(str(exc), self.seat)) from None
         return action
 
     def act(self, view: GolfView) -> Action:
@@ -229,10 +172,12 @@ class HumanAgent:
         opp = opponent_label(self.seat, view.ruleset.players)
         if view.phase == "pass":
             owner, pos = view.pass_target  # type: ignore[misc]
-            prompt = f"You snapped {t.names[owner]}'s card: pass them one of yours (pass N): "
+            prompt = (f"You snapped {t.names[owner]}'s card: pass them one of yours face down "
+                      f"(pass N), or keep your cards (nopass) [Enter = nopass]: ")
         elif view.phase == "draw":
             extra = " or end" if view.can_end_early() else ""
-            prompt = f"{t.names[self.seat]}, draw{extra} [Enter = draw]: "
+            who = f"{t.names[self.seat]}, your turn" if t.hotseat else "Your turn"
+            prompt = f"{who}: draw{extra} [Enter = draw]: "
         else:
             power = view.ruleset.power(view.drawn) if not view.power_used else None
             hint = {"detective": "peek N, ", "thief": f"steal N {opp}:M, "}.get(power or "", "")
@@ -240,6 +185,8 @@ class HumanAgent:
 
         def parse(text: str) -> Action:
             words = text.strip().lower().split()
+            if view.phase == "pass" and (not words or words in (["no"], ["keep"])):
+                words = ["nopass"]
             if not words:
                 if view.phase == "draw":
                     words = ["draw"]
@@ -258,10 +205,13 @@ class HumanAgent:
             t.show_public(view, f"Snap window for {t.names[self.seat]}")
         else:
             t.show(self.seat, view, self.display)
-        opp = opponent_label(self.seat, view.ruleset.players)
-        usage = f"snap N (your card N), snap {opp}:N ({t.names[(self.seat + 1) % view.ruleset.players]}'s card N)"
-        prompt = (f"{t.names[self.seat]}: snap onto the {rank_label(view.top)}? "  # type: ignore[arg-type]
-                  f"(snap N, snap {opp}:N, Enter = no): ")
+        others = [o for o in view.opponents if o != view.ended_by] if view.ruleset.snap_opponents else []
+        forms = ["snap N"] + [f"snap {format_seat(o)}:N" for o in others]
+        usage = ", ".join(["snap N (your card N)"] + [f"snap {format_seat(o)}:N ({t.names[o]}'s card N)"
+                                                       for o in others])
+        who = t.names[self.seat] if t.hotseat else "You"
+        prompt = (f"{who}: snap onto the {rank_label(view.top)}? "  # type: ignore[arg-type]
+                  f"({', '.join(forms)}; Enter = no): ")
 
         def parse(text: str) -> Snap | None:
             words = text.strip().lower().split()
@@ -317,10 +267,26 @@ class GolfTable:
                 return answer
             self.console.print(help_lines, markup=False, highlight=False)
 
+    def with_names(self, message: str, reader: int) -> str:
+        """An engine message with names for seat labels (``P2's`` -> ``Ben's``); the reader's own
+        seat becomes ``your``/``you`` unless several people share the screen (hot-seat)."""
+        def name(m: re.Match) -> str:
+            seat = int(m.group(1)) - 1
+            if not 0 <= seat < len(self.names):
+                return m.group(0)
+            if seat == reader and not self.hotseat:
+                return "your" if m.group(2) else "you"
+            return self.names[seat] + (m.group(2) or "")
+        return re.sub(r"\bP(\d)\b('s)?(?!:)", name, message)
+
     def show(self, seat: int, view: GolfView, display: Display) -> None:
+        """Draw ``seat``'s screen. In memory mode each screen replaces the last one, scrollback
+        included (:meth:`cardtable.tui.Terminal.clear`), so a card shown once cannot be scrolled back to."""
         if self.hotseat and self._at_keyboard != seat:
             self.terminal.hand_over(self.names[seat])
             self._at_keyboard = seat
+        elif not self.open_memory:
+            self.terminal.clear()
         self.console.print(render(view, self.names, display.visible(view), self.notes))
 
     def show_public(self, view: GolfView, title: str) -> None:
@@ -333,11 +299,11 @@ class GolfTable:
         self.console.print(render(view, self.names, public.visible(view), self.notes, mark_you=False))
 
     def first_looks(self, game: GolfGame) -> None:
-        """Hot-seat: give every player but the first their one look at the bottom row
-        (RULES.md, Golf: Setup) before the first turn; the first player gets it on
-        their first turn's screen. Each look is cleared away before the next player."""
-        if not self.hotseat:
-            return
+        """Before anybody acts, every person but the first player gets their one look at
+        the bottom row (docs/golf.md, "Setup"), in every mode: against bots (a bot may
+        start a match's later games) and hot-seat (the keyboard is handed over for it).
+        The first player, if a person, looks on their first turn's screen, before acting.
+        In memory mode or hot-seat each look is cleared away afterwards."""
         n = game.players
         for seat in [(game.first_player + k) % n for k in range(1, n)]:
             agent = self.agents[seat]
@@ -346,19 +312,24 @@ class GolfTable:
             view = build_view(game, seat)
             self.show(seat, view, agent.display)
             after = "it stays visible (open memory)" if self.open_memory else "it is hidden from now on"
-            self.terminal.pause(f"{self.names[seat]}, this is your look at your bottom row: {after}. "
+            who = f"{self.names[seat]}, this" if self.hotseat else "This"
+            self.terminal.pause(f"{who} is your look at your bottom row: {after}. "
                                 f"Press Enter when done... ")
-            self.terminal.clear()
+            if self.hotseat or not self.open_memory:
+                self.terminal.clear()
             self._at_keyboard = None
 
     def on_event(self, game: GolfGame, ev: Event) -> None:
         from .cards import card_rank
         from .views import event_dict
 
-        viewer = self.humans[0] if len(self.humans) == 1 else None
+        viewer = self.humans[0] if len(self.humans) == 1 and not self.hotseat else None
         d = event_dict(ev, viewer if viewer is not None else -1)
-        if ev.card is not None and (not self.humans or len(ev.seen_by) == game.players):
-            d["card"] = card_rank(ev.card)  # a spectator sees all; hot-seat notes show face-up cards
+        public = len(ev.seen_by) == game.players
+        if ev.card is not None and (not self.humans or public):
+            d["card"] = card_rank(ev.card)  # a spectator sees all; shared notes show face-up cards
+        elif not public and not self.open_memory:
+            d["card"] = None  # memory mode: the log does not repeat what you must remember
         line = describe_event(d, self.names, viewer)
         if ev.ended:
             line += " — the game is over"
@@ -390,18 +361,21 @@ class GolfTable:
             raise
         return self.game
 
-    def show_final(self, game: GolfGame) -> None:
+    def show_final(self, game: GolfGame, next_game: bool = False) -> None:
+        """The last screen, the winner, the scores and what an early end costs (``next_game``:
+        another game of the match follows, where a losing early ender gets extra cards)."""
+        viewer = self.humans[0] if len(self.humans) == 1 and not self.hotseat else None
         view = build_view(game, self.humans[0] if self.humans else 0)
-        self.console.print(render(view, self.names, self._spectator.visible(view), mark_you=len(self.humans) == 1))
+        notes = self.notes if self.humans else ()  # bots only: every move is printed already
+        self.console.print(render(view, self.names, self._spectator.visible(view), notes,
+                                  mark_you=viewer is not None))
         res = game.result()
         scores = ", ".join(f"{n} {plural(s, 'pt')}" for n, s in zip(self.names, res.scores))
-        winners = [self.names[i] for i in res.winners]
-        verdict = f"{winners[0]} wins" if len(winners) == 1 else f"Draw between {' and '.join(winners)}"
-        self.console.print(f"[bold]{verdict}[/bold] (fewest points) — {scores}; {end_text(res, self.names)}")
-        for s, k in enumerate(res.extra_cards):
-            if k:
-                self.console.print(f"{self.names[s]} ended early and did not win: "
-                                   f"{plural(k, 'extra card')} next game")
+        self.console.print(f"[bold]{verdict(res, self.names, viewer)}[/bold] (fewest points) — {scores}; "
+                           f"{end_text(res, self.names, viewer)}", markup=True, highlight=False)
+        note = ender_note(res, self.names, viewer, next_game)
+        if note:
+            self.console.print(note, markup=False, highlight=False)
 
 
 def _unique_default_path(records: Sequence[GolfRecord]) -> Path:
@@ -492,7 +466,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
         console, input_fn: for tests (see :class:`cardtable.tui.Terminal`).
         auto: bots in every seat.
         name: your name; names: hot-seat names (comma separated or a list). Names
-            must be non-empty, different, without ``;`` or ``"`` (:func:`check_names`).
+            follow the one name policy (:func:`cardtable.platform.names.check_player_names`).
         save, record: save the record (default: a new, unique file under the records
             folder); ``record`` must not exist and its folder must (checked before play);
             a ``.json`` path gets the JSON notation.
@@ -538,12 +512,12 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
                 bot = load_bot_spec("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
                 bots.append(bot)
                 seat_names.append(bot.name if chosen.count(bot_name) == 1 else f"{bot.name}-{humans + i + 1}")
-        check_names(seat_names)
+        check_player_names(seat_names)
         if not isinstance(games, int) or isinstance(games, bool) or games < 1:
             raise GolfError(f"games must be 1 or more, not {games!r}")
         if save and record is not None:
             check_record_path(Path(record))
-    except (UnknownBotError, BotSpecError, GolfError, OSError) as exc:
+    except (UnknownBotError, BotSpecError, GolfError, PlayerNameError, OSError) as exc:
         out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
     table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)
@@ -567,7 +541,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
                 abandoned = True
                 break
             records.append(record_from_game(game, seat_names, tags))
-            table.show_final(game)
+            table.show_final(game, next_game=k + 1 < games)
             extra = game.result().extra_cards
             if k + 1 < games and table.humans:
                 terminal.pause("Press Enter for the next game... ")

@@ -188,7 +188,8 @@ def event_dict(ev, seat: int) -> dict[str, Any]:
         "n": ev.number, "player": a.player, "type": a.kind, "action": action_to_dict(a),
         "text": format_action(a),
         "card": card_rank(ev.card) if ev.card is not None and seat in ev.seen_by else None,
-        "correct": ev.correct, "penalty": len(ev.penalty), "to_pos": ev.to_pos, "ended": ev.ended,
+        "correct": ev.correct, "penalty": len(ev.penalty), "to_pos": ev.to_pos, "to_seat": ev.to_seat,
+        "ended": ev.ended,
     }
 
 

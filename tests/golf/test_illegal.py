@@ -23,7 +23,7 @@ def rejected(game: GolfGame, action, error, match: str):
 
 def test_out_of_turn(make_game):
     g = make_game([P1, P2], [7])
-    rejected(g, Draw(1), NotYourTurn, "P1's turn, not P2's")
+    rejected(g, Draw(1), NotYourTurn, "P1's turn, not yours")
     g.apply(Draw(0))
     rejected(g, Discard(1), NotYourTurn, "P1's turn")
     rejected(g, Swap(1, 0), NotYourTurn, "P1's turn")
@@ -42,7 +42,7 @@ def test_wrong_step_of_the_turn(make_game):
 
 def test_end_early_too_soon(make_game):
     g = make_game([P1, P2], [7])
-    rejected(g, EndEarly(0), EndTooSoon, "needs 3 discarded grid cards.*has 0")
+    rejected(g, EndEarly(0), EndTooSoon, "needs 3 discarded grid cards.*have 0")
     rejected(g, EndEarly(1), NotYourTurn, "P1's turn")
 
 

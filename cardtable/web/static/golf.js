@@ -10,13 +10,50 @@
 
   const showError = CT.showError;
 
+  // Engine messages name seats P1, P2, ...: say names instead, and "you"/"your" for this seat.
+  function withNames(text) {
+    if (!last) return text;
+    const names = last.seats.map((s) => s.name), me = last.view.you;
+    return text.replace(/\bP(\d)\b('s)?(?!:)/g, (all, d, poss) => {
+      const s = Number(d) - 1;
+      if (s < 0 || s >= names.length) return all;
+      if (s === me) return poss ? "your" : "you";
+      return names[s] + (poss || "");
+    });
+  }
+
   async function act(action) {
     sending = true;
     const err = await CT.send({ type: "act", action });
     sending = false;
     stealFrom = null;
-    if (err) showError(err.message); else showError("");
+    if (err) showError(withNames(err.message)); else showError("");
     render(last);
+  }
+
+  // One move in words, second person for this seat (as cardtable/golf/narrate.py in the terminal).
+  function describe(e, names, me) {
+    const p = e.player, a = e.action, card = e.card ? rankName(e.card) : null;
+    const who = p === me ? "You" : names[p];
+    const whose = (o) => (o === me ? "your" : o === p ? "their" : `${names[o]}'s`);
+    const own = whose(p);
+    switch (e.type) {
+      case "draw": return `${who} drew ${card || "a card"}`;
+      case "end": return `${who} ended the game early: everyone else has one last turn`;
+      case "discard": return `${who} discarded ${card}`;
+      case "swap": return `${who} put the drawn card at ${own} position ${a.pos + 1}; ${card} goes to the discard pile`;
+      case "peek": return `${who} looked at ${own} position ${a.pos + 1}` + (card ? `: ${card}` : "");
+      case "steal": return `${who} swapped ${own} position ${a.pos + 1} with ${whose(a.target)} position ${a.target_pos + 1} (nobody looks)`;
+      case "snap": {
+        const place = `${whose(a.owner)} position ${a.pos + 1}`;
+        if (e.correct) return `${who} snapped ${place}: ${card} — right`;
+        const pen = e.penalty ? `; penalty: ${e.penalty} card${e.penalty > 1 ? "s" : ""} face down at ${own} position ${e.to_pos + 1}` : "; no penalty card (the draw pile is empty)";
+        return `${who} snapped ${place}: ${card} — wrong, turned back${pen}`;
+      }
+      case "pass": return `${who} passed ${own} position ${a.pos + 1} face down into ${whose(e.to_seat)} position ${e.to_pos + 1}` + (card ? ` (${card})` : "");
+      case "nopass": return `${who} passed nothing to ${e.to_seat === me ? "you" : names[e.to_seat]}`;
+      default: return `${who}: ${e.text}`;
+    }
   }
 
   function face(rank, extra = {}) {
@@ -57,7 +94,7 @@
       const canEnd = mine ? legal(v, "end").length > 0 : v.ended_by === null && v.snaps_made[v.actor] >= v.ruleset.early_end_min;
       return canEnd ? "draw a card or end early" : "draw a card";
     }
-    return { drawn: "place or discard the drawn card", pass: "pass a card to the snapped player" }[v.phase] || v.phase;
+    return { drawn: "place or discard the drawn card", pass: "pass a card to the snapped player, or pass nothing" }[v.phase] || v.phase;
   }
 
   function statusText(msg) {
@@ -85,7 +122,7 @@
     swap: () => "click one of your cards to swap the drawn card in",
     peek: () => "click one of your cards to look at it",
     steal: () => stealFrom === null ? "click one of your cards, then an opponent's card" : "now click an opponent's card",
-    pass: () => "click one of your cards to pass it",
+    pass: () => "click one of your cards to pass it face down, or press Pass nothing",
     snap: () => "snap: click a card (yours or a known opponent card) matching the discard",
   };
 
@@ -110,7 +147,7 @@
     const available = modes(v);
     if (!available.includes(mode)) mode = available.length ? available[0] : null;
     const buttons = [];
-    const simple = { draw: "Draw", end: "End early", discard: "Discard" };
+    const simple = { draw: "Draw", end: "End early", discard: "Discard", nopass: "Pass nothing" };
     for (const [t, label] of Object.entries(simple)) {
       if (legal(v, t).length) buttons.push(el("button", { id: `btn-${t}`, disabled: sending, onclick: () => act({ type: t }), text: label }));
     }
@@ -143,13 +180,13 @@
       const score = v.result ? ` · ${v.result.scores[s]} pts` : "";
       return el("div", { class: "panel player" + (s === me ? " me" : "") },
         el("div", {}, el("span", { class: "dot" + (seat.connected ? " on" : "") }),
-          el("span", { class: "name", text: (s === me ? "You" : seat.name) + (seat.bot ? " (bot)" : "") + (v.actor === s ? " ◀" : "") }),
+          el("span", { class: "name", text: (s === me ? "You" : seat.name) + (seat.bot && !/\bbot\b/i.test(seat.name) ? " (bot)" : "") + (v.actor === s ? " ◀" : "") }),
           el("span", { class: "mini", text: score })), grid);
     });
     $("grids").replaceChildren(...boxes);
 
     // moves
-    const items = v.events.slice(-40).reverse().map((e) => el("li", { value: e.n, text: `${names[e.player]}: ${e.text}${e.card ? " = " + rankName(e.card) : ""}${e.correct === true ? " (right)" : e.correct === false ? " (wrong)" : ""}` }));
+    const items = v.events.slice(-40).reverse().map((e) => el("li", { value: e.n, text: describe(e, names, me) }));
     $("events").replaceChildren(...items);
 
     renderTimer(msg);

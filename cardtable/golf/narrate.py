@@ -1,0 +1,131 @@
+"""Golf in words: events and results as sentences for one reader.
+
+The person reading is addressed in the second person ("You drew 7", "Ben
+snapped your position 7"); everybody else goes by name, and an actor's own
+cards are "their" cards. ``viewer=None`` (a spectator, a hot-seat screen that
+several people read) names everybody. Positions are 1-based as on screen.
+
+Input events are the dicts of :func:`cardtable.golf.views.event_dict` (a card
+rank only where the reader saw it); the caller decides which cards to name
+(memory mode leaves out private ones, docs/golf.md "Memory mode").
+
+>>> names = ["You", "heuristic"]
+>>> ev = {"player": 1, "type": "pass", "action": {"type": "pass", "player": 1, "pos": 2},
+...       "card": None, "correct": None, "penalty": 0, "to_pos": 6, "to_seat": 0}
+>>> describe_event(ev, names, viewer=0)
+'heuristic passed their position 3 face down into your position 7'
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .cards import rank_name
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``plural(1, "card") -> '1 card'``, ``plural(3, "pt") -> '3 pts'``."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def who(seat: int, names: Sequence[str], viewer: int | None) -> str:
+    """``'You'`` for the reader, else the seat's name."""
+    return "You" if seat == viewer else names[seat]
+
+
+def whose(owner: int, actor: int, names: Sequence[str], viewer: int | None) -> str:
+    """The possessive for ``owner``'s cards in a sentence about ``actor``: ``your``, ``their``, ``Ben's``."""
+    if owner == viewer:
+        return "your"
+    if owner == actor:
+        return "their"
+    return f"{names[owner]}'s"
+
+
+def _positions(first: int, count: int) -> str:
+    return f"position {first + 1}" if count == 1 else f"positions {first + 1}-{first + count}"
+
+
+def describe_event(ev: dict, names: Sequence[str], viewer: int | None) -> str:
+    """One sentence for an event dict (:func:`cardtable.golf.views.event_dict`).
+
+    ``ev["to_seat"]`` (optional) is the receiving seat of a pass or a declined pass.
+    """
+    p = ev["player"]
+    subject = who(p, names, viewer)
+    card = rank_name(ev["card"]) if ev.get("card") else None
+    a = ev["action"]
+    kind = ev["type"]
+    own = whose(p, p, names, viewer)
+    if kind == "draw":
+        return f"{subject} drew " + (card or "a card")
+    if kind == "end":
+        return f"{subject} ended the game early: everyone else has one last turn"
+    if kind == "discard":
+        return f"{subject} discarded {card}"
+    if kind == "swap":
+        return f"{subject} put the drawn card at {own} position {a['pos'] + 1}; {card} goes to the discard pile"
+    if kind == "peek":
+        return f"{subject} looked at {own} position {a['pos'] + 1}" + (f": {card}" if card else "")
+    if kind == "steal":
+        return (f"{subject} swapped {own} position {a['pos'] + 1} with "
+                f"{whose(a['target'], p, names, viewer)} position {a['target_pos'] + 1} (nobody looks)")
+    if kind == "snap":
+        place = f"{whose(a['owner'], p, names, viewer)} position {a['pos'] + 1}"
+        if ev["correct"]:
+            return f"{subject} snapped {place}: {card} — right"
+        line = f"{subject} snapped {place}: {card} — wrong, turned back"
+        if ev["penalty"]:
+            return line + f"; penalty: {plural(ev['penalty'], 'card')} face down at {own} {_positions(ev['to_pos'], ev['penalty'])}"
+        return line + "; no penalty card (the draw pile is empty)"
+    if kind == "pass":
+        target = ev.get("to_seat")
+        into = "" if target is None else f" into {whose(target, p, names, viewer)} position {ev['to_pos'] + 1}"
+        return f"{subject} passed {own} position {a['pos'] + 1} face down{into}" + (f" ({card})" if card else "")
+    if kind == "nopass":
+        target = ev.get("to_seat")
+        to = "" if target is None else (" to you" if target == viewer else f" to {names[target]}")
+        return f"{subject} passed nothing{to}"
+    return f"{subject}: {ev.get('text', kind)}"
+
+
+def end_text(result, names: Sequence[str], viewer: int | None = None) -> str:
+    """How the game ended: ``'ended early by Ann'``, ``'ended: the draw pile ran out'``."""
+    if result.reason == "early" and result.ended_by is not None:
+        return "ended early by " + ("you" if result.ended_by == viewer else names[result.ended_by])
+    return {"pile": "ended: the draw pile ran out", "grid": "ended: a grid is empty"}.get(
+        result.reason, f"ended ({result.reason})")
+
+
+def verdict(result, names: Sequence[str], viewer: int | None = None) -> str:
+    """``'You win'``, ``'Ann wins'``, ``'Draw between you and Ann'`` (fewest points wins)."""
+    winners = list(result.winners)
+    if len(winners) == 1:
+        return "You win" if winners[0] == viewer else f"{names[winners[0]]} wins"
+    words = ["you" if s == viewer else names[s] for s in winners]
+    return "Draw between " + ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def ender_note(result, names: Sequence[str], viewer: int | None, next_game: bool) -> str | None:
+    """What the early end means for the ender (docs/golf.md, "Ending early"), or ``None``.
+
+    A loss costs extra bottom-row cards in the next game (only said when a next
+    game follows); a shared lowest score is not a loss, and the note says so.
+    """
+    e = result.ended_by
+    if e is None:
+        return None
+    subject = who(e, names, viewer)
+    outcome = result.outcomes[e]
+    if outcome == "draw":
+        return (f"{subject} ended early and shared the lowest score: a tie is not a loss, "
+                f"so no extra card" + (" next game" if next_game else ""))
+    if outcome == "loss":
+        k = result.extra_cards[e]
+        if next_game and k:
+            return f"{subject} ended early and lost: {plural(k, 'extra card')} in the bottom row next game"
+        return f"{subject} ended early and lost"
+    return None
+
+
+__all__ = ["describe_event", "end_text", "ender_note", "plural", "verdict", "who", "whose"]
