@@ -1,14 +1,15 @@
-"""Golf with Detective and Thief (RULES.md, Golf): rules engine, knowledge, bots, records, terminal play.
+"""Golf with Detective and Thief (docs/golf.md, Rules): rules engine, knowledge, bots, records, terminal play.
 
-- :class:`GolfRuleset` (ruleset.py): every default of RULES.md, configurable.
+- :class:`GolfRuleset` (ruleset.py): every default of docs/golf.md, configurable.
 - :class:`GolfGame` (state.py): the pure state machine; ``apply(action) -> Event``.
 - actions.py: the actions as dataclasses, text and JSON.
-- views.py: :class:`GolfView`, what one seat may know, as plain data.
+- views.py: :func:`build_view` -> :class:`GolfView`, what one seat may know, as plain data.
+- narrate.py: events and results in words (second person for the reader).
 - driver.py: turns and snap windows for bots and the terminal.
 - record.py: text/JSON records and :func:`replay_text`.
 - bots/: ``random``, ``heuristic``, ``search``; tui.py: terminal play.
 
-The decisions RULES.md leaves open are listed in docs/golf.md.
+The decisions the rule text leaves open: docs/golf.md, "Decisions where the text is silent".
 
 >>> from cardtable.golf import GolfGame, Draw, Discard
 >>> g = GolfGame(seed=2); _ = g.apply(Draw(0)); _ = g.apply(Discard(0))

@@ -7,7 +7,7 @@ ender's extra card) get the next numbers 10, 11, ...  Seats are ``P1``,
 ``P2``, ``P3`` in text.
 
 =========================  ==========================  ===============================
-text (seat P1 acting)      object                      meaning (RULES.md, Golf)
+text (seat P1 acting)      object                      meaning (docs/golf.md)    
 =========================  ==========================  ===============================
 ``draw``                   ``Draw(0)``                 take the top card of the draw pile
 ``end``                    ``EndEarly(0)``             end the game early (start of turn)
@@ -45,7 +45,7 @@ class Draw:
 
 @dataclass(frozen=True)
 class EndEarly:
-    """End the game early at the start of one's turn (RULES.md: needs three discarded grid cards)."""
+    """End the game early at the start of one's turn (docs/golf.md, "Ending early": needs three discarded grid cards)."""
     player: int
     kind: ClassVar[str] = "end"
 

@@ -2,7 +2,7 @@
 
 Each physical card has an *id* ``0 .. 52*decks-1``: ``rank = id % 13 + 1``
 (1 = ace .. 13 = king), ``suit = "SHDC"[(id // 13) % 4]``, ``deck = id // 52``.
-Two decks (3 players, RULES.md Golf) hold every name twice; the id tells the
+Two decks (3 players, docs/golf.md "Players and cards") hold every name twice; the id tells the
 copies apart. The rules only ever look at the rank; values come from the
 ruleset (:meth:`cardtable.golf.GolfRuleset.value`).
 

@@ -1,6 +1,6 @@
 """Driving a game with agents: turns, and the snap window after every discard.
 
-Snapping is a real-time race in RULES.md ("whenever the top of the discard
+Snapping is a real-time race (docs/golf.md, "Snapping": "whenever the top of the discard
 pile matches..."). The engine accepts a :class:`~.actions.Snap` at any time
 while a card lies on the discard pile and resolves snaps in the order they
 are applied; an online server applies them in order of arrival.
@@ -132,7 +132,7 @@ def play_game(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None 
 def play_match(ruleset: GolfRuleset, agents: Sequence[Agent], games: int, seed: int | str | None = None,
                on_event: OnEvent | None = None, on_game_start: Callable[[GolfGame], None] | None = None
                ) -> list[GolfGame]:
-    """Play ``games`` games in a row (RULES.md, Golf: a losing early ender gets an extra card).
+    """Play ``games`` games in a row (docs/golf.md, "Matches": a losing early ender gets an extra card).
 
     Game ``k`` (0-based) is started by seat ``k % players`` and dealt with
     seed ``f"{seed}/{k}"``; each game's ``result().extra_cards`` are dealt in

@@ -22,7 +22,7 @@ class GolfRulesetError(GolfError):
 
 
 class IllegalAction(GolfError):
-    """An action the rules do not allow now (RULES.md, Golf).
+    """An action the rules do not allow now (docs/golf.md, Rules).
 
     Attributes:
         player: the seat that tried it, when known.

@@ -1,10 +1,10 @@
 """The Golf ruleset: an immutable, validated description of one variant.
 
-Defaults are those of RULES.md, Golf: 2-3 players, one 52-card deck (two for
+Defaults are those of docs/golf.md, "Players and cards": 2-3 players, one 52-card deck (two for
 3 players), a 3x3 grid, the bottom row looked at once, A = 1, 2..10 face
 value, J (Detective) = Q (Thief) = 10, K = 0; ending early needs three
 discarded grid cards; a losing early ender gets one extra card next game.
-Every decision the text leaves open is listed in docs/golf.md.
+Every decision the text leaves open is listed in docs/golf.md, "Decisions where the text is silent".
 
 >>> GolfRuleset().describe()
 'players=2 decks=1 rows=3 cols=3 peek_rows=1 early_end_min=3 penalty_cards=1 ender_extra_cards=1 snap_opponents=true detective=J thief=Q values=1,2,3,4,5,6,7,8,9,10,10,10,0'
@@ -26,18 +26,18 @@ from typing import Any, Mapping
 from .cards import card_rank, parse_rank, rank_name
 from .errors import GolfRulesetError
 
-#: A = 1, 2..10 face value, J = Q = 10, K = 0 (RULES.md, Golf).
+#: A = 1, 2..10 face value, J = Q = 10, K = 0 (docs/golf.md, "Players and cards").
 DEFAULT_VALUES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 0)
 
 
 @dataclass(frozen=True)
 class GolfRuleset:
-    """One Golf variant (RULES.md, Golf; open points decided in docs/golf.md).
+    """One Golf variant (docs/golf.md, Rules; open points in "Decisions where the text is silent").
 
     Attributes:
         players: 2 or 3.
         decks: number of 52-card decks; ``None`` (default) means 1 for 2 players
-            and 2 for 3 players (RULES.md). Stored resolved (always an int).
+            and 2 for 3 players (docs/golf.md, "Players and cards"). Stored resolved (always an int).
         rows, cols: the grid each player is dealt (3x3).
         peek_rows: bottom rows each player looks at once after the deal (1).
         values: points of ranks A..K (13 numbers).

@@ -6,7 +6,7 @@ validates it completely, then changes the state and returns an
 :class:`Event`. An illegal action raises an
 :class:`~cardtable.golf.errors.IllegalAction` and changes nothing.
 
-Phases (``game.phase``), RULES.md Golf "A turn":
+Phases (``game.phase``), docs/golf.md "A turn":
 
 - ``"draw"``: the current player draws (:class:`~.actions.Draw`) or ends the
   game early (:class:`~.actions.EndEarly`).
@@ -20,7 +20,9 @@ Phases (``game.phase``), RULES.md Golf "A turn":
 
 Snaps (:class:`~.actions.Snap`) are accepted from any player in phases
 ``"draw"`` and ``"drawn"`` whenever the discard pile is not empty, and are
-resolved in the order they are applied (RULES.md, Golf "Snapping").
+resolved in the order they are applied (docs/golf.md, "Snapping"); not
+by or against an early ender, whose grid is frozen (docs/golf.md, "Ending
+early"). An emptied grid ends the game at once (docs/golf.md, "End of the game").
 
 Knowledge: ``game.known[p]`` is the set of card ids player ``p`` has seen and
 may therefore know. Every movement of a card is public (positions are seen
@@ -102,7 +104,7 @@ class Event:
 
 @dataclass(frozen=True)
 class GolfResult:
-    """The outcome of a finished game (RULES.md, Golf: fewest points wins).
+    """The outcome of a finished game (docs/golf.md, "Scoring": fewest points wins).
 
     Attributes:
         scores: points left in each grid, per seat.
@@ -113,7 +115,7 @@ class GolfResult:
         ended_by: the seat that ended early, or ``None``.
         extra_cards: extra bottom-row cards per seat for the next game: the
             early ender gets ``ruleset.ender_extra_cards`` when they lost
-            (a shared lowest score is a draw, not a loss; docs/golf.md).
+            (a shared lowest score is a draw, not a loss; docs/golf.md, "Ending early").
         score_difference: per seat, own score minus the best opponent's score
             (negative is good).
     """
@@ -147,7 +149,7 @@ def shuffled_deck(ruleset: GolfRuleset, seed: str) -> list[int]:
 
 
 class GolfGame:
-    """A Golf game in progress (RULES.md, Golf).
+    """A Golf game in progress (docs/golf.md, Rules).
 
     Args:
         ruleset: the variant (default :class:`GolfRuleset()`).
@@ -264,7 +266,7 @@ class GolfGame:
                 and self.snaps_made[seat] >= self.ruleset.early_end_min)
 
     def scores(self) -> tuple[int, ...]:
-        """Points in each grid now (RULES.md: counted at the end)."""
+        """Points in each grid now (docs/golf.md, "Scoring": counted at the end)."""
         v = self.ruleset.values
         return tuple(sum(v[c % 13] for c in g if c is not None) for g in self.grids)
 

@@ -5,28 +5,32 @@ Entry point for ``cardtable play golf``: :func:`run_cli` (the CLI's flags) or
 1 2 3 / 4 5 6 / 7 8 9, extra cards 10, 11, ...), the discard pile, the draw
 pile and what just happened.
 
-Memory mode (default): a card you learn (the bottom row at the deal, your
-drawn card, a Detective look, a wrong snap that turns a card) is shown on the
-next screen only, then hidden again: you must remember it, as at a real
-table. ``open_memory=True`` keeps every card you know visible. This is an
-option of the interface only; the engine's view always holds what you know.
+Memory mode (default; docs/golf.md, "Memory mode"): a card you learn (the
+bottom row at the deal, your drawn card, a Detective look, a wrong snap that
+turns a card) is shown on the next screen only, then hidden again; each
+screen replaces the last one, scrollback included, and the move log names
+only face-up cards. ``open_memory=True`` keeps every card you know visible.
+This is an option of the interface only; the view always holds what you know.
 
 Commands at your turn: ``draw`` (or Enter), ``end``; with a drawn card
 ``swap N``, ``discard``, ``peek N`` (Detective), ``steal N P2:M`` (Thief);
-after snapping an opponent's card ``pass N``. In a snap window (after every
-discard): ``snap N`` (your card), ``snap P2:N`` (an opponent's card) or Enter
-to let it go (``P1``/``P2``/``P3`` are seats, as on the screen). ``help`` lists
-them; ``quit``, Ctrl-D or Ctrl-C leave the game (exit code 0, ``Game
-abandoned.``; what was played is saved). A bad entry gets a one-line reason
-and the prompt again.
+after snapping an opponent's card ``pass N`` or ``nopass`` (or Enter: the
+pass is optional). In a snap window (after every discard): ``snap N`` (your
+card), ``snap P2:N`` (an opponent's card) or Enter to let it go (``P1``/
+``P2``/``P3`` are seats, as on the screen). ``help`` lists them; ``quit``,
+Ctrl-D or Ctrl-C leave the game (``Game abandoned.``; what was played is
+saved). A bad entry gets a one-line reason and the prompt again. Words are
+in the second person for the person at the keyboard (:mod:`.narrate`).
+
+The first look (docs/golf.md, "Setup"): before anybody acts, every person
+who does not start gets a screen with their bottom row, in every mode; the
+starting person sees it on their first turn's screen.
 
 Hot-seat: the screen (and the terminal's scrollback, through
 :meth:`cardtable.tui.Terminal.clear`) is cleared and the keyboard handed over
-before each player's turn. Before the first turn every other player gets the
-keyboard once for their look at the bottom row (RULES.md, Golf: Setup), so
-nobody is asked to act before that look. Snap windows are answered on a
-public screen (no card of anyone's memory shown), so nobody needs to hand over
-the keyboard for them.
+before each player's look and turn. Snap windows are answered on a public
+screen (no card of anyone's memory shown), so nobody needs to hand over the
+keyboard for them.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ UNKNOWN = 0
 
 @dataclass(frozen=True)
 class GolfView:
-    """What seat ``seat`` may know (RULES.md, Golf; knowledge rules in the module doc).
+    """What seat ``seat`` may know (docs/golf.md, "Knowledge"; rules in the module doc).
 
     Attributes:
         seat: the viewer (0-based).

@@ -4,7 +4,7 @@
   and the drawn card always hold exactly the deck.
 - A player's view never shows the rank of a card that player has not seen,
   where "seen" is tracked here independently from the actions' meaning
-  (RULES.md, Golf): the bottom row at the deal, one's own draws, a shown
+  (docs/golf.md, "Knowledge"): the bottom row at the deal, one's own draws, a shown
   Detective or Thief, a Detective look, and every face-up card.
 - A random (mostly illegal) action either applies or raises and changes nothing.
 """

@@ -1,4 +1,4 @@
-"""One test per rule of RULES.md, Golf (and the documented decisions of docs/golf.md)."""
+"""One test per rule of docs/golf.md, Rules (and its decisions where the text is silent)."""
 
 from __future__ import annotations
 
