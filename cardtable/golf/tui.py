@@ -147,7 +147,7 @@ def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]],
         held = rank_label(view.drawn) if view.drawn is not None else "a card"
         who = "You hold" if view.current == view.seat else f"{names[view.current]} holds"
         parts.append(Text(f"{who} {held}", style="bold"))
-    for n in notes[-6:]:
+    for n in notes[-8:]:
         parts.append(Text(n, style="dim"))
     return Panel(Group(*parts), title="Golf with Detective and Thief", expand=False)
 
