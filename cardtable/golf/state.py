@@ -40,7 +40,7 @@ True
 >>> g.apply(Draw(1))
 Traceback (most recent call last):
 ...
-cardtable.golf.errors.NotYourTurn: it is P1's turn, not P2's
+cardtable.golf.errors.NotYourTurn: it is P1's turn, not yours
 """
 
 from __future__ import annotations
