@@ -99,7 +99,7 @@ def tls_site(tmp_path):
         with open(server_log, "wb") as out:
             server = subprocess.Popen(
                 [sys.executable, "-m", "cardtable", "serve", "--host", "127.0.0.1", "--port", str(app_port),
-                 "--db", str(db)], env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                 "--db", str(db), "--log-level", "info"], env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         procs.append(server)
         _wait_for(lambda: httpx.get(f"http://127.0.0.1:{app_port}/", timeout=2).status_code == 200,
                   "cardtable serve", server, server_log)
@@ -113,7 +113,7 @@ def tls_site(tmp_path):
         url = f"https://localhost:{https_port}"
         _wait_for(lambda: root.exists() and httpx.get(url + "/", verify=_trust(root), timeout=2).status_code == 200,
                   "caddy", caddy, caddy_log)
-        yield url, root, db
+        yield url, root, db, server_log
     finally:
         for p in reversed(procs):
             _stop(p)
@@ -122,7 +122,7 @@ def tls_site(tmp_path):
 
 
 def test_golf_through_caddy_over_https_and_wss(tls_site):
-    url, root, db = tls_site
+    url, root, db, server_log = tls_site
     # TLS is real: the chain verifies against Caddy's internal root CA, and only against it
     page = httpx.get(url + "/", verify=_trust(root))
     assert page.status_code == 200 and "cardtable" in page.text.lower()
@@ -133,7 +133,16 @@ def test_golf_through_caddy_over_https_and_wss(tls_site):
         "seats": [{"name": "Ann"}, {"bot": "heuristic"}]})
     assert created.status_code == 200, created.text
     info = created.json()
-    token = info["seats"][0]["token"]
+    claim = info["seats"][0]["claim"]
+    # proxy headers: Caddy replaces a forged X-Forwarded-For with the real client address, and
+    # cardtable (uvicorn) takes the address from Caddy's header (port 0), not from the connection
+    httpx.get(url + "/?probe=forwarded", verify=_trust(root), headers={"X-Forwarded-For": "203.0.113.9"})
+    deadline = time.monotonic() + 10
+    while "probe=forwarded" not in server_log.read_text(errors="replace") and time.monotonic() < deadline:
+        time.sleep(0.1)  # the access log line may come a moment after the response
+    log = server_log.read_text(errors="replace")
+    assert '127.0.0.1:0 - "GET /?probe=forwarded' in log
+    assert "203.0.113.9" not in log
 
     assert os.path.exists(CHROMIUM), f"Chromium is missing at {CHROMIUM} (Debian package 'chromium')"
     from playwright.sync_api import sync_playwright
@@ -150,7 +159,7 @@ def test_golf_through_caddy_over_https_and_wss(tls_site):
             pg.on("websocket", lambda ws: sockets.append(ws.url))
             errors: list[str] = []
             pg.on("pageerror", lambda e: errors.append(str(e)))
-            pg.goto(f"{url}/play/{info['room']}#token={token}")
+            pg.goto(f"{url}/play/{info['room']}#claim={claim}")
             pg.wait_for_selector('body[data-actor="0"], body[data-phase="over"]')
             assert pg.evaluate("location.protocol") == "https:"
             assert sockets and all(s.startswith(f"wss://localhost:{url.rsplit(':', 1)[1]}/") for s in sockets)
