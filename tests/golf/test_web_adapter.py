@@ -48,3 +48,17 @@ def test_pass_event_names_the_receiving_seat_and_position(pending_pass):
     adapter.apply(pending_pass, 0, adapter.check(pending_pass, 0, {"type": "pass", "pos": 8}))
     ev = adapter.view(pending_pass, 1)["events"][-1]
     assert (ev["type"], ev["to_seat"], ev["to_pos"], ev["card"]) == ("pass", 1, 8, None)
+
+
+def test_the_web_schema_knows_every_engine_action():
+    """The server's message schema and the engine's actions stay one set (a new action such as
+    ``nopass`` must be accepted by both)."""
+    from dataclasses import fields
+
+    from cardtable.golf.actions import ACTION_TYPES, action_to_dict
+    from cardtable.web.games.golf import _ACTION
+
+    for kind, cls in ACTION_TYPES.items():
+        sample = cls(**{f.name: 0 if f.name != "target" else 1 for f in fields(cls)})
+        parsed = _ACTION.validate_python(action_to_dict(sample))
+        assert parsed.type == kind

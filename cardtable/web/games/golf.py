@@ -128,7 +128,11 @@ class _Pass(_GolfAction):
     pos: _Pos
 
 
-_ACTION = TypeAdapter(Annotated[Union[_Draw, _End, _Discard, _Swap, _Peek, _Steal, _Snap, _Pass],
+class _NoPass(_GolfAction):
+    type: Literal["nopass"]
+
+
+_ACTION = TypeAdapter(Annotated[Union[_Draw, _End, _Discard, _Swap, _Peek, _Steal, _Snap, _Pass, _NoPass],
                                 Field(discriminator="type")])
 
 
