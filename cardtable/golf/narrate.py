@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from cardtable.tui.words import subject, verb
+
 from .cards import rank_name
 
 
@@ -101,7 +103,8 @@ def verdict(result, names: Sequence[str], viewer: int | None = None) -> str:
     """``'You win'``, ``'Ann wins'``, ``'Draw between you and Ann'`` (fewest points wins)."""
     winners = list(result.winners)
     if len(winners) == 1:
-        return "You win" if winners[0] == viewer else f"{names[winners[0]]} wins"
+        w = winners[0]
+        return f"{subject(names[w], w == viewer)} {verb(w == viewer, 'win')}"
     words = ["you" if s == viewer else names[s] for s in winners]
     return "Draw between " + ", ".join(words[:-1]) + " and " + words[-1]
 
