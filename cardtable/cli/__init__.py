@@ -34,7 +34,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     cls=CardtableGroup,
     epilog="Exit codes: 0 done; 1 a check failed (record, bot, table); 2 bad command line or "
-    "input; 3 game abandoned (quit, Ctrl-D, Ctrl-C); 130 tournament interrupted. README.md, Exit codes.",
+    "input; 3 game abandoned (quit, Ctrl-D, Ctrl-C); 130 interrupted (Ctrl-C). README.md, Exit codes.",
 )
 
 
