@@ -8,7 +8,7 @@ without the ``player`` field, which the server fills in from the seat token:
 ``{"type": "pass", "pos": 7}``, ``{"type": "nopass"}``, ``{"type": "end"}``
 (positions 0-based).
 
-Snaps (docs/golf.md: snapping is allowed "in your turn or not") are accepted from any
+Snaps (docs/golf.md "Snapping": allowed in your turn or not) are accepted from any
 seat whenever the engine allows them, resolved in order of arrival; while a
 snapper decides whether to pass a card, snaps are refused (``wrong_phase``),
 not queued: the client sends them again afterwards. Bots snap
@@ -22,7 +22,7 @@ Round timer fallback: draw, then discard the drawn card; a pending pass is
 declined (``{"type": "nopass"}``: passing is optional).
 
 Matches: game ``k`` of a match is started by the next seat, and an early ender
-who lost gets the extra card of docs/golf.md in the next game (the previous state
+who lost gets the extra card of docs/golf.md "Ending early" in the next game (the previous state
 is passed to :meth:`GolfAdapter.new_state`). Scores are negated for
 :mod:`cardtable.platform.match` (fewest points wins).
 """
