@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -34,15 +33,22 @@ def build_ruleset(
     """A Goofspiel ruleset from ``--rules`` (preset name, TOML/JSON file, or
     ``key=value`` notation) overridden by the individual flags.
 
+    ``--rules`` is a file when it ends in ``.toml``/``.json``, or has no ``=``, is no
+    preset name and names an existing file; anything else is notation (so a long
+    notation is never tried as a path). A flag replaces the same field of ``--rules``;
+    ``--cards`` that changes the number of cards of a ``--rules`` with a given prize order
+    is refused unless ``--order`` is given too (docs/rules.md, "Strict rules input").
+
     Raises:
         typer.Exit: with a clear message for a bad rules file or an impossible combination.
     """
     from cardtable.goofspiel import Ruleset, RulesetError
+    from cardtable.goofspiel.ruleset import PRESETS, _parse_field
 
     try:
         if rules is None:
             base = Ruleset()
-        elif Path(rules).suffix.lower() in (".toml", ".json") or Path(rules).is_file():
+        elif _is_rules_file(rules, PRESETS):
             base = Ruleset.from_file(rules)
         else:
             base = Ruleset.parse(rules)
@@ -54,9 +60,11 @@ def build_ruleset(
             if value is not None:
                 changes[key] = value
         if order is not None:
-            changes["prize_order"] = tuple(int(x) for x in order.split(",")) if "," in order else order
-        if changes.get("cards") and "prize_order" not in changes and isinstance(base.prize_order, tuple):
-            changes["prize_order"] = "shuffled"
+            changes["prize_order"] = _parse_field("order", order.strip())[1]
+        if (changes.get("cards", base.cards) != base.cards and "prize_order" not in changes
+                and isinstance(base.prize_order, tuple)):
+            fail(f"--cards {changes['cards']} conflicts with the prize order of --rules "
+                 f"({','.join(map(str, base.prize_order))}); give --order too")
         return replace(base, **changes) if changes else base
     except RulesetError as exc:
         fail(f"bad rules: {exc}")
@@ -64,22 +72,48 @@ def build_ruleset(
         fail(f"bad rules: {exc}")
 
 
+def _is_rules_file(rules: str, presets) -> bool:
+    """Whether ``--rules`` names a rules file (see :func:`build_ruleset`); never raises."""
+    text = rules.strip()
+    if text.lower().endswith((".toml", ".json")):
+        return True
+    if "=" in text or text in presets or len(text) > 4096:
+        return False
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
+
+
 def check_names(names: list[str]) -> None:
-    """Player names must be non-empty, distinct, and free of ``;`` and ``"`` (the
-    record notation separates names with ``;``).
+    """Player names follow the one name policy (:mod:`cardtable.platform.names`): no
+    control or format characters, no ``;``, ``"`` or ``\\``, different ignoring case.
 
     Raises:
         typer.Exit: with a one-line error.
     """
-    for n in names:
-        if not n.strip():
-            fail("a player name must not be empty")
-        if ";" in n or '"' in n or "\n" in n:
-            fail(f"player name {n!r} may not contain ';', '\"' or a line break")
-    lowered = [n.strip().lower() for n in names]
-    dupes = sorted({n for n in lowered if lowered.count(n) > 1})
-    if dupes:
-        fail(f"player names must differ: {', '.join(dupes)} appears twice")
+    from cardtable.platform.names import PlayerNameError, check_player_names
+
+    try:
+        check_player_names(names)
+    except PlayerNameError as exc:
+        fail(str(exc))
+
+
+def writable_folder(path: "Path | None", what: str, default=None) -> Path:
+    """``path`` (or ``default()`` when ``path`` is ``None``) as a writable folder, created if
+    missing; checked before a command starts its work.
+
+    Raises:
+        typer.Exit: (code 2) with a one-line error when it cannot be a folder.
+    """
+    from cardtable.platform.storage import FolderError, ensure_folder
+
+    try:
+        return ensure_folder(path, what) if path is not None else default()
+    except FolderError as exc:
+        fail(str(exc))
+    raise AssertionError  # unreachable: fail() exits
 
 
 def check_record_path(path: Path) -> None:
@@ -104,23 +138,28 @@ def reject_record(path: Path, error: Exception) -> None:
 
 
 def read_record_file(path: Path) -> str:
-    """The text of a record file.
+    """The text of a record file (UTF-8, read up to a bound).
 
     Raises:
-        typer.Exit: (code 2) a folder, an unreadable or a non-UTF-8 file;
-            (code 1, ``✗ PATH: not a game record``) a text that does not start
+        typer.Exit: (code 2) a folder, an unreadable, oversized (over 32 MiB) or non-UTF-8
+            file; (code 1, ``✗ PATH: not a game record``) a text that does not start
             like a record (a tag line ``[Name "value"]`` or JSON).
     """
+    from cardtable.platform.records import MAX_RECORD_CHARS
+
     if path.is_dir():
         fail(f"{path} is a folder, not a record file")
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as f:
+            data = f.read(4 * MAX_RECORD_CHARS + 1)
+        if len(data) > 4 * MAX_RECORD_CHARS:
+            fail(f"{path} is over {4 * MAX_RECORD_CHARS // 2**20} MiB: not a record file")
+        text = data.decode("utf-8")
     except OSError as exc:
         fail(f"cannot read {path}: {exc.strerror}")
     except UnicodeDecodeError:
         fail(f"{path} is not a text file (UTF-8)")
-    first = next((line.strip() for line in text.lstrip("\ufeff").splitlines() if line.strip()), "")
-    if not first.startswith(("[", "{")):
+    if text.lstrip("\ufeff \t\r\n\x0b\x0c")[:1] not in ("[", "{"):
         reject_record(path, ValueError(
             "not a game record (a record starts with tags such as [Game \"goofspiel\"], or is JSON)"))
     return text
@@ -129,17 +168,18 @@ def read_record_file(path: Path) -> str:
 def record_game(text: str) -> str:
     """Which game a record holds: ``"golf"`` or ``"goofspiel"`` (text or JSON notation).
 
+    Decided from the start of the text only (a Golf JSON record names its game first,
+    a text record has its ``Game`` tag first), so a huge or deeply nested file costs nothing
+    here; the game's own reader then checks the whole file.
+
     >>> record_game('[Game "golf"]'), record_game('[{"game": "golf"}]'), record_game('[Game "goofspiel"]')
     ('golf', 'golf', 'goofspiel')
+    >>> record_game(chr(0xFEFF) + '[{ "game": "golf"}]')
+    'golf'
     """
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
-            data = None  # a text record starts with '[' too
-        if data is not None:
-            first = data[0] if isinstance(data, list) and data else data
-            return "golf" if isinstance(first, dict) and first.get("game") == "golf" else "goofspiel"
-    if re.search(r'^\s*\[Game "golf"\]', text, re.MULTILINE):
+    head = text[:4096].lstrip("\ufeff \t\r\n")
+    if head[:1] == "{" or (head[:1] == "[" and not head[1:2].isalpha()):
+        return "golf" if re.match(r'[\[\s]*\{\s*"game"\s*:\s*"golf"', head) else "goofspiel"
+    if re.search(r'^\s*\[Game "golf"\]', head, re.MULTILINE):
         return "golf"
     return "goofspiel"

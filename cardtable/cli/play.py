@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import build_ruleset, check_names, check_record_path, fail
+from .common import build_ruleset, check_names, check_record_path, fail, writable_folder
 
 #: Flags that only Goofspiel understands, and those only Golf understands.
 GOOFSPIEL_ONLY = ("--cards", "--ties", "--unique", "--high-ace", "--bid-cards", "--display", "--order", "--match")
@@ -71,6 +71,10 @@ def register(app: typer.Typer) -> None:
             fail("--record saves the record to a file and --no-save saves nothing: give one of them")
         if record is not None:
             check_record_path(record)
+        elif save:  # the records folder must be usable before a game is played
+            from cardtable.platform.storage import records_dir
+
+            writable_folder(None, "", records_dir)
         if kind == "golf":
             _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games or 1)
         else:

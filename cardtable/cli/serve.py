@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from .common import fail
+from .common import fail, writable_folder
 
 
 def register(app: typer.Typer) -> None:
@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
         """
         import uvicorn
 
-        from cardtable.web.app import create_app, default_db_path, server_options
+        from cardtable.web.app import create_app, server_options
         from cardtable.web.limits import Limits
         from cardtable.web.storage import StorageError
 
@@ -44,9 +44,15 @@ def register(app: typer.Typer) -> None:
             limits = Limits().with_overrides(limit or [])
         except ValueError as exc:
             fail(str(exc))
+        from cardtable.platform.storage import home
+
+        if db is not None:
+            writable_folder(db.parent, f"--db {db}: the folder")
+            path = db
+        else:
+            path = writable_folder(None, "", home) / "web.sqlite3"
         listener = _listen(host, port)  # before the database is created and the banner printed
         port = listener.getsockname()[1]
-        path = db if db is not None else default_db_path()
         try:
             web_app = create_app(path, synchronous="FULL" if durable else "NORMAL", limits=limits)
         except StorageError as exc:

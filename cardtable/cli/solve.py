@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from .common import err_console, fail, read_record_file, record_game
+from .common import err_console, fail, read_record_file, record_game, writable_folder
 from .progress import progress_bar
 
 _TIES = ("carry", "discard")
@@ -38,12 +38,15 @@ def _objective(objective: str) -> str:
 
 
 def _table_or_none(rs, objective: str, cache: Optional[Path]):
+    from cardtable.platform.storage import FolderError
     from cardtable.solver import TableFileError, load_table
 
     try:
         return load_table(rs, objective, cache)
     except TableFileError as exc:
         fail(str(exc), 1)
+    except FolderError as exc:
+        fail(str(exc))
 
 
 def _clean(v: float) -> float:
@@ -84,10 +87,9 @@ def register(app: typer.Typer) -> None:
         objective = _objective(objective)
         if threads < 1:
             fail(f"--threads must be at least 1, not {threads}")
-        if cache is not None:
-            if cache.exists() and not cache.is_dir():
-                fail(f"--cache {cache} is not a folder")
-            cache.mkdir(parents=True, exist_ok=True)
+        from cardtable.platform.storage import cache_dir
+
+        cache = writable_folder(cache, "--cache", cache_dir)
         path = default_path(rs, objective, cache)
         if path.exists() and not force:
             table = _table_or_none(rs, objective, cache)

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import fail
+from .common import fail, writable_folder
 
 
 def _load_config_file(path: Path) -> dict:
@@ -75,7 +75,11 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         if db is None:
             digest = hashlib.sha256(cfg.key().encode()).hexdigest()[:12]
-            db = home() / "tournaments" / f"{digest}.sqlite"
+            db = writable_folder(writable_folder(None, "", home) / "tournaments", "the tournaments folder") / f"{digest}.sqlite"
+        else:
+            writable_folder(db.parent, f"--db {db}: the folder")
+        if report is not None:
+            writable_folder(report, "--report")
         console = Console()
         console.print(f"results: {db}")
         try:

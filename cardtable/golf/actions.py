@@ -33,6 +33,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar, Union
 
+from cardtable.platform.records import whole_number
+
 from .errors import ActionFormatError
 
 
@@ -159,15 +161,17 @@ def parse_seat(text: str) -> int:
         ActionFormatError: not a seat.
     """
     t = text.strip().upper().removeprefix("P")
-    if not t.isdigit() or int(t) < 1:
-        raise ActionFormatError(f"{text!r} is not a player: write P1, P2 or P3")
-    return int(t) - 1
+    seat = whole_number(t, max_digits=2)
+    if seat is None or seat < 1:
+        raise ActionFormatError(f"{text[:20]!r} is not a player: write P1, P2 or P3")
+    return seat - 1
 
 
 def _parse_pos(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise ActionFormatError(f"{text!r} is not a position: write a number 1, 2, 3, ...")
-    return int(text) - 1
+    pos = whole_number(text.strip(), max_digits=3)
+    if pos is None or pos < 1:
+        raise ActionFormatError(f"{text[:20]!r} is not a position: write a number 1, 2, 3, ...")
+    return pos - 1
 
 
 def _parse_place(text: str, player: int) -> tuple[int, int]:

@@ -16,6 +16,8 @@ ruleset (:meth:`cardtable.golf.GolfRuleset.value`).
 
 from __future__ import annotations
 
+from cardtable.platform.records import whole_number
+
 from .errors import ActionFormatError
 
 SUITS = "SHDC"
@@ -53,9 +55,10 @@ def parse_rank(text: str) -> int:
     t = text.strip().upper()
     if t in _NAME_RANKS:
         return _NAME_RANKS[t]
-    if t.isdigit() and 1 <= int(t) <= 13:
-        return int(t)
-    raise ActionFormatError(f"{text!r} is not a rank: use A, 2-10, J, Q or K")
+    rank = whole_number(t, max_digits=2)
+    if rank is not None and 1 <= rank <= 13:
+        return rank
+    raise ActionFormatError(f"{text[:20]!r} is not a rank: use A, 2-10, J, Q or K")
 
 
 def parse_card_name(text: str) -> tuple[int, str]:

@@ -51,15 +51,22 @@ does not follow from the previous game of the file).
 >>> replay_text(text.replace("= 7H", "= 9H"))
 Traceback (most recent call last):
 ...
-cardtable.golf.record.RecordError: line 9: the record says 9H, the game shows 7H
+cardtable.golf.record.RecordError: line 9: action 1: the record says 9H, the game shows 7H
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Annotated, Any, Literal, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cardtable.platform.names import PlayerNameError, check_player_names
+from cardtable.platform.records import (
+    MAX_LINE, check_size, is_tag_name, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
+    strip_bom, whole_number,
+)
 
 from .actions import Action, action_from_dict, action_to_dict, format_action, format_seat, parse_action, parse_seat
 from .cards import card_name, cards_from_names
@@ -68,8 +75,6 @@ from .ruleset import GolfRuleset
 from .state import Event, GolfGame, shuffled_deck
 
 GAME_TAG = "golf"
-_TAG = re.compile(r'^\[(?P<name>[A-Za-z][A-Za-z0-9_]*) "(?P<value>(?:[^"\\]|\\.)*)"\]$')
-_LINE = re.compile(r"^(?P<num>\d+)\.\s+(?P<seat>[Pp]\d+)\s+(?P<action>[^=]+?)\s*(?:=\s*(?P<outcome>.*?))?\s*$")
 
 
 class RecordError(GolfError):
@@ -129,10 +134,18 @@ def record_from_game(game: GolfGame, players: Sequence[str], tags: dict[str, str
     """The record of ``game`` (finished or not) with player names ``players``.
 
     Raises:
-        RecordError: wrong number of names.
+        RecordError: wrong number of names, or a name the name policy refuses
+            (:mod:`cardtable.platform.names`): every recorded name must read back.
     """
     if len(players) != game.players:
         raise RecordError(f"{len(players)} player name(s) for {game.players} seats")
+    try:
+        check_player_names(players)
+    except PlayerNameError as exc:
+        raise RecordError(f"cannot be recorded: {exc}") from None
+    for name, value in (tags or {}).items():
+        if not is_tag_name(name) or name in _KNOWN_TAGS or "\n" in value or len(value) > MAX_LINE - 50:
+            raise RecordError(f"tag {short(name)}: a free tag has a name of letters, digits and '_' and a one-line value")
     res = game.result() if game.over else None
     return GolfRecord(
         ruleset=game.ruleset, players=list(players), deck=game.initial_deck,
@@ -141,10 +154,6 @@ def record_from_game(game: GolfGame, players: Sequence[str], tags: dict[str, str
         scores=res.scores if res else None, outcomes=res.outcomes if res else None,
         end=res.reason if res else None, tags=dict(tags or {}),
     )
-
-
-def _quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def write_text(records: GolfRecord | Sequence[GolfRecord]) -> str:
@@ -165,7 +174,7 @@ def write_text(records: GolfRecord | Sequence[GolfRecord]) -> str:
             tags.append(("Result", " ".join(r.outcomes)))
         if r.end is not None:
             tags.append(("End", r.end))
-        lines = [f'[{k} "{_quote(v)}"]' for k, v in tags] + [""]
+        lines = [quote_tag(k, v) for k, v in tags] + [""]
         for i, (a, out) in enumerate(r.actions, 1):
             line = f"{i}. {format_seat(a.player)} {format_action(a)}"
             lines.append(line + (f" = {out}" if out else ""))
@@ -191,7 +200,10 @@ def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> Gol
     except GolfError as exc:
         raise RecordError(str(exc), line) from None
     text, line = need("Players")
-    players = [x.strip() for x in text.split(";")]
+    try:
+        players = check_player_names(x.strip() for x in text.split(";"))
+    except PlayerNameError as exc:
+        raise RecordError(f"Players: {exc}", line) from None
     if len(players) != rs.players:
         raise RecordError(f"{len(players)} player name(s) for {rs.players} seats", line)
     text, line = need("Deck")
@@ -209,18 +221,20 @@ def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> Gol
             raise RecordError(str(exc), tags["First"][1]) from None
     extra: tuple[int, ...] = (0,) * rs.players
     if "Extra" in tags:
-        try:
-            extra = tuple(int(x) for x in tags["Extra"][0].split())
-        except ValueError:
-            raise RecordError("Extra: whole numbers per seat expected", tags["Extra"][1]) from None
+        parsed = [whole_number(x, max_digits=2) for x in tags["Extra"][0].split()]
+        if None in parsed:
+            raise RecordError("Extra: whole numbers per seat expected", tags["Extra"][1])
+        extra = tuple(parsed)  # type: ignore[arg-type]
     scores = outcomes = None
     if "Scores" in tags:
-        try:
-            scores = tuple(int(x) for x in tags["Scores"][0].split())
-        except ValueError:
-            raise RecordError("Scores: whole numbers per seat expected", tags["Scores"][1]) from None
+        parsed = [whole_number(x, signed=True, max_digits=6) for x in tags["Scores"][0].split()]
+        if None in parsed or len(parsed) != rs.players:
+            raise RecordError("Scores: one whole number per seat expected", tags["Scores"][1])
+        scores = tuple(parsed)  # type: ignore[arg-type]
     if "Result" in tags:
         outcomes = tuple(tags["Result"][0].split())
+        if len(outcomes) != rs.players or not set(outcomes) <= {"win", "draw", "loss"}:
+            raise RecordError("Result: one of win/draw/loss per seat expected", tags["Result"][1])
     return GolfRecord(
         ruleset=rs, players=players, deck=deck, first_player=first, extra_cards=extra,
         actions=actions, seed=tags["Seed"][0] if "Seed" in tags else None, scores=scores,
@@ -233,6 +247,9 @@ def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> Gol
 def parse_text(text: str) -> list[GolfRecord]:
     """Read every game of a text record (syntax only; :func:`replay` checks the play).
 
+    Lines and the file are bounded and a leading byte-order mark is skipped
+    (:mod:`cardtable.platform.records`); parsing is linear in the text.
+
     Raises:
         RecordError: a malformed line (with its line number) or a missing tag.
     """
@@ -241,33 +258,33 @@ def parse_text(text: str) -> list[GolfRecord]:
     actions: list[tuple[Action, str]] = []
     lines: list[int] = []
     start = 1
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        m = _TAG.match(line)
-        if m:
-            if actions or (m.group("name") == "Game" and "Game" in tags):
+    for n, line in record_lines(text, RecordError):
+        if line.startswith("["):
+            name, value = parse_tag(line, n, RecordError)
+            if actions or (name == "Game" and "Game" in tags):
                 records.append(_finish(tags, actions, lines, start))
                 tags, actions, lines = {}, [], []
             if not tags:
                 start = n
-            value = re.sub(r"\\(.)", r"\1", m.group("value"))
-            tags[m.group("name")] = (value, n)
+            if name in tags:
+                raise RecordError(f"tag {name} appears twice", n)
+            tags[name] = (value, n)
             continue
-        m = _LINE.match(line)
-        if not m:
-            raise RecordError(f"expected a tag [Name \"value\"] or an action line 'N. P1 draw = 7H', got {line!r}", n)
+        head, dot, rest = line.partition(".")
+        words = rest.split(None, 1)
+        if not dot or whole_number(head) is None or len(words) != 2 or not words[0].upper().startswith("P"):
+            raise RecordError(f"expected a tag [Name \"value\"] or an action line 'N. P1 draw = 7H', got {short(line)}", n)
         if not tags:
             raise RecordError("an action line before the game's tags", n)
-        if int(m.group("num")) != len(actions) + 1:
-            raise RecordError(f"action number {m.group('num')} out of order (expected {len(actions) + 1})", n)
+        if whole_number(head) != len(actions) + 1:
+            raise RecordError(f"action number {head} out of order (expected {len(actions) + 1})", n)
+        action_text, _, outcome = words[1].partition("=")
         try:
-            seat = parse_seat(m.group("seat"))
-            action = parse_action(m.group("action"), seat)
+            seat = parse_seat(words[0])
+            action = parse_action(action_text.strip(), seat)
         except GolfError as exc:
             raise RecordError(str(exc), n) from None
-        actions.append((action, (m.group("outcome") or "").strip()))
+        actions.append((action, outcome.strip()))
         lines.append(n)
     if tags:
         records.append(_finish(tags, actions, lines, start))
@@ -290,11 +307,12 @@ def _play_through(record: GolfRecord, extra: Sequence[int]) -> GolfGame:
         try:
             ev = game.apply(action)
         except GolfError as exc:
-            raise RecordError(f"illegal action {format_seat(action.player)} {format_action(action)}: {exc}", line) from None
+            raise RecordError(f"action {i + 1}: illegal action {format_seat(action.player)} {format_action(action)}: {exc}",
+                              line) from None
         actual = outcome_text(ev)
         if " ".join(outcome.upper().split()) != " ".join(actual.upper().split()):
-            said = outcome or "nothing"
-            raise RecordError(f"the record says {said}, the game shows {actual or 'nothing'}", line)
+            said = (outcome if len(outcome) <= 60 else outcome[:60] + "...") if outcome else "nothing"
+            raise RecordError(f"action {i + 1}: the record says {said}, the game shows {actual or 'nothing'}", line)
     return game
 
 
@@ -346,7 +364,7 @@ def replay(record: GolfRecord, expected_extra: Sequence[int] | None = None) -> G
     try:
         game = _play_through(record, record.extra_cards)
     except RecordError as exc:
-        if exc.reason.startswith("the record says") and expected_extra is None:
+        if "the record says" in exc.reason and expected_extra is None:
             fits = _fitting_extra(record)
             if fits is not None:
                 raise RecordError(
@@ -399,8 +417,7 @@ def replay_text(text: str) -> str:
     Raises:
         RecordError: (a ``ValueError``) the first inconsistency, ``.line`` its line number.
     """
-    if text.lstrip().startswith(("{", "[")) and not text.lstrip().startswith("[Game") \
-            and not _TAG.match(text.lstrip().splitlines()[0].strip()):
+    if is_json(text):
         records = from_json(text)
     else:
         records = parse_text(text)
@@ -426,38 +443,114 @@ def to_json(records: GolfRecord | Sequence[GolfRecord]) -> str:
     return json.dumps(out, indent=1, ensure_ascii=False)
 
 
+_STRICT = ConfigDict(strict=True, extra="forbid")
+
+
+class _GameModel(BaseModel):
+    model_config = _STRICT
+    game: Literal["golf"]
+    rules: dict[str, Any]
+    players: Annotated[list[str], Field(min_length=2, max_length=6)]
+    seed: Annotated[str, Field(max_length=MAX_LINE)] | None = None
+    first: Annotated[int, Field(ge=0, le=5)] = 0
+    extra: Annotated[list[Annotated[int, Field(ge=0, le=10)]], Field(max_length=6)] | None = None
+    deck: Annotated[list[Annotated[str, Field(max_length=4)]], Field(max_length=520)]
+    actions: Annotated[list[dict[str, Any]], Field(max_length=20_000)]
+    scores: Annotated[list[Annotated[int, Field(ge=-100_000, le=100_000)]], Field(max_length=6)] | None = None
+    result: Annotated[list[Literal["win", "draw", "loss"]], Field(max_length=6)] | None = None
+    end: Literal["grid", "pile", "early"] | None = None
+    tags: Annotated[dict[str, Annotated[str, Field(max_length=MAX_LINE)]], Field(max_length=100)] | None = None
+
+
+class _FileModel(BaseModel):
+    model_config = _STRICT
+    games: Annotated[list[_GameModel], Field(min_length=1, max_length=10_000)]
+
+
+def is_json(text: str) -> bool:
+    """Whether a Golf record is in the JSON notation (a ``{`` or a ``[`` that does not open a tag line)."""
+    head = strip_bom(text).lstrip()
+    return head.startswith("{") or (head.startswith("[") and not head[1:2].isalpha())
+
+
 def from_json(text: str) -> list[GolfRecord]:
-    """Read :func:`to_json` output (one object or a list).
+    """Read :func:`to_json` output (one object or a list), validated by a schema (Pydantic:
+    strict types and bounds).
 
     Raises:
-        RecordError: bad JSON or missing/invalid fields (``line`` is the JSON line when known).
+        RecordError: bad JSON or missing/invalid fields; the message names the game and
+            the action number (``game 1, action 7``) and ``line`` is the JSON line.
     """
+    text = check_size(text, RecordError)
+    body = text.lstrip()
+    wrapped = body.startswith("{")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"not valid JSON: {exc.msg}", exc.lineno) from None
-    items = data if isinstance(data, list) else [data]
+        data = _FileModel.model_validate_json('{"games": [' + body + "]}" if wrapped else '{"games": ' + body + "}")
+    except ValidationError as exc:
+        message, loc = schema_error_text(exc.errors())
+        if not loc:
+            raise RecordError(f"not valid JSON: {message}", json_error_line(message)) from None
+        rel = loc[2:]  # the path inside the game object
+        game = loc[1] + 1 if len(loc) > 1 and isinstance(loc[1], int) else 1
+        where = f"game {game}, action {rel[1] + 1}: " if len(rel) > 1 and rel[0] == "actions" else f"game {game}: "
+        if loc == ("games",):
+            where, message = "", "the record is empty: no game found" if "at least 1" in message else message
+        raise RecordError(where + message.removeprefix("games").lstrip(".[]0123456789"),
+                          json_line(body, rel if wrapped else loc[1:])) from None
     records = []
-    for k, d in enumerate(items, 1):
+    index = json_line_index(body, 3)
+    for k, d in enumerate(data.games, 1):
+        prefix: tuple = () if wrapped else (k - 1,)
+
+        def line_of(*path: Any) -> int | None:
+            full = prefix + path
+            for size in range(len(full), -1, -1):
+                if full[:size] in index:
+                    return index[full[:size]]
+            return None
+
         try:
-            if d.get("game") != GAME_TAG:
-                raise RecordError(f"game {k}: not a Golf record")
-            rs = GolfRuleset.from_dict(d["rules"])
-            deck = tuple(cards_from_names(list(d["deck"]), rs.decks))  # type: ignore[arg-type]
-            actions = []
-            for a in d["actions"]:
-                a = dict(a)
-                outcome = str(a.pop("outcome", "") or "")
+            rs = GolfRuleset.from_dict(d.rules)
+        except GolfError as exc:
+            raise RecordError(f"game {k}: rules: {exc}", line_of("rules")) from None
+        try:
+            players = check_player_names(d.players)
+        except PlayerNameError as exc:
+            raise RecordError(f"game {k}: {exc}", line_of("players")) from None
+        try:
+            deck = tuple(cards_from_names(list(d.deck), rs.decks))  # type: ignore[arg-type]
+        except GolfError as exc:
+            raise RecordError(f"game {k}: deck: {exc}", line_of("deck")) from None
+        actions = []
+        for i, a in enumerate(d.actions):
+            a = dict(a)
+            outcome = a.pop("outcome", "")
+            try:
+                if not isinstance(outcome, str) or len(outcome) > 200:
+                    raise GolfError(f"the outcome is text, not {short(repr(outcome))}")
+                if not isinstance(a.get("type"), str):
+                    raise GolfError(f"an action's type is text, not {short(repr(a.get('type')))}")
+                if any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 10_000
+                       for k, v in a.items() if k != "type"):
+                    raise GolfError("an action's numbers are whole numbers 0..9999")
                 actions.append((action_from_dict(a), outcome))
-            records.append(GolfRecord(
-                ruleset=rs, players=list(d["players"]), deck=deck, first_player=int(d.get("first", 0)),
-                extra_cards=tuple(d.get("extra") or (0,) * rs.players), actions=actions,
-                seed=d.get("seed"), scores=tuple(d["scores"]) if d.get("scores") is not None else None,
-                outcomes=tuple(d["result"]) if d.get("result") is not None else None,
-                end=d.get("end"), tags=dict(d.get("tags") or {}),
-            ))
-        except RecordError:
-            raise
-        except (GolfError, KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise RecordError(f"game {k}: bad or missing field ({exc})") from None
+            except GolfError as exc:
+                raise RecordError(f"game {k}, action {i + 1}: {exc}", line_of("actions", i)) from None
+        for name in (d.tags or {}):
+            if name in _KNOWN_TAGS or not is_tag_name(name):
+                raise RecordError(f"game {k}: tags: {short(name)} is not a free tag name", line_of("tags"))
+        tag_lines = {name: line_of(key) for name, key in (
+            ("Seed", "seed"), ("Extra", "extra"), ("Deck", "deck"), ("Scores", "scores"), ("Result", "result"),
+            ("End", "end"), ("First", "first"), ("Rules", "rules"), ("Game", "game"))}
+        tag_lines.update({name: line_of("tags") for name in (d.tags or {})})
+        records.append(GolfRecord(
+            ruleset=rs, players=players, deck=deck, first_player=d.first,
+            extra_cards=tuple(d.extra or (0,) * rs.players), actions=actions,
+            seed=d.seed, scores=tuple(d.scores) if d.scores is not None else None,
+            outcomes=tuple(d.result) if d.result is not None else None,
+            end=d.end, tags=dict(d.tags or {}),
+            lines=[line_of("actions", i) or 0 for i in range(len(actions))],
+            tag_lines={n: v for n, v in tag_lines.items() if v},
+        ))
     return records
+

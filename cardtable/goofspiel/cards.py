@@ -22,6 +22,8 @@ cardtable.goofspiel.errors.CardError: 'Z' is not a card: type a rank from A to K
 
 from __future__ import annotations
 
+from cardtable.platform.records import short, whole_number
+
 from .errors import CardError
 
 PRIZE_SUIT = "♦"
@@ -55,7 +57,7 @@ def split_suit(text: str) -> tuple[str, str | None]:
     if len(t) >= 2 and t[-1].lower() in SUIT_LETTERS and not t[-1].isdigit():
         head = t[:-1].strip()
         # 'ks' is king of spades, but a lone 's' is not a card
-        if head and (head.isdigit() or head.upper() in _NAME_RANKS):
+        if head and (whole_number(head) is not None or head.upper() in _NAME_RANKS):
             return head, SUIT_LETTERS[t[-1].lower()]
     return t, None
 
@@ -67,16 +69,17 @@ def parse_rank(text: str, cards: int) -> int:
         CardError: not a rank name, or a rank above ``cards``.
     """
     t = text.strip().upper()
+    number = whole_number(t, max_digits=3)
     if t in _NAME_RANKS:
         rank = _NAME_RANKS[t]
-    elif t.isdigit():
-        rank = int(t)
+    elif number is not None:
+        rank = number
     else:
         top = rank_name(cards)
-        raise CardError(f"{text!r} is not a card: type a rank from A to {top}" + (" (10 or T)" if cards >= 10 else ""))
+        raise CardError(f"{short(text)} is not a card: type a rank from A to {top}" + (" (10 or T)" if cards >= 10 else ""))
     if not 1 <= rank <= cards:
         raise CardError(
-            f"{text!r} is not a card of this game: ranks run from A to {rank_name(cards)}"
+            f"{short(text)} is not a card of this game: ranks run from A to {rank_name(cards)}"
         )
     return rank
 
@@ -98,5 +101,5 @@ def parse_card(text: str, cards: int, suit: str | None = None) -> int:
     head, written_suit = split_suit(text)
     rank = parse_rank(head, cards) if head else parse_rank(text, cards)
     if suit is not None and written_suit is not None and written_suit != suit:
-        raise CardError(f"{text.strip()!r} is not your suit: you bid with {suit}")
+        raise CardError(f"{short(text.strip())} is not your suit: you bid with {suit}")
     return rank

@@ -45,12 +45,18 @@ True
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Annotated, Any, Iterable, Literal, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardtable.platform.fairness import seed_commitment  # re-exported: records check it
 from cardtable.platform.match import Match, MatchError, MatchFormat
+from cardtable.platform.names import PlayerNameError, check_player_names
+from cardtable.platform.records import (
+    MAX_LINE, check_size, is_tag_name, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
+    strip_bom, whole_number,
+)
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card, split_suit
 from .errors import CardError, GoofspielError, RulesetError
@@ -58,8 +64,6 @@ from .ruleset import Ruleset
 from .state import Game, RoundResult, prize_order_for
 
 GAME_TAG = "goofspiel"
-_TAG = re.compile(r'^\[(?P<name>[A-Za-z][A-Za-z0-9_]*) "(?P<value>(?:[^"\\]|\\.)*)"\]$')
-_ROUND = re.compile(r"^(?P<num>\d+)\.\s+(?P<prizes>[^|]*)\|(?P<bids>[^|]*)\|(?P<outcome>.*)$")
 
 
 class RecordError(GoofspielError):
@@ -106,6 +110,7 @@ class GameRecord:
         result: the stated outcome per seat (``"win"``, ``"draw"``, ``"loss"``).
         tags: every other tag, in file order (``Event``, ``Date``, ``Match``, ...).
         line_numbers: source line of each round (parsed records only; not compared).
+        tag_lines: ``(tag, source line)`` pairs (parsed records only; not compared).
     """
 
     ruleset: Ruleset
@@ -116,17 +121,28 @@ class GameRecord:
     result: tuple[str, ...] | None = None
     tags: tuple[tuple[str, str], ...] = ()
     line_numbers: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    tag_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
     def tag(self, name: str) -> str | None:
         """The value of an extra tag, or ``None``."""
         return dict(self.tags).get(name)
 
+    def line_of(self, tag: str) -> int | None:
+        """The source line of a tag (``None`` when unknown)."""
+        return dict(self.tag_lines).get(tag) or None
+
 
 def record_from_game(
     game: Game, players: Sequence[str], tags: Iterable[tuple[str, str]] = ()
 ) -> GameRecord:
-    """The record of a game (finished or not; unfinished games have no scores/result)."""
+    """The record of a game (finished or not; unfinished games have no scores/result).
+
+    Raises:
+        GoofspielError: not one name per seat, or a name the name policy refuses
+            (:mod:`cardtable.platform.names`): every recorded name must read back.
+    """
     rs = game.ruleset
+    tags = tuple(tags)
     total_rounds = len(game.history)
     rounds = []
     for r in game.history:
@@ -137,9 +153,15 @@ def record_from_game(
         scores, result = res.points, res.outcomes
     if len(players) != rs.players:
         raise GoofspielError(f"{rs.players} player names needed, got {len(players)}")
-    for name in players:
-        if not name.strip() or ";" in name or "\n" in name:
-            raise GoofspielError(f"player name {name!r} cannot be recorded: names are non-empty, without ';' or line breaks")
+    try:
+        check_player_names(players)
+    except PlayerNameError as exc:
+        raise GoofspielError(f"cannot be recorded: {exc}") from None
+    for name, value in tags:
+        if not is_tag_name(name) or name in _SPECIAL_TAGS or len(value) > MAX_LINE - 50 or "\n" in value:
+            raise GoofspielError(f"tag {short(name)}: a free tag has a name of letters, digits and '_' and a one-line value")
+    if game.seed is not None and ("\n" in game.seed or len(game.seed) > MAX_LINE - 50):
+        raise GoofspielError(f"seed {short(game.seed)} cannot be recorded: a seed is one line of text")
     return GameRecord(
         ruleset=rs,
         players=tuple(players),
@@ -161,10 +183,6 @@ def _round_line(r: RoundResult, rs: Ruleset, last: bool) -> RoundLine:
 
 
 # -- writing -----------------------------------------------------------------------------
-
-
-def _quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _bid_text(bid: tuple[int, ...], seat: int) -> str:
@@ -196,7 +214,7 @@ def write_game(record: GameRecord) -> str:
         tags.append(("Scores", " ".join(map(str, record.scores))))
     if record.result is not None:
         tags.append(("Result", " ".join(record.result)))
-    lines = [f'[{name} "{_quote(value)}"]' for name, value in tags]
+    lines = [quote_tag(name, value) for name, value in tags]
     lines.append("")
     lines.extend(format_round(i, r) for i, r in enumerate(record.rounds, 1))
     return "\n".join(lines) + "\n"
@@ -214,19 +232,23 @@ def write_text(records: GameRecord | Sequence[GameRecord]) -> str:
 _SPECIAL_TAGS = {"Game", "Rules", "Players", "Seed", "Scores", "Result"}
 
 
+def _error(message: str, line: int | None) -> RecordError:
+    return RecordError(message, line)
+
+
 def parse_text(text: str) -> list[GameRecord]:
-    """Parse a record file (one or more games).
+    """Parse a record file (one or more games), in time linear in its length.
+
+    A leading byte-order mark is skipped; lines and the file are bounded
+    (:mod:`cardtable.platform.records`).
 
     Raises:
-        RecordError: with the line number of the first malformed line.
+        RecordError: with the line number of the first malformed line; an empty record.
     """
     games: list[list[tuple[int, str]]] = []
     current: list[tuple[int, str]] = []
     seen_rounds = False
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
+    for number, line in record_lines(text, _error):
         if line.startswith("[") and seen_rounds:
             games.append(current)
             current, seen_rounds = [], False
@@ -240,9 +262,11 @@ def parse_text(text: str) -> list[GameRecord]:
     return [_parse_game(lines) for lines in games]
 
 
-def _short(text: str, limit: int = 60) -> str:
-    """``text`` quoted, cut to ``limit`` characters for error messages."""
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+def _parse_players(value: str, line: int) -> tuple[str, ...]:
+    try:
+        return tuple(check_player_names(p.strip() for p in value.split(";")))
+    except PlayerNameError as exc:
+        raise RecordError(f"Players tag: {exc}", line) from None
 
 
 def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
@@ -257,11 +281,8 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
         if line.startswith("["):
             if rounds:
                 raise RecordError("tag line after the round lines", number)
-            m = _TAG.match(line)
-            if not m:
-                raise RecordError(f'malformed tag line {_short(line)}; expected [Name "value"]', number)
-            name, value = m["name"], re.sub(r"\\(.)", r"\1", m["value"])
-            if name in tags or (name not in _SPECIAL_TAGS and name in dict(extra)):
+            name, value = parse_tag(line, number, _error)
+            if name in tag_lines:
                 raise RecordError(f"tag {name} appears twice", number)
             tag_lines[name] = number
             if name in _SPECIAL_TAGS:
@@ -281,30 +302,28 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
         rounds.append(_parse_round(line, number, len(rounds) + 1, ruleset))
         numbers.append(number)
     if tags.get("Game", GAME_TAG) != GAME_TAG:
-        raise RecordError(f"not a Goofspiel record (Game tag {tags['Game']!r})", first_line)
+        raise RecordError(f"not a Goofspiel record (Game tag {short(tags['Game'])})", tag_lines["Game"])
     if ruleset is None:
         raise RecordError("missing Rules tag", first_line)
     if "Players" not in tags:
         raise RecordError("missing Players tag", first_line)
-    players = tuple(p.strip() for p in tags["Players"].split(";"))
-    if not all(players):
-        raise RecordError("Players tag has an empty name", tag_lines["Players"])
+    players = _parse_players(tags["Players"], tag_lines["Players"])
     if len(players) != ruleset.players:
         raise RecordError(
             f"Players tag names {len(players)} player(s); the rules have {ruleset.players}", tag_lines["Players"]
         )
     scores = result = None
     if "Scores" in tags:
-        try:
-            scores = tuple(int(x) for x in tags["Scores"].split())
-        except ValueError:
-            raise RecordError(f"bad Scores tag {_short(tags['Scores'])}", tag_lines["Scores"]) from None
+        parsed = [whole_number(x) for x in tags["Scores"].split()]
+        if None in parsed:
+            raise RecordError(f"bad Scores tag {short(tags['Scores'])}: whole numbers expected", tag_lines["Scores"])
+        scores = tuple(parsed)  # type: ignore[arg-type]
         if len(scores) != ruleset.players:
             raise RecordError("Scores tag needs one score per player", tag_lines["Scores"])
     if "Result" in tags:
         result = tuple(tags["Result"].split())
         if len(result) != ruleset.players or not set(result) <= {"win", "draw", "loss"}:
-            raise RecordError(f"bad Result tag {_short(tags['Result'])}: one of win/draw/loss per player", tag_lines["Result"])
+            raise RecordError(f"bad Result tag {short(tags['Result'])}: one of win/draw/loss per player", tag_lines["Result"])
     return GameRecord(
         ruleset=ruleset,
         players=players,
@@ -314,13 +333,14 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
         result=result,
         tags=tuple(extra),
         line_numbers=tuple(numbers),
+        tag_lines=tuple(tag_lines.items()),
     )
 
 
 def _parse_prize(token: str, rs: Ruleset, number: int) -> int:
     head, suit = split_suit(token)
     if suit not in (None, PRIZE_SUIT):
-        raise RecordError(f"{token!r} is not a prize: prizes are {PRIZE_SUIT}", number)
+        raise RecordError(f"{short(token)} is not a prize: prizes are {PRIZE_SUIT}", number)
     try:
         return parse_card(head, rs.cards)
     except CardError as exc:
@@ -328,15 +348,17 @@ def _parse_prize(token: str, rs: Ruleset, number: int) -> int:
 
 
 def _parse_round(line: str, number: int, expected: int, rs: Ruleset) -> RoundLine:
-    m = _ROUND.match(line)
-    if not m:
-        raise RecordError(f"malformed round line {_short(line)}; expected 'N. PRIZES | BIDS | OUTCOME'", number)
-    if int(m["num"]) != expected:
-        raise RecordError(f"round number {m['num']} where round {expected} was expected", number)
-    prizes = tuple(_parse_prize(t, rs, number) for t in m["prizes"].split())
+    head, dot, rest = line.partition(".")
+    parts = rest.split("|")
+    if not dot or whole_number(head) is None or len(parts) != 3:
+        raise RecordError(f"malformed round line {short(line)}; expected 'N. PRIZES | BIDS | OUTCOME'", number)
+    prize_text, bid_text, outcome_text = parts
+    if whole_number(head) != expected:
+        raise RecordError(f"round number {head} where round {expected} was expected", number)
+    prizes = tuple(_parse_prize(t, rs, number) for t in prize_text.split())
     if not prizes:
         raise RecordError("a round needs at least one prize", number)
-    bid_tokens = m["bids"].split()
+    bid_tokens = bid_text.split()
     if len(bid_tokens) != rs.players:
         raise RecordError(f"{len(bid_tokens)} bid(s) where {rs.players} players bid", number)
     bids = []
@@ -348,7 +370,7 @@ def _parse_round(line: str, number: int, expected: int, rs: Ruleset) -> RoundLin
             except CardError as exc:
                 raise RecordError(f"player {seat + 1}'s bid: {exc}", number) from None
         bids.append(tuple(sorted(cards)))
-    outcome = m["outcome"].split()
+    outcome = outcome_text.split()
     if not outcome:
         raise RecordError("missing outcome", number)
     if rs.open_prizes > 1:
@@ -357,23 +379,58 @@ def _parse_round(line: str, number: int, expected: int, rs: Ruleset) -> RoundLin
         taken = []
         for token in outcome:
             seat_text, sep, prize_text = token.partition(":")
-            if not sep or not seat_text.isdigit() or not 1 <= int(seat_text) <= rs.players:
-                raise RecordError(f"bad take {token!r}; expected SEAT:PRIZE such as 2:K♦", number)
-            taken.append((int(seat_text) - 1, _parse_prize(prize_text, rs, number)))
+            seat = whole_number(seat_text, max_digits=1)
+            if not sep or seat is None or not 1 <= seat <= rs.players:
+                raise RecordError(f"bad take {short(token)}; expected SEAT:PRIZE such as 2:K♦", number)
+            taken.append((seat - 1, _parse_prize(prize_text, rs, number)))
         return RoundLine(prizes, tuple(bids), taken=tuple(taken))
     if outcome[0] == "tie":
         if len(outcome) != 2 or outcome[1] not in ("carried", "discarded", "unowned"):
-            raise RecordError(f"bad tie outcome {m['outcome'].strip()!r}; expected 'tie carried|discarded|unowned'", number)
+            raise RecordError(f"bad tie outcome {short(outcome_text.strip())}; expected 'tie carried|discarded|unowned'", number)
         return RoundLine(prizes, tuple(bids), tie=outcome[1])
-    if len(outcome) == 2 and outcome[0].isdigit() and re.fullmatch(r"\+\d+", outcome[1]):
-        seat = int(outcome[0]) - 1
-        if not 0 <= seat < rs.players:
-            raise RecordError(f"no player {outcome[0]}", number)
-        return RoundLine(prizes, tuple(bids), winner=seat, points=int(outcome[1][1:]))
-    raise RecordError(f"bad outcome {m['outcome'].strip()!r}; expected 'SEAT +POINTS' or 'tie ...'", number)
+    if len(outcome) == 2 and outcome[1].startswith("+"):
+        seat, points = whole_number(outcome[0], max_digits=1), whole_number(outcome[1][1:])
+        if seat is not None and points is not None:
+            if not 1 <= seat <= rs.players:
+                raise RecordError(f"no player {seat}", number)
+            return RoundLine(prizes, tuple(bids), winner=seat - 1, points=points)
+    raise RecordError(f"bad outcome {short(outcome_text.strip())}; expected 'SEAT +POINTS' or 'tie ...'", number)
 
 
 # -- JSON --------------------------------------------------------------------------------
+
+FORMAT = "cardtable-goofspiel-record"
+_STRICT = ConfigDict(strict=True, extra="forbid")
+_Rank = Annotated[int, Field(ge=1, le=13)]
+_Seat = Annotated[int, Field(ge=0, le=4)]
+
+
+class _RoundModel(BaseModel):
+    model_config = _STRICT
+    prizes: Annotated[list[_Rank], Field(min_length=1, max_length=13)]
+    bids: Annotated[list[Annotated[list[_Rank], Field(min_length=1, max_length=13)]], Field(min_length=2, max_length=5)]
+    winner: _Seat | None
+    taken: Annotated[list[tuple[_Seat, _Rank]], Field(max_length=13)]
+    tie: Literal["carried", "discarded", "unowned"] | None
+    points: Annotated[int, Field(ge=0, le=10_000)] | None
+
+
+class _GameModel(BaseModel):
+    model_config = _STRICT
+    rules: dict[str, Any]
+    players: Annotated[list[str], Field(min_length=2, max_length=5)]
+    seed: Annotated[str, Field(max_length=MAX_LINE)] | None
+    tags: Annotated[list[tuple[str, Annotated[str, Field(max_length=MAX_LINE)]]], Field(max_length=100)]
+    scores: Annotated[list[Annotated[int, Field(ge=0, le=10_000)]], Field(min_length=2, max_length=5)] | None
+    result: Annotated[list[Literal["win", "draw", "loss"]], Field(min_length=2, max_length=5)] | None
+    rounds: Annotated[list[_RoundModel], Field(max_length=13)]
+
+
+class _FileModel(BaseModel):
+    model_config = _STRICT
+    format: Literal["cardtable-goofspiel-record"]
+    version: Literal[1]
+    games: Annotated[list[_GameModel], Field(min_length=1, max_length=10_000)]
 
 
 def to_json(records: GameRecord | Sequence[GameRecord]) -> str:
@@ -403,62 +460,82 @@ def to_json(records: GameRecord | Sequence[GameRecord]) -> str:
                 ],
             }
         )
-    return json.dumps({"format": "cardtable-goofspiel-record", "version": 1, "games": games}, ensure_ascii=False, indent=1)
+    return json.dumps({"format": FORMAT, "version": 1, "games": games}, ensure_ascii=False, indent=1)
 
 
 def from_json(text: str) -> list[GameRecord]:
-    """Parse :func:`to_json`'s output.
+    """Parse :func:`to_json`'s output, validated by a schema (Pydantic, strict types and bounds).
 
     Raises:
-        RecordError: invalid JSON or a wrong structure (the message says where).
+        RecordError: invalid JSON or a wrong structure; the message names the field
+            (``games[0].rounds[2].taken[0]``) and ``line`` is its line in the file.
     """
+    text = check_size(text, _error)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"not valid JSON: {exc.msg}", exc.lineno) from None
-    if not isinstance(data, dict) or data.get("format") != "cardtable-goofspiel-record":
-        raise RecordError("not a cardtable Goofspiel JSON record (format field missing or wrong)")
-    if data.get("version") != 1:
-        raise RecordError(f"unsupported record version {data.get('version')!r}")
+        data = _FileModel.model_validate_json(text)
+    except ValidationError as exc:
+        message, loc = schema_error_text(exc.errors())
+        if not loc:
+            raise RecordError(f"not valid JSON: {message}", json_error_line(message)) from None
+        if loc == ("games",) and exc.errors()[0]["type"] == "too_short":
+            message = "the record is empty: no game found"
+        if loc[0] in ("format", "version"):
+            message = f"not a cardtable Goofspiel JSON record version 1 ({message})"
+        raise RecordError(message, json_line(text, loc)) from None
     out = []
-    try:
-        if not isinstance(data.get("games"), list):
-            raise TypeError("games")
-        for i, g in enumerate(data["games"]):
-            rs = Ruleset.from_mapping(g["rules"])
-            rounds = tuple(
-                RoundLine(
-                    tuple(x["prizes"]), tuple(tuple(b) for b in x["bids"]), x["winner"],
-                    tuple(tuple(t) for t in x["taken"]), x["tie"], x["points"],
-                )
-                for x in g["rounds"]
+    index = json_line_index(text, 4)
+
+    def line_of(*path: Any) -> int:
+        """The line of ``path``, or of the nearest enclosing value (0: unknown)."""
+        for size in range(len(path), -1, -1):
+            if path[:size] in index:
+                return index[path[:size]]
+        return 0
+
+    for i, g in enumerate(data.games):
+
+        def fail(message: str, path: tuple = ()) -> RecordError:
+            return RecordError(f"game {i + 1}: {message}", line_of("games", i, *path) or None)
+
+        try:
+            rs = Ruleset.from_mapping(g.rules)
+        except RulesetError as exc:
+            raise fail(f"bad rules: {exc}", ("rules",)) from None
+        try:
+            players = tuple(check_player_names(g.players))
+        except PlayerNameError as exc:
+            raise fail(str(exc), ("players",)) from None
+        for k, (name, _) in enumerate(g.tags):
+            if name in _SPECIAL_TAGS or not is_tag_name(name):
+                raise fail(f"tags[{k}]: {short(name)} is not a free tag name", ("tags", k))
+        rounds = tuple(
+            RoundLine(
+                tuple(x.prizes), tuple(tuple(sorted(b)) for b in x.bids), x.winner,
+                tuple(tuple(t) for t in x.taken), x.tie, x.points,
             )
-            out.append(
-                GameRecord(
-                    ruleset=rs,
-                    players=tuple(g["players"]),
-                    rounds=rounds,
-                    seed=g["seed"],
-                    scores=tuple(g["scores"]) if g["scores"] is not None else None,
-                    result=tuple(g["result"]) if g["result"] is not None else None,
-                    tags=tuple(tuple(t) for t in g["tags"]),
-                )
+            for x in g.rounds
+        )
+        out.append(
+            GameRecord(
+                ruleset=rs,
+                players=players,
+                rounds=rounds,
+                seed=g.seed,
+                scores=tuple(g.scores) if g.scores is not None else None,
+                result=tuple(g.result) if g.result is not None else None,
+                tags=tuple(tuple(t) for t in g.tags),
+                line_numbers=tuple(line_of("games", i, "rounds", k) for k in range(len(rounds))),
+                tag_lines=(("Scores", line_of("games", i, "scores")), ("Result", line_of("games", i, "result")),
+                           ("Seed", line_of("games", i, "seed")), ("Rules", line_of("games", i, "rules")))
+                + tuple((name, line_of("games", i, "tags", k)) for k, (name, _) in enumerate(g.tags)),
             )
-    except KeyError as exc:
-        raise RecordError(f"game {len(out) + 1}: missing field {exc}") from None
-    except RulesetError as exc:
-        raise RecordError(f"game {len(out) + 1}: bad rules: {exc}") from None
-    except (TypeError, ValueError, AttributeError):
-        raise RecordError(
-            f"game {len(out) + 1}: a field has the wrong type (rounds need prizes, bids as lists of ranks, "
-            "winner, taken, tie, points; see cardtable.goofspiel.record.to_json)"
-        ) from None
+        )
     return out
 
 
 def load_records(text: str) -> list[GameRecord]:
-    """Parse either notation (JSON when the text starts with ``{``)."""
-    return from_json(text) if text.lstrip().startswith("{") else parse_text(text)
+    """Parse either notation (JSON when the text starts with ``{``, after any byte-order mark)."""
+    return from_json(text) if strip_bom(text).lstrip().startswith("{") else parse_text(text)
 
 
 # -- replay and verification -------------------------------------------------------------
@@ -498,21 +575,24 @@ def replay(record: GameRecord) -> Game:
     try:
         return _replay(record, lines)
     except RecordError as exc:
-        if exc.line is None and exc.round is not None:
-            raise RecordError(f"round {exc.round}: {exc.reason}") from None
+        if exc.round is not None:
+            raise RecordError(f"round {exc.round}: {exc.reason}", exc.line) from None
         raise
 
 
 def _replay(record: GameRecord, lines: Sequence[int | None]) -> Game:
     rs = record.ruleset
     deck = _deck_for(record)
-    if any(len(set(r.prizes)) != len(r.prizes) for r in record.rounds):
-        raise RecordError("a prize appears twice in one round")
+    for number, (r, line) in enumerate(zip(record.rounds, lines), 1):
+        if len(set(r.prizes)) != len(r.prizes):
+            raise RecordError("a prize appears twice in one round", line, number)
     if record.seed is not None and not rs.fixed_order:
         expected = prize_order_for(rs, record.seed)
         revealed = revealed_prizes(record)
         if expected[: len(revealed)] != revealed:
-            raise RecordError(f"the Seed tag {record.seed!r} does not reproduce the prize order of this record")
+            raise RecordError(
+                f"the Seed tag {short(record.seed)} does not reproduce the prize order of this record",
+                record.line_of("Seed"))
         deck = expected
     elif rs.fixed_order:
         deck = prize_order_for(rs, None)
@@ -537,43 +617,97 @@ def _replay(record: GameRecord, lines: Sequence[int | None]) -> Game:
         stated = _round_line(result, rs, last=game.is_over)
         if stated != r:
             raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", line, number)
-    last_line = lines[-1] if lines and lines[-1] else None
     if record.scores is not None or record.result is not None:
         if not game.is_over:
-            raise RecordError("the record states a result but the game is not finished", last_line)
+            tag = "Scores" if record.scores is not None else "Result"
+            raise RecordError(f"the {tag} tag states a result but the game is not finished", record.line_of(tag))
         res = game.result()
         if record.scores is not None and record.scores != res.points:
-            raise RecordError(f"Scores tag says {' '.join(map(str, record.scores))}; the rounds give {' '.join(map(str, res.points))}", last_line)
+            raise RecordError(
+                f"Scores tag says {' '.join(map(str, record.scores))}; the rounds give {' '.join(map(str, res.points))}",
+                record.line_of("Scores"))
         if record.result is not None and record.result != res.outcomes:
-            raise RecordError(f"Result tag says {' '.join(record.result)}; the rounds give {' '.join(res.outcomes)}", last_line)
+            raise RecordError(
+                f"Result tag says {' '.join(record.result)}; the rounds give {' '.join(res.outcomes)}",
+                record.line_of("Result"))
     commit = record.tag("SeedCommit")
     if commit is not None and (record.seed is None or seed_commitment(record.seed) != commit.lower()):
-        raise RecordError("SeedCommit does not match the SHA-256 of the Seed tag")
+        raise RecordError("SeedCommit does not match the SHA-256 of the Seed tag", record.line_of("SeedCommit"))
     return game
 
 
+def _first_line(record: GameRecord) -> int | None:
+    return min((n for _, n in record.tag_lines if n), default=None)
+
+
 def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | None]:
-    """Replay every game of a record file; check a ``Match``/``MatchResult`` if present.
+    """Replay every game of a record file; check the match when the games carry ``Match`` tags.
+
+    A match record holds one match: every game has the same ``Match`` tag and a
+    ``MatchGame`` number, counting 1, 2, ... in file order (a file of one game may be an
+    excerpt of a match: any number, no ``MatchResult``); no game follows the end of the
+    match; ``MatchResult``, on the last game only, is what the games give.
+
+    Returns:
+        the replayed games, and the match (``None`` without ``Match`` tags or for an excerpt).
 
     Raises:
-        RecordError: the first inconsistency (game number and line).
+        RecordError: the first inconsistency, with its line number.
     """
+    if not records:
+        raise RecordError("the record is empty: no game found")
     games = [replay(r) for r in records]
-    fmt_text = records[0].tag("Match") if records else None
+    fmt_text = records[0].tag("Match")
+    for k, r in enumerate(records, 1):
+        if r.tag("Match") != fmt_text:
+            said = "no Match tag" if r.tag("Match") is None else f"Match {short(r.tag('Match'))}"
+            first = "no Match tag" if fmt_text is None else f"Match {short(fmt_text)}"
+            raise RecordError(f"game {k} has {said} but game 1 has {first}: a file holds one match",
+                              r.line_of("Match") or _first_line(r))
+        if fmt_text is None:
+            for tag in ("MatchGame", "MatchResult"):
+                if r.tag(tag) is not None:
+                    raise RecordError(f"game {k}: a {tag} tag without a Match tag", r.line_of(tag))
+        elif r.tag("MatchResult") is not None and k < len(records):
+            raise RecordError(f"game {k}: MatchResult before the last game of the file", r.line_of("MatchResult"))
     if fmt_text is None:
         return games, None
+    numbers = [whole_number(r.tag("MatchGame") or "") for r in records]
+    start = numbers[0] if len(records) == 1 and numbers[0] else 1
+    for k, (r, n) in enumerate(zip(records, numbers)):
+        if n != start + k:
+            raise RecordError(
+                f"game {k + 1} of the file has MatchGame {short(r.tag('MatchGame') or 'missing')}, expected {start + k}: "
+                "games of a match are numbered 1, 2, ... in order, none missing",
+                r.line_of("MatchGame") or _first_line(r))
+    first = records[0]
     try:
-        match = Match(MatchFormat.parse(fmt_text), players=records[0].ruleset.players)
-        for g in games:
-            if not g.is_over:
-                raise RecordError("a match game is unfinished")
-            match.add_game(g.points)
+        fmt = MatchFormat.parse(fmt_text)
     except MatchError as exc:
-        raise RecordError(f"match: {exc}") from None
-    stated = records[-1].tag("MatchResult")
+        raise RecordError(f"bad Match tag: {exc}", first.line_of("Match")) from None
+    if start != 1:  # an excerpt: one game of a longer match
+        if first.tag("MatchResult") is not None:
+            raise RecordError("MatchResult on a game that is not part of a whole match", first.line_of("MatchResult"))
+        return games, None
+    match = Match(fmt, players=first.ruleset.players)
+    for k, (r, g) in enumerate(zip(records, games), 1):
+        if r.ruleset != first.ruleset:
+            raise RecordError(f"game {k} has other rules than game 1: a match is played under one ruleset",
+                              r.line_of("Rules"))
+        if not g.is_over:
+            if k < len(records):
+                raise RecordError(f"game {k} of the match is unfinished but another game follows", _first_line(r))
+            return games, match
+        try:
+            match.add_game(g.points)
+        except MatchError as exc:
+            raise RecordError(f"game {k}: {exc}", r.line_of("MatchGame")) from None
+    last = records[-1]
+    stated = last.tag("MatchResult")
     if stated is not None:
         if not match.is_over:
-            raise RecordError("MatchResult stated but the match is not over")
+            raise RecordError("MatchResult stated but the match is not over", last.line_of("MatchResult"))
         if tuple(stated.split()) != match.result():
-            raise RecordError(f"MatchResult says {stated}; the games give {' '.join(match.result())}")
+            raise RecordError(f"MatchResult says {stated[:60]}; the games give {' '.join(match.result())}",
+                              last.line_of("MatchResult"))
     return games, match

@@ -30,11 +30,16 @@ Decisions where the rule texts are silent (docs/rules.md, Decisions where the te
 from __future__ import annotations
 
 import json
+import operator
 import tomllib
 from dataclasses import asdict, dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Mapping
+
+from cardtable.platform.integers import is_whole
+
+from cardtable.platform.records import whole_number
 
 from .errors import RulesetError
 
@@ -91,21 +96,22 @@ class Ruleset:
 
         for name in ("cards", "players", "cards_per_bid", "open_prizes"):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool):
-                fail((name,), f"must be a whole number, not {value!r}")
+            if not is_whole(value):
+                fail((name,), f"must be a whole number, not {_shown(value)}")
+            object.__setattr__(self, name, operator.index(value))
         for name in ("unique_bids", "high_ace"):
             if not isinstance(getattr(self, name), bool):
                 fail((name,), f"must be true or false, not {getattr(self, name)!r}")
         if not 1 <= self.cards <= 13:
-            fail(("cards",), f"must be 1..13, not {self.cards}")
+            fail(("cards",), f"must be 1..13, not {_shown(self.cards)}")
         if not 2 <= self.players <= 5:
-            fail(("players",), f"must be 2..5, not {self.players}")
-        if self.tie_rule not in ("carry", "discard"):
-            fail(("tie_rule",), f"must be 'carry' or 'discard', not {self.tie_rule!r}")
+            fail(("players",), f"must be 2..5, not {_shown(self.players)}")
+        if not isinstance(self.tie_rule, str) or self.tie_rule not in ("carry", "discard"):
+            fail(("tie_rule",), f"must be 'carry' or 'discard', not {_shown(self.tie_rule)}")
         if not 1 <= self.cards_per_bid <= self.cards:
             fail(
                 ("cards_per_bid", "cards"),
-                f"a bid of {self.cards_per_bid} cards needs 1..{self.cards} cards per bid",
+                f"a bid of {_shown(self.cards_per_bid)} cards needs 1..{self.cards} cards per bid",
             )
         if not 1 <= self.open_prizes <= self.cards:
             fail(("open_prizes", "cards"), f"the display must hold 1..{self.cards} prizes")
@@ -116,21 +122,20 @@ class Ruleset:
                 "use tie_rule='carry' with open_prizes > 1",
             )
         order = self.prize_order
-        if isinstance(order, list):
-            object.__setattr__(self, "prize_order", tuple(order))
-            order = self.prize_order
-        if isinstance(order, tuple):
-            if sorted(order) != list(range(1, self.cards + 1)) or not all(
-                isinstance(x, int) for x in order
-            ):
+        if isinstance(order, (list, tuple)):
+            if len(order) > 13 or not all(is_whole(x) for x in order):
+                fail(("prize_order",), f"a given prize order is a sequence of whole numbers, not {_shown(order)}")
+            order = tuple(operator.index(x) for x in order)
+            object.__setattr__(self, "prize_order", order)
+            if sorted(order) != list(range(1, self.cards + 1)):
                 fail(
                     ("prize_order", "cards"),
                     f"a given prize order must list each rank 1..{self.cards} once, not {order}",
                 )
-        elif order not in ("shuffled", "ascending", "descending"):
+        elif not isinstance(order, str) or order not in ("shuffled", "ascending", "descending"):
             fail(
                 ("prize_order",),
-                f"must be 'shuffled', 'ascending', 'descending' or a sequence of ranks, not {order!r}",
+                f"must be 'shuffled', 'ascending', 'descending' or a sequence of ranks, not {_shown(order)}",
             )
 
     # -- card values -------------------------------------------------------------------
@@ -189,13 +194,15 @@ class Ruleset:
         Raises:
             RulesetError: unknown keys or invalid values.
         """
+        if not isinstance(data, Mapping):
+            raise RulesetError(f"a ruleset is a table of fields, not {_shown(data)}")
         data = dict(data)
         base: dict[str, Any] = {}
         if "preset" in data:
             name = data.pop("preset")
             base = dict(_preset_fields(name))
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(map(str, set(data) - known))
         if unknown:
             raise RulesetError(
                 f"{', '.join(unknown)}: unknown ruleset field(s); known: {', '.join(sorted(known))}",
@@ -226,6 +233,8 @@ class Ruleset:
         """
         p = Path(path)
         try:
+            if p.stat().st_size > MAX_FILE:
+                raise RulesetError(f"rules file {str(p)!r} is over {MAX_FILE} bytes: not a rules file")
             text = p.read_text(encoding="utf-8")
         except OSError as exc:
             raise RulesetError(f"rules file {str(p)!r} cannot be read: {exc.strerror}") from exc
@@ -233,11 +242,11 @@ class Ruleset:
             raise RulesetError(f"rules file {str(p)!r} is not a text file (UTF-8 TOML or JSON)") from None
         try:
             if p.suffix.lower() == ".json":
-                data = json.loads(text)
+                data = json.loads(text, object_pairs_hook=_refuse_repeated_keys)
             else:
                 data = tomllib.loads(text)
-        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise RulesetError(f"rules file {str(p)!r} is not valid {p.suffix[1:] or 'TOML'}: {exc}") from exc
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+            raise RulesetError(f"rules file {str(p)!r} is not valid {p.suffix[1:] or 'TOML'}: {str(exc)[:200]}") from None
         if not isinstance(data, dict):
             raise RulesetError(f"rules file {str(p)!r} must hold a table of fields")
         if isinstance(data.get("ruleset"), dict):  # allow a [ruleset] table
@@ -284,22 +293,53 @@ class Ruleset:
             RulesetError: an unknown preset (the message lists the presets),
                 unknown keys or values.
         """
+        if not isinstance(text, str):
+            raise RulesetError(f"ruleset notation is text, not {_shown(text)}")
         text = text.strip()
         if text in PRESETS:
             return cls.preset(text)
+        if len(text) > MAX_NOTATION:
+            raise RulesetError(f"ruleset notation of {len(text)} characters; at most {MAX_NOTATION}: {_shown(text)}")
         if text and "=" not in text and len(text.split()) == 1:
             _preset_fields(text)  # a single word: a preset name, perhaps mistyped
         data: dict[str, Any] = {}
         for item in text.split():
             key, sep, value = item.partition("=")
             if not sep:
-                raise RulesetError(f"{item!r}: expected key=value in ruleset {text!r}")
+                raise RulesetError(f"{_shown(item)}: expected key=value in ruleset {_shown(text)}")
             field_name, converted = _parse_field(key, value)
+            if field_name in data:
+                raise RulesetError(f"{key}: given twice in ruleset {_shown(text)}", (field_name,))
             data[field_name] = converted
         return cls.from_mapping(data)
 
     def __str__(self) -> str:
         return self.describe()
+
+
+#: The longest ruleset notation accepted, in characters (a full one is under 120).
+MAX_NOTATION = 500
+#: The largest rules file read, in bytes.
+MAX_FILE = 65536
+
+
+def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` hook: a key given twice is an error, not "the last one wins"."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RulesetError(f"{_shown(key)}: given twice in the rules file", (key,))
+        out[key] = value
+    return out
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` cut to 60 characters, for error messages."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print (Python's 4,300-digit limit)
+        return f"a number of {value.bit_length()} bits" if isinstance(value, int) else "a value"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _KEY_ALIASES = {
@@ -327,37 +367,37 @@ def _parse_bool(key: str, value: str) -> bool:
         return True
     if v in ("no", "false", "0", "off", "low"):
         return False
-    raise RulesetError(f"{key}: expected yes/no, not {value!r}", (key,))
+    raise RulesetError(f"{key}: expected yes/no, not {_shown(value)}", (key,))
 
 
 def _parse_field(key: str, value: str) -> tuple[str, Any]:
     name = _KEY_ALIASES.get(key)
     if name is None:
         raise RulesetError(
-            f"{key}: unknown ruleset key; known: {', '.join(sorted(set(_KEY_ALIASES)))}", (key,)
+            f"{_shown(key)}: unknown ruleset key; known: {', '.join(sorted(set(_KEY_ALIASES)))}", (key,)
         )
     if name in ("cards", "players", "cards_per_bid", "open_prizes"):
-        try:
-            return name, int(value)
-        except ValueError:
-            raise RulesetError(f"{name}: must be a whole number, not {value!r}", (name,)) from None
+        number = whole_number(value, max_digits=3)
+        if number is None:
+            raise RulesetError(f"{name}: must be a whole number, not {_shown(value)}", (name,))
+        return name, number
     if name in ("unique_bids", "high_ace"):
         return name, _parse_bool(name, value)
-    if name == "prize_order" and ("," in value or value.isdigit()):
-        try:
-            return name, tuple(int(x) for x in value.split(","))
-        except ValueError:
-            raise RulesetError(f"prize_order: bad sequence {value!r}", (name,)) from None
+    if name == "prize_order" and ("," in value or whole_number(value) is not None):
+        ranks = [whole_number(x, max_digits=3) for x in value.split(",")]
+        if None in ranks:
+            raise RulesetError(f"prize_order: bad sequence {_shown(value)}", (name,))
+        return name, tuple(ranks)
     return name, value
 
 
 def _preset_fields(name: str) -> dict[str, Any]:
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:
         from difflib import get_close_matches
 
-        close = get_close_matches(str(name).lower(), PRESETS, n=1)
+        close = get_close_matches(name.lower(), PRESETS, n=1) if isinstance(name, str) and len(name) < 40 else []
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise RulesetError(
-            f"preset: unknown preset {name!r}{hint}; presets: {', '.join(PRESETS)}", ("preset",)
+            f"preset: unknown preset {_shown(name)}{hint}; presets: {', '.join(PRESETS)}", ("preset",)
         )
     return PRESETS[name]

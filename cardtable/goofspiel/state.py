@@ -23,6 +23,7 @@ Worked example 2 of docs/rules.md, Worked examples (ties carry over):
 
 from __future__ import annotations
 
+import operator
 import secrets
 from hashlib import sha256
 from struct import unpack_from
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
 from typing import Iterable, Literal, NamedTuple, Sequence
+
+from cardtable.platform.integers import is_whole, whole
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card
 from .errors import (
@@ -183,13 +186,13 @@ def legal_bids_from_hand(hand: Iterable[int], cards_per_bid: int) -> list[Bid]:
 
 
 def _normalise_bid(bid: int | Sequence[int]) -> Bid:
-    if isinstance(bid, int) and not isinstance(bid, bool):
-        return (bid,)
-    if isinstance(bid, (tuple, list)) and all(
-        isinstance(c, int) and not isinstance(c, bool) for c in bid
-    ):
-        return tuple(sorted(bid))
-    raise WrongBidSize(f"a bid is a card rank or a sequence of ranks, not {bid!r}")
+    """A bid as a sorted tuple of ``int`` ranks (docs/rules.md, "Whole numbers")."""
+    if is_whole(bid):
+        return (whole(bid, "a bid", WrongBidSize),)
+    if isinstance(bid, (tuple, list)) and len(bid) <= 13 and all(is_whole(c) for c in bid):
+        return tuple(sorted(whole(c, "a card", WrongBidSize) for c in bid))
+    shown = repr(bid) if len(repr(bid)) <= 60 else repr(bid)[:57] + "..."
+    raise WrongBidSize(f"a bid is a card rank (a whole number) or a sequence of ranks, not {shown}")
 
 
 class Game:
@@ -216,10 +219,13 @@ class Game:
     ) -> None:
         self.ruleset = rs = ruleset if ruleset is not None else Ruleset()
         if prize_deck is not None:
-            deck = list(prize_deck)
+            try:
+                deck = [whole(p, "a prize in prize_deck", GoofspielError) for p in prize_deck]
+            except TypeError:
+                raise GoofspielError(f"prize_deck must be a sequence of ranks, not {type(prize_deck).__name__}") from None
             if sorted(deck) != list(rs.deck):
                 raise GoofspielError(
-                    f"prize_deck must list each rank 1..{rs.cards} once, not {deck}"
+                    f"prize_deck must list each rank 1..{rs.cards} once, not {deck[:20]}"
                 )
             self.seed = None if seed is None else str(seed)
         else:
@@ -302,7 +308,7 @@ class Game:
             GoofspielError: no such seat.
         """
         if seat.__class__ is not int or not 0 <= seat < len(self._masks):
-            self._check_seat(seat)
+            seat = self._check_seat(seat)
         if self.phase != "bid":
             return []
         if self.ruleset.cards_per_bid == 1:
@@ -320,7 +326,7 @@ class Game:
         Raises:
             GoofspielError: no such seat.
         """
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         return PlayerView(
             seat=seat,
             ruleset=self.ruleset,
@@ -362,7 +368,8 @@ class Game:
         Raises:
             WrongPhase: the game is over or waiting for a prize choice.
             MissingBid: not exactly one bid per seat.
-            WrongBidSize: a bid with the wrong number of cards or a card twice.
+            WrongBidSize: a bid with the wrong number of cards or a card twice, or a card
+                that is not a whole number (``3.0``, ``"3"``, ``True``: docs/rules.md, "Whole numbers").
             CardNotInHand: a card that is not a card of this game.
             CardAlreadySpent: a card bid in an earlier round.
         """
@@ -415,11 +422,14 @@ class Game:
 
         Raises:
             WrongPhase: no choice is pending.
-            IllegalChoice: not this seat's turn to choose, or the prize is not displayed.
+            IllegalChoice: not this seat's turn to choose, the prize is not displayed, or
+                it is not a whole number (docs/rules.md, "Whole numbers").
+            GoofspielError: no such seat.
         """
         if self.phase != "choose":
             raise WrongPhase("no prize choice is pending")
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
+        prize = whole(prize, "a prize", IllegalChoice)
         if seat != self._choosers[0]:
             raise IllegalChoice(f"player {seat + 1} cannot choose now: player {self._choosers[0] + 1} chooses")
         if prize not in self._pot:
@@ -475,9 +485,12 @@ class Game:
             out.append(card)
         return out
 
-    def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or not 0 <= seat < self.ruleset.players:
-            raise GoofspielError(f"no seat {seat!r}: seats are 0..{self.ruleset.players - 1}")
+    def _check_seat(self, seat: int) -> int:
+        """``seat`` as an ``int`` (a whole number, not a bool) in ``0..players-1``."""
+        if not is_whole(seat) or not 0 <= operator.index(seat) < self.ruleset.players:
+            shown = repr(seat) if len(repr(seat)) <= 60 else repr(seat)[:57] + "..."
+            raise GoofspielError(f"no seat {shown}: seats are whole numbers 0..{self.ruleset.players - 1}")
+        return operator.index(seat)
 
     def _check_bid(self, seat: int, bid: int | Sequence[int]) -> Bid:
         rs = self.ruleset

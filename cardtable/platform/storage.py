@@ -7,6 +7,11 @@ CI use to keep their files in a temporary folder:
   folder from ``platformdirs``, e.g. ``~/.local/share/cardtable`` on Linux).
 - ``CARDTABLE_RECORDS``: saved game records (default ``$CARDTABLE_HOME/records``).
 - ``CARDTABLE_CACHE``: solver tables (default: the user cache folder).
+
+Each function creates its folder on first use and raises :class:`FolderError` (a
+``ValueError`` with a one-line message) when it cannot: a path through a file, a file
+where the folder should be, no permission. Commands that write files call them before
+the work starts, so a bad location never costs a played game or a solve.
 """
 
 from __future__ import annotations
@@ -17,30 +22,66 @@ from pathlib import Path
 import platformdirs
 
 
+class FolderError(ValueError):
+    """A folder that cannot be created or written to; the message names it and why."""
+
+
+def ensure_folder(path: str | os.PathLike, what: str) -> Path:
+    """``path`` as an existing, writable folder, created (with its parents) if missing.
+
+    Args:
+        what: how the user named it, for the message (``"--cache"``, ``"CARDTABLE_HOME"``).
+
+    Raises:
+        FolderError: a file is in the way, or the folder cannot be created or written.
+    """
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise FolderError(f"{what} {folder} is a file, not a folder") from None
+    except NotADirectoryError:
+        raise FolderError(f"{what} {folder} cannot be a folder: a part of the path is a file") from None
+    except OSError as exc:
+        raise FolderError(f"{what} {folder} cannot be created: {exc.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise FolderError(f"{what} {folder} is not writable")
+    return folder
+
+
 def home() -> Path:
-    """The base data folder (created on first use)."""
+    """The base data folder (created on first use).
+
+    Raises:
+        FolderError: it cannot be created or written (see :func:`ensure_folder`).
+    """
     base = os.environ.get("CARDTABLE_HOME")
-    path = Path(base) if base else Path(platformdirs.user_data_dir("cardtable"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    if base:
+        return ensure_folder(base, "CARDTABLE_HOME")
+    return ensure_folder(platformdirs.user_data_dir("cardtable"), "the data folder")
 
 
 def records_dir() -> Path:
-    """Folder for saved game records (created on first use)."""
+    """Folder for saved game records (created on first use).
+
+    Raises:
+        FolderError: it cannot be created or written.
+    """
     base = os.environ.get("CARDTABLE_RECORDS")
-    path = Path(base) if base else home() / "records"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    if base:
+        return ensure_folder(base, "CARDTABLE_RECORDS")
+    return ensure_folder(home() / "records", "the records folder")
 
 
 def cache_dir() -> Path:
-    """Folder for solver tables (created on first use)."""
+    """Folder for solver tables (created on first use).
+
+    Raises:
+        FolderError: it cannot be created or written.
+    """
     base = os.environ.get("CARDTABLE_CACHE")
     if base:
-        path = Path(base)
-    elif os.environ.get("CARDTABLE_HOME"):
-        path = Path(os.environ["CARDTABLE_HOME"]) / "cache"
-    else:
-        path = Path(platformdirs.user_cache_dir("cardtable"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+        return ensure_folder(base, "CARDTABLE_CACHE")
+    if os.environ.get("CARDTABLE_HOME"):
+        return ensure_folder(home() / "cache", "the cache folder")
+    return ensure_folder(platformdirs.user_cache_dir("cardtable"), "the cache folder")

@@ -164,9 +164,9 @@ def test_json_record_by_suffix(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--name", "Al; Bo"], "may not contain ';'"),
+    (["--name", "Al; Bo"], "must not contain ';'"),
     (["--name", ""], "must not be empty"),
-    (["--hotseat", "--names", "A,a"], "must differ"),
+    (["--hotseat", "--names", "A,a"], "every name must be different"),
     (["--hotseat", "--vs", "random"], "--hotseat seats people only"),
     (["--seed", ""], "--seed must not be empty"),
     (["golf", "--cards", "5"], "--cards is a Goofspiel option"),

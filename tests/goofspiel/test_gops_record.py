@@ -30,11 +30,11 @@ def test_parse_and_replay_a_good_record():
     assert game.points == (3, 3)
 
 
-def test_wrong_scores_are_reported_at_the_last_round_line():
+def test_wrong_scores_are_reported_at_the_scores_tag_line():
     (rec,) = parse_text(GOOD)
     with pytest.raises(RecordError) as info:
         replay(rec)
-    assert info.value.line == 9
+    assert info.value.line == 4
     assert "Scores tag says 0 6; the rounds give 3 3" in str(info.value)
 
 
@@ -52,7 +52,7 @@ def test_wrong_scores_are_reported_at_the_last_round_line():
         ("2. A♦ 2♦ | A♠ 3♣ | 2 +3", "2. A♦ 2♦ | A♠ | 2 +3", 8, "1 bid(s) where 2 players bid"),
         ("3. 3♦ | 3♠ A♣ | 1 +3", "3. 3♦ | 3♠ Z♣ | 1 +3", 9, "'Z' is not a card"),
         ('[Players "Anna; Ben"]', '[Players "Anna"]', 3, "names 1 player"),
-        ('[Players "Anna; Ben"]', '[Players "Anna; "]', 3, "empty name"),
+        ('[Players "Anna; Ben"]', '[Players "Anna; "]', 3, "must not be empty"),
         ('[Rules "cards=3', '[Rules "cards=30', 2, "bad Rules tag"),
         ('[Result "draw draw"]', '[Result "draw lost"]', 5, "bad Result tag"),
         ('[Scores "3 3"]', '[Scores 3 3]', 4, "malformed tag line"),
@@ -102,7 +102,7 @@ def test_match_records_check_the_match_result():
 @pytest.mark.parametrize("text, words", [
     ("", "empty"),
     ("hello", "round line before the Rules tag"),
-    ('{"format": "x"}', "format field"),
+    ('{"format": "x"}', "not a cardtable Goofspiel JSON record"),
     ("{not json", "not valid JSON"),
 ])
 def test_malformed_files(text, words):
@@ -112,11 +112,11 @@ def test_malformed_files(text, words):
 
 
 def test_json_structure_errors():
-    with pytest.raises(RecordError, match="game 1: missing field 'rounds'"):
+    with pytest.raises(RecordError, match=r"games\[0\]\.players: missing field"):
         from_json('{"format": "cardtable-goofspiel-record", "version": 1, "games": [{"rules": {}}]}')
-    with pytest.raises(RecordError, match="game 1: a field has the wrong type"):
+    with pytest.raises(RecordError, match=r"games\[0\]: Input should be an object"):
         from_json('{"format": "cardtable-goofspiel-record", "version": 1, "games": ["x"]}')
-    with pytest.raises(RecordError, match="wrong type"):
+    with pytest.raises(RecordError, match="games: Input should be a valid array"):
         from_json('{"format": "cardtable-goofspiel-record", "version": 1, "games": 3}')
     rec = parse_text(GOOD)[0]
     assert from_json(to_json(rec)) == [rec]

@@ -358,11 +358,13 @@ def verify_golf_text(text: str) -> list[str]:
         if rec.seed is None or not commit:
             missing = " and ".join(t for t, v in (("Seed", rec.seed), ("SeedCommit", commit)) if not v)
             raise RecordError(f"game {i}: no {missing} tag, so the shuffle cannot be verified"
-                              " (only games of 'cardtable serve' publish a SeedCommit)")
+                              " (only games of 'cardtable serve' publish a SeedCommit)",
+                              rec.tag_lines.get("Seed") or rec.tag_lines.get("Game"))
         if _commit(rec.seed) != commit.strip().lower():
-            raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed!r} is not the published SeedCommit {commit}")
+            raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed[:60]!r} is not the published SeedCommit "
+                              f"{commit[:70]}", rec.tag_lines.get("SeedCommit"))
         if tuple(shuffled_deck(rec.ruleset, rec.seed)) != tuple(rec.deck):
-            raise RecordError(f"game {i}: the Seed does not deal the recorded Deck")
+            raise RecordError(f"game {i}: the Seed does not deal the recorded Deck", rec.tag_lines.get("Seed"))
         lines.append(f"game {i}: SHA-256(seed) = SeedCommit {commit[:16]}..., the seed deals the recorded deck")
     lines.append(replay_text(text))
     return lines

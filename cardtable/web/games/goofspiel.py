@@ -423,15 +423,16 @@ def verify_records(records: Sequence[Any]) -> list[str]:
         if rec.seed is None or commit is None:
             missing = " and ".join(t for t, v in (("Seed", rec.seed), ("SeedCommit", commit)) if v is None)
             raise RecordError(f"game {i}: no {missing} tag, so the shuffle cannot be verified"
-                              " (only games of 'cardtable serve' publish a SeedCommit)")
+                              " (only games of 'cardtable serve' publish a SeedCommit)",
+                              rec.line_of("SeedCommit") or rec.line_of("Seed") or rec.line_of("Rules"))
         if _commit(rec.seed) != commit.strip().lower():
-            raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed!r} is {_commit(rec.seed)}, "
-                              f"not the published SeedCommit {commit}")
+            raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed[:60]!r} is {_commit(rec.seed)}, "
+                              f"not the published SeedCommit {commit[:70]}", rec.line_of("SeedCommit"))
         order = prize_order_for(rs, rec.seed)
         turned = revealed_prizes(rec)
         if order[: len(turned)] != turned:
             raise RecordError(f"game {i}: the Seed orders the prizes {order[:len(turned)]}, "
-                              f"but the game turned up {turned}")
+                              f"but the game turned up {turned}", rec.line_of("Seed"))
         lines.append(f"game {i}: SHA-256(seed) = SeedCommit {commit[:16]}..., "
                      f"the seed reproduces the {len(turned)} prizes turned up")
     replay_match(records)

@@ -1,0 +1,218 @@
+"""Reading record files safely, for every game: bounded lines, tag lines, numbers, JSON.
+
+Goofspiel and Golf records share the tag-line notation ``[Name "value"]`` and the
+JSON envelope; this module holds the parts that must resist hostile input the same
+way in both (docs/rules.md, "Reading records"):
+
+- a record is at most :data:`MAX_RECORD_CHARS` characters and a line at most
+  :data:`MAX_LINE` characters; every parse is linear in the input (no backtracking
+  regular expressions);
+- a UTF-8 byte-order mark at the very start is skipped (as PGN readers do);
+- lines end at ``\\n`` only (``\\r\\n`` accepted), so no other Unicode line break splits a tag;
+- numbers are ASCII digits (``²`` or ``٣`` are not numbers), at most :data:`MAX_DIGITS` long;
+- error messages quote at most :data:`QUOTE` characters of the input.
+
+Functions take an ``error(message, line)`` factory so each game raises its own
+``RecordError``.
+
+>>> def error(message, line): return ValueError(f"line {line}: {message}")
+>>> parse_tag('[Players "Ann; Ben \\\\"B\\\\""]', 3, error)
+('Players', 'Ann; Ben "B"')
+>>> whole_number("²")
+>>> json_line('{\\n "games": [\\n  {"x": 1},\\n  {"x": 2}\\n ]\\n}', ("games", 1, "x"))
+4
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, Sequence
+
+#: The longest record file, in characters (a 13-round game is about 1,000).
+MAX_RECORD_CHARS = 8 * 2**20
+#: The longest line of a text record, in characters.
+MAX_LINE = 4096
+#: The most digits of a number in a record.
+MAX_DIGITS = 9
+#: The most characters of the input that an error message quotes.
+QUOTE = 60
+
+ErrorFactory = Callable[[str, "int | None"], Exception]
+
+
+def short(text: str, limit: int = QUOTE) -> str:
+    """``text`` quoted with ``repr``, cut to ``limit`` characters (``...`` marks the cut)."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def strip_bom(text: str) -> str:
+    """``text`` without a leading U+FEFF (a UTF-8 byte-order mark)."""
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def check_size(text: str, error: ErrorFactory) -> str:
+    """``text`` without a byte-order mark, refused when longer than :data:`MAX_RECORD_CHARS`."""
+    if len(text) > MAX_RECORD_CHARS:
+        raise error(f"the record is {len(text):,} characters long; at most {MAX_RECORD_CHARS:,} are read", None)
+    return strip_bom(text)
+
+
+def record_lines(text: str, error: ErrorFactory) -> Iterator[tuple[int, str]]:
+    """``(line number, stripped line)`` for every line that is not blank or a ``#`` comment.
+
+    Raises (through ``error``): a record over :data:`MAX_RECORD_CHARS` or a line over :data:`MAX_LINE`.
+    """
+    text = check_size(text, error)
+    for number, raw in enumerate(text.split("\n"), 1):
+        if len(raw) > MAX_LINE:
+            raise error(f"line of {len(raw):,} characters; a record line has at most {MAX_LINE}: {short(raw)}", number)
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            yield number, line
+
+
+def is_tag_name(name: str) -> bool:
+    return 0 < len(name) <= 40 and name.isascii() and name[0].isalpha() and name.replace("_", "a").isalnum()
+
+
+def parse_tag(line: str, number: int, error: ErrorFactory) -> tuple[str, str]:
+    """Split a tag line ``[Name "value"]`` (``\\\\`` and ``\\"`` escaped in the value), in linear time.
+
+    Raises (through ``error``): anything else, quoting the line.
+    """
+    name, sep, rest = line[1:].partition(" ")
+    bad = error(f'malformed tag line {short(line)}; expected [Name "value"]', number)
+    if not line.startswith("[") or not sep or not is_tag_name(name) or not rest.startswith('"') or not rest.endswith('"]'):
+        raise bad
+    body = rest[1:-2]
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            if i + 1 == len(body):
+                raise bad
+            out.append(body[i + 1])
+            i += 2
+            continue
+        if ch == '"':
+            raise bad
+        out.append(ch)
+        i += 1
+    return name, "".join(out)
+
+
+def quote_tag(name: str, value: str) -> str:
+    """The tag line of ``name`` and ``value`` (``\\`` and ``"`` escaped)."""
+    return f'[{name} "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"]'
+
+
+def whole_number(text: str, *, signed: bool = False, max_digits: int = MAX_DIGITS) -> int | None:
+    """The value of ASCII decimal ``text`` (a leading ``-`` when ``signed``), or ``None``.
+
+    ``None`` for anything else: other Unicode digits (``²``), signs, spaces, or more than
+    ``max_digits`` digits after any leading zeros.
+    """
+    negative = signed and text.startswith("-")
+    digits = text[1:] if negative else text
+    if not (digits and digits.isascii() and digits.isdigit()):
+        return None
+    significant = digits.lstrip("0")
+    if len(significant) > max_digits:
+        return None
+    value = int(significant or "0")
+    return -value if negative else value
+
+
+def json_line(text: str, path: Sequence[str | int]) -> int | None:
+    """The 1-based line where the JSON value at ``path`` (keys and list indexes) starts,
+    or where its nearest enclosing value starts when the path itself is missing.
+
+    ``None`` when no part of the path is found. Used to give a line number with a
+    schema error; for many look-ups in one text use :func:`json_line_index`.
+    """
+    index = json_line_index(text, len(path))
+    for size in range(len(path), -1, -1):
+        found = index.get(tuple(path[:size]))
+        if found is not None:
+            return found
+    return None
+
+
+def json_line_index(text: str, max_depth: int) -> dict[tuple, int]:
+    """The start line of every JSON value down to ``max_depth`` levels, by path.
+
+    One linear scan of the text (strings skipped with their escapes); the text is
+    assumed to be valid JSON (it is used after a parser has accepted it or located an
+    error in its structure).
+    """
+    index: dict[tuple, int] = {}
+    stack: list[list] = []  # per open container: [kind, current key or index]
+    line = 1
+    i, n = 0, len(text)
+    expect_key = False
+    value_start = True  # the next token starts a value
+
+    def mark() -> None:
+        if len(stack) <= max_depth:
+            index.setdefault(tuple(frame[1] for frame in stack), line)
+
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+        elif ch in " \t\r":
+            pass
+        elif ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if expect_key:
+                stack[-1][1] = text[i + 1:j]
+                expect_key = False
+            elif value_start:
+                mark()
+                value_start = False
+            i = j
+        elif ch in "{[":
+            if value_start:
+                mark()
+            stack.append([ch, 0 if ch == "[" else None])
+            expect_key = ch == "{"
+            value_start = ch == "["
+        elif ch in "}]":
+            if stack:
+                stack.pop()
+            expect_key = value_start = False
+        elif ch == ",":
+            if stack and stack[-1][0] == "[":
+                stack[-1][1] += 1
+                value_start = True
+            else:
+                expect_key = True
+        elif ch == ":":
+            value_start = True
+        elif value_start:
+            mark()
+            value_start = False
+        i += 1
+    return index
+
+
+def json_error_line(message: str) -> int | None:
+    """The line number in a JSON syntax message (``... at line 3 column 5``), or ``None``."""
+    _, sep, tail = message.rpartition(" at line ")
+    return whole_number(tail.split()[0]) if sep and tail.split() else None
+
+
+def schema_error_text(errors: list[dict]) -> tuple[str, tuple]:
+    """A short message and the location of the first Pydantic error (``e.errors()``)."""
+    first = errors[0]
+    loc = tuple(first.get("loc", ()))
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "the record"
+    message = "missing field" if first.get("type") == "missing" else first.get("msg", "invalid")
+    if first.get("type") == "json_invalid":
+        return message, ()
+    got = first.get("input")
+    shown = "" if isinstance(got, (dict, list)) or got is None else f" (got {short(str(got))})"
+    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+    return f"{where}: {message}{shown}{more}", loc

@@ -1,0 +1,92 @@
+"""Issue 9, section 2, for Golf records: hostile or odd input gets a RecordError with a
+line (and, in JSON, the game and action number), never another exception."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cardtable.golf.bots.heuristic import HeuristicBot
+from cardtable.golf.bots.random_bot import RandomBot
+from cardtable.golf.driver import play_game
+from cardtable.golf.errors import GolfError
+from cardtable.golf.record import RecordError, from_json, parse_text, record_from_game, replay_text, to_json, write_text
+from cardtable.golf.ruleset import GolfRuleset
+from cardtable.golf.state import GolfGame
+
+
+def finished(seed=3):
+    return play_game(GolfGame(GolfRuleset(players=2), seed=seed), [HeuristicBot(seed=seed), RandomBot(seed=seed)])
+
+
+@pytest.fixture(scope="module")
+def text():
+    return write_text(record_from_game(finished(), ["Ann", "Bot"]))
+
+
+@pytest.fixture(scope="module")
+def data():
+    return json.loads(to_json(record_from_game(finished(), ["Ann", "Bot"])))
+
+
+def test_tampered_json_action_names_its_action_and_line(data):
+    changed = json.loads(json.dumps(data))
+    changed[0]["actions"][5]["outcome"] = "KS" if changed[0]["actions"][5]["outcome"] != "KS" else "QS"
+    body = json.dumps(changed, indent=1)
+    with pytest.raises(RecordError) as info:
+        replay_text(body)
+    assert "action 6" in str(info.value) and info.value.line is not None
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d[0]["actions"][3].update(type=["draw"]), "action 4"),
+    (lambda d: d[0]["actions"][3].update(outcome=7), "action 4"),
+    (lambda d: d[0].update(players=["Ann", "Bot\u2028x"]), "U+2028"),
+    (lambda d: d[0].update(result=[1, 2]), "result"),
+    (lambda d: d[0].update(first=True), "first"),
+    (lambda d: d[0].update(tags={"SeedCommit": 5}), "tags"),
+    (lambda d: d.clear(), "empty"),
+])
+def test_json_schema_errors_are_record_errors(data, change, words):
+    changed = json.loads(json.dumps(data))
+    change(changed)
+    with pytest.raises(RecordError) as info:
+        from_json(json.dumps(changed, indent=1))
+    assert words in str(info.value) and info.value.line is not None
+
+
+def test_deeply_nested_json_is_a_record_error():
+    with pytest.raises(RecordError, match="not valid JSON"):
+        replay_text("[" * 200_000 + "]" * 200_000)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("1. P", "²1. P"),
+    ("1. P1", "1. P²"),
+    ("1. P", "1" * 5000 + ". P"),
+])
+def test_odd_numbers_in_action_lines_give_a_line(text, old, new):
+    with pytest.raises(RecordError) as info:
+        replay_text(text.replace(old, new, 1))
+    assert info.value.line is not None
+
+
+def test_long_lines_are_refused_with_a_short_message(text):
+    with pytest.raises(RecordError) as info:
+        replay_text(text.replace("1. P1", "1." + " " * 40_000 + "P1", 1))
+    assert info.value.line is not None and len(str(info.value)) < 300
+
+
+def test_byte_order_mark_is_accepted(text):
+    assert replay_text("\ufeff" + text).startswith("1 game(s) verified")
+
+
+def test_names_a_record_cannot_hold_are_refused():
+    with pytest.raises(GolfError, match="U\\+2028"):
+        record_from_game(finished(), ["Ann\u2028Lee", "Bot"])
+
+
+def test_a_recorded_name_reads_back():
+    rec = record_from_game(finished(), ["Zoë Ünal", "李 明"])
+    assert parse_text(write_text(rec))[0].players == ["Zoë Ünal", "李 明"]

@@ -1,0 +1,176 @@
+"""Issue 9, section 2: hostile or odd Goofspiel records get a clear RecordError with a
+line number (never another exception), in bounded time and memory; matches and names
+cannot fool the checks."""
+
+import json
+
+import pytest
+
+from cardtable.goofspiel import Game, GoofspielError, Ruleset
+from cardtable.goofspiel.record import (
+    RecordError, from_json, load_records, parse_text, record_from_game, replay, replay_match, to_json, write_text,
+)
+from cardtable.platform.records import MAX_LINE
+
+GOOD = """\
+[Game "goofspiel"]
+[Rules "cards=3 players=2 ties=carry ace=low bid=1 display=1 order=ascending"]
+[Players "Anna; Ben"]
+[Scores "3 3"]
+[Result "draw draw"]
+
+1. A♦ | 2♠ 2♣ | tie carried
+2. A♦ 2♦ | A♠ 3♣ | 2 +3
+3. 3♦ | 3♠ A♣ | 1 +3
+"""
+
+
+def rejected(text: str) -> RecordError:
+    with pytest.raises(RecordError) as info:
+        replay_match(load_records(text))
+    return info.value
+
+
+# -- linear time, bounded lines, bounded messages ------------------------------------------
+
+def test_round_line_of_spaces_is_refused_with_its_line():
+    err = rejected(GOOD.replace("3. 3♦ | 3♠ A♣ | 1 +3", "1." + " " * 40_000 + "x"))
+    assert err.line == 9 and len(str(err)) < 300
+
+
+def test_huge_tag_value_is_refused_before_it_is_read_whole():
+    err = rejected(GOOD.replace('[Players "Anna; Ben"]', '[Event "' + "x" * 5_000_000 + '"]\n[Players "Anna; Ben"]'))
+    assert err.line == 3 and f"at most {MAX_LINE}" in str(err) and len(str(err)) < 300
+
+
+def test_bad_outcome_message_quotes_a_bounded_excerpt():
+    err = rejected(GOOD.replace("1 +3\n", "1 +3 " + "y" * 3000 + "\n"))
+    assert err.line == 9 and "bad outcome" in str(err) and len(str(err)) < 300
+
+
+# -- never a traceback, always a line --------------------------------------------------------
+
+@pytest.mark.parametrize("old, new, line", [
+    ("3♠ A♣ | 1 +3", "²♠ A♣ | 1 +3", 9),                 # a digit str.isdigit accepts and int refuses
+    ("3. 3♦", "3" * 5000 + ". 3♦", 9),                    # a number over Python's 4,300 digits
+    ('[Scores "3 3"]', '[Scores "' + "3" * 5000 + ' 3"]', 4),
+    ("| 1 +3", "| ¹ +3", 9),
+    ("| 1 +3", "| 1 +" + "3" * 5000, 9),
+])
+def test_odd_numbers_give_a_record_error_with_a_line(old, new, line):
+    err = rejected(GOOD.replace(old, new))
+    assert err.line == line, str(err)
+
+
+def game_json(**changes) -> str:
+    data = json.loads(to_json(parse_text(GOOD)))
+    game = data["games"][0]
+    for key, value in changes.items():
+        if key.startswith("round3_"):
+            game["rounds"][2][key[7:]] = value
+        else:
+            game[key] = value
+    return json.dumps(data, indent=1)
+
+
+@pytest.mark.parametrize("text, words", [
+    (game_json(round3_taken=[[0]]), "rounds[2].taken[0]"),
+    (game_json(result=[1, 2]), "result[0]"),
+    (game_json(tags=[["Event"]]), "tags[0]"),
+    (game_json(tags=[["SeedCommit", 5]]), "tags[0][1]"),
+    (game_json(round3_bids=[[3.0], [1]]), "rounds[2].bids[0][0]"),
+    (game_json(round3_bids=[[True], [1]]), "rounds[2].bids[0][0]"),
+    (game_json(scores=[77777, 3]).replace("77777", "7" * 5000), "not valid JSON"),
+    (game_json(players=["Anna", "Ben\u2028x"]), "U+2028"),
+    ("[" * 200_000 + "]" * 200_000, "not valid JSON"),
+    ('{"format": "cardtable-goofspiel-record", "version": 1, "games": []}', "empty"),
+])
+def test_json_records_are_checked_by_the_schema(text, words):
+    with pytest.raises(RecordError) as info:
+        from_json(text)
+    assert words in str(info.value)
+    assert info.value.line is not None
+
+
+def test_json_schema_errors_point_at_the_line():
+    text = game_json(round3_taken=[[0]])
+    with pytest.raises(RecordError) as info:
+        from_json(text)
+    assert '"taken"' in "\n".join(text.splitlines()[info.value.line - 2: info.value.line])
+
+
+def test_changed_scores_tag_is_reported_at_its_own_line():
+    err = rejected(GOOD.replace('[Scores "3 3"]', '[Scores "4 2"]'))
+    assert err.line == 4
+
+
+def test_seed_mismatch_has_a_line():
+    g = Game(Ruleset(cards=4), seed="abc")
+    while not g.is_over:
+        g.play([g.legal_bids(0)[0], g.legal_bids(1)[-1]])
+    text = write_text(record_from_game(g, ["Ann", "Ben"])).replace('[Seed "abc"]', '[Seed "abd"]')
+    err = rejected(text)
+    assert err.line == 4 and "Seed" in str(err)
+
+
+def test_byte_order_mark_is_accepted():
+    (game,), _ = replay_match(load_records("\ufeff" + GOOD))
+    assert game.points == (3, 3)
+    rec = parse_text(GOOD)
+    assert load_records("\ufeff" + to_json(rec)) == rec
+
+
+# -- matches -------------------------------------------------------------------------------
+
+def best_of_5() -> list[str]:
+    """A best-of-5 match that takes all five games (winners: 1, 2, 1, 2, 1), as text blocks."""
+    rs = Ruleset(cards=3, prize_order="descending")
+    blocks = []
+    for k, winner in enumerate([0, 1, 0, 1, 0], 1):
+        g = Game(rs)
+        for w, l in [(2, 1), (3, 2), (1, 3)]:  # the winner takes 3 and 2, the loser 1
+            g.play([w, l] if winner == 0 else [l, w])
+        tags = [("Match", "best-of 5"), ("MatchGame", str(k))]
+        if k == 5:
+            tags.append(("MatchResult", "win loss"))
+        blocks.append(write_text(record_from_game(g, ["Ann", "Ben"], tags)))
+    return blocks
+
+
+def test_whole_match_verifies():
+    games, match = replay_match(load_records("\n".join(best_of_5())))
+    assert len(games) == 5 and match.result() == ("win", "loss")
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda b: b[:1] + b[2:], "MatchGame"),                                              # game 2 deleted
+    (lambda b: [b[1], b[0]] + b[2:], "MatchGame"),                                       # games 1 and 2 swapped
+    (lambda b: b[:2] + [b[2].replace('[MatchGame "3"]', '[MatchGame "7"]')] + b[3:], "MatchGame"),  # renumbered
+    (lambda b: b[:4] + [b[4].replace('[Match "best-of 5"]', '[Match "best-of 3"]')], "one match"),
+    (lambda b: b[:4] + [b[4].replace('[MatchResult "win loss"]', '[MatchResult "loss win"]')], "MatchResult"),
+])
+def test_tampered_matches_are_caught(change, words):
+    err = rejected("\n".join(change(best_of_5())))
+    assert words in str(err) and err.line is not None
+
+
+def test_one_game_excerpt_of_a_match_replays():
+    games, match = replay_match(load_records(best_of_5()[2]))
+    assert len(games) == 1 and match is None
+
+
+# -- names -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["Ann\u2028Lee", "Ann\x1bLee", "Ann\u202eLee", "A;B", 'A"B'])
+def test_names_a_record_cannot_hold_are_refused_at_entry(name):
+    g = Game(Ruleset(cards=1))
+    g.play([1, 1])
+    with pytest.raises(GoofspielError, match="cannot be recorded"):
+        record_from_game(g, [name, "Ben"])
+
+
+def test_a_recorded_name_reads_back():
+    g = Game(Ruleset(cards=1))
+    g.play([1, 1])
+    rec = record_from_game(g, ["Zoë Ünal", "李 明"])
+    assert parse_text(write_text(rec)) == [rec]
