@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from cardtable.platform.protocol import BotFailure, BotIdentity, ProtocolBot
+from cardtable.platform.records import whole_number
 
 from .ruleset import Ruleset
 from .state import Game, PlayerView, RoundResult
@@ -53,9 +54,10 @@ def parse_bid_words(words: list[str]) -> tuple[int, ...]:
     """
     cards = []
     for w in " ".join(words).replace("+", " ").split():
-        if not w.isdigit():
-            raise BotFailure("garbage", f"'bid {' '.join(words)}': {w!r} is not a card rank")
-        cards.append(int(w))
+        rank = whole_number(w, max_digits=3)
+        if rank is None:
+            raise BotFailure("garbage", f"'bid {' '.join(words)[:40]}': {w[:20]!r} is not a card rank")
+        cards.append(rank)
     if not cards:
         raise BotFailure("garbage", "'bid' without a card")
     return tuple(sorted(cards))
@@ -70,6 +72,7 @@ class GoofspielProtocolBot(ProtocolBot):
     """
 
     game = GAME
+    replies = ("bid", "choose")
 
     def __init__(self, command, time_ms: int = 1000, options: dict[str, Any] | None = None,
                  seed: int | str | None = None, **kw: Any) -> None:
@@ -120,9 +123,9 @@ class GoofspielProtocolBot(ProtocolBot):
                 if taken:
                     self.process.send(f"taken {taken}")
                 _, words = self.request(f"go choose time {self.time_ms} display {display}", ("choose",))
-                if len(words) != 1 or not words[0].isdigit():
-                    raise BotFailure("garbage", f"'choose {' '.join(words)}' is not one prize rank")
-                prize = int(words[0])
+                prize = whole_number(words[0], max_digits=3) if len(words) == 1 else None
+                if prize is None:
+                    raise BotFailure("garbage", f"'choose {' '.join(words)[:40]}' is not one prize rank")
                 if prize not in view.pot:
                     raise BotFailure("illegal", f"chose prize {prize}, not in the display ({display})")
                 return prize
@@ -144,16 +147,17 @@ class GoofspielProtocolBot(ProtocolBot):
         except BotFailure as exc:
             raise self.fail(exc) from None
 
-    def end_game(self, game: Game | None, outcome: str, forfeit: tuple[int, str] | None = None) -> None:
-        """Tell the program the game is over (``gameover``); never raises."""
+    def end_game(self, game: Game, outcome: str, forfeit: tuple[int, str] | None = None) -> None:
+        """Tell the program the game is over (``gameover``); never raises.
+
+        ``points`` are the prize points when the game ended: after a forfeit, those of
+        the rounds finished before it (docs/protocol.md, "Losing by rule")."""
         if not self.process.alive:
             return
         try:
-            if game is not None:
+            if forfeit is None:
                 self._catch_up(game.view(self.seat))
-                pts = " ".join(map(str, game.points))
-            else:
-                pts = "-"
+            pts = " ".join(map(str, game.points))
             line = f"gameover points {pts} result {outcome}"
             if forfeit:
                 line += f" forfeit {forfeit[0]} {forfeit[1]}"

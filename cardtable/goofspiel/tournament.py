@@ -159,8 +159,7 @@ def play_one(ruleset: Ruleset, bots: Sequence[Bot], seed: int | str) -> Outcome:
         out = Outcome(r.points, r.outcomes, r.point_difference, None, game.initial_deck)
     for seat, bot in enumerate(bots):
         if isinstance(bot, GoofspielProtocolBot):
-            bot.end_game(None if failure else game, out.outcomes[seat],
-                         (failure[0], failure[1]) if failure else None)
+            bot.end_game(game, out.outcomes[seat], (failure[0], failure[1]) if failure else None)
     return out
 
 

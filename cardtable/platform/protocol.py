@@ -13,6 +13,10 @@ with a time limit, turning every misbehaviour into a :class:`BotFailure` with a
   ``info`` lines in one reply;
 - ``"illegal"``: a well-formed reply that the game does not allow (raised by
   the game's protocol module);
+- ``"unsolicited"``: a line other than ``info`` that the controller did not ask for
+  (a second reply, a reply to an information line, a stale line); before every
+  request the controller synchronises with ``isready``/``readyok`` and every
+  such line found on the way is this violation;
 - ``"handshake"``: a bad or missing identity during the handshake.
 
 The game packages build on :class:`ProtocolBot` (``cardtable.goofspiel.protocol``).
@@ -35,13 +39,16 @@ At any time the bot may send ``info <text>`` (logged, otherwise ignored).
 
 from __future__ import annotations
 
+import ctypes
 import os
 import queue
 import shlex
 import shutil
+import signal
 import subprocess
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -61,7 +68,8 @@ class BotFailure(Exception):
     """A protocol violation or failure of a bot program; the bot loses the game.
 
     Attributes:
-        kind: ``"crash"``, ``"timeout"``, ``"garbage"``, ``"flood"``, ``"illegal"`` or ``"handshake"``.
+        kind: ``"crash"``, ``"timeout"``, ``"garbage"``, ``"flood"``, ``"illegal"``,
+            ``"unsolicited"`` or ``"handshake"``.
         detail: a human-readable explanation (quotes the offending line).
         seat: the offending seat, when known (set by the game runner).
     """
@@ -149,7 +157,7 @@ class BotProcess:
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.cwd, bufsize=0, start_new_session=True,
+                cwd=self.cwd, bufsize=0, start_new_session=True, preexec_fn=die_with_parent,
             )
         except OSError as exc:
             raise BotFailure("crash", f"cannot start {self.command!r}: {exc}") from None
@@ -204,7 +212,10 @@ class BotProcess:
         return self._stderr_tail.decode("utf-8", "replace")
 
     def close(self, wait_s: float = 1.0) -> int | None:
-        """Send ``quit``, wait up to ``wait_s`` seconds, then kill; returns the exit code (``None``: killed)."""
+        """Send ``quit``, wait up to ``wait_s`` seconds, then kill; returns the exit code (``None``: killed).
+
+        The program's whole process group is killed in any case, so nothing it started
+        outlives it."""
         proc = self.proc
         if proc is None:
             return None
@@ -217,9 +228,10 @@ class BotProcess:
             try:
                 code = proc.wait(timeout=wait_s)
             except subprocess.TimeoutExpired:
-                self.kill()
+                pass
         else:
             code = proc.returncode
+        self.kill()
         try:
             proc.stdin.close()  # stdout and stderr are closed by their reader threads
         except OSError:
@@ -228,17 +240,22 @@ class BotProcess:
         return code
 
     def kill(self) -> None:
-        """Kill the program (and its process group) at once."""
+        """Kill the program's whole process group at once, also when the program itself has
+        already exited (a child it forked may still hold the group, and its pipes)."""
         proc = self.proc
-        if proc is not None and proc.poll() is None:
-            try:
-                os.killpg(proc.pid, 9)
-            except OSError:
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the program leads its own session and group
+        except (ProcessLookupError, PermissionError):
+            pass  # the group is empty
+        except OSError:
+            if proc.poll() is None:
                 proc.kill()
-            try:
-                proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
 
     # -- lines ---------------------------------------------------------------------------
 
@@ -274,27 +291,39 @@ class BotProcess:
         more = f"; stderr: {' | '.join(tail)}" if tail else ""
         return BotFailure("crash", f"the program exited (code {code}){more}")
 
-    def read_reply(self, expected: Sequence[str], timeout_ms: float) -> tuple[str, list[str]]:
+    def read_reply(self, expected: Sequence[str], timeout_ms: float,
+                   unsolicited: Sequence[str] | None = None) -> tuple[str, list[str]]:
         """Wait for a line whose first word is one of ``expected``; skip ``info`` lines.
+
+        Args:
+            unsolicited: first words that are replies to some other request: met here,
+                they are ``"unsolicited"`` rather than ``"garbage"``.
 
         Returns:
             ``(keyword, remaining words)``.
 
         Raises:
-            BotFailure: ``"timeout"``, ``"crash"``, ``"garbage"`` or ``"flood"``.
+            BotFailure: ``"timeout"``, ``"crash"``, ``"garbage"``, ``"unsolicited"`` or ``"flood"``.
         """
         deadline = time.monotonic() + timeout_ms / 1000.0
         infos = 0
+        exited_at = None
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise BotFailure("timeout", f"no {'/'.join(expected)} within {timeout_ms:.0f} ms")
             try:
-                raw = self._lines.get(timeout=left)
+                raw = self._lines.get(timeout=min(left, 0.05))
             except queue.Empty:
                 if self._flooded:
                     raise BotFailure("flood", f"the program sent {self._flooded}") from None
-                raise BotFailure("timeout", f"no {'/'.join(expected)} within {timeout_ms:.0f} ms") from None
+                if self.proc is not None and self.proc.poll() is not None:
+                    # the program exited; a child it left may hold its output open, so no
+                    # end of file comes: after a moment for the last lines, it crashed
+                    exited_at = exited_at or time.monotonic()
+                    if time.monotonic() - exited_at > 0.2:
+                        raise self._crash() from None
+                continue
             if raw is _EOF:
                 if self._flooded:
                     raise BotFailure("flood", f"the program sent {self._flooded}")
@@ -315,6 +344,8 @@ class BotProcess:
             if words[0] in expected:
                 return words[0], words[1:]
             shown = line if len(line) <= 80 else line[:77] + "..."
+            if unsolicited is not None and words[0] in unsolicited:
+                raise BotFailure("unsolicited", f"{shown!r} before {'/'.join(expected)}: a line nobody asked for")
             raise BotFailure("garbage", f"expected {'/'.join(expected)}, got {shown!r}")
 
     # -- handshake -----------------------------------------------------------------------
@@ -347,10 +378,54 @@ class BotProcess:
             raise BotFailure("handshake", "the program sent ready without 'id name ...'")
         return BotIdentity(name=name, author=author, options=options)
 
-    def sync(self, timeout_ms: float = HANDSHAKE_MS) -> None:
-        """``isready`` / ``readyok``: wait until the program has processed everything sent."""
+    def sync(self, timeout_ms: float = HANDSHAKE_MS, replies: Sequence[str] = ()) -> None:
+        """``isready`` / ``readyok``: wait until the program has processed everything sent.
+
+        Args:
+            replies: the game's reply words (``bid``, ``choose``): one of them before
+                ``readyok`` is an ``"unsolicited"`` violation (a stale or early reply).
+
+        Raises:
+            BotFailure: ``"unsolicited"``, ``"garbage"`` (any other line) or a read failure.
+        """
         self.send("isready")
-        self.read_reply(("readyok",), timeout_ms)
+        self.read_reply(("readyok",), timeout_ms, unsolicited=tuple(replies) + ("id", "option", "ready"))
+
+
+def _find_prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return None
+
+
+_PRCTL = _find_prctl()
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this process when the thread that started it dies
+    (Linux ``prctl(PR_SET_PDEATHSIG)``; a no-op elsewhere). Run in a child before
+    ``exec`` (bot programs) or at the start of a worker, so nothing outlives a
+    controller that is itself killed (SIGKILL included)."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+
+
+def check_option(key: str, value: Any) -> str:
+    """The ``setoption`` text of an option value; refuses what could break the line protocol.
+
+    Raises:
+        ValueError: a key that is empty or holds a space or control character, or a value
+            holding a line break or another control or format character (it would inject
+            a command: ``{"margin": "2\nquit"}``).
+    """
+    text = str(value)
+    if not isinstance(key, str) or not key or any(ch.isspace() or not ch.isprintable() for ch in key):
+        raise ValueError(f"option name {key!r} must be one word of printable characters")
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in text) or len(text) > 1000:
+        raise ValueError(f"option {key}: the value {text[:60]!r} must be one line of printable text")
+    return text
 
 
 def _parse_option(words: list[str]) -> BotOption:
@@ -387,11 +462,11 @@ class ProtocolBot(Bot):
     def __init__(self, command: str | Sequence[str], time_ms: int = 1000, options: dict[str, Any] | None = None,
                  seed: int | str | None = None, **_: Any) -> None:
         super().__init__(seed)
-        if not isinstance(time_ms, int) or time_ms < 1:
+        if not isinstance(time_ms, int) or isinstance(time_ms, bool) or time_ms < 1:
             raise ValueError(f"time_ms must be a positive whole number of milliseconds, not {time_ms!r}")
         self.process = BotProcess(command)
         self.time_ms = time_ms
-        self.options = dict(options or {})
+        self.options = {key: check_option(key, value) for key, value in (options or {}).items()}
         self.identity: BotIdentity | None = None
         self.handshake_ms = HANDSHAKE_MS
 
@@ -424,11 +499,18 @@ class ProtocolBot(Bot):
         self.identity = None
         return failure
 
+    #: Every reply word of the game's requests (a game package sets it): met outside
+    #: their request, they are ``"unsolicited"`` violations.
+    replies: tuple[str, ...] = ()
+
     def request(self, line: str, expected: Sequence[str]) -> tuple[str, list[str]]:
-        """Send a request and read its reply within ``time_ms + GRACE_MS``; a failure kills the program."""
+        """Synchronise (``isready``: any reply still on its way is ``"unsolicited"``), send a
+        request and read its reply within ``time_ms + GRACE_MS``; a failure kills the program."""
         try:
+            self.process.sync(self.time_ms + GRACE_MS, self.replies)
             self.process.send(line)
-            return self.process.read_reply(expected, self.time_ms + GRACE_MS)
+            return self.process.read_reply(expected, self.time_ms + GRACE_MS,
+                                           unsolicited=tuple(r for r in self.replies if r not in expected))
         except BotFailure as exc:
             if exc.kind == "timeout":
                 exc = BotFailure("timeout", f"no {'/'.join(expected)} within {self.time_ms} ms (+{GRACE_MS} ms grace)")

@@ -248,10 +248,33 @@ def play_chunk(config_json: str, keys: Sequence[GameKey]) -> list[tuple[GameKey,
     return out
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int | None = None) -> None:
+    """Start of a worker process: tied to its parent's life (killed with it, SIGKILL
+    included), deaf to Ctrl-C (the parent handles it and stops the workers), and
+    closing its program bots when it exits normally."""
     import multiprocessing.util
+    import os
+    import signal
 
+    from .protocol import die_with_parent
+
+    die_with_parent()
+    if parent is not None and os.getppid() != parent:  # the parent died before we asked
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _kill_programs_and_exit)
     multiprocessing.util.Finalize(None, _close_programs, exitpriority=10)
+
+
+def _kill_programs_and_exit(signum, frame) -> None:
+    for bot in list(_PROGRAMS.values()):
+        try:
+            bot.process.kill()
+        except Exception:
+            pass
+    import os
+
+    os._exit(128 + signum)
 
 
 def config_from_json(text: str) -> TournamentConfig:
@@ -393,11 +416,20 @@ def run(config: TournamentConfig, db: str | Path, *, workers: int = 2, backend: 
 
 
 def _run_processes(text: str, chunks, workers: int, store) -> None:
+    """Play the chunks in ``workers`` spawned processes, storing each result as it comes.
+
+    Nothing outlives the run: on any exception (Ctrl-C's ``KeyboardInterrupt`` included)
+    the workers are terminated at once, their program bots die with them (parent-death
+    signal), and a second Ctrl-C during that clean-up is ignored; workers die with this
+    process even when it is killed with SIGKILL."""
     import multiprocessing
+    import os
+    import signal
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                               initargs=(os.getpid(),))
     try:
         pending = {pool.submit(play_chunk, text, c) for c in chunks}
         while pending:
@@ -405,9 +437,22 @@ def _run_processes(text: str, chunks, workers: int, store) -> None:
             for fut in finished:
                 store(fut.result())
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+        try:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()  # SIGTERM: the worker kills its bots' process groups and exits
+            pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
         raise
     pool.shutdown(wait=True)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def _run_ray(text: str, chunks, address: str | None, store) -> None:

@@ -2,9 +2,14 @@
 
 Modes (each misbehaves at its first bid request, after a correct handshake):
 garbage, hang, crash, flood, longline, illegal; silent (never completes the handshake),
-badhello (garbage instead of its identity).
+badhello (garbage instead of its identity); superscript (``bid ²``); extra (a legal bid,
+then one more ``bid`` line); early (bids at ``round``, before being asked); forkexit
+(forks a child that keeps stdout open and sleeps, then exits; the child's pid is written
+to the file named by $BADBOT_PIDS); legal (plays legal bids, writing every line it
+receives to the file named by $BADBOT_LOG, and its pid to $BADBOT_PIDS).
 """
 
+import os
 import sys
 import time
 
@@ -15,11 +20,33 @@ def send(line):
     sys.stdout.flush()
 
 
+def note_pid(pid):
+    if os.environ.get("BADBOT_PIDS"):
+        with open(os.environ["BADBOT_PIDS"], "a") as f:
+            f.write(f"{pid}\n")
+
+
 def main(mode):
+    hand, seat = [], 0
+    if mode in ("legal", "slow"):
+        note_pid(os.getpid())
     for raw in sys.stdin:
+        if mode == "legal" and os.environ.get("BADBOT_LOG"):
+            with open(os.environ["BADBOT_LOG"], "a") as f:
+                f.write(raw)
         words = raw.split()
         if not words:
             continue
+        if words[0] == "newgame":
+            seat = int(words[2])
+            cards = int(next(w for w in words if w.startswith("cards=")).split("=")[1])
+            hand = list(range(1, cards + 1))
+        elif words[0] == "reveal":
+            for card in words[1 + seat].split("+"):
+                if int(card) in hand:
+                    hand.remove(int(card))
+        elif words[0] == "round" and mode == "early":
+            send(f"bid {hand[0]}")
         if words[0] == "cardtable":
             if mode == "silent":
                 time.sleep(3600)
@@ -46,6 +73,26 @@ def main(mode):
                 time.sleep(3600)
             elif mode == "illegal":
                 send("bid 99" if words[1] == "bid" else "choose 99")
+            elif mode == "superscript":
+                send("bid \u00b2")
+            elif mode == "extra":
+                send(f"bid {hand[0]}")
+                send(f"bid {hand[-1]}")
+            elif mode == "forkexit":
+                pid = os.fork()
+                if pid == 0:
+                    time.sleep(3600)
+                    os._exit(0)
+                note_pid(pid)
+                os._exit(0)
+            elif mode == "legal":
+                if words[1] == "bid":
+                    send(f"bid {hand[0]}")
+                else:
+                    send(f"choose {words[words.index('display') + 1]}")
+            elif mode == "slow":
+                time.sleep(0.2)
+                send("bid " + str(hand[0]))
         elif words[0] == "quit":
             break
 
