@@ -151,7 +151,7 @@ def test_rules_order_is_kept_when_cards_flag_agrees(tmp_path):
 @pytest.mark.parametrize("args", [
     ["solve", "--cards", "3", "--cache", "{afile}/sub"],
     ["solve", "--cards", "3"],
-    ["tournament", "random", "heuristic", "-n", "2", "-j", "1"],
+    ["tournament", "random", "heuristic", "--games", "2", "-j", "1"],
     ["play", "--auto", "--cards", "3", "--delay", "0"],
 ])
 def test_bad_folders_are_refused_before_the_work(tmp_path, args):

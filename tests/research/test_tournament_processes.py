@@ -37,7 +37,7 @@ def start_tournament(tmp_path):
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path / "home"), BADBOT_PIDS=str(pids), COLUMNS="120")
     proc = subprocess.Popen(
         [sys.executable, "-m", "cardtable", "tournament", f"a=cmd:{BAD} slow", f"b=cmd:{BAD} slow", "random",
-         "-r", "cards=13", "-n", "40", "-j", "2", "--time-ms", "5000"],
+         "-r", "cards=13", "--games", "40", "-j", "2", "--time-ms", "5000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True, text=True)
     end = time.monotonic() + 60
     # wait until the workers have started their bots (2 from validate, then more in the workers)
