@@ -54,13 +54,6 @@ def _clean(v: float) -> float:
     return round(v, 12) + 0.0
 
 
-def _fmt_dist(dist: dict[int, float], top: int = 4) -> str:
-    from cardtable.goofspiel import rank_name
-
-    items = sorted(((p, c) for c, p in dist.items() if p > 5e-4), reverse=True)[:top]
-    return " ".join(f"{rank_name(c)}:{p:.2f}" for p, c in items)
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def solve(
@@ -221,19 +214,15 @@ def register(app: typer.Typer) -> None:
         cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
         limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
     ) -> None:
-        """Walk finished games: bids, equilibrium per round, expected points given up."""
-        from rich import box
+        """Walk finished games: bids, equilibrium per round, expected points given up, a chart."""
         from rich.console import Console
-        from rich.table import Table as RichTable
 
-        from cardtable.goofspiel import rank_name
+        from cardtable.goofspiel.coach import analysis, render_analysis
         from cardtable.goofspiel.record import RecordError, replay
         from cardtable.solver import UnsupportedRuleset
-        from cardtable.solver.analysis import analyze_game
 
         records = _read_records(record)
         console = Console(highlight=False)  # the terminal's width (COLUMNS when not a terminal)
-        top = 4 if console.width >= 130 else 2  # equilibrium entries shown per cell
         for gi, rec in enumerate(records, 1):
             try:
                 game = replay(rec)
@@ -242,43 +231,10 @@ def register(app: typer.Typer) -> None:
             table = _table_or_none(rec.ruleset, "points", cache)
             try:
                 with progress_bar(f"analysing game {gi}"):  # elapsed time; gone when done
-                    rounds = analyze_game(game, table, limit)
+                    data = analysis(game, rec.players, table, limit)
             except UnsupportedRuleset as exc:
                 fail(str(exc))
-            names = rec.players
-            sources = sorted({r.source for r in rounds})
-            one_source = len(sources) == 1
-            out = RichTable(title=f"game {gi}: 1 = {names[0]}, 2 = {names[1]}", box=box.SIMPLE_HEAD,
-                            padding=(0, 1), pad_edge=False,
-                            caption=f"{rec.ruleset.describe()}" + (f"; source: {sources[0]}" if one_source else ""))
-            eq = "equilibrium" if console.width >= 100 else "eq."
-            columns = ["rnd", "prize", "pot", "bid 1", "bid 2", f"{eq} 1", f"{eq} 2", "lost 1", "lost 2"]
-            if not one_source:
-                columns.append("source")
-            for col in columns:
-                numeric = col.startswith(("lost", "rnd", "pot"))
-                out.add_column(col, justify="right" if numeric else "left", no_wrap=numeric or col == "prize",
-                               overflow="fold", min_width=6 if col.startswith(("eq", "bid")) else None)
-            tot = [0.0, 0.0]
-            for r in rounds:
-                if r.strategy is not None:
-                    tot[0] += r.given_up[0]
-                    tot[1] += r.given_up[1]
-                cells = [
-                    str(r.number), rank_name(r.prize), str(r.pot),
-                    rank_name(r.bids[0]) + (f" ({r.probability[0]:.2f})" if r.probability else ""),
-                    rank_name(r.bids[1]) + (f" ({r.probability[1]:.2f})" if r.probability else ""),
-                    _fmt_dist(r.strategy.a, top) if r.strategy else "-",
-                    _fmt_dist(r.strategy.b, top) if r.strategy else "-",
-                    f"{r.given_up[0]:.3f}" if r.given_up else "-",
-                    f"{r.given_up[1]:.3f}" if r.given_up else "-",
-                ]
-                out.add_row(*cells, *([] if one_source else [r.source]))
-            console.print(out)
-            pts = game.result().points if game.is_over else game.points
-            console.print(f"final points {pts[0]}-{pts[1]}; expected points given up versus equilibrium: "
-                          f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only; "
-                          "bids the equilibrium plays with probability > 0 give up nothing)", markup=False)
+            render_analysis(console, data, f"game {gi}")
 
     @app.command()
     def exploit(

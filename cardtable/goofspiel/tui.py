@@ -344,6 +344,7 @@ def run(
     tracker = Match(match, players=ruleset.players) if match else None
     quit_early = False
     game_no = 0
+    played: list[Game] = []  # for the coach's offer at the end
     while True:
         game_no += 1
         game_seed = None if seed is None else f"{seed}" if game_no == 1 else f"{seed}-{game_no}"
@@ -355,6 +356,7 @@ def run(
         except QuitGame as exc:
             game = exc.game  # type: ignore[attr-defined]
             quit_early = True
+        played.append(game)
         tags = [("Date", date)]
         if tracker:
             tags += [("Match", str(match)), ("MatchGame", str(game_no))]
@@ -396,4 +398,8 @@ def run(
         console.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False)
     elif save:
         console.print("Nothing was played; no record saved.")
+    if table.humans and not quit_early:
+        from .coach import offer_analysis
+
+        offer_analysis(terminal, played, names)
     return ABANDONED if quit_early else 0

@@ -6,6 +6,12 @@ round's matrix ``M`` (points for A), value ``v`` and equilibrium strategies
 ``x`` (A) and ``y`` (B), a bid ``a`` by A gives up ``v - (M y)_a >= 0`` and a
 bid ``b`` by B gives up ``(x' M)_b - v >= 0``: the expected loss of that bid
 against an opponent playing the equilibrium, with equilibrium play after it.
+
+The *expected point difference* before and after a round is A's points minus
+B's so far plus the equilibrium value of the position (before the next prize
+is turned up): the final point difference both players can expect if they
+play the equilibrium from there on. Its change over a round is the round's
+luck (the prize turned up, the mixed bids) minus the points given up.
 """
 
 from __future__ import annotations
@@ -32,6 +38,9 @@ class RoundAnalysis:
             principle); only bids the equilibrium never plays cost points.
         probability: equilibrium probability of each actual bid (A's, B's), or ``None``.
         source: ``"table"``, ``"subgame"`` or ``"not solved"``.
+        expected_before, expected_after: the expected point difference for A
+            (module docstring) before the round's prize is turned up and after
+            the round, or ``None`` when not solved.
     """
 
     number: int
@@ -42,6 +51,8 @@ class RoundAnalysis:
     given_up: tuple[float, float] | None
     source: str
     probability: tuple[float, float] | None = None
+    expected_before: float | None = None
+    expected_after: float | None = None
 
 
 def analyze_game(game: Game, table: Table | None = None,
@@ -75,8 +86,9 @@ def analyze_game(game: Game, table: Table | None = None,
                     sub = solve_subgame(rs, pos, layout=layout)
             if sub is not None:
                 solver, source = sub, "subgame"
-        strat = given = prob = None
+        strat = given = prob = before = after = None
         if solver is not None:
+            before = replay.points[0] - replay.points[1] + solver.value(pos)
             strat = solver.round_strategy(pos, prize)
             M = strat.matrix
             a_cards = sorted(pos.hands[0], key=rs.strength)
@@ -89,6 +101,12 @@ def analyze_game(game: Game, table: Table | None = None,
             ga, gb = float(strat.value - row), float(col - strat.value)
             given = (ga if ga > 1e-9 else 0.0, gb if gb > 1e-9 else 0.0)
             prob = (strat.a[a], strat.b[b])
-        out.append(RoundAnalysis(r.number, prize, pos.pot, (a, b), strat, given, source, prob))
         replay.play([a, b])
+        if solver is not None:
+            after = replay.points[0] - replay.points[1]
+            if not replay.is_over:
+                nxt, _ = position_from_view(replay.view(0))
+                after += solver.value(Position(nxt.prizes, nxt.hands, nxt.pot, 0))
+        out.append(RoundAnalysis(r.number, prize, pos.pot, (a, b), strat, given, source, prob,
+                                 before, after))
     return out

@@ -45,6 +45,13 @@ def test_full_13_card_game_against_heuristic(tmp_path):
         child.sendline(rank)
     child.expect(r"(You win|You lose|Draw between)")
     path = saved_record(child)
+    child.expect(r"Show the analysis of this game")  # the coach's offer (goofspiel/coach.py)
+    child.sendline("maybe")
+    child.expect("answer y or n")
+    child.sendline("y")
+    child.expect("given up versus equilibrium")
+    child.expect("expected point difference")
+    child.expect(r"\s13\s+[+-]\d+\.\d\d\s")  # the chart's last row: the final point difference
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -67,7 +74,10 @@ def test_hot_seat_game_hides_bids(tmp_path):
     child.expect(r"(wins|Draw between)")
     before = child.before
     path = saved_record(child)
+    child.expect("Show the analysis of this game")
+    child.sendline("")  # the default: no
     child.expect(pexpect.EOF)
+    assert "given up versus" not in child.before
     assert "0001" not in before and "0002" not in child.before
     text = path.read_text()
     assert '[Players "Ann; Ben"]' in text and "[Result \"draw draw\"]" in text

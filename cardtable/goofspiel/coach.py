@@ -1,0 +1,245 @@
+"""The coach: the analysis of a finished game and the hint before a bid.
+
+The analysis is the one ``cardtable analyze`` prints
+(:func:`cardtable.solver.analysis.analyze_game`): per round the prize, the
+pot, both bids, the equilibrium mixed strategy of each player at that
+position, the expected points each bid gave up against the equilibrium, and
+the *expected point difference* (player 1 minus player 2) before and after
+the round: the points so far plus the equilibrium value of the position,
+i.e. the final point difference to expect if both play the equilibrium from
+there. Front ends draw that running difference as a chart
+(:func:`render_analysis` in the terminal, ``/analysis/ROOM`` in the browser).
+
+Where a round's equilibrium comes from, per row: ``table`` (a solved table in
+the cache folder, ``cardtable solve``), ``subgame`` (exact subgame solving once
+the rest of the game needs at most ``limit`` matrix games), or ``not solved``
+(the 13-card carry-over game without a table, before the rest is small).
+
+The hint (:func:`hint`) is the ``nash`` bot's mixed bid for the person's seat,
+with where it came from: exact (table, subgame) or the bot's fallback, which
+is labelled as not an equilibrium.
+
+Only 2-player games with single-card bids and one prize at a time are
+analysed (docs/rules.md, "Standard game" and "Tie rules"); others raise
+:class:`cardtable.solver.UnsupportedRuleset`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .cards import rank_name
+from .state import Game, PlayerView
+
+#: Most matrix games solved for an analysis without a table (as ``cardtable analyze --limit``).
+DEFAULT_LIMIT = 2_000_000
+
+SOURCE_WORDS = {
+    "table": "solved table",
+    "subgame": "exact subgame solution",
+    "not solved": "not solved (no table; exact solving starts once the rest of the game is small)",
+}
+
+
+def analysable(ruleset) -> bool:
+    """True when the solver covers ``ruleset`` (2 players, single-card bids, one prize at a time)."""
+    from cardtable.solver import UnsupportedRuleset, check_supported
+
+    try:
+        check_supported(ruleset)
+    except UnsupportedRuleset:
+        return False
+    return True
+
+
+def points_table(ruleset, cache=None):
+    """The solved points table of ``ruleset`` in the cache folder, or ``None``.
+
+    Raises:
+        TableFileError: the table file exists but is damaged.
+    """
+    from cardtable.solver import load_table
+
+    return load_table(ruleset, "points", cache)
+
+
+def analysis(game: Game, players: Sequence[str], table: Any = None,
+             limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+    """The analysis of ``game`` as JSON-ready data (see the module docstring).
+
+    Args:
+        game: a finished (or partly played) 2-player game.
+        players: the two names, player 1 first.
+        table: a solved table of the ruleset, or ``None`` (subgame solving).
+        limit: most matrix games to solve without a table.
+
+    Returns:
+        ``{"players", "rules", "final": [p1, p2], "rounds": [...], "given_up": [t1, t2],
+        "start": expected difference before round 1 or None}``; each round:
+        ``{"number", "prize", "pot", "bids": [c1, c2], "strategy": [{card: p}, {card: p}]
+        or None, "probability": [p1, p2] or None, "given_up": [g1, g2] or None,
+        "expected_before", "expected_after" (floats or None), "source"}``. Cards are
+        face ranks (1 = ace), dictionary keys strings (JSON).
+
+    Raises:
+        UnsupportedRuleset: the ruleset is outside the solver's reach.
+    """
+    from cardtable.solver.analysis import analyze_game
+
+    rounds = analyze_game(game, table, limit)
+    out_rounds = []
+    totals = [0.0, 0.0]
+    for r in rounds:
+        if r.given_up is not None:
+            totals[0] += r.given_up[0]
+            totals[1] += r.given_up[1]
+        out_rounds.append({
+            "number": r.number, "prize": r.prize, "pot": r.pot, "bids": list(r.bids),
+            "strategy": None if r.strategy is None else [
+                {str(c): p for c, p in r.strategy.a.items()}, {str(c): p for c, p in r.strategy.b.items()}],
+            "probability": None if r.probability is None else list(r.probability),
+            "given_up": None if r.given_up is None else list(r.given_up),
+            "expected_before": _clean(r.expected_before), "expected_after": _clean(r.expected_after),
+            "source": r.source,
+        })
+    pts = game.result().points if game.is_over else game.points
+    first = next((r for r in rounds if r.expected_before is not None), None)
+    return {
+        "players": list(players), "rules": game.ruleset.describe(), "final": list(pts),
+        "rounds": out_rounds, "given_up": totals,
+        "start": _clean(first.expected_before) if first is not None and first.number == 1 else None,
+        "sources": {r.source: SOURCE_WORDS[r.source] for r in rounds},
+    }
+
+
+def _clean(v: float | None) -> float | None:
+    """Float noise below 1e-9 points reads as 0 (an exact 0 prints as +0.00, not -0.00)."""
+    return None if v is None else (0.0 if abs(v) < 1e-9 else float(v))
+
+
+def offer_analysis(terminal, games: Sequence[Game], names: Sequence[str]) -> None:
+    """After ``cardtable play``: ask whether to show the analysis of the games played, and show it.
+
+    Asks only for analysable 2-player games; end of input or ``n`` (the default) skips it.
+    """
+    from .errors import GoofspielError
+
+    games = [g for g in games if g.history]
+    if not games or len(names) != 2 or not analysable(games[0].ruleset):
+        return
+    what = "this game" if len(games) == 1 else f"these {len(games)} games"
+
+    def parse(text: str) -> bool:
+        answer = text.strip().lower()
+        if answer not in ("", "y", "yes", "n", "no"):
+            raise GoofspielError("answer y or n")
+        return answer in ("y", "yes")
+
+    from cardtable.tui import QuitGame
+
+    try:
+        wanted = terminal.ask(f"Show the analysis of {what} (equilibrium per round, points given up)? [y/N] ", parse)
+    except QuitGame:
+        return
+    if not wanted:
+        return
+    table = points_table(games[0].ruleset)
+    for g in games:
+        render_analysis(terminal.console, analysis(g, names, table))
+
+
+def format_dist(dist: dict, top: int = 4) -> str:
+    """``"K:0.52 Q:0.31 ..."``: the ``top`` most likely cards of a mixed bid (keys: ranks or their strings)."""
+    items = sorted(((p, int(c)) for c, p in dist.items() if p > 5e-4), reverse=True)[:top]
+    return " ".join(f"{rank_name(c)}:{p:.2f}" for p, c in items)
+
+
+def chart_lines(data: dict[str, Any], width: int = 40) -> list[str]:
+    """The running expected point difference as text bars, one line per round.
+
+    ``+`` bars grow right of the axis (player 1 ahead), ``-`` bars left.
+    """
+    points = [(r["number"], r["expected_after"]) for r in data["rounds"]]
+    known = [abs(v) for _, v in points if v is not None]
+    scale = max(known + ([abs(data["start"])] if data["start"] is not None else []) + [1.0])
+    half = width // 2
+    lines = []
+    rows = ([("start", data["start"])] if data["start"] is not None else []) + points
+    for label, v in rows:
+        if v is None:
+            lines.append(f"{str(label):>5} {'':>8}  {'not solved':^{width + 1}}")
+            continue
+        n = round(abs(v) / scale * half)
+        left = (" " * (half - n) + "█" * n) if v < 0 else " " * half
+        right = ("█" * n).ljust(half) if v > 0 else " " * half
+        lines.append(f"{str(label):>5} {v:+8.2f}  {left}│{right}")
+    return lines
+
+
+def render_analysis(console, data: dict[str, Any], title: str = "analysis") -> None:
+    """Print the analysis table and the chart on a Rich console (``cardtable analyze``, ``cardtable play``).
+
+    The table fits the console: four equilibrium entries per cell from 130 columns, else two;
+    the ``source`` column only when rounds come from more than one source (else it is in the caption).
+    """
+    from rich import box
+    from rich.table import Table as RichTable
+
+    names = data["players"]
+    top = 4 if console.width >= 130 else 2
+    sources = sorted({r["source"] for r in data["rounds"]})
+    one_source = len(sources) == 1
+    out = RichTable(title=f"{title}: 1 = {names[0]}, 2 = {names[1]}", box=box.SIMPLE_HEAD, padding=(0, 1),
+                    pad_edge=False, caption=data["rules"] + (f"; source: {sources[0]}" if one_source else ""))
+    eq = "equilibrium" if console.width >= 100 else "eq."
+    columns = ["rnd", "prize", "pot", "bid 1", "bid 2", f"{eq} 1", f"{eq} 2", "lost 1", "lost 2", "exp. diff"]
+    if not one_source:
+        columns.append("source")
+    for col in columns:
+        numeric = col.startswith(("lost", "rnd", "pot", "exp"))
+        out.add_column(col, justify="right" if numeric else "left", no_wrap=numeric or col == "prize",
+                       overflow="fold", min_width=6 if col.startswith(("eq", "bid")) else None)
+    for r in data["rounds"]:
+        prob = r["probability"]
+        cells = [
+            str(r["number"]), rank_name(r["prize"]), str(r["pot"]),
+            rank_name(r["bids"][0]) + (f" ({prob[0]:.2f})" if prob else ""),
+            rank_name(r["bids"][1]) + (f" ({prob[1]:.2f})" if prob else ""),
+            format_dist(r["strategy"][0], top) if r["strategy"] else "-",
+            format_dist(r["strategy"][1], top) if r["strategy"] else "-",
+            f"{r['given_up'][0]:.3f}" if r["given_up"] else "-",
+            f"{r['given_up'][1]:.3f}" if r["given_up"] else "-",
+            f"{r['expected_after']:+.2f}" if r["expected_after"] is not None else "-",
+        ]
+        out.add_row(*cells, *([] if one_source else [r["source"]]))
+    console.print(out)
+    pts, tot = data["final"], data["given_up"]
+    console.print(f"final points {pts[0]}-{pts[1]}; expected points given up versus equilibrium: "
+                  f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only; "
+                  "bids the equilibrium plays with probability > 0 give up nothing)", markup=False, highlight=False)
+    console.print(f"exp. diff: expected point difference ({names[0]} minus {names[1]}) after each round, "
+                  "if both played the equilibrium from there:", markup=False, highlight=False)
+    for line in chart_lines(data):
+        console.print(line, markup=False, highlight=False)
+
+
+def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
+    """The equilibrium mixed bid for the viewer's seat, before it bids.
+
+    Args:
+        bot: a ``nash`` bot (:class:`cardtable.goofspiel.bots.nash.NashBot`) kept for
+            the whole game (it solves a subgame once and reuses it).
+        view: the person's view in the bid phase.
+
+    Returns:
+        ``{"round", "strategy": {rank string: probability}, "source", "exact"}``;
+        ``exact`` is false for the bot's fallback, which is not an equilibrium.
+
+    Raises:
+        UnsupportedRuleset, ValueError (no bid pending).
+    """
+    dist = bot.policy(view)
+    exact = bot.last_source in ("table", "subgame")
+    source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
+    return {"round": view.round, "strategy": {str(c): float(p) for c, p in sorted(dist.items())},
+            "source": source, "exact": exact}
