@@ -17,6 +17,8 @@ Routes:
   unclaimed seat (revokes its claim code, issues a new one).
 - ``GET /api/rooms/{room}/record?match=M`` or ``?game=N`` -- the record text of
   finished games (seeds are revealed only for finished games).
+- ``GET /analysis/{room}?game=N`` and ``GET /api/rooms/{room}/analysis?game=N``
+  -- the coach's analysis of a finished game (:mod:`cardtable.web.coach`).
 - ``WS /ws`` -- the game protocol (:mod:`cardtable.web.protocol`).
 
 Every body and message is validated by :mod:`cardtable.web.schema`; every limit
@@ -40,6 +42,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
+from .coach import register as register_coach
 from .games import ADAPTERS, ActionError, SettingsError, get_adapter
 from .limits import Limits
 from .protocol import FLOOD_CLOSE_CODE, POLICY_CLOSE_CODE, ProtocolError, RateLimiter, error, parse_message, seat_label
@@ -194,6 +197,7 @@ def create_app(
             problems.append(f"{where or 'request'}: {e.get('msg', 'invalid')}")
         return JSONResponse({"error": "bad request: " + "; ".join(problems)[:400]}, status_code=400)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    register_coach(app, hub, STATIC)  # /analysis/{room} and its JSON (cardtable/web/coach.py)
 
     def refused(exc: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=status)

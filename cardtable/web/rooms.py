@@ -604,6 +604,7 @@ class Hub:
             check_player_names(names)
         except PlayerNameError as exc:
             raise SettingsError(str(exc)) from None
+        adapter.check_seats(settings, bots)
         for i, bot in enumerate(bots):
             if bot is not None:
                 self._check_bot(adapter, bot, i, settings)

@@ -74,6 +74,13 @@ class GameAdapter(abc.ABC):
     def seat_count(self, settings: dict[str, Any]) -> int:
         """Number of seats the (normalised) settings need."""
 
+    def check_seats(self, settings: dict[str, Any], bots: Sequence[str | None]) -> None:
+        """Check the seats against the settings (``bots``: a bot name or ``None`` per seat).
+
+        Raises:
+            SettingsError: seats these settings cannot have (default: none).
+        """
+
     @abc.abstractmethod
     def new_state(self, settings: dict[str, Any], seed: str, previous: Any = None) -> Any:
         """A fresh game; ``seed`` (secret until the game ends) orders every shuffle.

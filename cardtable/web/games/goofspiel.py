@@ -53,6 +53,7 @@ class GoofspielSettings(Strict):
     cards_per_bid: Rank | None = None
     open_prizes: Rank | None = None
     prize_order: Literal["shuffled", "ascending", "descending"] | Annotated[list[Rank], Field(max_length=13)] | None = None
+    hints: bool | None = None  # the coach's hint before each bid (cardtable/web/coach.py)
 
 
 _SETTINGS = TypeAdapter(GoofspielSettings)
@@ -83,6 +84,10 @@ class GoofspielState:
 
     game: Game
     pending: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: the room shows the equilibrium hint before each bid (cardtable/web/coach.py)
+    hints: bool = False
+    hint_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    hint_bots: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 @lru_cache(maxsize=65536)
@@ -143,6 +148,7 @@ class GoofspielAdapter(GameAdapter):
                 "cards_per_bid": {"min": 1, "max": 13},
                 "open_prizes": {"min": 1, "max": 13},
                 "prize_order": ["shuffled", "ascending", "descending"],
+                "hints": "bool",
             },
             "bots": bots,
             "seats": {"min": 2, "max": 5},
@@ -154,6 +160,7 @@ class GoofspielAdapter(GameAdapter):
         except SchemaError as exc:
             raise SettingsError(f"bad ruleset: {exc}") from None
         data = spec.model_dump(exclude_none=True)
+        hints = data.pop("hints", False)
         try:
             if "rules" in data:
                 text = data.pop("rules")
@@ -164,7 +171,25 @@ class GoofspielAdapter(GameAdapter):
                 ruleset = Ruleset.from_mapping(data)
         except (RulesetError, TypeError, ValueError) as exc:
             raise SettingsError(f"bad ruleset: {exc}"[:400]) from None
+        if hints:
+            from cardtable.goofspiel.coach import analysable
+
+            if not analysable(ruleset):
+                raise SettingsError("hints need a 2-player game with single-card bids and one prize at a time "
+                                    "(the equilibrium is solved for those only)")
+            return {"ruleset": ruleset.to_mapping(), "hints": True}
         return {"ruleset": ruleset.to_mapping()}
+
+    def check_seats(self, settings: dict[str, Any], bots: Sequence[str | None]) -> None:
+        """Hints are for one person playing bots only (another person would get no hints).
+
+        Raises:
+            SettingsError: hints on with no bot seat or more than one person.
+        """
+        people = sum(1 for b in bots if b is None)
+        if settings.get("hints") and (people != 1 or len(bots) - people < 1):
+            raise SettingsError("hints are for a game of one person against bots: "
+                                "make every other seat a bot, or turn hints off")
 
     @staticmethod
     def ruleset(settings: dict[str, Any]) -> Ruleset:
@@ -175,7 +200,7 @@ class GoofspielAdapter(GameAdapter):
         return self.ruleset(settings).players
 
     def new_state(self, settings: dict[str, Any], seed: str, previous: Any = None) -> GoofspielState:
-        return GoofspielState(Game(self.ruleset(settings), seed=seed))
+        return GoofspielState(Game(self.ruleset(settings), seed=seed), hints=bool(settings.get("hints")))
 
     def commitment(self, state: GoofspielState) -> str | None:
         return _commit(state.game.seed) if not state.game.ruleset.fixed_order else None
@@ -308,7 +333,12 @@ class GoofspielAdapter(GameAdapter):
             "hand": sorted(hands[seat]) if seat is not None else None,
             "my_bid": list(state.pending[seat]) if seat is not None and seat in state.pending else None,
             "result": None,
+            "hints": state.hints,
         }
+        if state.hints and seat is not None and game.phase == "bid" and seat not in state.pending:
+            from ..coach import hint_for
+
+            out["hint"] = hint_for(state, seat)
         if over:
             res = game.result()
             seed = game.seed
@@ -378,6 +408,8 @@ class GoofspielAdapter(GameAdapter):
             commit = self.commitment(state)
             if commit is not None:
                 extra.insert(0, ("SeedCommit", commit))
+            if state.hints:
+                extra.append(("Hints", "on"))
             records.append(record_from_game(state.game, list(players), extra))
         return write_text(records)
 

@@ -80,7 +80,8 @@
     document.body.dataset.waiting = v.phase === "bid" && you !== null && v.my_bid !== null ? "yes" : "no";
     $("rules").textContent = v.rules;
     const m = msg.match;
-    $("matchline").textContent = `match ${m.format} · game ${m.game}` + (m.scores.length ? ` · totals ${m.totals.join("–")}` : "");
+    $("matchline").textContent = `match ${m.format} · game ${m.game}` + (m.scores.length ? ` · totals ${m.totals.join("–")}` : "")
+      + (v.hints ? " · hints on" : "");
     $("status").textContent = statusText(msg);
     $("status").classList.toggle("hidden", v.phase === "over");
     $("roundline").textContent = v.phase === "over" ? `${v.history.length} rounds played` : `Round ${v.round} of ${v.rounds}`;
@@ -127,6 +128,7 @@
     // my hand
     const me = $("me");
     me.classList.toggle("hidden", you === null);
+    renderHint(v);
     if (you !== null) {
       const mine = v.players[you];
       $("myname").textContent = `${msg.seats[you].name} (you, ${mine.suit})`;
@@ -179,6 +181,16 @@
     $("history").tBodies[0].replaceChildren(...rows);
   }
 
+  // The coach's hint (rooms created with hints on): the equilibrium mix for this round, before you bid
+  function renderHint(v) {
+    const h = v.hint, box = $("coachhint");
+    box.classList.toggle("hidden", !h);
+    if (!h) return;
+    const mix = Object.entries(h.strategy).filter(([, p]) => p > 5e-3).sort((a, b) => b[1] - a[1])
+      .map(([c, p]) => `${rankName(Number(c))} ${Math.round(p * 100)}%`).join(" · ");
+    box.textContent = `Hint — ${h.exact ? "equilibrium" : "approximate"} mix for this round (${h.source}): ${mix}`;
+  }
+
   async function renderEnd(msg) {
     const v = msg.view, end = $("end");
     end.classList.toggle("hidden", v.phase !== "over");
@@ -194,6 +206,10 @@
     btn.classList.toggle("hidden", v.you === null || !m.next);
     btn.textContent = m.next === "rematch" ? "Rematch" : "Next game";
     $("download").href = `/api/rooms/${encodeURIComponent(msg.room)}/record?match=${m.match_no}`;
+    // the coach (cardtable/web/coach.py): 2-player games with single-card bids and one prize at a time
+    const rs = v.ruleset, analysable = rs.players === 2 && rs.cards_per_bid === 1 && rs.open_prizes === 1;
+    $("analysislink").classList.toggle("hidden", !analysable);
+    $("analysislink").href = `/analysis/${encodeURIComponent(msg.room)}?game=${msg.game_no}`;
     await renderFairness(msg);
   }
 

@@ -23,6 +23,7 @@
   const LABELS = {
     cards: "cards", players: "players", tie_rule: "ties", unique_bids: "highest unique bid",
     high_ace: "high ace", cards_per_bid: "cards per bid", open_prizes: "open prizes", prize_order: "prize order",
+    hints: "hints: the equilibrium before each bid (one person against bots; recorded as hints on)",
   };
 
   function buildRules() {

@@ -1,0 +1,168 @@
+"""The coach in the browser (cardtable/web/coach.py): the analysis route and page, and hints.
+
+The Playwright test finishes a game against a bot with hints on, opens the
+analysis and checks every number against ``cardtable analyze`` of the
+downloaded record (a separate process).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from cardtable.goofspiel.coach import analysis
+from cardtable.goofspiel.record import parse_text, replay
+from web_helpers import create_room, join
+
+
+def _play_out(ws, seat=0):
+    """Bid the lowest card every round until the game is over; returns the last state."""
+    state = ws.state()
+    while state["view"]["phase"] != "over":
+        view = state["view"]
+        if view["phase"] == "bid" and view["my_bid"] is None:
+            ws.request({"type": "act", "action": {"bid": [min(view["hand"])]}})
+        state = ws.wait_for(lambda s, r=view["round"]: s["view"]["phase"] == "over" or s["view"]["round"] > r)
+    return state
+
+
+def test_analysis_route_matches_the_record_and_refuses_early_or_unknown(make_client):
+    client = make_client()
+    info = create_room(client, settings={"cards": 5, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}])
+    room = info["room"]
+    assert client.get("/api/rooms/nope/analysis").status_code == 404
+    r = client.get(f"/api/rooms/{room}/analysis")
+    assert r.status_code == 409 and "no finished game" in r.json()["error"]
+    ws = join(client, room, info["seats"][0]["token"])
+    ws.request({"type": "act", "action": {"bid": [3]}})
+    r = client.get(f"/api/rooms/{room}/analysis?game=1")
+    assert r.status_code == 409 and "not finished" in r.json()["error"]  # no equilibrium mid-game
+    assert "hint" not in ws.state()["view"] and ws.state()["view"]["hints"] is False  # off by default
+    _play_out(ws)
+    assert client.get(f"/api/rooms/{room}/analysis?game=7").status_code == 404
+    data = client.get(f"/api/rooms/{room}/analysis?game=1").json()
+    assert data["game"] == 1 and data["hints"] is False and data["players"] == ["Ann", "heuristic bot"]
+    record = client.get(f"/api/rooms/{room}/record?game=1").text
+    assert "Hints" not in record
+    rec = parse_text(record)[0]
+    expected = analysis(replay(rec), rec.players)
+    assert data["rounds"] == expected["rounds"] and data["given_up"] == expected["given_up"]
+    assert client.get(f"/api/rooms/{room}/analysis").json() == data  # the latest finished game
+    assert client.get(f"/analysis/{room}").status_code == 200
+    assert client.get("/analysis/nope").status_code == 404
+
+
+def test_analysis_refuses_rulesets_outside_the_solver(make_client):
+    client = make_client()
+    info = create_room(client, settings={"cards": 3, "players": 3}, seats=[{}, {"bot": "random"}, {"bot": "random"}])
+    ws = join(client, info["room"], info["seats"][0]["token"])
+    _play_out(ws)
+    r = client.get(f"/api/rooms/{info['room']}/analysis?game=1")
+    assert r.status_code == 400 and "does not cover" in r.json()["error"]
+
+
+@pytest.mark.parametrize("request_json, words", [
+    ({"settings": {"cards": 5, "hints": True}, "seats": [{}, {}]}, "one person against bots"),
+    ({"settings": {"cards": 5, "hints": True}, "seats": [{"bot": "random"}, {"bot": "nash"}]}, "one person against bots"),
+    ({"settings": {"cards": 4, "players": 3, "hints": True}, "seats": [{}, {"bot": "random"}, {"bot": "random"}]},
+     "2-player game"),
+    ({"settings": {"cards": 5, "hints": "yes"}, "seats": [{}, {"bot": "random"}]}, "hints"),
+])
+def test_bad_hint_settings_are_refused(make_client, request_json, words):
+    client = make_client()
+    r = client.post("/api/rooms", json={"game": "goofspiel", **request_json})
+    assert r.status_code == 400 and words in r.json()["error"]
+    assert client.get("/api/lobby").json() == []  # nothing stored
+
+
+def test_hints_show_the_equilibrium_before_each_bid_and_are_recorded(make_client):
+    client = make_client()
+    info = create_room(client, settings={"cards": 4, "tie_rule": "discard", "hints": True},
+                       seats=[{"bot": "nash"}, {"name": "Ann"}])
+    ws = join(client, info["room"], info["seats"][1]["token"])
+    view = ws.state()["view"]
+    assert view["hints"] is True and view["hint"]["exact"] and view["hint"]["round"] == 1
+    assert set(view["hint"]["strategy"]) == {str(c) for c in view["hand"]}
+    assert sum(view["hint"]["strategy"].values()) == pytest.approx(1.0)
+    spectator = join(client, info["room"])
+    assert "hint" not in spectator.state()["view"]  # only the person's own seat gets one
+    ws.request({"type": "act", "action": {"bid": [1]}})
+    view = ws.wait_for(lambda s: s["view"]["round"] == 2)["view"]
+    assert view["hint"]["round"] == 2
+    _play_out(ws, seat=1)
+    record = client.get(f"/api/rooms/{info['room']}/record?game=1").text
+    assert '[Hints "on"]' in record
+    assert client.get(f"/api/rooms/{info['room']}/analysis?game=1").json()["hints"] is True
+
+
+# -- in a real browser ----------------------------------------------------------------------------
+
+def _cli_rows(path, home):
+    env = dict(os.environ, CARDTABLE_HOME=str(home), COLUMNS="250")
+    out = subprocess.run([sys.executable, "-m", "cardtable", "analyze", str(path)], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rows = {}
+    for line in out.stdout.splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) == 11 and cells[0].isdigit():
+            rows[int(cells[0])] = cells
+    totals = next(l for l in out.stdout.splitlines() if "given up versus equilibrium" in l)
+    return rows, totals
+
+
+@pytest.mark.browser
+def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_server, tmp_path):
+    from test_browser import CHROMIUM, new_page, wait_round  # noqa: F401  (the browser fixture's helpers)
+    from playwright.sync_api import sync_playwright
+
+    server = live_server()
+    cards = 5
+    info = httpx.post(server.url + "/api/rooms", json={
+        "settings": {"cards": cards, "tie_rule": "carry", "hints": True},
+        "seats": [{"name": "Ann"}, {"bot": "nash"}]}).json()
+    room = info["room"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = new_page(browser)
+            page.goto(f"{server.url}/play/{room}#token={info['seats'][0]['token']}")
+            for rnd in range(1, cards + 1):
+                wait_round(page, rnd, cards)
+                hint = page.inner_text("#coachhint")
+                assert hint.startswith("Hint — equilibrium mix for this round") and "%" in hint
+                assert "hints on" in page.inner_text("#matchline")
+                rank = page.locator("#hand .card.playable").last.get_attribute("data-rank")
+                page.locator(f'#hand .card[data-rank="{rank}"]').click()
+                page.locator(f'#hand .card[data-rank="{rank}"]').click()
+            wait_round(page, cards + 1, cards)
+            assert page.locator("#coachhint").is_hidden()
+            page.locator("#analysislink").click()
+            page.wait_for_selector('body[data-state="ready"]')
+            assert "hints on" in page.inner_text("#summary")
+            web_rows = {}
+            for tr in page.locator("#analysis tbody tr").all():
+                web_rows[int(tr.get_attribute("data-round"))] = [td.inner_text().strip() for td in tr.locator("td").all()]
+            web_totals = page.inner_text("#totals")
+            dots = page.locator("#chart circle.dot")
+            chart = {int(d.get_attribute("data-round")): d.get_attribute("data-value") for d in dots.all()}
+            assert page.locator("#chart polyline.line").count() == 1  # drawn, not only listed
+            assert not page.js_errors
+        finally:
+            browser.close()
+    record = httpx.get(f"{server.url}/api/rooms/{room}/record?game=1").text
+    assert '[Hints "on"]' in record
+    path = tmp_path / "game.gops"
+    path.write_text(record)
+    cli_rows, cli_totals = _cli_rows(path, os.environ["CARDTABLE_HOME"])
+    assert sorted(web_rows) == sorted(cli_rows) == list(range(1, cards + 1))
+    for rnd, cells in cli_rows.items():
+        assert web_rows[rnd] == cells, rnd  # bids, equilibria, points lost, expected difference, source
+        assert chart[rnd] == cells[9].lstrip("+")  or chart[rnd] == cells[9]
+    # "... given up versus equilibrium: Ann 0.000, nash bot 1.234 (solved rounds only ..."
+    assert cli_totals.split("equilibrium: ")[1].split(" (")[0] in web_totals
+    assert chart[0] in ("0.00", "-0.00")  # the game's value before the first prize
