@@ -388,7 +388,8 @@ class Room:
         self.version += 1
         self.slots.append(GameSlot(game_no, match_no, seed, self._new_state(seed, match_no)))
         for s in self.seats:
-            if s.bot:
+            # a bot that learns its opponent (the exploiter) keeps its memory for the room's next games
+            if s.bot and not getattr(self.bots.get(s.seat), "learns_across_games", False):
                 self.bots[s.seat] = self.adapter.new_bot(s.bot, s.seat, self.settings)
 
     def changed(self) -> None:

@@ -37,7 +37,7 @@ def test_analysis_route_matches_the_record_and_refuses_early_or_unknown(make_cli
     assert client.get("/api/rooms/nope/analysis").status_code == 404
     r = client.get(f"/api/rooms/{room}/analysis")
     assert r.status_code == 409 and "no finished game" in r.json()["error"]
-    ws = join(client, room, info["seats"][0]["token"])
+    ws = join(client, room, info["seats"][0]["claim"])
     ws.request({"type": "act", "action": {"bid": [3]}})
     r = client.get(f"/api/rooms/{room}/analysis?game=1")
     assert r.status_code == 409 and "not finished" in r.json()["error"]  # no equilibrium mid-game
@@ -59,7 +59,7 @@ def test_analysis_route_matches_the_record_and_refuses_early_or_unknown(make_cli
 def test_analysis_refuses_rulesets_outside_the_solver(make_client):
     client = make_client()
     info = create_room(client, settings={"cards": 3, "players": 3}, seats=[{}, {"bot": "random"}, {"bot": "random"}])
-    ws = join(client, info["room"], info["seats"][0]["token"])
+    ws = join(client, info["room"], info["seats"][0]["claim"])
     _play_out(ws)
     r = client.get(f"/api/rooms/{info['room']}/analysis?game=1")
     assert r.status_code == 400 and "does not cover" in r.json()["error"]
@@ -83,7 +83,7 @@ def test_hints_show_the_equilibrium_before_each_bid_and_are_recorded(make_client
     client = make_client()
     info = create_room(client, settings={"cards": 4, "tie_rule": "discard", "hints": True},
                        seats=[{"bot": "nash"}, {"name": "Ann"}])
-    ws = join(client, info["room"], info["seats"][1]["token"])
+    ws = join(client, info["room"], info["seats"][1]["claim"])
     view = ws.state()["view"]
     assert view["hints"] is True and view["hint"]["exact"] and view["hint"]["round"] == 1
     assert set(view["hint"]["strategy"]) == {str(c) for c in view["hand"]}
@@ -130,7 +130,7 @@ def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_se
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
             page = new_page(browser)
-            page.goto(f"{server.url}/play/{room}#token={info['seats'][0]['token']}")
+            page.goto(f"{server.url}/play/{room}#claim={info['seats'][0]['claim']}")
             for rnd in range(1, cards + 1):
                 wait_round(page, rnd, cards)
                 hint = page.inner_text("#coachhint")
@@ -166,3 +166,19 @@ def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_se
     # "... given up versus equilibrium: Ann 0.000, nash bot 1.234 (solved rounds only ..."
     assert cli_totals.split("equilibrium: ")[1].split(" (")[0] in web_totals
     assert chart[0] in ("0.00", "-0.00")  # the game's value before the first prize
+
+
+def test_exploiter_keeps_its_model_for_the_rooms_next_game(make_client):
+    client = make_client()
+    info = create_room(client, settings={"cards": 4, "tie_rule": "discard"}, seats=[{"name": "Ann"}, {"bot": "exploiter"}],
+                       match="total 2")
+    room = client.app.state.hub.rooms[info["room"]]
+    ws = join(client, info["room"], info["seats"][0]["claim"])
+    bot = room.bots[1]
+    _play_out(ws)
+    ws.request({"type": "next"})
+    ws.wait_for(lambda s: s["game_no"] == 2)
+    assert room.bots[1] is bot  # the same object: budget and opponent model carry over
+    ws.request({"type": "act", "action": {"bid": [1]}})
+    ws.wait_for(lambda s: s["view"]["round"] == 2)
+    assert bot.games == 1 and len(bot.log) >= 5
