@@ -189,16 +189,18 @@ def render_analysis(console, data: dict[str, Any], title: str = "analysis") -> N
     top = 4 if console.width >= 130 else 2
     sources = sorted({r["source"] for r in data["rounds"]})
     one_source = len(sources) == 1
-    out = RichTable(title=f"{title}: 1 = {names[0]}, 2 = {names[1]}", box=box.SIMPLE_HEAD, padding=(0, 1),
-                    pad_edge=False, caption=data["rules"] + (f"; source: {sources[0]}" if one_source else ""))
-    eq = "equilibrium" if console.width >= 100 else "eq."
-    columns = ["rnd", "prize", "pot", "bid 1", "bid 2", f"{eq} 1", f"{eq} 2", "lost 1", "lost 2", "exp. diff"]
+    wide = console.width >= 100
+    out = RichTable(title=f"{title}: 1 = {names[0]}, 2 = {names[1]}", box=box.SIMPLE_HEAD,
+                    padding=(0, 1 if wide else 0), pad_edge=False)
+    eq = "equilibrium" if wide else "eq."
+    columns = ["rnd", "prize", "pot", "bid 1", "bid 2", f"{eq} 1", f"{eq} 2", "lost 1", "lost 2",
+               "exp. diff" if wide else "exp."]
     if not one_source:
         columns.append("source")
     for col in columns:
         numeric = col.startswith(("lost", "rnd", "pot", "exp"))
         out.add_column(col, justify="right" if numeric else "left", no_wrap=numeric or col == "prize",
-                       overflow="fold", min_width=6 if col.startswith(("eq", "bid")) else None)
+                       overflow="fold", min_width=6 if col.startswith(("eq", "bid", "exp", "lost")) else None)
     for r in data["rounds"]:
         prob = r["probability"]
         cells = [
@@ -213,6 +215,7 @@ def render_analysis(console, data: dict[str, Any], title: str = "analysis") -> N
         ]
         out.add_row(*cells, *([] if one_source else [r["source"]]))
     console.print(out)
+    console.print(data["rules"] + (f"; source: {sources[0]}" if one_source else ""), markup=False, highlight=False)
     pts, tot = data["final"], data["given_up"]
     console.print(f"final points {pts[0]}-{pts[1]}; expected points given up versus equilibrium: "
                   f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only; "
