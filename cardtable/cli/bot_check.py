@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import fail
+from .common import fail, shown
 
 
 def register(app: typer.Typer) -> None:
@@ -49,7 +49,8 @@ def register(app: typer.Typer) -> None:
         ident = report.identity
         if ident:
             opts = ", ".join(f"{o.name} ({o.type}, default {o.default})" for o in ident.options.values()) or "none"
-            console.print(f"bot: [bold]{ident.name}[/]" + (f" by {ident.author}" if ident.author else "") + f"; options: {opts}")
+            console.print(f"bot: [bold]{shown(ident.name)}[/]" + (f" by {shown(ident.author)}" if ident.author else "")
+                          + f"; options: {shown(opts)}")
         console.print(f"games played: {report.games}")
         if report.ok:
             console.print("[green]OK[/]: no protocol violations")
@@ -58,6 +59,6 @@ def register(app: typer.Typer) -> None:
         for col in ("where", "kind", "detail"):
             table.add_column(col)
         for v in report.violations:
-            table.add_row(v.where, v.kind, v.detail)
+            table.add_row(shown(v.where), shown(v.kind), shown(v.detail))
         console.print(table)
         raise typer.Exit(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,24 @@ from rich.console import Console
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def shown(text: object) -> str:
+    """``text`` safe for the terminal: Rich markup escaped (``[/x]`` prints as written) and
+    control and format characters written as escapes (``\\x1b``), so input quoted in a
+    message can neither break the output nor move the cursor."""
+    from rich.markup import escape
+
+    out = "".join(
+        ch if unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp", "Cs") or ch == "\n"
+        else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for ch in str(text)
+    )
+    return escape(out)
+
+
 def fail(message: str, code: int = 2) -> None:
-    """Print a one-line error to stderr and exit with ``code``."""
-    err_console.print(f"[red]error:[/red] {message}")
+    """Print a one-line error to stderr and exit with ``code`` (the message is shown as
+    plain text: :func:`shown`)."""
+    err_console.print(f"[red]error:[/red] {shown(message)}")
     raise typer.Exit(code)
 
 
@@ -133,7 +149,7 @@ def check_record_path(path: Path) -> None:
 
 def reject_record(path: Path, error: Exception) -> None:
     """Report an inconsistent record (``✗ PATH: reason``) and exit with code 1."""
-    err_console.print(f"[red]✗ {path}:[/red] {error}")
+    err_console.print(f"[red]✗ {shown(path)}:[/red] {shown(error)}")
     raise typer.Exit(1)
 
 

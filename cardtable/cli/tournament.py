@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import fail, writable_folder
+from .common import fail, shown, writable_folder
 
 
 def _load_config_file(path: Path) -> dict:
@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
         if report is not None:
             writable_folder(report, "--report")
         console = Console()
-        console.print(f"results: {db}")
+        console.print(f"results: {shown(db)}")
         try:
             with progress_bar("games") as advance:
 
@@ -117,7 +117,7 @@ def _print_standings(console, st) -> None:
     for col in ("games", "W", "D", "L", "forfeits", "mean diff", "95% CI", "rating"):
         table.add_column(col, justify="right")
     for l in st.bots:
-        table.add_row(l.label, str(l.games), str(l.wins), str(l.draws), str(l.losses), str(l.forfeits),
+        table.add_row(shown(l.label), str(l.games), str(l.wins), str(l.draws), str(l.losses), str(l.forfeits),
                       _fmt(l.mean_diff), ci_text(l), _fmt(l.rating))
     console.print(table)
     pairs = Table(title="Pairings (first bot's view)", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
@@ -125,10 +125,10 @@ def _print_standings(console, st) -> None:
     for col in ("games", "W", "D", "L", "mean diff", "95% CI"):
         pairs.add_column(col, justify="right")
     for l in st.pairings:
-        pairs.add_row(l.label, str(l.games), str(l.wins), str(l.draws), str(l.losses), _fmt(l.mean_diff), ci_text(l))
+        pairs.add_row(shown(l.label), str(l.games), str(l.wins), str(l.draws), str(l.losses), _fmt(l.mean_diff), ci_text(l))
     console.print(pairs)
     if any(ci_text(l).startswith("too few") for l in [*st.bots, *st.pairings]):
         console.print(f"95% intervals need at least {MIN_CI_DEALS} deals ({2 * MIN_CI_DEALS} games) behind a "
                       "mean; play more games (--games) for them.")
     for who, kind, detail in st.forfeits[:10]:
-        console.print(f"[red]forfeit[/] {who}: {kind}: {detail}")
+        console.print(f"[red]forfeit[/] {shown(who)}: {shown(kind)}: {shown(detail)}")

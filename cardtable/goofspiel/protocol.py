@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from cardtable.platform.protocol import BotFailure, BotIdentity, ProtocolBot
+from cardtable.platform.protocol import GRACE_MS, BotFailure, BotIdentity, ProtocolBot
 from cardtable.platform.records import whole_number
 
 from .ruleset import Ruleset
@@ -237,6 +237,11 @@ def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int
                         return report
                 if progress is not None:
                     progress(report)
+        if bot.process.alive:
+            try:  # a stray line after the last request of the last game
+                bot.process.sync(time_ms + GRACE_MS, bot.replies)
+            except BotFailure as exc:
+                report.violations.append(Violation("after the last game", exc.kind, exc.detail))
         if bot.process.alive:
             code = bot.process.close(wait_s=1.0)
             if code is None:

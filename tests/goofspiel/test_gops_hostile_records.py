@@ -174,3 +174,19 @@ def test_a_recorded_name_reads_back():
     g.play([1, 1])
     rec = record_from_game(g, ["Zoë Ünal", "李 明"])
     assert parse_text(write_text(rec)) == [rec]
+
+
+# -- the command line shows what it quotes as plain text -------------------------------------
+
+@pytest.mark.parametrize("line", ["[/Event x]", "1. 2♦ | A♠ \x1b[2J | 1 +3"])
+def test_replay_quotes_markup_and_escapes_as_plain_text(tmp_path, line):
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.gops"
+    path.write_text('[Game "goofspiel"]\n[Rules "cards=3"]\n[Players "A; B"]\n' + line + "\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "cardtable", "replay", str(path)], capture_output=True, text=True,
+                         env=dict(os.environ, CARDTABLE_HOME=str(tmp_path)), timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "\x1b" not in out.stderr and "line 4" in out.stderr

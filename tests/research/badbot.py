@@ -6,7 +6,8 @@ badhello (garbage instead of its identity); superscript (``bid ²``); extra (a l
 then one more ``bid`` line); early (bids at ``round``, before being asked); forkexit
 (forks a child that keeps stdout open and sleeps, then exits; the child's pid is written
 to the file named by $BADBOT_PIDS); legal (plays legal bids, writing every line it
-receives to the file named by $BADBOT_LOG, and its pid to $BADBOT_PIDS).
+receives to the file named by $BADBOT_LOG, and its pid to $BADBOT_PIDS); markup (an
+identity and a reply holding Rich markup and a terminal escape).
 """
 
 import os
@@ -52,12 +53,14 @@ def main(mode):
                 time.sleep(3600)
             if mode == "badhello":
                 send("hello, who are you?")
-            send(f"id name bad-{mode}")
+            send("id name [/x] \x1b[2Jbad" if mode == "markup" else f"id name bad-{mode}")
             send("ready")
         elif words[0] == "isready":
             send("readyok")
         elif words[0] == "go":
-            if mode == "garbage":
+            if mode == "markup":
+                send("[/bold] \x1b[2J")
+            elif mode == "garbage":
                 send("hello there, I am not a bid")
             elif mode == "hang":
                 time.sleep(3600)

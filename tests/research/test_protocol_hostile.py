@@ -80,3 +80,14 @@ def test_a_child_holding_stdout_is_killed_and_the_exit_is_a_crash(tmp_path, monk
     assert [v.kind for v in report.violations] == ["crash"]
     children = [int(x) for x in pids.read_text().split()]
     assert children and wait_gone(children) == []
+
+
+def test_a_bot_cannot_inject_markup_or_escapes_into_the_report(tmp_path):
+    import subprocess
+
+    env = dict(os.environ, CARDTABLE_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "cardtable", "bot-check", f"{BAD} markup", "-r", "standard",
+                          "--games", "1"], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 1, out.stderr
+    assert "Traceback" not in out.stderr and "\x1b" not in out.stdout + out.stderr
+    assert "[/bold]" in out.stdout and "\\x1b" in out.stdout
