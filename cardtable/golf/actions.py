@@ -40,7 +40,7 @@ from .errors import ActionFormatError
 
 @dataclass(frozen=True)
 class Draw:
-    """Draw the top card of the draw pile (start of a turn)."""
+    """Draw the top card of the draw pile (start of a turn; docs/golf.md, "A turn")."""
     player: int
     kind: ClassVar[str] = "draw"
 
@@ -54,14 +54,15 @@ class EndEarly:
 
 @dataclass(frozen=True)
 class Discard:
-    """Put the drawn card face up on the discard pile; ends the turn."""
+    """Put the drawn card face up on the discard pile; ends the turn (docs/golf.md, "A turn")."""
     player: int
     kind: ClassVar[str] = "discard"
 
 
 @dataclass(frozen=True)
 class Swap:
-    """Put the drawn card face down at own ``pos``; the old card goes face up onto the discard pile."""
+    """Put the drawn card face down at own ``pos``; the old card goes face up onto the discard pile
+    (docs/golf.md, "A turn")."""
     player: int
     pos: int
     kind: ClassVar[str] = "swap"
@@ -69,7 +70,7 @@ class Swap:
 
 @dataclass(frozen=True)
 class Peek:
-    """Detective: look at own card ``pos``."""
+    """Detective: look at own card ``pos`` (docs/golf.md, "The Detective")."""
     player: int
     pos: int
     kind: ClassVar[str] = "peek"
@@ -77,7 +78,8 @@ class Peek:
 
 @dataclass(frozen=True)
 class Steal:
-    """Thief: swap own card ``pos`` with seat ``target``'s card ``target_pos``, neither looked at."""
+    """Thief: swap own card ``pos`` with seat ``target``'s card ``target_pos``, neither looked at
+    (docs/golf.md, "The Thief")."""
     player: int
     pos: int
     target: int
@@ -87,7 +89,8 @@ class Steal:
 
 @dataclass(frozen=True)
 class Snap:
-    """Turn seat ``owner``'s card ``pos`` onto the discard pile, claiming it matches the top card."""
+    """Turn seat ``owner``'s card ``pos`` onto the discard pile, claiming it matches the top card
+    (docs/golf.md, "Snapping")."""
     player: int
     owner: int
     pos: int
@@ -96,7 +99,8 @@ class Snap:
 
 @dataclass(frozen=True)
 class Pass:
-    """After snapping an opponent's card: give that opponent own card ``pos`` face down."""
+    """After snapping an opponent's card: give that opponent own card ``pos`` face down
+    (optional; docs/golf.md, "Snapping")."""
     player: int
     pos: int
     kind: ClassVar[str] = "pass"
