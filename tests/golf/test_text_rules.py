@@ -155,3 +155,16 @@ def test_snap_window_lasts_while_somebody_snaps(make_game):
     assert len(snaps) == 7 and all(e.correct for e in snaps)
     assert [e.action.player for e in snaps] == [1, 0, 1, 0, 1, 0, 0]
     assert 5 not in [c % 13 + 1 for grid in g.grids for c in grid if c is not None]
+
+
+def test_a_declined_pass_survives_the_json_record(make_game):
+    from cardtable.golf.record import from_json, replay, to_json
+
+    g = _snapped_opponent(make_game)
+    g.apply(NoPass(0))
+    g.apply(Draw(0))
+    text = to_json(record_from_game(g, ["Ann", "Ben"]))
+    back = from_json(text)
+    rec = back[0] if isinstance(back, list) else back
+    assert rec.actions[5][0] == NoPass(0)
+    assert replay(rec).snapshot()[5:] == g.snapshot()[5:]
