@@ -388,7 +388,20 @@ def replay(record: GolfRecord, expected_extra: Sequence[int] | None = None) -> G
 
 
 def replay_records(records: Sequence[GolfRecord]) -> list[GolfGame]:
-    """Replay the games of a match in order, checking the extra cards between games."""
+    """Replay the games of a file in order, checking the extra cards between games and
+    the numbering of a match.
+
+    A file whose games carry ``MatchGame`` tags (``K`` or ``K/N``) holds one match: every
+    game has the tag (and the same ``Match`` tag, if any), numbered 1, 2, ... in file order
+    with the same ``N`` and ``K <= N`` (a file of a single game may be an excerpt with any
+    number), so a deleted or swapped game is reported at its tag's line.
+
+    Raises:
+        RecordError: the first inconsistency, with its line number when known.
+    """
+    if not records:
+        raise RecordError("no game found (a record starts with [Game \"golf\"])")
+    _check_numbering(records)
     games = []
     extra = None
     for r in records:
@@ -396,6 +409,35 @@ def replay_records(records: Sequence[GolfRecord]) -> list[GolfGame]:
         games.append(g)
         extra = g.result().extra_cards if g.over else None
     return games
+
+
+def _check_numbering(records: Sequence[GolfRecord]) -> None:
+    tagged = [r.tags.get("MatchGame") is not None for r in records]
+    first_match = records[0].tags.get("Match")
+    for k, r in enumerate(records, 1):
+        line = r.tag_lines.get("MatchGame") or r.tag_lines.get("Match") or r.tag_lines.get("Game")
+        if r.tags.get("Match") != first_match:
+            raise RecordError(f"game {k} has another Match tag than game 1: a file holds one match",
+                              r.tag_lines.get("Match") or line)
+        if any(tagged) and not tagged[k - 1]:
+            raise RecordError(f"game {k} has no MatchGame tag but other games of the file have one", line)
+    if not any(tagged):
+        return
+    parsed = []
+    for r in records:
+        number, slash, total = r.tags["MatchGame"].partition("/")
+        pair = (whole_number(number.strip(), max_digits=4), whole_number(total.strip(), max_digits=4) if slash else None)
+        if pair[0] is None or (slash and pair[1] is None) or (pair[1] is not None and not 1 <= pair[0] <= pair[1]):
+            raise RecordError(f"MatchGame {short(r.tags['MatchGame'])}: expected K or K/N (game K of N)",
+                              r.tag_lines.get("MatchGame"))
+        parsed.append(pair)
+    start = parsed[0][0] if len(records) == 1 else 1
+    for k, (r, (number, total)) in enumerate(zip(records, parsed)):
+        if number != start + k or total != parsed[0][1]:
+            expected = f"{start + k}" + (f"/{parsed[0][1]}" if parsed[0][1] is not None else "")
+            raise RecordError(
+                f"game {k + 1} of the file has MatchGame {short(r.tags['MatchGame'])}, expected {expected}: "
+                "games of a match are numbered 1, 2, ... in order, none missing", r.tag_lines.get("MatchGame"))
 
 
 def summarize(records: Sequence[GolfRecord], games: Sequence[GolfGame]) -> str:

@@ -90,3 +90,21 @@ def test_names_a_record_cannot_hold_are_refused():
 def test_a_recorded_name_reads_back():
     rec = record_from_game(finished(), ["Zoë Ünal", "李 明"])
     assert parse_text(write_text(rec))[0].players == ["Zoë Ünal", "李 明"]
+
+
+def match_blocks() -> list[str]:
+    from cardtable.golf.driver import play_match
+
+    games = play_match(GolfRuleset(), [HeuristicBot(seed=5), HeuristicBot(seed=6)], games=3, seed="m")
+    return [write_text(record_from_game(g, ["A", "B"], {"MatchGame": f"{k}/3"})) for k, g in enumerate(games, 1)]
+
+
+def test_golf_match_numbering_is_checked():
+    blocks = match_blocks()
+    assert replay_text("\n".join(blocks)).startswith("3 game(s) verified")
+    assert replay_text(blocks[1]).startswith("1 game(s) verified")  # a one-game excerpt
+    for changed in ([blocks[0], blocks[2]], [blocks[1], blocks[0], blocks[2]],
+                    [blocks[0], blocks[1].replace('"2/3"', '"2/4"'), blocks[2]]):
+        with pytest.raises(RecordError, match="MatchGame") as info:
+            replay_text("\n".join(changed))
+        assert info.value.line is not None
