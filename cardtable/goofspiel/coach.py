@@ -20,7 +20,7 @@ with where it came from: exact (table, subgame) or the bot's fallback, which
 is labelled as not an equilibrium.
 
 Only 2-player games with single-card bids and one prize at a time are
-analysed (docs/rules.md, "Standard game" and "Tie rules"); others raise
+analysed (docs/rules.md, "A round", "Ties" and "Variants"); others raise
 :class:`cardtable.solver.UnsupportedRuleset`.
 """
 
