@@ -1,0 +1,98 @@
+"""Benchmark: playing strength of the Goofspiel bots, in one run.
+
+1. Exploitability table (bots x cards x tie rule): the exact best response's
+   expected point difference per game (cardtable.solver.exploit; 0 = equilibrium),
+   with the method and the seconds it took.
+2. Head-to-head table (bots x bots): mean point difference per game of the row
+   bot against the column bot over duplicate games (each deal played with both
+   seatings), with the half-width of the 95% interval.
+
+Usage (the README's numbers):
+
+    python bench/strength.py --exploit-cards 8,9,10 --h2h-cards 13 --h2h-ties carry --games 200
+
+``--bots`` lists the bot specs (as in ``cardtable tournament``); ``mcts`` is
+left out of the exploitability table (its history search is limited to 5
+cards). Runs at one thread; the 13-card ``nash`` needs the discard table
+(``cardtable solve -n 13 --ties discard``, or ``CARDTABLE_HOME`` pointing at a
+folder that has it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from cardtable.goofspiel import Ruleset
+from cardtable.platform.bot import load_bot
+from cardtable.platform.tournament import TournamentConfig, parse_bot_spec, run, standings
+from cardtable.solver.exploit import best_response, is_positional
+
+
+def exploit_table(bots: list[str], cards: list[int], ties: list[str]) -> None:
+    print("| bot | cards | ties | exploitability (points/game) | method | seconds |")
+    print("|---|---:|---|---:|---|---:|")
+    for spec in bots:
+        entry = parse_bot_spec(spec)
+        for n in cards:
+            for tie in ties:
+                bot = load_bot("goofspiel", entry.target, seed=0, **entry.options)
+                if not is_positional(bot) and n > 5:
+                    continue
+                t0 = time.perf_counter()
+                br = best_response(Ruleset(cards=n, tie_rule=tie), bot)
+                se = "" if br.stderr is None else f" +- {br.stderr:.3f}"
+                print(f"| {entry.label} | {n} | {tie} | {br.exploitability:.4f}{se} | {br.method} | "
+                      f"{time.perf_counter() - t0:.1f} |", flush=True)
+
+
+def head_to_head(bots: list[str], n: int, tie: str, games: int, seed: int) -> None:
+    cfg = TournamentConfig(bots=tuple(parse_bot_spec(s) for s in bots), games=games, seed=seed,
+                           ruleset=Ruleset(cards=n, tie_rule=tie).describe())
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.perf_counter()
+        run(cfg, Path(d) / "h2h.sqlite", backend="serial", workers=1)
+        secs = time.perf_counter() - t0
+        st = standings(cfg, Path(d) / "h2h.sqlite")
+    print(f"\nHead to head, {n} cards, {tie} ties, {games} games per pairing "
+          f"({games // 2} deals x both seatings), {secs:.0f} s")
+    print("| pairing | games | mean point difference (row bot) | 95% interval |")
+    print("|---|---:|---:|---|")
+    for line in st.pairings:
+        lo, hi = line.mean_diff - line.ci95, line.mean_diff + line.ci95
+        print(f"| {line.label} | {line.games} | {line.mean_diff:+.2f} | [{lo:+.2f}, {hi:+.2f}] |",
+              flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bots", default="nash,heuristic,matcher,random,mcts:iterations=200",
+                    help="comma-free list separated by ';' or ',' of bot specs")
+    ap.add_argument("--exploit-cards", default="6,8", help="cards for the exploitability table")
+    ap.add_argument("--exploit-ties", default="carry,discard")
+    ap.add_argument("--h2h-cards", type=int, default=8)
+    ap.add_argument("--h2h-ties", default="carry")
+    ap.add_argument("--games", type=int, default=40, help="games per pairing (even)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    sep = ";" if ";" in args.bots else ","
+    bots = [b.strip() for b in args.bots.split(sep) if b.strip()]
+    if sep == ",":  # options of a spec also use commas: rejoin key=value pieces
+        merged: list[str] = []
+        for b in bots:
+            if "=" in b and ":" not in b and merged:
+                merged[-1] += "," + b
+            else:
+                merged.append(b)
+        bots = merged
+    print(f"bench/strength.py {vars(args)}")
+    exploit_table(bots, [int(c) for c in args.exploit_cards.split(",") if c],
+                  [t for t in args.exploit_ties.split(",") if t])
+    if args.games > 0:
+        head_to_head(bots, args.h2h_cards, args.h2h_ties, args.games, args.seed)
+
+
+if __name__ == "__main__":
+    main()

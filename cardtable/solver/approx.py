@@ -1,0 +1,276 @@
+"""The carry-over approximation: near-equilibrium play of carry-over games
+without their table (docs/solver.md, The carry-over approximation).
+
+A carry-over table needs one value per pot (13 cards: about 45 GiB), the
+discard table of the same deck does not (1.3 GiB). Carry-over positions are
+valued from the discard table:
+
+- ``V~(pos, 0) = D(pos)``: the discard value of the same position;
+- ``V~(pos, pot) = mean over the next prize p of val(G)``, ``G[a, b] =
+  outcome(a, b) x (pot + p) + D(child)`` for ``pot > 0``: the pot goes to the
+  winner of the next round, valued exactly for that round; a further tie
+  discards it (the approximation).
+
+The bot plays, in a round with ``k`` cards per hand and ``k > exact_layers``,
+the row player's equilibrium of the round's carry-over matrix game whose
+entries are ``outcome x stake + V~(child, pot after the round)`` (a tie carries
+the stake into the child's pot, docs/rules.md, Ties); with ``k <=
+exact_layers`` it plays the exact equilibrium (exact subgame solving). Both
+are functions of the position only (the exploitability is computed exactly by
+:mod:`.exploit_kernel` from :func:`approx_value_array`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardtable.goofspiel import Ruleset
+
+from . import kernel
+from .layout import Layout, SolverError
+from .position import ImpossiblePosition, Position
+from .table import RoundStrategy, Table, count_games, full_layout, subgame_layout
+
+
+@njit(cache=True)
+def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
+                 rank_of_mask, psum, base, base_off, val_off, dvals, scale, M, tab, basis, x, y,
+                 cidx, csign, outc):
+    """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
+    prize subset ``mask`` and ``pot``, from the discard layout arrays and values
+    ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``.
+    Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
+    ``outc`` at least ``k x k`` (``tab``: (k+1) x (2k+1)).
+    Returns NaN if the pattern is missing from the layout."""
+    lo = code_off[k]
+    i = kernel._find(codes, lo, code_off[k + 1], code)
+    if i < 0:
+        return np.nan
+    r = rank_of_mask[mask]
+    npat = code_off[k + 1] - lo
+    if pot == 0:
+        s = kernel.slot(k, r, 0, 0, T - psum[mask], npat, base, base_off, val_off, False, False)
+        return scale[k] * dvals[s + i]
+    if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
+        return np.nan
+    npat_c = code_off[k] - code_off[k - 1] if k > 1 else 0
+    total = 0.0
+    count = 0
+    for p in range(len(pval)):
+        if not (mask >> p) & 1:
+            continue
+        cm = mask & ~(1 << p)
+        stake = pot + pval[p]
+        s0 = 0
+        if k > 1:
+            s0 = kernel.slot(k - 1, rank_of_mask[cm], 0, 0, T - psum[cm], npat_c, base,
+                             base_off, val_off, False, False)
+        for a in range(k):
+            for b in range(k):
+                v = outc[a, b] * stake
+                if k > 1:
+                    v += csign[a, b] * scale[k - 1] * dvals[s0 + cidx[a, b]]
+                M[a, b] = v
+        v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
+        total += v
+        count += 1
+    return total / count
+
+
+@njit(cache=True)
+def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, mask_off,
+                  rank_of_mask, psum, base, base_off, val_off, dvals, scale):
+    """The round's carry-over matrix with continuation ``V~`` (module docstring):
+    rows = the cards of the player whose hand is A in ``code`` (any orientation),
+    low to high; prize index ``p`` turned up in subset ``mask``; ``pot`` carried.
+    Returns False if a child pattern is missing."""
+    cidx = np.zeros((k, k), dtype=np.int64)
+    csign = np.ones((k, k), dtype=np.int64)
+    outc = np.zeros((k, k), dtype=np.int64)
+    if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
+        return False
+    kc = k - 1
+    W = np.empty((max(kc, 1), max(kc, 1)))
+    tab = np.empty((kc + 2, 2 * kc + 3))
+    basis = np.empty(kc + 1, dtype=np.int64)
+    x = np.empty(kc + 1)
+    y = np.empty(kc + 1)
+    ci = np.zeros((kc + 1, kc + 1), dtype=np.int64)
+    cs = np.ones((kc + 1, kc + 1), dtype=np.int64)
+    oc = np.zeros((kc + 1, kc + 1), dtype=np.int64)
+    stake = pot + pval[p]
+    cm = mask & ~(1 << p)
+    for a in range(k):
+        for b in range(k):
+            o = outc[a, b]
+            if k == 1:
+                Mout[a, b] = o * stake
+                continue
+            cpot = 0 if o != 0 else stake
+            ccode = codes[code_off[kc] + cidx[a, b]]
+            v = approx_value(kc, ccode, cm, cpot, pval, T, codes, code_off, masks, mask_off,
+                             rank_of_mask, psum, base, base_off, val_off, dvals, scale, W, tab,
+                             basis, x, y, ci, cs, oc)
+            Mout[a, b] = o * stake + csign[a, b] * v
+    return True
+
+
+@njit(cache=True)
+def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_off, masks,
+                      mask_off, rank_of_mask, psum, dbase, dbase_off, dval_off, dvals, scale, out):
+    """Write ``V~`` of every slot of layer ``k`` of a carry-over layout (``c*`` arrays;
+    same codes and prize subsets as the discard layout ``d*``) into ``out``."""
+    npat = code_off[k + 1] - code_off[k]
+    nsub = mask_off[k + 1] - mask_off[k]
+    M = np.empty((k, k))
+    tab = np.empty((k + 1, 2 * k + 1))
+    basis = np.empty(k, dtype=np.int64)
+    x = np.empty(k)
+    y = np.empty(k)
+    cidx = np.zeros((k, k), dtype=np.int64)
+    csign = np.ones((k, k), dtype=np.int64)
+    outc = np.zeros((k, k), dtype=np.int64)
+    for pi in range(npat):
+        code = codes[code_off[k] + pi]
+        for r in range(nsub):
+            mask = masks[mask_off[k] + r]
+            R = cT - psum[mask]
+            for pot in range(R + 1):
+                s = kernel.slot(k, r, pot, 0, R, npat, cbase, cbase_off, cval_off, True, False)
+                out[s + pi] = approx_value(k, code, mask, pot, pval, dT, codes, code_off, masks,
+                                           mask_off, rank_of_mask, psum, dbase, dbase_off,
+                                           dval_off, dvals, scale, M, tab, basis, x, y, cidx,
+                                           csign, outc)
+
+
+#: Factor on the discard value of a position with ``k`` cards in each hand
+#: (index ``k``), least squares against exact carry-over values at pot 0
+#: (docs/solver.md, The carry-over approximation).
+SCALE = np.array([1.0] * 14)
+
+
+def default_scale(cards: int) -> np.ndarray:
+    """The factors of layers ``0..cards`` (see :data:`SCALE`)."""
+    return SCALE[: cards + 1].copy()
+
+
+def exact_layers(ruleset: Ruleset, limit: int = 2_000_000) -> int:
+    """Largest ``k`` whose exact subgame (the ``k`` most valuable prizes face down,
+    no pot) needs at most ``limit`` matrix games: rounds with ``k`` or fewer cards
+    per hand are solved exactly (13 cards carry-over, 2,000,000: 7)."""
+    n = ruleset.cards
+    best = 1
+    for k in range(1, n + 1):
+        cards = sorted(range(1, n + 1), key=ruleset.prize_value)[n - k:]
+        hand = frozenset(sorted(range(1, n + 1), key=ruleset.strength)[n - k:])
+        pos = Position(frozenset(cards), (hand, hand), 0)
+        if count_games(subgame_layout(ruleset, pos)) > limit:
+            break
+        best = k
+    return best
+
+
+class CarryApproximation:
+    """Round strategies of the carry-over approximation (module docstring).
+
+    Args:
+        ruleset: a shuffled-prize carry-over ruleset.
+        discard: the solved discard table of the same deck (cards, ace).
+        exact: rounds with at most this many cards per hand are played exactly.
+        scale: per layer ``k`` (index k = 0..cards), the factor on the discard
+            values (default :func:`default_scale`).
+
+    Raises:
+        ValueError: not a carry-over ruleset, or a discard table of another deck.
+    """
+
+    def __init__(self, ruleset: Ruleset, discard: Table, exact: int,
+                 scale: np.ndarray | None = None) -> None:
+        if ruleset.tie_rule != "carry" or ruleset.fixed_order:
+            raise ValueError("the carry-over approximation is for shuffled carry-over rulesets")
+        d = discard.ruleset
+        if discard.layout.carry or d.cards != ruleset.cards or d.high_ace != ruleset.high_ace:
+            raise ValueError(f"needs the discard table of {ruleset.cards} cards "
+                             f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()}")
+        self.ruleset = ruleset
+        self.discard = discard
+        self.exact = exact
+        self.scale = default_scale(ruleset.cards) if scale is None else np.asarray(scale, dtype=float)
+        if self.scale.shape != (ruleset.cards + 1,):
+            raise ValueError(f"scale needs {ruleset.cards + 1} factors (layers 0..{ruleset.cards})")
+
+    def round_strategy(self, pos: Position, prize: int) -> RoundStrategy:
+        """The approximation's equilibrium of the round at ``pos`` (any ``k``) for ``prize``.
+
+        Raises:
+            ImpossiblePosition: an impossible position or prize.
+        """
+        pos.validate(self.ruleset)
+        if prize not in pos.prizes:
+            raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(pos.prizes)}")
+        t = self.discard
+        L = t.layout
+        k = pos.k
+        code = t.hand_code(pos)
+        mask = 0
+        for c in pos.prizes:
+            mask |= 1 << t.prize_cards.index(c)
+        M = np.empty((k, k))
+        vals = np.asarray(t.values)
+        ok = approx_matrix(M, k, code, mask, t.prize_cards.index(prize), pos.pot, L.pval, L.T,
+                           L.codes, L.code_off, L.masks, L.mask_off, L.rank_of_mask, L.psum,
+                           L.base, L.base_off, L.val_off, vals, self.scale)
+        if not ok or np.isnan(M).any():
+            raise SolverError("the discard table lacks a position (damaged or foreign table)")
+        x = np.empty(k)
+        y = np.empty(k)
+        v, gap = kernel.solve_matrix_game(M, k, k, np.empty((k + 1, 2 * k + 1)),
+                                          np.empty(k, dtype=np.int64), x, y)
+        st = self.ruleset.strength
+        a_cards = sorted(pos.hands[0], key=st)
+        b_cards = sorted(pos.hands[1], key=st)
+        return RoundStrategy(float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
+                             {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap))
+
+
+def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
+                       scale: np.ndarray | None = None) -> tuple[Layout, np.ndarray]:
+    """The values the approximation's bot plays from, on the full carry-over layout:
+    exact carry-over values for layers ``k < exact`` (backward induction), ``V~``
+    for layers ``k >= exact`` (the bot's round at ``k`` cards uses layer ``k - 1``).
+
+    Memory: one float64 per slot of the carry-over layout (10 cards: about 0.2 GiB).
+
+    Raises:
+        ValueError: ``discard`` is not the full discard table of the same deck.
+    """
+    scale = CarryApproximation(ruleset, discard, exact, scale).scale  # checks
+    lay = full_layout(ruleset, "points")
+    d = discard.layout
+    if not (np.array_equal(lay.codes, d.codes) and np.array_equal(lay.masks, d.masks)):
+        raise ValueError("the discard table is not the full game of this deck")
+    vals = np.full(lay.size, np.nan)
+    if exact > 1:
+        _solve_low_layers(lay, exact - 1, vals)
+    dvals = np.asarray(discard.values)
+    for k in range(max(exact, 1), lay.top + 1):
+        fill_approx_layer(k, lay.T, lay.base, lay.base_off, lay.val_off, lay.pval, d.T, lay.codes,
+                          lay.code_off, lay.masks, lay.mask_off, lay.rank_of_mask, lay.psum,
+                          d.base, d.base_off, d.val_off, dvals, scale, vals)
+    return lay, vals
+
+
+def _solve_low_layers(lay: Layout, top: int, out: np.ndarray) -> None:
+    """Exact values of layers 1..top of ``lay`` into ``out``."""
+    stats = np.zeros(4)
+    for k in range(1, top + 1):
+        bad = kernel.solve_layer(k, 0, lay.npat(k), lay.pval, lay.T, lay.carry, lay.win,
+                                 lay.codes, lay.code_off, lay.masks, lay.mask_off,
+                                 lay.rank_of_mask, lay.psum, lay.base, lay.base_off,
+                                 lay.val_off, lay.next_prize, out, stats)
+        if bad or stats[3]:
+            raise SolverError(f"layer {k}: the exact solve failed its checks")
+
+
+__all__ = ["CarryApproximation", "approx_value_array", "exact_layers"]

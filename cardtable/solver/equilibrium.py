@@ -1,0 +1,189 @@
+"""Where equilibrium play comes from, position by position (the ``nash`` bot's source).
+
+:class:`EquilibriumSource` answers "the equilibrium mix of the player to move
+at this position" for a ruleset, from the best source available, in order:
+
+1. ``"table"``: the solved table of the ruleset in the cache folder
+   (``cardtable solve``), memory-mapped; exact.
+2. carry-over ties without a table, points objective, shuffled prizes, when
+   the discard table of the same deck is available (in the cache folder; or
+   solved in memory at the first move for at most 10 cards, 5 s at 10):
+   ``"approximation"`` (:mod:`.approx`) while more than
+   :func:`.approx.exact_layers` cards are in each hand, then ``"subgame"``.
+3. otherwise ``"subgame"`` (exact subgame solving once the rest of the game
+   needs at most ``subgame_limit`` matrix games) and before that
+   ``"lookahead"`` (:func:`lookahead_strategy`: not an equilibrium).
+
+Every source is a function of the position only (points objective), so
+:mod:`.exploit` and :mod:`.exploit_kernel` compute its exact best response.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardtable.goofspiel import Ruleset
+
+from . import kernel
+from .approx import CarryApproximation, approx_value_array, exact_layers
+from .position import ImpossiblePosition, Position, check_supported
+from .table import Table, count_games, load_table, solve, solve_subgame, subgame_layout
+
+#: Words for each source, for front ends.
+SOURCE_TEXT = {"table": "solved table", "subgame": "exact subgame solution",
+               "approximation": "carry-over approximation", "lookahead": "lookahead fallback"}
+
+#: Discard tables solved in memory in this process, by (cards, high ace).
+_DISCARD: dict[tuple[int, bool], Table] = {}
+
+#: Most cards for which a missing discard table is solved in memory (10 cards: about 5 s).
+SOLVE_DISCARD_MAX = 10
+
+
+def discard_table(ruleset: Ruleset) -> Table | None:
+    """The discard-ties table of ``ruleset``'s deck: from the cache folder, else solved
+    in memory when ``cards <= SOLVE_DISCARD_MAX`` (kept for the process), else None."""
+    rs = Ruleset(cards=ruleset.cards, tie_rule="discard", high_ace=ruleset.high_ace)
+    table = load_table(rs, "points")
+    if table is not None:
+        return table
+    key = (rs.cards, rs.high_ace)
+    if key not in _DISCARD and rs.cards <= SOLVE_DISCARD_MAX:
+        _DISCARD[key] = solve(rs)
+    return _DISCARD.get(key)
+
+
+class EquilibriumSource:
+    """Equilibrium (or best available) mixes for one ruleset (module docstring).
+
+    Args:
+        ruleset: a ruleset the solver covers.
+        objective: ``"points"`` or ``"win"``.
+        subgame_limit: most matrix games for exact subgame solving.
+        use_table: look for a solved table in the cache folder.
+        approximation: use the carry-over approximation where it applies.
+
+    Raises:
+        UnsupportedRuleset: a ruleset outside the solver.
+    """
+
+    def __init__(self, ruleset: Ruleset, objective: str = "points", subgame_limit: int = 2_000_000,
+                 use_table: bool = True, approximation: bool = True) -> None:
+        check_supported(ruleset)
+        self.ruleset = ruleset
+        self.objective = objective
+        self.subgame_limit = subgame_limit
+        use = use_table and not ruleset.fixed_order  # table files hold shuffled-prize games
+        self.table: Table | None = load_table(ruleset, objective) if use else None
+        self.sub: Table | None = None
+        self.approx: CarryApproximation | None = None
+        if (self.table is None and approximation and objective == "points"
+                and ruleset.tie_rule == "carry" and not ruleset.fixed_order
+                and not self.whole_game_fits()):
+            discard = discard_table(ruleset)
+            if discard is not None:
+                self.approx = CarryApproximation(ruleset, discard,
+                                                 exact_layers(ruleset, subgame_limit))
+
+    def whole_game_fits(self) -> bool:
+        """True when exact subgame solving covers the game from its first move."""
+        if self.ruleset.cards > 10 and not self.ruleset.fixed_order:
+            return False
+        full = frozenset(self.ruleset.deck)
+        layout = subgame_layout(self.ruleset, Position(full, (full, full)), self.objective)
+        return count_games(layout) <= self.subgame_limit
+
+    def strategy(self, pos: Position, prize: int) -> tuple[dict[int, float], str]:
+        """(player A's mix ``{card: probability}``, source) at ``pos`` with ``prize`` up.
+
+        Raises:
+            ImpossiblePosition: an impossible position or prize.
+        """
+        if self.objective == "points":
+            pos = Position(pos.prizes, pos.hands, pos.pot, 0)
+        if self.table is not None:
+            return self.table.round_strategy(pos, prize).a, "table"
+        if self.approx is not None and pos.k > self.approx.exact:
+            return self.approx.round_strategy(pos, prize).a, "approximation"
+        if self.sub is not None:
+            try:
+                return self.sub.round_strategy(pos, prize).a, "subgame"
+            except ImpossiblePosition:
+                self.sub = None
+        if self.approx is not None or pos.k <= 10 or self.ruleset.fixed_order:
+            layout = subgame_layout(self.ruleset, pos, self.objective)
+            if self.approx is not None or count_games(layout) <= self.subgame_limit:
+                self.sub = solve_subgame(self.ruleset, pos, self.objective, layout)
+                return self.sub.round_strategy(pos, prize).a, "subgame"
+        return lookahead_strategy(self.ruleset, pos, prize), "lookahead"
+
+    def note(self) -> str:
+        """What the source plays from in this ruleset, in words (for front ends)."""
+        rs = self.ruleset
+        if self.table is not None:
+            return "plays the exact equilibrium from the solved table"
+        if rs.fixed_order:
+            return "plays the exact equilibrium (the fixed-order game is solved at the first move)"
+        if self.whole_game_fits():
+            return "plays the exact equilibrium (the whole game is solved at the first move)"
+        if self.approx is not None:
+            return (
+                "no carry-over table for these rules (it would need about 45 GiB at 13 cards): plays the "
+                "CARRY-OVER APPROXIMATION (each round's matrix game solved exactly, later positions valued "
+                "from the discard-ties table plus the pot's next round; measured exploitability in "
+                f"docs/solver.md) until {self.approx.exact} cards are left, then the exact subgame equilibrium"
+            )
+        return (
+            "no solved table for these rules: plays a one-round lookahead FALLBACK (not an equilibrium) "
+            f"until the rest of the game needs at most {self.subgame_limit:,} matrix games, then the exact "
+            f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties {rs.tie_rule}` for the "
+            "exact equilibrium from the first move"
+            + ("" if rs.tie_rule == "discard" else
+               f" (or `cardtable solve --cards {rs.cards} --ties discard` for the carry-over approximation)")
+        )
+
+    def best_response_values(self):
+        """``(layout, values)`` of the full game that this source's mixes are the
+        row player's equilibria of (see :mod:`.exploit_kernel`), or ``None`` when
+        it plays the lookahead fallback somewhere (then only the position-by-position
+        best response of :mod:`.exploit` applies)."""
+        if self.objective != "points":
+            return None
+        if self.table is not None:
+            return self.table.layout, self.table.values
+        if self.approx is not None:
+            return approx_value_array(self.ruleset, self.approx.discard, self.approx.exact)
+        if self.whole_game_fits():
+            t = solve(self.ruleset)
+            return t.layout, t.values
+        return None
+
+
+def lookahead_strategy(ruleset: Ruleset, pos: Position, prize: int) -> dict[int, float]:
+    """The one-round lookahead fallback for player A at ``pos`` with ``prize`` up.
+
+    The equilibrium of this round's matrix game with every later position valued
+    by the heuristic ``(prize points still to come) x (S_A - S_B) / (S_A + S_B)``,
+    ``S`` = the sum of a player's remaining bid strengths. Not an equilibrium.
+    """
+    st = ruleset.strength
+    a_cards = sorted(pos.hands[0], key=st)
+    b_cards = sorted(pos.hands[1], key=st)
+    k = len(a_cards)
+    rest = sum(ruleset.prize_value(c) for c in pos.prizes) - ruleset.prize_value(prize)
+    stake = pos.pot + ruleset.prize_value(prize)
+    sa = sum(st(c) for c in a_cards)
+    sb = sum(st(c) for c in b_cards)
+    last = k == 1
+    M = np.empty((k, k))
+    for i, a in enumerate(a_cards):
+        for j, b in enumerate(b_cards):
+            o = (st(a) > st(b)) - (st(a) < st(b))
+            carried = stake if (o == 0 and ruleset.tie_rule == "carry" and not last) else 0
+            ca, cb = sa - st(a), sb - st(b)
+            h = (rest + carried) * (ca - cb) / (ca + cb) if ca + cb else 0.0
+            M[i, j] = o * stake + h
+    x = np.empty(k)
+    y = np.empty(k)
+    kernel.solve_matrix_game(M, k, k, np.empty((k + 1, 2 * k + 1)), np.empty(k, dtype=np.int64), x, y)
+    return {c: float(x[i]) for i, c in enumerate(a_cards)}
