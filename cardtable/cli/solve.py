@@ -283,6 +283,8 @@ def register(app: typer.Typer) -> None:
         except (UnsupportedRuleset, ValueError) as exc:
             fail(str(exc))
         secs = time.perf_counter() - t0
+        if br.method == "kernel":
+            how = "exact, backward induction over positions, Numba kernel"
         typer.echo(f"{rs.describe()}: best response to {entry.label} ({how}), "
                    f"{br.nodes:,} decisions, {secs:.1f} s")
         typer.echo(f"  responder as player 1: {br.values[0]:+.6f} points per game")
