@@ -3,9 +3,9 @@
 1. Exploitability table (bots x cards x tie rule): the exact best response's
    expected point difference per game (cardtable.solver.exploit; 0 = equilibrium),
    with the method and the seconds it took.
-2. Head-to-head table (bots x bots): mean point difference per game of the row
-   bot against the column bot over duplicate games (each deal played with both
-   seatings), with the half-width of the 95% interval.
+2. Head-to-head table: mean point difference per game of the first bot against
+   each other one (``--all-pairs``: every pairing) over duplicate games (each
+   deal played with both seatings), with the 95% interval (Student t over deals).
 
 Usage (the README's numbers):
 
@@ -48,22 +48,26 @@ def exploit_table(bots: list[str], cards: list[int], ties: list[str]) -> None:
                       f"{time.perf_counter() - t0:.1f} |", flush=True)
 
 
-def head_to_head(bots: list[str], n: int, tie: str, games: int, seed: int) -> None:
-    cfg = TournamentConfig(bots=tuple(parse_bot_spec(s) for s in bots), games=games, seed=seed,
-                           ruleset=Ruleset(cards=n, tie_rule=tie).describe())
-    with tempfile.TemporaryDirectory() as d:
-        t0 = time.perf_counter()
-        run(cfg, Path(d) / "h2h.sqlite", backend="serial", workers=1)
-        secs = time.perf_counter() - t0
-        st = standings(cfg, Path(d) / "h2h.sqlite")
+def head_to_head(bots: list[str], n: int, tie: str, games: int, seed: int, all_pairs: bool) -> None:
+    """Duplicate games of the first bot against each other one (``all_pairs``: every pairing)."""
+    pairs = [(a, b) for i, a in enumerate(bots) for b in bots[i + 1:]] if all_pairs else \
+        [(bots[0], b) for b in bots[1:]]
     print(f"\nHead to head, {n} cards, {tie} ties, {games} games per pairing "
-          f"({games // 2} deals x both seatings), {secs:.0f} s")
-    print("| pairing | games | mean point difference (row bot) | 95% interval |")
-    print("|---|---:|---:|---|")
-    for line in st.pairings:
+          f"({games // 2} deals x both seatings)")
+    print("| pairing | games | mean point difference (first bot) | 95% interval | seconds |")
+    print("|---|---:|---:|---|---:|")
+    for a, b in pairs:
+        cfg = TournamentConfig(bots=(parse_bot_spec(a), parse_bot_spec(b)), games=games, seed=seed,
+                               ruleset=Ruleset(cards=n, tie_rule=tie).describe())
+        with tempfile.TemporaryDirectory() as d:
+            t0 = time.perf_counter()
+            run(cfg, Path(d) / "h2h.sqlite", backend="serial", workers=1)
+            secs = time.perf_counter() - t0
+            st = standings(cfg, Path(d) / "h2h.sqlite")
+        line = st.pairings[0]
         lo, hi = line.mean_diff - line.ci95, line.mean_diff + line.ci95
-        print(f"| {line.label} | {line.games} | {line.mean_diff:+.2f} | [{lo:+.2f}, {hi:+.2f}] |",
-              flush=True)
+        print(f"| {line.label} | {line.games} | {line.mean_diff:+.2f} | [{lo:+.2f}, {hi:+.2f}] | "
+              f"{secs:.0f} |", flush=True)
 
 
 def main() -> None:
@@ -76,6 +80,8 @@ def main() -> None:
     ap.add_argument("--h2h-ties", default="carry")
     ap.add_argument("--games", type=int, default=40, help="games per pairing (even)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--all-pairs", action="store_true", help="every pairing, not only the first bot's")
+    ap.add_argument("--no-exploit", action="store_true", help="skip the exploitability table")
     args = ap.parse_args()
     sep = ";" if ";" in args.bots else ","
     bots = [b.strip() for b in args.bots.split(sep) if b.strip()]
@@ -88,10 +94,11 @@ def main() -> None:
                 merged.append(b)
         bots = merged
     print(f"bench/strength.py {vars(args)}")
-    exploit_table(bots, [int(c) for c in args.exploit_cards.split(",") if c],
-                  [t for t in args.exploit_ties.split(",") if t])
+    if not args.no_exploit:
+        exploit_table(bots, [int(c) for c in args.exploit_cards.split(",") if c],
+                      [t for t in args.exploit_ties.split(",") if t])
     if args.games > 0:
-        head_to_head(bots, args.h2h_cards, args.h2h_ties, args.games, args.seed)
+        head_to_head(bots, args.h2h_cards, args.h2h_ties, args.games, args.seed, args.all_pairs)
 
 
 if __name__ == "__main__":

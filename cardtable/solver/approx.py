@@ -36,7 +36,7 @@ from .table import RoundStrategy, Table, count_games, full_layout, subgame_layou
 @njit(cache=True)
 def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
                  rank_of_mask, psum, base, base_off, val_off, dvals, scale, M, tab, basis, x, y,
-                 cidx, csign, outc):
+                 cidx, csign, outc, pot_model=0):
     """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
     prize subset ``mask`` and ``pot``, from the discard layout arrays and values
     ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``.
@@ -49,9 +49,9 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
         return np.nan
     r = rank_of_mask[mask]
     npat = code_off[k + 1] - lo
-    if pot == 0:
+    if pot == 0 or pot_model == 1:
         s = kernel.slot(k, r, 0, 0, T - psum[mask], npat, base, base_off, val_off, False, False)
-        return scale[k] * dvals[s + i]
+        return scale[k] * dvals[s + i] * (1.0 + pot / psum[mask])
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
         return np.nan
     npat_c = code_off[k] - code_off[k - 1] if k > 1 else 0
@@ -70,7 +70,10 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
             for b in range(k):
                 v = outc[a, b] * stake
                 if k > 1:
-                    v += csign[a, b] * scale[k - 1] * dvals[s0 + cidx[a, b]]
+                    f = 1.0
+                    if pot_model == 2 and outc[a, b] == 0:
+                        f = 1.0 + stake / psum[cm]
+                    v += csign[a, b] * scale[k - 1] * dvals[s0 + cidx[a, b]] * f
                 M[a, b] = v
         v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
         total += v
@@ -80,7 +83,7 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
 
 @njit(cache=True)
 def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, mask_off,
-                  rank_of_mask, psum, base, base_off, val_off, dvals, scale):
+                  rank_of_mask, psum, base, base_off, val_off, dvals, scale, pot_model=0):
     """The round's carry-over matrix with continuation ``V~`` (module docstring):
     rows = the cards of the player whose hand is A in ``code`` (any orientation),
     low to high; prize index ``p`` turned up in subset ``mask``; ``pot`` carried.
@@ -111,14 +114,15 @@ def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, 
             ccode = codes[code_off[kc] + cidx[a, b]]
             v = approx_value(kc, ccode, cm, cpot, pval, T, codes, code_off, masks, mask_off,
                              rank_of_mask, psum, base, base_off, val_off, dvals, scale, W, tab,
-                             basis, x, y, ci, cs, oc)
+                             basis, x, y, ci, cs, oc, pot_model)
             Mout[a, b] = o * stake + csign[a, b] * v
     return True
 
 
 @njit(cache=True)
 def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_off, masks,
-                      mask_off, rank_of_mask, psum, dbase, dbase_off, dval_off, dvals, scale, out):
+                      mask_off, rank_of_mask, psum, dbase, dbase_off, dval_off, dvals, scale, out,
+                      pot_model=0):
     """Write ``V~`` of every slot of layer ``k`` of a carry-over layout (``c*`` arrays;
     same codes and prize subsets as the discard layout ``d*``) into ``out``."""
     npat = code_off[k + 1] - code_off[k]
@@ -141,18 +145,30 @@ def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_o
                 out[s + pi] = approx_value(k, code, mask, pot, pval, dT, codes, code_off, masks,
                                            mask_off, rank_of_mask, psum, dbase, dbase_off,
                                            dval_off, dvals, scale, M, tab, basis, x, y, cidx,
-                                           csign, outc)
+                                           csign, outc, pot_model)
 
 
 #: Factor on the discard value of a position with ``k`` cards in each hand
-#: (index ``k``), least squares against exact carry-over values at pot 0
-#: (docs/solver.md, The carry-over approximation).
-SCALE = np.array([1.0] * 14)
+#: after ``p = cards - k`` rounds (docs/solver.md, The carry-over approximation):
+#: ``1 + 1.3 (g - 1)`` where ``g`` is the least-squares factor of exact
+#: carry-over values at pot 0 on discard values (8 and 9 cards: it depends on
+#: ``p`` while ``k >= 5``), 1.3 chosen by the exact exploitability at 8 cards.
+#: Index ``p`` (1..7+); the last entry serves larger ``p``.
+SCALE_BY_ROUNDS = (1.0, 1.28, 1.21, 1.15, 1.10, 1.06, 1.04, 1.03)
+#: For ``k <= 4`` the least-squares factor depends on ``k`` (index k = 0..4).
+SCALE_BY_CARDS = (1.0, 1.0, 1.093, 1.081, 1.068)
 
 
 def default_scale(cards: int) -> np.ndarray:
-    """The factors of layers ``0..cards`` (see :data:`SCALE`)."""
-    return SCALE[: cards + 1].copy()
+    """The factors of layers ``k = 0..cards`` (index ``k``); see :data:`SCALE_BY_ROUNDS`."""
+    out = np.ones(cards + 1)
+    for k in range(cards + 1):
+        p = cards - k
+        if k <= 4:
+            out[k] = SCALE_BY_CARDS[k]
+        elif p > 0:
+            out[k] = SCALE_BY_ROUNDS[min(p, len(SCALE_BY_ROUNDS) - 1)]
+    return out
 
 
 def exact_layers(ruleset: Ruleset, limit: int = 2_000_000) -> int:
@@ -235,7 +251,7 @@ class CarryApproximation:
 
 
 def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
-                       scale: np.ndarray | None = None) -> tuple[Layout, np.ndarray]:
+                       scale: np.ndarray | None = None, pot_model: int = 0) -> tuple[Layout, np.ndarray]:
     """The values the approximation's bot plays from, on the full carry-over layout:
     exact carry-over values for layers ``k < exact`` (backward induction), ``V~``
     for layers ``k >= exact`` (the bot's round at ``k`` cards uses layer ``k - 1``).
@@ -257,7 +273,7 @@ def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
     for k in range(max(exact, 1), lay.top + 1):
         fill_approx_layer(k, lay.T, lay.base, lay.base_off, lay.val_off, lay.pval, d.T, lay.codes,
                           lay.code_off, lay.masks, lay.mask_off, lay.rank_of_mask, lay.psum,
-                          d.base, d.base_off, d.val_off, dvals, scale, vals)
+                          d.base, d.base_off, d.val_off, dvals, scale, vals, pot_model)
     return lay, vals
 
 
