@@ -243,7 +243,7 @@ def register(app: typer.Typer) -> None:
         ties: str = typer.Option("carry", "--ties", metavar="RULE", help="Tie rule: carry or discard."),
         high_ace: bool = typer.Option(False, "--high-ace", help="The ace bids highest and is worth cards+1."),
         samples: int = typer.Option(200, "--samples", metavar="N", help="Calls of the bot's act() per decision, for bots without policy()."),
-        repeats: int = typer.Option(5, "--repeats", metavar="N", help="Sampled searches averaged (bots without policy())."),
+        repeats: int = typer.Option(5, "--repeats", metavar="N", help="Searches averaged when the bot's mixes are noisy (sampled act(), or a random policy() such as MCTS)."),
         seed: int = typer.Option(0, "--seed", metavar="N", help="The bot's seed."),
     ) -> None:
         """Exact best response to a bot and its exploitability (points per game).
@@ -285,6 +285,10 @@ def register(app: typer.Typer) -> None:
         secs = time.perf_counter() - t0
         if br.method == "kernel":
             how = "exact, backward induction over positions, Numba kernel"
+        elif br.method == "histories":
+            how = ("search over histories, exact mixes" if br.stderr is None else
+                   f"search over histories, noisy mixes ({samples} act() calls per decision where the bot "
+                   f"has no policy()), {br.repeats} searches")
         typer.echo(f"{rs.describe()}: best response to {entry.label} ({how}), "
                    f"{br.nodes:,} decisions, {secs:.1f} s")
         typer.echo(f"  responder as player 1: {br.values[0]:+.6f} points per game")

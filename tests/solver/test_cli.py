@@ -86,7 +86,7 @@ def test_exploit_takes_bot_specs_with_options():
     r = run("exploit", "heuristic:noise=0.2", "--cards", "4", "--ties", "discard")
     assert r.exit_code == 0, r.output
     assert "exploitability of heuristic:noise=0.2: 3.249917" in r.output
-    r = run("exploit", "mcts:iterations=5", "--cards", "2", "--samples", "4", "--repeats", "2")
+    r = run("exploit", "mcts:iterations=5", "--cards", "3", "--samples", "4", "--repeats", "2")
     assert r.exit_code == 0, r.output
     assert "standard error over 2 searches" in r.output
 
