@@ -22,6 +22,8 @@ are functions of the position only (the exploitability is computed exactly by
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -171,6 +173,7 @@ def default_scale(cards: int) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=32)
 def exact_layers(ruleset: Ruleset, limit: int = 2_000_000) -> int:
     """Largest ``k`` whose exact subgame (the ``k`` most valuable prizes face down,
     no pot) needs at most ``limit`` matrix games: rounds with ``k`` or fewer cards
