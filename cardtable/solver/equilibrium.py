@@ -128,7 +128,7 @@ class EquilibriumSource:
             return "plays the exact equilibrium (the whole game is solved at the first move)"
         if self.approx is not None:
             return (
-                "no carry-over table for these rules (it would need about 45 GiB at 13 cards): plays the "
+                "no carry-over table for these rules (one value per pot: 45.5 GiB at 13 cards): plays the "
                 "CARRY-OVER APPROXIMATION (each round's matrix game solved exactly, later positions valued "
                 "from the discard-ties table plus the pot's next round; measured exploitability in "
                 f"docs/solver.md) until {self.approx.exact} cards are left, then the exact subgame equilibrium"
@@ -136,10 +136,11 @@ class EquilibriumSource:
         return (
             "no solved table for these rules: plays a one-round lookahead FALLBACK (not an equilibrium) "
             f"until the rest of the game needs at most {self.subgame_limit:,} matrix games, then the exact "
-            f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties {rs.tie_rule}` for the "
-            "exact equilibrium from the first move"
-            + ("" if rs.tie_rule == "discard" else
-               f" (or `cardtable solve --cards {rs.cards} --ties discard` for the carry-over approximation)")
+            + (f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties discard` (a one-time "
+               "build) for the carry-over approximation from the first move" if rs.tie_rule == "carry"
+               and not rs.fixed_order and self.objective == "points" else
+               f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties {rs.tie_rule}` for the "
+               "exact equilibrium from the first move")
         )
 
     def best_response_values(self):
