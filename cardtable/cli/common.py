@@ -53,7 +53,7 @@ def build_ruleset(
     preset name and names an existing file; anything else is notation (so a long
     notation is never tried as a path). A flag replaces the same field of ``--rules``;
     ``--cards`` that changes the number of cards of a ``--rules`` with a given prize order
-    is refused unless ``--order`` is given too (docs/rules.md, "Strict rules input").
+    is refused unless ``--order`` is given too (docs/rules.md, "Rules notation and files").
 
     Raises:
         typer.Exit: with a clear message for a bad rules file or an impossible combination.
