@@ -111,6 +111,8 @@ class GameRecord:
         tags: every other tag, in file order (``Event``, ``Date``, ``Match``, ...).
         line_numbers: source line of each round (parsed records only; not compared).
         tag_lines: ``(tag, source line)`` pairs (parsed records only; not compared).
+        source: where a JSON record came from, to find lines only when an error needs
+            one (not compared).
     """
 
     ruleset: Ruleset
@@ -122,6 +124,7 @@ class GameRecord:
     tags: tuple[tuple[str, str], ...] = ()
     line_numbers: tuple[int, ...] = field(default=(), compare=False, repr=False)
     tag_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+    source: "JsonSource | None" = field(default=None, compare=False, repr=False)
 
     def tag(self, name: str) -> str | None:
         """The value of an extra tag, or ``None``."""
@@ -129,7 +132,44 @@ class GameRecord:
 
     def line_of(self, tag: str) -> int | None:
         """The source line of a tag (``None`` when unknown)."""
-        return dict(self.tag_lines).get(tag) or None
+        found = dict(self.tag_lines).get(tag)
+        if found or self.source is None:
+            return found or None
+        fields = {"Scores": ("scores",), "Result": ("result",), "Seed": ("seed",), "Rules": ("rules",)}
+        names = [name for name, _ in self.tags]
+        path = fields.get(tag) or (("tags", names.index(tag)) if tag in names else ())
+        return self.source.line(path)
+
+    def round_line(self, number: int) -> int | None:
+        """The source line of round ``number`` (1-based; ``None`` when unknown)."""
+        if self.line_numbers:
+            return self.line_numbers[number - 1] or None
+        return self.source.line(("rounds", number - 1)) if self.source is not None else None
+
+    def first_line(self) -> int | None:
+        """The source line where the game starts (``None`` when unknown)."""
+        if self.source is not None:
+            return self.source.line(())
+        return min((n for _, n in self.tag_lines if n), default=None)
+
+
+class JsonSource:
+    """One game of a JSON record file: finds the line of a field on demand (the file is
+    indexed once, at the first question, so reading a valid file costs nothing extra)."""
+
+    def __init__(self, shared: dict, text: str, game: int) -> None:
+        self._shared, self._text, self._game = shared, text, game
+
+    def line(self, path: tuple) -> int | None:
+        """The line of ``games[game]`` + ``path``, or of its nearest enclosing value."""
+        if "index" not in self._shared:
+            self._shared["index"] = json_line_index(self._text, 4)
+        index = self._shared["index"]
+        full = ("games", self._game) + tuple(path)
+        for size in range(len(full), -1, -1):
+            if full[:size] in index:
+                return index[full[:size]]
+        return None
 
 
 def record_from_game(
@@ -483,19 +523,12 @@ def from_json(text: str) -> list[GameRecord]:
             message = f"not a cardtable Goofspiel JSON record version 1 ({message})"
         raise RecordError(message, json_line(text, loc)) from None
     out = []
-    index = json_line_index(text, 4)
-
-    def line_of(*path: Any) -> int:
-        """The line of ``path``, or of the nearest enclosing value (0: unknown)."""
-        for size in range(len(path), -1, -1):
-            if path[:size] in index:
-                return index[path[:size]]
-        return 0
-
+    shared: dict = {}
     for i, g in enumerate(data.games):
+        source = JsonSource(shared, text, i)
 
         def fail(message: str, path: tuple = ()) -> RecordError:
-            return RecordError(f"game {i + 1}: {message}", line_of("games", i, *path) or None)
+            return RecordError(f"game {i + 1}: {message}", source.line(path))
 
         try:
             rs = Ruleset.from_mapping(g.rules)
@@ -524,10 +557,7 @@ def from_json(text: str) -> list[GameRecord]:
                 scores=tuple(g.scores) if g.scores is not None else None,
                 result=tuple(g.result) if g.result is not None else None,
                 tags=tuple(tuple(t) for t in g.tags),
-                line_numbers=tuple(line_of("games", i, "rounds", k) for k in range(len(rounds))),
-                tag_lines=(("Scores", line_of("games", i, "scores")), ("Result", line_of("games", i, "result")),
-                           ("Seed", line_of("games", i, "seed")), ("Rules", line_of("games", i, "rules")))
-                + tuple((name, line_of("games", i, "tags", k)) for k, (name, _) in enumerate(g.tags)),
+                source=source,
             )
         )
     return out
@@ -571,21 +601,20 @@ def replay(record: GameRecord) -> Game:
     Raises:
         RecordError: the first inconsistency, with its line number.
     """
-    lines = record.line_numbers or (None,) * len(record.rounds)
     try:
-        return _replay(record, lines)
+        return _replay(record)
     except RecordError as exc:
         if exc.round is not None:
             raise RecordError(f"round {exc.round}: {exc.reason}", exc.line) from None
         raise
 
 
-def _replay(record: GameRecord, lines: Sequence[int | None]) -> Game:
+def _replay(record: GameRecord) -> Game:
     rs = record.ruleset
     deck = _deck_for(record)
-    for number, (r, line) in enumerate(zip(record.rounds, lines), 1):
+    for number, r in enumerate(record.rounds, 1):
         if len(set(r.prizes)) != len(r.prizes):
-            raise RecordError("a prize appears twice in one round", line, number)
+            raise RecordError("a prize appears twice in one round", record.round_line(number), number)
     if record.seed is not None and not rs.fixed_order:
         expected = prize_order_for(rs, record.seed)
         revealed = revealed_prizes(record)
@@ -597,12 +626,12 @@ def _replay(record: GameRecord, lines: Sequence[int | None]) -> Game:
     elif rs.fixed_order:
         deck = prize_order_for(rs, None)
     game = Game(rs, prize_deck=deck, seed=record.seed)
-    for number, (r, line) in enumerate(zip(record.rounds, lines), 1):
+    for number, r in enumerate(record.rounds, 1):
         if game.is_over:
-            raise RecordError("round after the end of the game", line, number)
+            raise RecordError("round after the end of the game", record.round_line(number), number)
         if tuple(game.pot) != r.prizes:
             shown = " ".join(format_card(p, PRIZE_SUIT) for p in game.pot)
-            raise RecordError(f"the prizes face up were {shown}, not as written", line, number)
+            raise RecordError(f"the prizes face up were {shown}, not as written", record.round_line(number), number)
         try:
             result = game.play(list(r.bids))
             for seat, prize in r.taken:
@@ -611,12 +640,12 @@ def _replay(record: GameRecord, lines: Sequence[int | None]) -> Game:
         except GoofspielError as exc:
             if isinstance(exc, RecordError):
                 raise
-            raise RecordError(str(exc), line, number) from None
+            raise RecordError(str(exc), record.round_line(number), number) from None
         if game.phase == "choose":
-            raise RecordError(f"player {game.chooser + 1} must still take a prize", line, number)
+            raise RecordError(f"player {game.chooser + 1} must still take a prize", record.round_line(number), number)
         stated = _round_line(result, rs, last=game.is_over)
         if stated != r:
-            raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", line, number)
+            raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", record.round_line(number), number)
     if record.scores is not None or record.result is not None:
         if not game.is_over:
             tag = "Scores" if record.scores is not None else "Result"
@@ -637,7 +666,7 @@ def _replay(record: GameRecord, lines: Sequence[int | None]) -> Game:
 
 
 def _first_line(record: GameRecord) -> int | None:
-    return min((n for _, n in record.tag_lines if n), default=None)
+    return record.first_line()
 
 
 def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | None]:

@@ -25,6 +25,7 @@ Functions take an ``error(message, line)`` factory so each game raises its own
 
 from __future__ import annotations
 
+import json
 from typing import Callable, Iterator, Sequence
 
 #: The longest record file, in characters (a 13-round game is about 1,000).
@@ -141,60 +142,56 @@ def json_line(text: str, path: Sequence[str | int]) -> int | None:
 def json_line_index(text: str, max_depth: int) -> dict[tuple, int]:
     """The start line of every JSON value down to ``max_depth`` levels, by path.
 
-    One linear scan of the text (strings skipped with their escapes); the text is
-    assumed to be valid JSON (it is used after a parser has accepted it or located an
-    error in its structure).
+    Walks the containers of the top ``max_depth`` levels and skips every deeper value
+    with the standard library's C scanner, so the cost is linear and small. The text is
+    assumed to be valid JSON (it is used after a parser accepted it); on anything else
+    the index holds what was found before the problem.
     """
     index: dict[tuple, int] = {}
-    stack: list[list] = []  # per open container: [kind, current key or index]
-    line = 1
-    i, n = 0, len(text)
-    expect_key = False
-    value_start = True  # the next token starts a value
+    scan = json.JSONDecoder().scan_once
+    n = len(text)
+    counted = [0, 1]  # position up to which newlines are counted, line number there
 
-    def mark() -> None:
-        if len(stack) <= max_depth:
-            index.setdefault(tuple(frame[1] for frame in stack), line)
+    def line_at(pos: int) -> int:
+        counted[1] += text.count("\n", counted[0], pos)
+        counted[0] = pos
+        return counted[1]
 
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            line += 1
-        elif ch in " \t\r":
-            pass
-        elif ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            if expect_key:
-                stack[-1][1] = text[i + 1:j]
-                expect_key = False
-            elif value_start:
-                mark()
-                value_start = False
-            i = j
-        elif ch in "{[":
-            if value_start:
-                mark()
-            stack.append([ch, 0 if ch == "[" else None])
-            expect_key = ch == "{"
-            value_start = ch == "["
-        elif ch in "}]":
-            if stack:
-                stack.pop()
-            expect_key = value_start = False
-        elif ch == ",":
-            if stack and stack[-1][0] == "[":
-                stack[-1][1] += 1
-                value_start = True
+    def skip(i: int) -> int:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        return i
+
+    def walk(i: int, path: tuple) -> int:
+        index.setdefault(path, line_at(i))
+        if len(path) >= max_depth or text[i] not in "[{":
+            return scan(text, i)[1]
+        close = "]" if text[i] == "[" else "}"
+        i = skip(i + 1)
+        if text[i] == close:
+            return i + 1
+        k = 0
+        while True:
+            if close == "}":
+                key, i = scan(text, i)
+                i = skip(i)
+                if text[i] != ":":
+                    raise ValueError("':' expected")
+                i = walk(skip(i + 1), path + (key,))
             else:
-                expect_key = True
-        elif ch == ":":
-            value_start = True
-        elif value_start:
-            mark()
-            value_start = False
-        i += 1
+                i = walk(i, path + (k,))
+            i = skip(i)
+            if text[i] == ",":
+                i, k = skip(i + 1), k + 1
+            elif text[i] == close:
+                return i + 1
+            else:
+                raise ValueError("',' expected")
+
+    try:
+        walk(skip(0), ())
+    except (ValueError, IndexError, StopIteration, RecursionError):
+        pass
     return index
 
 
