@@ -16,12 +16,16 @@ def strip(action: dict) -> dict:
     return {k: v for k, v in action.items() if k != "player"}
 
 
-def check_views(client, room_id, frames_by_seat) -> None:
-    """Every rank a viewer sees in a grid is a card that viewer has seen (spectators: none)."""
+def check_views(client, room_id, frames_by_seat) -> int:
+    """Every rank a viewer sees in a grid is a card that viewer has seen (spectators: none).
+    Returns how many frames were checked (a frame is compared only with the state it shows:
+    bots act in a thread, so the live game may be ahead of the last frame)."""
     game = client.app.state.hub.rooms[room_id].current.state.game
+    checked = 0
     for seat, view in frames_by_seat.items():
-        if game.over:
+        if game.over or len(view["events"]) != len(game.history):
             continue
+        checked += 1
         for owner, grid in enumerate(view["grids"]):
             for pos, rank in enumerate(grid):
                 card = game.grids[owner][pos]
@@ -32,16 +36,19 @@ def check_views(client, room_id, frames_by_seat) -> None:
         if view["drawn"] is not None:  # spectators see only a shown Detective or Thief
             knowers = game.known if seat is None else [game.known[seat]]
             assert all(game.drawn in k for k in knowers)
+    return checked
 
 
 def play_out(client, room, me, watcher, seat=0, limit=600):
     """Play seat ``seat``'s turns (draw, then swap into the first slot or discard) until the game ends."""
+    checked = 0
     for _ in range(limit):
         me.sync()
         watcher.sync()
         view = me.state()["view"]
-        check_views(client, room, {seat: view, None: watcher.state()["view"]})
+        checked += check_views(client, room, {seat: view, None: watcher.state()["view"]})
         if view["phase"] == "over":
+            assert checked >= 10  # most frames were compared with the game
             return view
         if view["actor"] != seat:
             me.wait_for(lambda s: s["view"]["actor"] == seat or s["view"]["phase"] == "over")
