@@ -12,6 +12,8 @@ import pytest
 
 from .test_protocol_hostile import alive, wait_gone
 
+pytestmark = pytest.mark.slow  # each starts a real tournament with worker processes (~10 s)
+
 BAD = f"{sys.executable} {Path(__file__).with_name('badbot.py')}"
 
 
