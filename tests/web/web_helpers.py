@@ -152,6 +152,15 @@ def remember(code_or_token: str | None, frames: list[dict[str, Any]]) -> None:
             CLAIMED[code_or_token] = f["token"]
 
 
+def open_ws(client) -> WS:
+    """A WebSocket that has not joined (closed by ``make_client`` at teardown)."""
+    cm = client.websocket_connect("/ws")
+    ws = WS(cm.__enter__())
+    ws._cm = cm
+    client.__dict__.setdefault("test_sockets", []).append(ws)
+    return ws
+
+
 def join(client, room: str, token: str | None = None) -> WS:
     """Open a WebSocket, join the room (``token``: a claim code of :func:`create_room` or a
     seat token) and read the welcome and first state."""
