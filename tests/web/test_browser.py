@@ -328,3 +328,55 @@ def test_golf_first_turn_end_wording_and_empty_pile(browser, live_server, make_c
     assert page.inner_text("#pilecount").strip() == "empty"
     assert visible_texts(page, "Game over") == 1
     assert not page.js_errors
+
+
+def test_browser_recomputes_the_shuffle_and_keeps_the_commitment(browser, live_server, monkeypatch):
+    """The end screen checks the seed itself: the documented shuffle in JavaScript (the same
+    orders as Python's), against the commitment kept across a reload; a server that reveals
+    another seat at the end, with a matching new commitment and a "✓" verdict, is caught."""
+    import hashlib
+
+    from cardtable.goofspiel import Ruleset
+    from cardtable.goofspiel.state import prize_order_for
+    from cardtable.web.games.goofspiel import GoofspielAdapter
+
+    forged = "forged-seed"
+    assert prize_order_for(Ruleset(cards=5), forged) != prize_order_for(Ruleset(cards=5), "liar-seed")
+    real_view = GoofspielAdapter.view
+
+    def lying_view(self, state, seat):
+        out = real_view(self, state, seat)
+        if state.game.seed == "liar-seed" and out["phase"] == "over":
+            commit = hashlib.sha256(forged.encode()).hexdigest()
+            order = prize_order_for(state.game.ruleset, forged)
+            out.update(seed=forged, seed_commit=commit)
+            out["fairness"] = {"seed": forged, "commit": commit, "commit_ok": True, "prize_order": order,
+                               "order_ok": True}
+        return out
+
+    monkeypatch.setattr(GoofspielAdapter, "view", lying_view)
+    server = live_server(seed_factory=seeds("honest-seed", "liar-seed"))
+    page = new_page(browser, viewport={"width": 900, "height": 900})
+    for name in ("honest", "liar"):
+        info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 5}, "seats": [{}, {"bot": "matcher"}]}).json()
+        page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
+        wait_round(page, 1, 5)
+        if name == "honest":  # the JavaScript shuffle gives Python's orders
+            for seed in ("42", "abc", "9cd1440647e56d6287100651cf327378", "é✓"):
+                got = page.evaluate("(s) => CT.seededShuffle([1,2,3,4,5,6,7,8,9,10,11,12,13], s)", seed)
+                assert got == prize_order_for(Ruleset(cards=13), seed), seed
+        for r in range(1, 6):
+            bid(page, r)
+            wait_round(page, r + 1, 5)
+            if r == 2:
+                page.reload()  # the commitment seen at the start survives a reload
+                wait_round(page, 3, 5)
+        page.wait_for_selector("#fair-commit")
+        commit, order = page.inner_text("#fair-commit"), page.inner_text("#fair-order")
+        if name == "honest":
+            assert page.locator("#fair-commit.ok").count() == 1 and "saw at the start" in commit
+            assert page.locator("#fair-order.ok").count() == 1 and "recomputed in this browser" in order
+        else:
+            assert page.locator("#fair-commit.bad").count() == 1 and "does not match" in commit
+            assert page.locator("#fair-order.bad").count() == 1
+    assert not page.js_errors
