@@ -12,7 +12,7 @@ Abuser kinds (each in its own process, reconnecting whenever the server closes i
 
 - ``frames``: streams maximum-size frames (4096 bytes, the protocol limit) as fast as it can;
 - ``huge``: sends 1 MiB frames (closed at the transport, reconnects);
-- ``joins``: joins the good game's room as a spectator and leaves, over and over.
+- ``joins``: joins the good games' rooms as a spectator and leaves, over and over.
 
 Usage::
 
@@ -69,11 +69,14 @@ def post(port: int, path: str, body: dict) -> dict:
 # -- abusers (each in its own process) ----------------------------------------------------
 
 
-async def _abuse(kind: str, port: int, room: str, stop_at: float) -> None:
+async def _abuse(kind: str, port: int, rooms: list[str], stop_at: float) -> None:
     url = f"ws://127.0.0.1:{port}/ws"
     frame = json.dumps({"type": "ping"}).ljust(4096)
     huge = "x" * (1 << 20)
+    turn = 0
     while time.monotonic() < stop_at:
+        turn += 1
+        room = rooms[turn % len(rooms)]
         try:
             async with connect(url, max_size=None, open_timeout=5, close_timeout=1) as ws:
                 if kind == "joins":
@@ -86,9 +89,9 @@ async def _abuse(kind: str, port: int, room: str, stop_at: float) -> None:
             await asyncio.sleep(0)
 
 
-def abuser(kind: str, port: int, room: str, seconds: float) -> None:
+def abuser(kind: str, port: int, rooms: list[str], seconds: float) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    asyncio.run(_abuse(kind, port, room, time.monotonic() + seconds))
+    asyncio.run(_abuse(kind, port, rooms, time.monotonic() + seconds))
 
 
 # -- the good client -------------------------------------------------------------------------
@@ -126,15 +129,15 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def scenario(port: int, kind: str, n: int, games: int, creations: int) -> dict:
-    target = post(port, "/api/rooms", {"settings": {"cards": 13}, "listed": False})
-    procs = [mp.Process(target=abuser, args=(kind, port, target["room"], 600)) for _ in range(n)]
+    good = [post(port, "/api/rooms", {"settings": {"cards": 13}, "listed": False}) for _ in range(games)]
+    # join abusers cycle through the good games' rooms (spectator joins and leaves)
+    procs = [mp.Process(target=abuser, args=(kind, port, [g["room"] for g in good], 600)) for _ in range(n)]
     for p in procs:
         p.start()
     time.sleep(1.0 if n else 0)  # let the abuse get going
     reveal, create = [], []
     try:
-        for _ in range(games):
-            info = post(port, "/api/rooms", {"settings": {"cards": 13}, "listed": False})
+        for info in good:
             reveal += asyncio.run(good_game(port, info))
         for _ in range(creations):
             t0 = time.perf_counter()

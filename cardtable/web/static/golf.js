@@ -218,12 +218,18 @@
     $("download").href = `/api/rooms/${encodeURIComponent(msg.room)}/record?match=${m.match_no}`;
     const f = v.fairness;
     const hash = await CT.sha256hex(f.seed);
-    const ok = (hash === null ? f.commit_ok : hash === v.seed_commit) && f.order_ok;
+    // the commitment this browser kept from the game's start (across reloads), not the final view's copy
+    const seen = CT.seenCommit(msg.game_no) || v.seed_commit;
+    const ok = (hash === null ? f.commit_ok : hash === seen) && f.order_ok;
     $("fair").replaceChildren(el("div", { id: "fair-commit", class: ok ? "ok" : "bad", text: `${ok ? "✓" : "✗"} SHA-256 of the seed ${f.seed} matches the commitment and deals this game's cards · cardtable verify FILE` }));
   }
 
   $("nextbtn").addEventListener("click", async () => { const err = await CT.send({ type: "next" }); if (err) showError(err.message); });
-  CT.onState = (msg) => { last = msg; render(msg); };
+  CT.onState = (msg) => {
+    if (msg.view.seed_commit && !msg.view.fairness) CT.keepCommit(msg.game_no, msg.view.seed_commit);
+    last = msg;
+    render(msg);
+  };
   CT.onError = (msg) => { if (msg.ref === undefined) showError(msg.message); };
   CT.onStatus = (s) => $("conn").classList.toggle("hidden", s === "online");
   CT.connect();
