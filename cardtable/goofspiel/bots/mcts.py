@@ -54,6 +54,7 @@ from . import opponent_model
 from .base import GoofspielBot
 
 MAX_DETERMINISATIONS = 64
+_LAZY = object()  # a node's opponent model, computed when the node is first selected from
 SELECTIONS = ("duct", "rm", "exp3")
 PLAYOUTS = ("informed", "random")
 FINALS = ("mix", "max")
@@ -155,6 +156,7 @@ class MCTSBot(GoofspielBot):
         self.model = model
         self.last_iterations = 0
         self._posterior: dict[int, dict[str, float]] | None = None
+        self._policy_cache: dict = {}  # (seat, position) -> opponent_model.type_policies
         self._me = 0
 
     # -- the bot interface ---------------------------------------------------------------
@@ -209,6 +211,8 @@ class MCTSBot(GoofspielBot):
         self._me = view.seat
         use_model = self.model and view.phase == "bid" and opponent_model.supported(view)
         self._posterior = opponent_model.posteriors(view) if use_model else None
+        if len(view.history) == 0 or len(self._policy_cache) > 200_000:
+            self._policy_cache.clear()
         root = self._new_node(root_game)
         deadline = None if self.iterations is not None else time.perf_counter() + self.time_limit
         total = rs.total_prize_value
@@ -233,12 +237,21 @@ class MCTSBot(GoofspielBot):
         actions = self._actions(game)
         if self._posterior is None or game.phase != "bid":
             return _Node(actions)
+        return _Node(actions, _LAZY)
+
+    def _node_model(self, node: _Node, game: Game) -> dict:
+        """Per opponent seat ``(weight, [probability per action])`` at ``node`` (``game`` is there)."""
         model = {}
+        key = (game.hands, game.pot, game.remaining_prizes)
         for seat, post in self._posterior.items():
-            if len(actions[seat]) > 1:
-                weight, dist = opponent_model.predictive(game.view(seat), post)
-                model[seat] = (weight, [dist[b[0]] for b in actions[seat]])
-        return _Node(actions, model)
+            if len(node.actions[seat]) > 1:
+                policies = self._policy_cache.get((seat, key))
+                if policies is None:
+                    policies = opponent_model.type_policies(game.view(seat))
+                    self._policy_cache[seat, key] = policies
+                weight, dist = opponent_model.mix(policies, post)
+                model[seat] = (weight, [dist[b[0]] for b in node.actions[seat]])
+        return model
 
     def _select(self, node: _Node, seat: int) -> tuple[int, float]:
         if node.model is not None and seat in node.model:
@@ -293,6 +306,8 @@ class MCTSBot(GoofspielBot):
         path: list[tuple[_Node, dict[int, tuple[int, float]]]] = []
         node = root
         while not game.is_over:
+            if node.model is _LAZY:
+                node.model = self._node_model(node, game)
             chosen = {seat: self._select(node, seat) for seat in node.actions}
             path.append((node, chosen))
             if game.phase == "bid":

@@ -64,7 +64,11 @@ def type_policies(view: PlayerView) -> dict[str, dict[int, float]]:
 def predictive(view: PlayerView, posterior: dict[str, float]) -> tuple[float, dict[int, float]]:
     """``(weight, distribution)``: the posterior mass of the model types (not
     ``search``) and their mixed, noise-smoothed bid distribution for ``view.seat``."""
-    policies = type_policies(view)
+    return mix(type_policies(view), posterior)
+
+
+def mix(policies: dict[str, dict[int, float]], posterior: dict[str, float]) -> tuple[float, dict[int, float]]:
+    """:func:`predictive` from already computed :func:`type_policies`."""
     hand = policies["uniform"]
     mass = sum(posterior[t] for t in MODEL_TYPES)
     dist = dict.fromkeys(hand, 0.0)
