@@ -46,8 +46,7 @@ import pyspiel
 from cardtable.goofspiel import Game, Ruleset
 
 from .encoding import (
-    bid_combinations, choice_to_action, decode_action, encode_observation, num_actions,
-    observation_size,
+    _bid_index, choice_to_action, decode_action, encode_observation, num_actions, observation_size,
 )
 
 SHORT_NAME = "python_cardtable_goofspiel"
@@ -75,7 +74,7 @@ _GAME_TYPE = pyspiel.GameType(
     max_num_players=5,
     min_num_players=2,
     provides_information_state_string=True,
-    provides_information_state_tensor=False,
+    provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
     provides_factored_observation_string=False,
@@ -129,6 +128,8 @@ class CardtableGoofspielGame(pyspiel.Game):
             p,
         )
 
+        self._shared = _Shared(rs, self.returns_type)
+
     def new_initial_state(self) -> "CardtableGoofspielState":
         return CardtableGoofspielState(self)
 
@@ -136,38 +137,88 @@ class CardtableGoofspielGame(pyspiel.Game):
         return GoofspielObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.ruleset)
 
 
-class _Shared:
-    """Holds immutable data; ``deepcopy`` (OpenSpiel's clone) shares it."""
+#: Most history nodes one game object memoises (children, strings, tensors); past it
+#: states are still correct, only no longer cached (bounds memory in long simulations).
+MAX_CACHED_NODES = 2_000_000
 
-    def __init__(self, ruleset: Ruleset, returns_type: str) -> None:
-        self.ruleset = ruleset
-        self.returns_type = returns_type
+
+class _History:
+    """One node of the game tree: the engine game there (never modified once
+    built), the chance outcomes and moves that led to it, and memoised children,
+    information-state strings and tensors. Immutable, so OpenSpiel's clone
+    (``deepcopy``) shares it; every move moves a state to a child node."""
+
+    __slots__ = ("game", "revealed", "moves", "needs_chance", "children", "strings", "tensors")
+
+    def __init__(self, game: Game, revealed: tuple[int, ...], moves: tuple, ruleset: Ruleset) -> None:
+        self.game = game
+        self.revealed = revealed                 # chance outcomes, in turn-up order
+        self.moves = moves                       # ("bid", bids) / ("choose", seat, prize), in order
+        self.needs_chance = (not ruleset.fixed_order and not game.is_over
+                             and ruleset.cards - len(game.deck) > len(revealed))
+        self.children: dict = {}
+        self.strings: dict = {}                  # player -> information-state string (and legal actions)
+        self.tensors: dict = {}                  # player -> information-state tensor
 
     def __deepcopy__(self, memo):
         return self
 
 
-class _GameBox:
-    """Holds the engine game; ``deepcopy`` uses the engine's fast :meth:`Game.copy`."""
+class _Shared:
+    """Per game object: the ruleset, the root node and the cache budget; ``deepcopy`` shares it."""
 
-    def __init__(self, game: Game) -> None:
-        self.game = game
+    def __init__(self, ruleset: Ruleset, returns_type: str) -> None:
+        self.ruleset = ruleset
+        self.returns_type = returns_type
+        self.cached = 0
+        start = Game(ruleset, seed=0, prize_deck=list(ruleset.deck)) if not ruleset.fixed_order else Game(ruleset)
+        self.root = _auto(_History(start, (), (), ruleset), ruleset)
 
     def __deepcopy__(self, memo):
-        return _GameBox(self.game.copy())
+        return self
+
+
+def _rebuild(revealed: tuple[int, ...], moves: tuple, ruleset: Ruleset) -> _History:
+    """The node after ``revealed`` chance outcomes and ``moves`` (the engine game replayed)."""
+    rest = sorted(set(ruleset.deck) - set(revealed))
+    g = Game(ruleset, seed=0, prize_deck=list(revealed) + rest)
+    for move in moves:
+        if move[0] == "bid":
+            g.play(list(move[1]))
+        else:
+            g.choose(move[1], move[2])
+    return _History(g, revealed, moves, ruleset)
+
+
+def _auto(h: _History, ruleset: Ruleset) -> _History:
+    """Play forced moves: a single chance outcome; a round where every bid is forced."""
+    while not h.game.is_over:
+        if h.needs_chance:
+            outcomes = sorted(set(ruleset.deck) - set(h.revealed))
+            if len(outcomes) != 1:
+                return h
+            h = _rebuild(h.revealed + (outcomes[0],), h.moves, ruleset)
+        elif h.game.phase == "bid":
+            legal = [h.game.legal_bids(s) for s in range(ruleset.players)]
+            if any(len(b) != 1 for b in legal):
+                return h
+            bids = tuple(b[0] for b in legal)
+            g = h.game.copy()
+            g.play(list(bids))
+            h = _History(g, h.revealed, h.moves + (("bid", bids),), ruleset)
+        else:
+            return h
+    return h
 
 
 class CardtableGoofspielState(pyspiel.State):
-    """A state: the engine game plus the chance outcomes and moves so far."""
+    """A state: a node of the memoised game tree (the engine game plus the chance
+    outcomes and moves so far)."""
 
     def __init__(self, game: CardtableGoofspielGame) -> None:
         super().__init__(game)
-        self._shared = _Shared(game.ruleset, game.returns_type)
-        rs = game.ruleset
-        self._revealed: list[int] = []           # chance outcomes, in turn-up order
-        self._moves: list[tuple] = []            # ("bid", bids) / ("choose", seat, prize)
-        self._box = _GameBox(Game(rs, seed=0, prize_deck=list(rs.deck)) if not rs.fixed_order else Game(rs))
-        self._auto()
+        self._shared = game._shared
+        self._h = self._shared.root
 
     @property
     def ruleset(self) -> Ruleset:
@@ -179,106 +230,102 @@ class CardtableGoofspielState(pyspiel.State):
 
     @property
     def _game(self) -> Game:
-        return self._box.game
-
-    @_game.setter
-    def _game(self, value: Game) -> None:
-        self._box = _GameBox(value)
-
-    # -- engine bookkeeping --------------------------------------------------------------
+        return self._h.game
 
     @property
     def engine_game(self) -> Game:
         """The wrapped engine game (do not modify)."""
-        return self._game
+        return self._h.game
 
-    def _needs_chance(self) -> bool:
-        g = self._game
-        if self.ruleset.fixed_order or g.is_over:
-            return False
-        return self.ruleset.cards - len(g.deck) > len(self._revealed)
-
-    def _rebuild(self) -> None:
-        rest = sorted(set(self.ruleset.deck) - set(self._revealed))
-        g = Game(self.ruleset, seed=0, prize_deck=self._revealed + rest)
-        for move in self._moves:
-            if move[0] == "bid":
-                g.play(list(move[1]))
-            else:
-                g.choose(move[1], move[2])
-        self._game = g
-
-    def _auto(self) -> None:
-        """Play forced moves: a single chance outcome; a round where all bids are forced."""
-        while not self._game.is_over:
-            if self._needs_chance():
-                outcomes = self._remaining_chance()
-                if len(outcomes) != 1:
-                    return
-                self._revealed.append(outcomes[0])
-                self._rebuild()
-            elif self._game.phase == "bid":
-                legal = [self._game.legal_bids(s) for s in range(self.ruleset.players)]
-                if any(len(b) != 1 for b in legal):
-                    return
-                bids = tuple(b[0] for b in legal)
-                self._game.play(list(bids))
-                self._moves.append(("bid", bids))
-            else:
-                return
+    def _move_to(self, key, make) -> None:
+        h = self._h
+        child = h.children.get(key)
+        if child is None:
+            child = _auto(make(), self.ruleset)
+            shared = self._shared
+            if shared.cached < MAX_CACHED_NODES:
+                h.children[key] = child
+                shared.cached += 1
+        self._h = child
 
     def _remaining_chance(self) -> list[int]:
-        return sorted(set(self.ruleset.deck) - set(self._revealed))
+        return sorted(set(self.ruleset.deck) - set(self._h.revealed))
 
     # -- OpenSpiel API -------------------------------------------------------------------
 
     def current_player(self) -> int:
-        g = self._game
+        h = self._h
+        g = h.game
         if g.is_over:
             return pyspiel.PlayerId.TERMINAL
-        if self._needs_chance():
+        if h.needs_chance:
             return pyspiel.PlayerId.CHANCE
         if g.phase == "bid":
             return pyspiel.PlayerId.SIMULTANEOUS
         return g.chooser
 
     def _legal_actions(self, player: int) -> list[int]:
-        g = self._game
-        if g.is_over or self._needs_chance():
-            return []
+        h = self._h
+        key = ("legal", player)
+        cached = h.strings.get(key)
+        if cached is not None:
+            return cached
+        g = h.game
         rs = self.ruleset
-        if g.phase == "bid":
-            index = {b: i for i, b in enumerate(bid_combinations(rs.cards, rs.cards_per_bid))}
-            return sorted(index[b] for b in g.legal_bids(player))
-        if player != g.chooser:
-            return []
-        return sorted(choice_to_action(rs, p) for p in g.legal_choices())
+        if g.is_over or h.needs_chance:
+            out = []
+        elif g.phase == "bid":
+            index = _bid_index(rs.cards, rs.cards_per_bid)
+            out = sorted(index[b] for b in g.legal_bids(player))
+        elif player != g.chooser:
+            out = []
+        else:
+            out = sorted(choice_to_action(rs, p) for p in g.legal_choices())
+        h.strings[key] = out
+        return list(out)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        outcomes = self._remaining_chance()
-        return [(p - 1, 1.0 / len(outcomes)) for p in outcomes]
+        h = self._h
+        cached = h.strings.get("chance")
+        if cached is None:
+            outcomes = self._remaining_chance()
+            cached = h.strings["chance"] = [(p - 1, 1.0 / len(outcomes)) for p in outcomes]
+        return list(cached)
 
     def _apply_action(self, action: int) -> None:
-        if self._needs_chance():
+        h, rs = self._h, self.ruleset
+        if h.needs_chance:
             prize = int(action) + 1
             if prize not in self._remaining_chance():
                 raise ValueError(f"chance action {action}: prize {prize} is not face down")
-            self._revealed.append(prize)
-            self._rebuild()
-        else:
-            kind, prize = decode_action(self.ruleset, action)
-            seat = self._game.chooser
-            if kind != "choose":
-                raise ValueError(f"action {action} is not a prize choice")
-            self._game.choose(seat, prize)
-            self._moves.append(("choose", seat, prize))
-        self._auto()
+            self._move_to(("chance", prize), lambda: _rebuild(h.revealed + (prize,), h.moves, rs))
+            return
+        kind, prize = decode_action(rs, action)
+        if kind != "choose":
+            raise ValueError(f"action {action} is not a prize choice")
+        seat = h.game.chooser
+
+        def make() -> _History:
+            g = h.game.copy()
+            g.choose(seat, prize)
+            return _History(g, h.revealed, h.moves + (("choose", seat, prize),), rs)
+        self._move_to(("choose", prize), make)
 
     def _apply_actions(self, actions: list[int]) -> None:
-        bids = tuple(decode_action(self.ruleset, a)[1] for a in actions)
-        self._game.play(list(bids))
-        self._moves.append(("bid", bids))
-        self._auto()
+        h = self._h
+        key = tuple(actions)
+        child = h.children.get(key)
+        if child is not None:
+            self._h = child
+            return
+        rs = self.ruleset
+        bids = tuple(decode_action(rs, a)[1] for a in actions)
+
+        def make() -> _History:
+            g = h.game.copy()
+            g.play(list(bids))
+            return _History(g, h.revealed, h.moves + (("bid", bids),), rs)
+        self._move_to(key, make)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -289,13 +336,21 @@ class CardtableGoofspielState(pyspiel.State):
         return f"{kind} {value}" if value is not None else kind
 
     def is_terminal(self) -> bool:
-        return self._game.is_over
+        return self._h.game.is_over
 
     def returns(self) -> list[float]:
+        h = self._h
+        cached = h.strings.get("returns")
+        if cached is None:
+            cached = h.strings["returns"] = self._returns()
+        return list(cached)
+
+    def _returns(self) -> list[float]:
         n = self.ruleset.players
-        if not self._game.is_over:
+        g = self._h.game
+        if not g.is_over:
             return [0.0] * n
-        pts = self._game.points
+        pts = g.points
         if self.returns_type == "win_loss":
             return [1.0 if pts[i] > pts[1 - i] else -1.0 if pts[i] < pts[1 - i] else 0.0 for i in range(2)]
         mean = sum(pts) / n
@@ -303,35 +358,112 @@ class CardtableGoofspielState(pyspiel.State):
 
     def public_history(self) -> str:
         """Everything public: prizes turned up, bids and choices, in order."""
-        return f"prizes {self._revealed} moves {self._moves} pot {list(self._game.pot)}"
+        h = self._h
+        return f"prizes {list(h.revealed)} moves {list(h.moves)} pot {list(h.game.pot)}"
 
     def __str__(self) -> str:
-        g = self._game
+        g = self._h.game
         return (f"round {g.round} phase {g.phase} pot {list(g.pot)} points {list(g.points)} "
                 f"hands {[sorted(h) for h in g.hands]}")
 
 
-class GoofspielObserver:
-    """Observations (PyObserver interface): the encoding's vector, and strings.
+def info_state_layout(ruleset: Ruleset) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of the pieces of the information-state tensor, in order
+    (``n`` cards, ``P`` players, ``R`` rounds):
 
-    With ``perfect_recall`` (information states) the string is the player id and
-    the public history; otherwise the player's current view.
+    - ``player`` ``(P,)``: one-hot, the player whose information state it is;
+    - ``prizes`` ``(n, n)``: row ``k`` one-hot the ``k``-th prize turned up (chance
+      outcomes in order; zeros with a fixed prize order, which is public);
+    - ``bids`` ``(R, P, n)``: round ``r``, seat ``s``: the cards of its bid;
+    - ``choices`` ``(R, P, n)`` (open prizes only): the prize seat ``s`` took in round ``r``.
+
+    The full public history; with the rules it determines everything a player
+    knows (docs/rules.md, What each player knows), so distinct information states
+    give distinct tensors (tested).
+    """
+    n, p, r = ruleset.cards, ruleset.players, ruleset.rounds
+    out = {"player": (p,), "prizes": (n, n), "bids": (r, p, n)}
+    if ruleset.open_prizes > 1:
+        out["choices"] = (r, p, n)
+    return out
+
+
+def info_state_size(ruleset: Ruleset) -> int:
+    """Length of the information-state tensor."""
+    return sum(int(np.prod(shape)) for shape in info_state_layout(ruleset).values())
+
+
+def encode_info_state(state: CardtableGoofspielState, player: int) -> np.ndarray:
+    """The ``float32`` information-state tensor of ``player`` (:func:`info_state_layout`)."""
+    h = state._h
+    cached = h.tensors.get(player)
+    if cached is not None:
+        return cached
+    rs = state.ruleset
+    n, p = rs.cards, rs.players
+    lay = info_state_layout(rs)
+    out = np.zeros(info_state_size(rs), np.float32)
+    pieces, start = {}, 0
+    for name, shape in lay.items():
+        size = int(np.prod(shape))
+        pieces[name] = out[start:start + size].reshape(shape)
+        start += size
+    pieces["player"][player] = 1.0
+    for k, prize in enumerate(h.revealed):
+        pieces["prizes"][k, prize - 1] = 1.0
+    r = -1
+    for move in h.moves:
+        if move[0] == "bid":
+            r += 1
+            for s, bid in enumerate(move[1]):
+                for c in bid:
+                    pieces["bids"][r, s, c - 1] = 1.0
+        else:
+            pieces["choices"][r, move[1], move[2] - 1] = 1.0
+    out.setflags(write=False)
+    h.tensors[player] = out
+    return out
+
+
+class GoofspielObserver:
+    """Observations (PyObserver interface).
+
+    With ``perfect_recall`` (information states): the tensor of
+    :func:`encode_info_state` and the string of the player id and the public
+    history. Otherwise: the encoding's observation vector
+    (:func:`~cardtable.research.encoding.encode_observation`) and the player's
+    current view as a string.
     """
 
     def __init__(self, iig_obs_type, ruleset: Ruleset) -> None:
         self.iig_obs_type = iig_obs_type
         self.ruleset = ruleset
-        self.tensor = np.zeros(observation_size(ruleset), np.float32)
-        self.dict = {"observation": self.tensor}
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        if self.perfect_recall:
+            self.tensor = np.zeros(info_state_size(ruleset), np.float32)
+            self.dict, start = {}, 0
+            for name, shape in info_state_layout(ruleset).items():
+                size = int(np.prod(shape))
+                self.dict[name] = self.tensor[start:start + size].reshape(shape)
+                start += size
+        else:
+            self.tensor = np.zeros(observation_size(ruleset), np.float32)
+            self.dict = {"observation": self.tensor}
 
     def set_from(self, state: CardtableGoofspielState, player: int) -> None:
-        self.tensor[:] = encode_observation(state.engine_game.view(player))
+        if self.perfect_recall:
+            self.tensor[:] = encode_info_state(state, player)
+        else:
+            self.tensor[:] = encode_observation(state.engine_game.view(player))
 
     def string_from(self, state: CardtableGoofspielState, player: int) -> str:
-        g = state.engine_game
-        if self.iig_obs_type.perfect_recall:
-            return f"p{player} {state.public_history()}"
-        v = g.view(player)
+        h = state._h
+        if self.perfect_recall:
+            text = h.strings.get(player)
+            if text is None:
+                text = h.strings[player] = f"p{player} {state.public_history()}"
+            return text
+        v = h.game.view(player)
         return (f"p{player} hand {sorted(v.hand)} pot {list(v.pot)} remaining {list(v.remaining_prizes)} "
                 f"points {list(v.points)} phase {v.phase}")
 

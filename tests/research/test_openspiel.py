@@ -9,6 +9,7 @@ from open_spiel.python.algorithms import cfr, expected_game_score, exploitabilit
 
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.research import openspiel_game as og
+from cardtable.research.encoding import choice_to_action  # noqa: F401  (og.choice_to_action)
 from cardtable.research.reference import best_response_value, solve, solve_matrix_game
 
 
@@ -185,3 +186,45 @@ def test_cfr_on_carry_over_converges_to_the_reference_value():
     for p in (0, 1):
         ours = best_response_value(rs, p, policy_at) / 2 - values[p]  # returns are half of p0 - p1
         assert ours == pytest.approx(info.player_improvements[p], abs=1e-9)
+
+
+# -- the information-state tensor --------------------------------------------------------
+
+@pytest.mark.parametrize("params", [
+    dict(num_cards=3), dict(num_cards=3, tie_rule="discard"), dict(num_cards=4, open_prizes=2),
+    dict(num_cards=3, players=3, unique_bids=True), dict(num_cards=4, cards_per_bid=2),
+    dict(num_cards=3, points_order="descending"),
+])
+def test_distinct_information_states_have_distinct_tensors(params):
+    from open_spiel.python.algorithms import get_all_states
+
+    game = og.load(**params)
+    assert game.get_type().provides_information_state_tensor
+    assert game.information_state_tensor_shape() == [og.info_state_size(game.ruleset)]
+    tb = pyspiel.convert_to_turn_based(game)
+    states = get_all_states.get_all_states(tb, include_terminals=False, include_chance_states=False)
+    tensors: dict[str, tuple] = {}
+    for s in states.values():
+        p = s.current_player()
+        key, t = s.information_state_string(p), tuple(s.information_state_tensor(p))
+        assert tensors.setdefault(key, t) == t      # one tensor per information state
+    assert len(set(tensors.values())) == len(tensors)  # and distinct states, distinct tensors
+    if params == dict(num_cards=3):
+        assert len(tensors) == 114                  # the example: 114 states, now 114 tensors
+
+
+def test_information_state_tensor_is_the_public_history():
+    game = og.load(num_cards=4, open_prizes=2, players=2)
+    s = game.new_initial_state()
+    s.apply_action(2)                    # prize 3 turned up
+    s.apply_action(0)                    # prize 1 turned up: the display holds 3 and 1
+    s.apply_actions([3, 0])              # bids 4 and 1: seat 0 chooses
+    s.apply_action(og.choice_to_action(game.ruleset, 3))
+    obs = og.GoofspielObserver(pyspiel.IIGObservationType(perfect_recall=True), game.ruleset)
+    obs.set_from(s, 1)
+    d = obs.dict
+    assert d["player"].tolist() == [0, 1]
+    assert d["prizes"][0].tolist() == [0, 0, 1, 0] and d["prizes"][1].tolist() == [1, 0, 0, 0]
+    assert d["bids"][0].tolist() == [[0, 0, 0, 1], [1, 0, 0, 0]] and d["bids"][1].sum() == 0
+    assert d["choices"][0, 0].tolist() == [0, 0, 1, 0]
+    assert np.array_equal(np.array(s.information_state_tensor(1)), obs.tensor)
