@@ -47,6 +47,11 @@ def bench_engine(games: int) -> float:
 
 
 def main() -> None:
+    from cardtable.research.extra import missing
+
+    if missing("pyspiel"):  # the reference needs OpenSpiel (the research extra)
+        raise SystemExit("bench/simulate.py needs the 'research' extra (missing: pyspiel) for its "
+                         "OpenSpiel reference; install it with: pip install 'cardtable[research]'")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200_000, help="games for the batched simulator")
     ap.add_argument("--batch", type=int, default=100_000, help="games per simulate() call")

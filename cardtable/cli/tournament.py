@@ -71,6 +71,7 @@ def register(app: typer.Typer) -> None:
                 seed=data.get("seed", 0), game=data.get("game", "goofspiel"), time_ms=data.get("time_ms", 1000),
             )
             T.validate(cfg)
+            T.check_backend(backend)
         except T.TournamentError as exc:
             fail(str(exc))
         if db is None:

@@ -33,6 +33,7 @@ Statistics (:func:`standings`):
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import math
 import sqlite3
@@ -371,8 +372,7 @@ def run(config: TournamentConfig, db: str | Path, *, workers: int = 2, backend: 
     Raises:
         TournamentError: a malformed configuration (before any game) or a foreign database.
     """
-    if backend not in ("process", "serial", "ray"):
-        raise TournamentError(f"backend must be process, serial or ray, not {backend!r}")
+    check_backend(backend)
     if not isinstance(workers, int) or workers < 1:
         raise TournamentError(f"workers must be a whole number >= 1, not {workers!r}")
     if check:
@@ -453,6 +453,16 @@ def _main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+def check_backend(backend: str) -> None:
+    """Raise :class:`TournamentError` for an unknown backend, or ``"ray"`` without Ray
+    installed (it comes with the ``research`` extra)."""
+    if backend not in ("process", "serial", "ray"):
+        raise TournamentError(f"backend must be process, serial or ray, not {backend!r}")
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise TournamentError("--backend ray needs the 'research' extra (missing: ray); "
+                              "install it with: pip install 'cardtable[research]'")
 
 
 def _run_ray(text: str, chunks, address: str | None, store) -> None:

@@ -22,7 +22,12 @@ import weakref
 from typing import Any, Callable
 
 import numpy as np
-from gymnasium import spaces
+
+from .extra import require
+
+require("the research envs", "gymnasium")
+
+from gymnasium import spaces  # noqa: E402
 
 from cardtable.goofspiel import Ruleset
 

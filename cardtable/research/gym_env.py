@@ -33,9 +33,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
+
+from .extra import require
+
+require("the Gymnasium env", "gymnasium")
+
+import gymnasium as gym  # noqa: E402
+from gymnasium import spaces  # noqa: E402
 
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.platform.bot import Bot, load_bot

@@ -41,7 +41,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyspiel
+
+from .extra import require
+
+require("the OpenSpiel game", "pyspiel")
+
+import pyspiel  # noqa: E402
 
 from cardtable.goofspiel import Game, Ruleset
 

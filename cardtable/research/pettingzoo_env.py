@@ -40,7 +40,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
+
+from .extra import require
+
+require("the PettingZoo env", "pettingzoo", "gymnasium")
+
+from gymnasium import spaces  # noqa: E402
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.agent_selector import AgentSelector
