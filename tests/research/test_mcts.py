@@ -73,3 +73,71 @@ def test_determinisation_is_consistent_with_the_view():
 def test_bad_options_are_rejected(kw):
     with pytest.raises(ValueError):
         MCTSBot(**kw)
+
+
+# -- the opponent model, playouts, final move, policy ----------------------------------------
+
+from cardtable.goofspiel.bots import opponent_model  # noqa: E402
+
+
+def _view_after(rs, rounds, seat, prize_deck):
+    game = Game(rs, prize_deck=prize_deck)
+    for bids in rounds:
+        game.play(bids)
+    return game.view(seat)
+
+
+def test_posterior_finds_a_matcher_and_not_a_random_bidder():
+    rs = Ruleset(cards=8)
+    deck = [5, 2, 7, 1, 8, 3, 6, 4]
+    matcher_like = _view_after(rs, [[1, 5], [2, 2], [3, 7]], 0, deck)   # seat 1 bid the prize each time
+    post = opponent_model.posteriors(matcher_like)[1]
+    assert post["match"] > 0.9 and abs(sum(post.values()) - 1) < 1e-12
+    odd = _view_after(rs, [[1, 1], [2, 8], [3, 3]], 0, deck)           # far from every type's prediction
+    post = opponent_model.posteriors(odd)[1]
+    assert post["match"] < 0.01 and post["search"] > 0.6
+    fresh = Game(rs, prize_deck=deck).view(0)
+    assert opponent_model.posteriors(fresh) == {1: opponent_model.PRIOR}
+
+
+def test_type_policies_are_distributions_over_the_hand():
+    rs = Ruleset(cards=6, high_ace=True)
+    view = _view_after(rs, [[2, 3]], 1, [4, 1, 6, 2, 5, 3])
+    for name, dist in opponent_model.type_policies(view).items():
+        assert set(dist) <= set(view.hand), name
+        assert sum(dist.values()) == pytest.approx(1.0), name
+
+
+def test_policy_is_the_mixed_move_and_act_plays_from_it():
+    rs = Ruleset(cards=5)
+    game = Game(rs, seed=3)
+    bot = MCTSBot(seed=2, iterations=200)
+    bot.new_game(rs, 0)
+    dist = bot.search_policy(game.view(0))
+    assert set(dist) <= set(game.view(0).hand) and sum(dist.values()) == pytest.approx(1.0)
+    assert all(p > 0 for p in dist.values())
+    assert list(MCTSBot(seed=2, iterations=200, final="max").search_policy(game.view(0)).values()) == [1.0]
+
+
+@pytest.mark.parametrize("kw", [dict(selection="exp3"), dict(playout="random"), dict(final="max"),
+                                dict(model=False), dict(selection="rm", final="max")])
+def test_every_option_plays_legal_games(kw):
+    for rs in (Ruleset(cards=6, players=3), Ruleset(cards=6, open_prizes=2), Ruleset(cards=6, cards_per_bid=2)):
+        bots = [MCTSBot(seed=1, iterations=30, **kw)] + [load_bot("goofspiel", "heuristic") for _ in range(rs.players - 1)]
+        assert play_game(rs, bots, seed=2).is_over
+
+
+def test_the_opponent_model_wins_by_one_against_a_revealed_matcher():
+    # seat 1 matched the prize twice; prize 7 is up: the best reply is the 8 (a matcher bids 7)
+    rs = Ruleset(cards=8)
+    view = _view_after(rs, [[1, 5], [2, 3]], 0, [5, 3, 7, 1, 8, 2, 6, 4])
+    assert view.pot == (7,)
+    with_model = MCTSBot(seed=4, iterations=600).search_policy(view)
+    assert max(with_model, key=with_model.get) == 8 and with_model[8] > 0.4, with_model  # without: 0.15
+
+
+@pytest.mark.parametrize("kw", [dict(playout="best"), dict(final="avg"), dict(model=1), dict(epsilon=2),
+                                dict(c=-1), dict(iterations=True), dict(selection="exp4")])
+def test_bad_new_options_are_rejected(kw):
+    with pytest.raises(ValueError):
+        MCTSBot(**kw)

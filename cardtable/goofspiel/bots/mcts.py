@@ -32,7 +32,8 @@ Bošanský, "Convergence of Monte Carlo Tree Search in Simultaneous Move Games"
   equilibria of Goofspiel are mixed -- DUCT in proportion to the visit counts of
   the actions visited at least half as often as the most visited one, RM and
   Exp3 their average strategy with the exploration removed; ``"max"`` plays the
-  most visited action. ``policy(view)`` returns that mixed move.
+  most visited action. ``search_policy(view)`` returns that mixed move (not
+  named ``policy``: it is one search's estimate, not the bot's exact mixed bid).
 
 Works for every ruleset: 2-5 players, multi-card bids, open prizes, any tie rule.
 
@@ -172,7 +173,7 @@ class MCTSBot(GoofspielBot):
             return view.pot[0]
         return self._sample(self._search(view))
 
-    def policy(self, view: PlayerView) -> dict:
+    def search_policy(self, view: PlayerView) -> dict:
         """The mixed move of one search at ``view``: ``{card: probability}`` for
         one-card bids (``{bid tuple: probability}`` for multi-card bids, ``{prize:
         probability}`` in the choose phase). ``act`` samples such a distribution.
