@@ -137,8 +137,12 @@ def action_mask(view: PlayerView) -> np.ndarray:
 def observation_layout(ruleset: Ruleset) -> dict[str, slice]:
     """Name -> slice of the observation vector (see the module docstring)."""
     n, p = ruleset.cards, ruleset.players
-    sizes = [("hands", p * n), ("pot", n), ("remaining", n), ("next_prize", n),
-             ("points", p), ("phase", 2), ("my_choice", 1), ("round", 1)]
+    return _slices([("hands", p * n), ("pot", n), ("remaining", n), ("next_prize", n),
+                    ("points", p), ("phase", 2), ("my_choice", 1), ("round", 1)])
+
+
+def _slices(sizes: list[tuple[str, int]]) -> dict[str, slice]:
+    """Consecutive named slices of the given lengths."""
     out, start = {}, 0
     for name, size in sizes:
         out[name] = slice(start, start + size)
@@ -183,13 +187,8 @@ def encode_observation(view: PlayerView) -> np.ndarray:
 def state_layout(ruleset: Ruleset) -> dict[str, slice]:
     """Name -> slice of the global state vector (see :func:`encode_state`)."""
     n, p = ruleset.cards, ruleset.players
-    sizes = [("hands", p * n), ("pot", n), ("remaining", n), ("next_prize", n),
-             ("points", p), ("phase", 2), ("chooser", p), ("round", 1)]
-    out, start = {}, 0
-    for name, size in sizes:
-        out[name] = slice(start, start + size)
-        start += size
-    return out
+    return _slices([("hands", p * n), ("pot", n), ("remaining", n), ("next_prize", n),
+                    ("points", p), ("phase", 2), ("chooser", p), ("round", 1)])
 
 
 def state_size(ruleset: Ruleset) -> int:

@@ -9,7 +9,8 @@ posterior over these types (one-card bids, one prize at a time only):
 - ``uniform``: a uniformly random legal bid.
 - ``match``: the card whose strength is closest to the newest prize's value.
 - ``quantile``: the card at the same quantile of the hand as the pot's value
-  among the prizes in play (0.4 there, 0.15 on each neighbour, 0.3 spread).
+  among the prizes in play (0.4 there, 0.15 on each neighbour, 0.3 spread: the
+  ``heuristic`` bot's model of an opponent).
 - ``tips``: the rule texts' tips (the ``heuristic`` bot, no noise).
 
 Each type's predicted bid is mixed with ``NOISE`` of a uniform bid, so one
@@ -50,13 +51,9 @@ def type_policies(view: PlayerView) -> dict[str, dict[int, float]]:
     pot = view.pot_value
     prizes = sorted(rs.prize_value(p) for p in (*view.remaining_prizes, *view.pot))
     q = sum(1 for v in prizes if v <= pot) / len(prizes)
-    weights = [0.3 / n] * n
-    i = min(n - 1, max(0, round(q * (n - 1))))
-    for j, w in ((i, 0.4), (i - 1, 0.15), (i + 1, 0.15)):
-        if 0 <= j < n:
-            weights[j] += w
-    s = sum(weights)
-    out["quantile"] = {c: w / s for c, w in zip(hand, weights)}
+    # the heuristic bot's model of a bidder, applied to this seat (strengths -> cards)
+    by_strength = {rs.strength(c): c for c in hand}
+    out["quantile"] = {by_strength[st]: w for st, w in _tips_bot()._opponent_model(view, view.seat, q)}
     out["tips"] = {_tips_bot().bid(view)[0]: 1.0}
     return out
 
