@@ -33,7 +33,7 @@ def test_library_entry_points_raise_one_line_naming_the_extra(modules, code, fea
 
 def test_cli_ray_backend_and_bench_simulate_say_one_line(tmp_path):
     r = run_without(["ray"], "from cardtable.cli import main\nsys.argv = ['cardtable', 'tournament', "
-                    "'random', 'matcher', '-n', '2', '--backend', 'ray']\nmain()\n", tmp_path)
+                    "'random', 'matcher', '--games', '2', '--backend', 'ray']\nmain()\n", tmp_path)
     assert r.returncode == 2
     assert r.stderr.strip() + r.stdout.strip() == "error: --backend ray " + HINT.format("ray")
     assert not (tmp_path / "tournaments").exists()   # nothing written
