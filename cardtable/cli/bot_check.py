@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
 
         console = Console()
         try:
-            module = importlib.import_module(f"cardtable.{game}.protocol")
+            module = importlib.import_module(f"cardtable.{game}.botcheck")
         except ModuleNotFoundError:
             fail(f"no bot protocol for game {game!r}")
         from cardtable.platform.bot import BotSpecError, parse_bot_spec

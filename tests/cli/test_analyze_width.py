@@ -28,6 +28,6 @@ def test_analyze_fits_the_terminal(record, width):
     assert max(len(line) for line in lines) <= width, "\n".join(lines)
     rows = [line for line in lines if re.match(r"^\s+\d+\s+\S+\s+\d+\s", line)]
     assert [int(r.split()[0]) for r in rows] == [1, 2, 3, 4, 5]  # every round, in order, none cut
-    assert all(re.search(r"\d\.\d{3}\s+\d+\.\d{3}\s*$", r) for r in rows), rows  # both "lost" columns whole
+    assert all(re.search(r"\d\.\d{3}\s+\d+\.\d{3}\s+[+-]\d+\.\d{2}\s*$", r) for r in rows), rows  # both "lost" columns and the running difference whole
     assert re.search(r"\w:\d\.\d\d", res.output)  # the equilibrium is shown
     assert "final points" in res.output

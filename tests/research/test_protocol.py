@@ -9,7 +9,8 @@ import typer
 from typer.testing import CliRunner
 
 from cardtable.goofspiel import Ruleset
-from cardtable.goofspiel.protocol import GoofspielProtocolBot, check_bot
+from cardtable.goofspiel.botcheck import check_bot
+from cardtable.goofspiel.protocol import GoofspielProtocolBot
 from cardtable.goofspiel.tournament import play_one
 from cardtable.platform.bot import load_bot
 from cardtable.platform.protocol import BotFailure, BotProcess, split_command

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from cardtable.goofspiel import Ruleset
-from cardtable.goofspiel.protocol import GoofspielProtocolBot, check_bot
+from cardtable.goofspiel.botcheck import check_bot
+from cardtable.goofspiel.protocol import GoofspielProtocolBot
 from cardtable.goofspiel.tournament import play_one
 from cardtable.platform.tournament import TournamentConfig, TournamentError, parse_bot_spec, validate
 
