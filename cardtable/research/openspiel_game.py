@@ -144,7 +144,7 @@ class CardtableGoofspielGame(pyspiel.Game):
 
 #: Most history nodes one game object memoises (children, strings, tensors); past it
 #: states are still correct, only no longer cached (bounds memory in long simulations).
-MAX_CACHED_NODES = 2_000_000
+MAX_CACHED_NODES = 100_000
 
 
 class _History:

@@ -228,3 +228,18 @@ def test_information_state_tensor_is_the_public_history():
     assert d["bids"][0].tolist() == [[0, 0, 0, 1], [1, 0, 0, 0]] and d["bids"][1].sum() == 0
     assert d["choices"][0, 0].tolist() == [0, 0, 1, 0]
     assert np.array_equal(np.array(s.information_state_tensor(1)), obs.tensor)
+
+
+def test_memoised_tree_is_bounded_and_states_stay_correct(monkeypatch):
+    monkeypatch.setattr(og, "MAX_CACHED_NODES", 5)
+    game = og.load(num_cards=5)
+    rng = random.Random(3)
+    for _ in range(20):
+        s = _random_play(game.new_initial_state(), rng)
+        pts = s.engine_game.points
+        assert s.returns() == [pts[0] - sum(pts) / 2, pts[1] - sum(pts) / 2]
+    assert game._shared.cached == 5
+    s = game.new_initial_state()
+    c = s.clone()
+    s.apply_action(s.chance_outcomes()[0][0])
+    assert c.is_chance_node() and not s.is_chance_node()   # a clone is independent
