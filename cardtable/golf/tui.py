@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -266,7 +267,7 @@ class GolfTable:
             return _HELP if text.strip().lower() in _HELP_WORDS else parse(text)
 
         while True:
-            answer = self.terminal.ask(prompt, parse_or_help)
+            answer = self.terminal.ask(escape(prompt), parse_or_help)  # names are not markup
             if answer is not _HELP:
                 return answer
             self.console.print(help_lines, markup=False, highlight=False)
@@ -317,8 +318,8 @@ class GolfTable:
             self.show(seat, view, agent.display)
             after = "it stays visible (open memory)" if self.open_memory else "it is hidden from now on"
             who = f"{self.names[seat]}, this" if self.hotseat else "This"
-            self.terminal.pause(f"{who} is your look at your bottom row: {after}. "
-                                f"Press Enter when done... ")
+            self.terminal.pause(escape(f"{who} is your look at your bottom row: {after}. "
+                                       f"Press Enter when done... "))
             if self.hotseat or not self.open_memory:
                 self.terminal.clear()
             self._at_keyboard = None
@@ -375,8 +376,9 @@ class GolfTable:
                                   mark_you=viewer is not None))
         res = game.result()
         scores = ", ".join(f"{n} {plural(s, 'pt')}" for n, s in zip(self.names, res.scores))
-        self.console.print(f"[bold]{verdict(res, self.names, viewer)}[/bold] (fewest points) — {scores}; "
-                           f"{end_text(res, self.names, viewer)}", markup=True, highlight=False)
+        self.console.print(f"[bold]{escape(verdict(res, self.names, viewer))}[/bold] (fewest points) — "
+                           f"{escape(scores)}; {escape(end_text(res, self.names, viewer))}", markup=True,
+                           highlight=False)
         note = ender_note(res, self.names, viewer, next_game)
         if note:
             self.console.print(note, markup=False, highlight=False)
@@ -525,7 +527,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
         out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
     table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)
-    out.print(f"[bold]Golf with Detective and Thief[/bold] — {n} players: {', '.join(seat_names)}. "
+    out.print(f"[bold]Golf with Detective and Thief[/bold] — {n} players: {escape(', '.join(seat_names))}. "
               f"{'Open memory' if open_memory else 'Memory mode: cards you learn are shown once'}. "
               f"Type 'help' for commands.")
     records: list[GolfRecord] = []

@@ -138,7 +138,7 @@ def offer_analysis(terminal, games: Sequence[Game], names: Sequence[str]) -> Non
     from cardtable.tui import QuitGame
 
     try:
-        wanted = terminal.ask(f"Show the analysis of {what} (equilibrium per round, points given up)? [y/N] ", parse)
+        wanted = terminal.ask(f"Show the analysis of {what} (equilibrium per round, points given up)? \\[y/N] ", parse)
     except QuitGame:
         return
     if not wanted:

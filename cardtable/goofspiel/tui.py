@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Sequence
 
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -120,7 +121,7 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6, you: 
         if spent:
             line.append("   spent: ", style="dim")
             line.append_text(cards_text(spent, suit, rs))
-        grid.add_row(who, line)
+        grid.add_row(Text(who), line)
     if view.history:
         grid.add_row("", Text(""))
         for r in view.history[-history_rows:]:
@@ -191,7 +192,7 @@ class GoofspielTable:
             example = "e.g. " + ", ".join(format_card(c) for c in dict.fromkeys([hand[-1], hand[0]]))
         else:
             example = f"{rs.cards_per_bid} cards, e.g. " + " ".join(format_card(c) for c in hand[: rs.cards_per_bid])
-        who = "Your bid" if seat == self.you else f"{name}, your bid"
+        who = "Your bid" if seat == self.you else f"{escape(name)}, your bid"
         bid = self.term.ask(
             f"{who} ({example}; quit to stop): ",
             lambda text: parse_bid(text, view),
@@ -213,7 +214,7 @@ class GoofspielTable:
             return rank
 
         shown = " ".join(format_card(p, PRIZE_SUIT) for p in choices)
-        who = "Take a prize" if seat == self.you else f"{self.seats[seat].name}, take a prize"
+        who = "Take a prize" if seat == self.you else f"{escape(self.seats[seat].name)}, take a prize"
         return self.term.ask(f"{who} ({shown}): ", parse)
 
     def play_game(self, seed: str | int | None = None) -> Game:
@@ -286,7 +287,7 @@ class GoofspielTable:
         else:
             verdict = f"{subject(self.seats[res.winner].name, res.winner == you)} {verb(res.winner == you, 'win')}"
         unowned = f" ({res.unowned} points unowned)" if res.unowned else ""
-        self.console.print(f"[bold]{verdict}[/bold] — {scores}{unowned}")
+        self.console.print(f"[bold]{escape(verdict)}[/bold] — {escape(scores)}{unowned}")
 
 
 def save_record(records: Sequence[GameRecord], path: Path | None = None) -> Path:
@@ -392,7 +393,7 @@ def run(
         try:
             path = save_record(records, record_path)
         except OSError as exc:
-            console.print(f"[red]✗ the record could not be saved: {exc}[/red]", soft_wrap=True)
+            console.print(f"[red]✗ the record could not be saved: {escape(str(exc))}[/red]", soft_wrap=True)
             return 1
         console.print(f"Record saved to {path}", soft_wrap=True, markup=False)
         console.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False)

@@ -13,6 +13,7 @@ import warnings
 from typing import Callable, TypeVar
 
 from rich.console import Console
+from rich.markup import escape
 
 T = TypeVar("T")
 
@@ -78,7 +79,7 @@ class Terminal:
             try:
                 return parse(line)
             except ValueError as exc:
-                self.console.print(f"[red]✗ {exc}[/red]")
+                self.console.print(f"[red]✗ {escape(str(exc))}[/red]")
 
     def clear(self) -> None:
         """Clear the screen and the terminal's scrollback (hot-seat privacy: the next
@@ -91,7 +92,7 @@ class Terminal:
     def hand_over(self, name: str) -> None:
         """Hot-seat: clear the screen and wait until ``name`` is at the keyboard."""
         self.clear()
-        self.read(f"[bold]Pass the keyboard to {name}[/bold] and press Enter when nobody else is looking... ")
+        self.read(f"[bold]Pass the keyboard to {escape(name)}[/bold] and press Enter when nobody else is looking... ")
         self.clear()
 
     def pause(self, message: str = "Press Enter to continue... ") -> None:
