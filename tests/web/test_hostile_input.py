@@ -402,3 +402,30 @@ def test_database_files_are_private(make_client, tmp_path):
     os.chmod(db, 0o644)  # an older server's world-readable file is made private when opened
     make_client(db=db)
     assert stat.S_IMODE(os.stat(db).st_mode) == 0o600
+
+
+def test_an_older_database_gets_the_new_columns_and_its_invites_keep_working(tmp_path):
+    """A database written before claim codes: unclaimed seats' old tokens become claim codes."""
+    import sqlite3
+
+    from cardtable.web.storage import Store
+
+    db = tmp_path / "old.sqlite3"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE rooms (id TEXT PRIMARY KEY, game TEXT NOT NULL, settings TEXT NOT NULL,
+            match_format TEXT NOT NULL, timer REAL NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 1,
+            status TEXT NOT NULL DEFAULT 'playing', created REAL NOT NULL);
+        CREATE TABLE seats (room_id TEXT NOT NULL REFERENCES rooms(id), seat INTEGER NOT NULL,
+            token TEXT NOT NULL UNIQUE, name TEXT NOT NULL, bot TEXT, claimed INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (room_id, seat));
+        INSERT INTO rooms VALUES ('r1', 'goofspiel', '{}', 'total 1', 0, 1, 'playing', 0);
+        INSERT INTO seats VALUES ('r1', 0, 'held-token', 'Ann', NULL, 1), ('r1', 1, 'sent-link', 'Bob', NULL, 0),
+            ('r1', 2, 'bot-token', 'bot', 'random', 1);
+    """)
+    con.close()
+    store = Store(db)
+    seats = store.seats("r1")
+    assert [(s.claimed, s.claim) for s in seats] == [(True, None), (False, "sent-link"), (True, None)]
+    assert store.room("r1").owner is None
+    store.close()
