@@ -43,8 +43,11 @@ def register(app: typer.Typer) -> None:
         db: Optional[Path] = typer.Option(None, "--db", metavar="FILE", show_default="one per configuration under $CARDTABLE_HOME/tournaments", help="SQLite results file; run again to resume."),
         report: Optional[Path] = typer.Option(None, "--report", metavar="FOLDER", help="Write standings.md and standings.png into this folder."),
     ) -> None:
-        """Play a round-robin tournament and print the standings (mean point difference
-        with 95% CI, win/draw/loss, OpenSkill ratings). Interrupted runs resume."""
+        """Play a round-robin tournament and print the standings; interrupted runs resume.
+
+        The standings give each bot's mean point difference with its 95% CI, wins, draws and
+        losses, and OpenSkill ratings.
+        """
         import hashlib
 
         from rich.console import Console

@@ -85,3 +85,14 @@ def test_version(flag):
     result = runner.invoke(app, [flag])
     assert result.exit_code == 0
     assert result.output.strip() == f"cardtable {__version__}"
+
+
+def test_every_command_has_a_one_line_summary_in_the_command_list():
+    """``cardtable -h`` lists each command on one line: the docstring's first paragraph is one
+    line (``tournament``'s once wrapped in the middle of a parenthesis)."""
+    for name in COMMANDS:
+        summary = (GROUP.commands[name].help or "").strip().split("\n\n")[0]
+        assert summary and "\n" not in summary, (name, summary)
+    text = help_text()
+    assert re.search(r"│ tournament +Play a round-robin tournament and print the standings; interrupted runs "
+                     r"resume\. +│", text), text
