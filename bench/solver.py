@@ -3,6 +3,8 @@
     python bench/solver.py                   # n = 4..10 discard, 4..8 carry, win objective n <= 9
     python bench/solver.py --max-cards 8 --cfr-seconds 20
     python bench/solver.py --only 12:discard:points   # one configuration
+    python bench/solver.py --layouts 9,10,11          # carry-over: format 1 vs format 2 (issue 13)
+    python bench/solver.py --backends 9 [--cuda]      # threads vs Ray 1 / 2 workers [vs CUDA]
     CARDTABLE_CACHE=/tmp/ctcache python bench/solver.py --versus 13:discard:10000
 
 Every configuration runs in its own Python process, so "peak MB" is that
@@ -52,21 +54,112 @@ def child(config: dict) -> dict:
         return {"import_s": t_import, "first_solve_s": time.perf_counter() - t1}
     if config["kind"] == "cfr":
         return cfr(config["cards"], config["seconds"])
+    if config["kind"] == "lean":
+        return lean(config)
     rs = Ruleset(cards=config["cards"], tie_rule=config["ties"])
+    # load (or compile) the kernels first: not part of the solve time
+    run_backward_induction(full_layout(Ruleset(cards=4, tie_rule=config["ties"]), config["objective"]),
+                           threads=config.get("threads", 1))
     t1 = time.perf_counter()
     layout = full_layout(rs, config["objective"])
     t_layout = time.perf_counter() - t1
-    values, stats = run_backward_induction(layout)
+    c0 = time.process_time()
+    values, stats = run_backward_induction(layout, threads=config.get("threads", 1))
+    cpu = time.process_time() - c0
     from cardtable.solver.table import Table
 
     table = Table(rs, config["objective"], layout, values, tuple(rs.deck), stats)
     f = frozenset(rs.deck)
     return {
         "positions": stats["positions"], "games": stats["games"], "layout_s": t_layout,
-        "solve_s": stats["seconds"], "max_gap": stats["max_gap"],
-        "value": table.value(Position(f, (f, f))),
+        "solve_s": stats["seconds"], "cpu_s": cpu, "max_gap": stats["max_gap"],
+        "value": table.value(Position(f, (f, f))), "disk_gib": layout.size * 8 / 2**30,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+
+
+def lean(config: dict) -> dict:
+    """Format 2 (lean layout, float32 layers on disk) with a backend, in a temporary folder."""
+    from pathlib import Path
+
+    from cardtable.goofspiel import Ruleset
+    from cardtable.solver import Position
+    from cardtable.solver.layers import LayerBackend, lean_layout, open_layered, solve_layered
+
+    rs = Ruleset(cards=config["cards"], tie_rule=config["ties"])
+    t1 = time.perf_counter()
+    lay = lean_layout(rs, config["objective"])
+    t_layout = time.perf_counter() - t1
+    backend = config.get("backend", "threads")
+    if backend == "ray":
+        from cardtable.solver.ray_backend import RayBackend
+
+        be = RayBackend(workers=config["workers"])
+    elif backend == "cuda":
+        from cardtable.solver.cuda_backend import CudaBackend
+
+        be = CudaBackend()
+    else:
+        be = LayerBackend(threads=config.get("threads", 1))
+    with tempfile.TemporaryDirectory(dir=config.get("dir")) as tmp:
+        # load (or compile) the kernels for these array types first: not part of the solve time
+        solve_layered(Ruleset(cards=4, tie_rule=config["ties"]), config["objective"], Path(tmp) / "warm", be)
+        folder = Path(tmp) / "t"
+        c0 = time.process_time()
+        manifest = solve_layered(rs, config["objective"], folder, be, lay=lay)
+        cpu = time.process_time() - c0
+        disk = sum(p.stat().st_size for p in folder.iterdir())
+        table = open_layered(folder, verify=False)
+        f = frozenset(rs.deck)
+        value = table.value(Position(f, (f, f)))
+        st = manifest["stats"]
+        return {
+            "positions": st["positions"], "games": st["games"], "layout_s": t_layout,
+            "solve_s": st["seconds"], "cpu_s": cpu, "max_gap": st["max_gap"], "value": value,
+            "disk_gib": disk / 2**30, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "layers": [(x["k"], x["games"], x["seconds"]) for x in manifest["layers"]],
+        }
+
+
+def layouts(ns: list[int], threads: int) -> None:
+    """Carry-over, old (format 1) against new (format 2) layout, same process setup."""
+    print(f"\n## Carry-over ties, points: format 1 (dense, float64, in memory) vs format 2 "
+          f"(lean, float32 layers on disk), --threads {threads}")
+    print("| n | layout | positions | matrix games | solve s | CPU s | ns/game (CPU) | peak GiB | disk GiB | value |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n in ns:
+        for kind, name in (("solve", "format 1"), ("lean", "format 2")):
+            r = run_child({"kind": kind, "cards": n, "ties": "carry", "objective": "points",
+                           "threads": threads}, timeout=6 * 3600)
+            if "error" in r:
+                print(f"| {n} | {name} | error: {r['error']} |", flush=True)
+                continue
+            print(f"| {n} | {name} | {r['positions']:,} | {r['games']:,} | {r['solve_s']:.1f} | "
+                  f"{r['cpu_s']:.1f} | {1e9 * r['cpu_s'] / max(1, r['games']):.0f} | "
+                  f"{r['peak_mb'] / 1024:.2f} | {r['disk_gib']:.3f} | {r['value']:+.1e} |", flush=True)
+            if kind == "lean":
+                per = ", ".join(f"k={k}: {g:,} games {s:.1f} s" for k, g, s in r["layers"] if s > 0.5)
+                print(f"|   | per layer | {per} | | | | | | | |", flush=True)
+
+
+def backends(n: int, workers: list[int], cuda: bool) -> None:
+    """One lean solve per backend (threads 1, Ray with each worker count, CUDA)."""
+    print(f"\n## Backends, carry-over n = {n}, points (same table: checksums compared)")
+    print("| backend | solve s | matrix games/s | speed-up vs 1 thread | layer checksums |")
+    print("|---|---|---|---|---|")
+    runs = [("threads 1", {"backend": "threads", "threads": 1})]
+    runs += [(f"ray {w} workers", {"backend": "ray", "workers": w}) for w in workers]
+    if cuda:
+        runs.append(("cuda", {"backend": "cuda"}))
+    ref = None
+    for name, extra in runs:
+        r = run_child(dict(kind="lean", cards=n, ties="carry", objective="points", **extra), timeout=6 * 3600)
+        if "error" in r:
+            print(f"| {name} | error: {r['error']} | | | |", flush=True)
+            continue
+        ref = ref or r
+        print(f"| {name} | {r['solve_s']:.1f} | {r['games'] / r['solve_s']:.3g} | "
+              f"{ref['solve_s'] / r['solve_s']:.2f} | value {r['value']:+.1e} |", flush=True)
 
 
 def cfr(n: int, cap: float) -> dict:
@@ -142,7 +235,17 @@ def main() -> None:
     ap.add_argument("--only", help="one configuration n:ties:objective")
     ap.add_argument("--versus", help="n:ties:games -- only play nash against random, matcher, "
                     "heuristic (uses the solved table in the cache folder when present)")
+    ap.add_argument("--layouts", help="carry-over n list (e.g. 9,10,11): format 1 vs format 2 only")
+    ap.add_argument("--threads", type=int, default=1, help="threads for --layouts")
+    ap.add_argument("--backends", type=int, help="carry-over n: threads vs Ray (1 and 2 workers) [vs CUDA]")
+    ap.add_argument("--cuda", action="store_true", help="with --backends: also the CUDA backend (needs a GPU)")
     args = ap.parse_args()
+    if args.layouts:
+        layouts([int(x) for x in args.layouts.split(",")], args.threads)
+        return
+    if args.backends:
+        backends(args.backends, [1, 2], args.cuda)
+        return
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return

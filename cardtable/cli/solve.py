@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from .common import err_console, fail, read_record_file, record_game, writable_folder
+from .common import fail, read_record_file, record_game, writable_folder
 from .progress import progress_bar
 
 _TIES = ("carry", "discard")
@@ -65,60 +65,75 @@ def register(app: typer.Typer) -> None:
         cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
         force: bool = typer.Option(False, "--force", help="Solve again even if the table exists."),
         max_memory: float = typer.Option(8.0, "--max-memory", metavar="GIB", help="Refuse solves needing more memory than this, GiB."),
+        max_hours: float = typer.Option(12.0, "--max-hours", metavar="HOURS",
+                                        help="Refuse solves estimated to take longer than this on the cores asked for, hours."),
         threads: int = typer.Option(1, "--threads", metavar="N", help="CPU threads for the backward induction."),
+        backend: str = typer.Option("threads", "--backend", metavar="BACKEND",
+                                    help="Who computes each layer: threads (this machine), ray (Ray workers), cuda (an NVIDIA GPU)."),
+        workers: int = typer.Option(2, "--workers", metavar="N",
+                                    help="Ray workers, started here unless RAY_ADDRESS names a cluster."),
+        table_format: Optional[int] = typer.Option(None, "--format", metavar="N", show_default="2 for carry-over ties, 1 for discard",
+                                                   help="Table format: 2 (float32 layers, reachable pots only, resumable) or 1 (one float64 file)."),
     ) -> None:
-        """Solve 2-player Goofspiel exactly and write the table file (versioned, checksummed)."""
-        import time
-
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-        from cardtable.solver import Position, SolverError, open_table, write_table
-        from cardtable.solver.layout import count_games, run_backward_induction
-        from cardtable.solver.table import Table, default_path, full_layout
+        """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
+        import math
+        from cardtable.solver import UnsupportedRuleset
+        from cardtable.solver.estimate import estimate_solve
+        from cardtable.solver.table import FORMAT_LAYERED, default_path
 
         rs = _ruleset(cards, ties, high_ace)
         objective = _objective(objective)
         if threads < 1:
             fail(f"--threads must be at least 1, not {threads}")
+        if workers < 1:
+            fail(f"--workers must be at least 1, not {workers}")
+        if backend not in _BACKENDS:
+            fail(f"unknown backend {backend!r}: choose {', '.join(_BACKENDS)}")
+        if table_format is None:  # the carry-over approximation reads discard tables of format 1
+            table_format = 2 if ties == "carry" else 1
+        if table_format not in (1, 2):
+            fail(f"--format must be 1 or 2, not {table_format}")
+        if table_format == 1 and backend != "threads":
+            fail("--format 1 is solved with --threads only; use --format 2 for --backend ray or cuda")
         from cardtable.platform.storage import cache_dir
 
         cache = writable_folder(cache, "--cache", cache_dir)
+        folder = default_path(rs, objective, cache, FORMAT_LAYERED)
         path = default_path(rs, objective, cache)
-        if path.exists() and not force:
+        if ((folder / "table.json").exists() or path.exists()) and not force:
             table = _table_or_none(rs, objective, cache)
-            typer.echo(f"already solved: {path} (use --force to solve again)")
-            full = frozenset(rs.deck)
-            typer.echo(f"value of the game for player 1: {_clean(table.value(Position(full, (full, full)))):+.12f}")
+            typer.echo(f"already solved: {table.path} (use --force to solve again)")
+            _print_value(table, rs)
             return
-        t0 = time.perf_counter()
-        layout = full_layout(rs, objective)
-        need = layout.size * 8 * 1.1 + layout.codes.nbytes
-        if need > max_memory * 2**30:
-            fail(f"this solve needs about {need / 2**30:.1f} GiB (limit --max-memory {max_memory:g}); "
-                 "it is out of reach on this machine")
-        games = count_games(layout)
-        typer.echo(f"{rs.describe()} objective={objective}: {layout.size:,} slots, "
-                   f"up to {games:,} matrix games (layout {time.perf_counter() - t0:.1f} s)")
-        with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
-                      TextColumn("{task.percentage:>5.1f}%"), TimeElapsedColumn(),
-                      TextColumn("ETA"), TimeRemainingColumn(), console=err_console) as bar:
-            task = bar.add_task("solving", total=games)
+        try:
+            needs = estimate_solve(rs, objective)
+        except UnsupportedRuleset as exc:
+            fail(str(exc))
+        cores = workers if backend == "ray" else threads
+        gib = 2 ** 30
+        if table_format == 1:
+            _solve_format1(rs, objective, path, max_memory, threads)
+            return
+        if needs.memory_bytes > max_memory * gib:
+            fail(f"this solve needs {needs.describe(cores)}: more memory than --max-memory "
+                 f"{max_memory:g} GiB. On a machine with {needs.memory_bytes / gib:.1f} GiB to spare, run it "
+                 f"with --max-memory {math.ceil(needs.memory_bytes / gib)}; or: {needs.backend_advice(cores, max_memory)}")
+        if backend != "cuda" and needs.hours(cores) > max_hours:
+            fail(f"this solve needs {needs.describe(cores)}: longer than --max-hours {max_hours:g}. "
+                 f"Raise --max-hours to run it here (it resumes after an interruption), or: "
+                 f"{needs.backend_advice(cores, max_memory)}")
+        import shutil
 
-            def progress(k: int, done: int, total: int) -> None:
-                bar.update(task, completed=done, description=f"layer {k}/{rs.cards}")
-
-            try:
-                values, stats = run_backward_induction(layout, progress, threads=threads)
-            except SolverError as exc:
-                fail(f"solver check failed: {exc}", 1)
-        table = Table(rs, objective, layout, values, tuple(rs.deck), stats)
-        write_table(table, path)
-        table = open_table(path)
-        full = frozenset(rs.deck)
-        typer.echo(f"solved {stats['positions']:,} positions, {stats['games']:,} matrix games in "
-                   f"{stats['seconds']:.2f} s (largest guarantee gap {stats['max_gap']:.1e})")
-        typer.echo(f"table: {path} ({path.stat().st_size / 2**20:.1f} MiB)")
-        typer.echo(f"value of the game for player 1: {_clean(table.value(Position(full, (full, full)))):+.12f}")
+        free = shutil.disk_usage(folder.parent).free
+        if needs.disk_bytes > free + _bytes_done(folder):
+            fail(f"this solve needs {needs.disk_bytes / gib:.1f} GiB of disk in {folder.parent}, "
+                 f"{free / gib:.1f} GiB are free; choose another --cache folder")
+        if force:
+            for old in list(folder.glob("layer-*.json")) + [folder / "table.json"]:
+                old.unlink(missing_ok=True)
+        typer.echo(f"{rs.describe()} objective={objective}: {needs.describe(cores)} "
+                   f"(estimate), backend {backend}; table folder {folder}")
+        _solve_format2(rs, objective, folder, backend, threads, workers, needs.games)
 
     @app.command()
     def strategy(
@@ -178,10 +193,11 @@ def register(app: typer.Typer) -> None:
             if table is None:
                 layout = subgame_layout(rs, pos, objective)
                 if count_games(layout) > limit:
-                    fail(f"no table for {rs.describe()} ({objective}) and the position is too large to "
-                         f"solve here; run: cardtable solve --cards {rs.cards} --ties {rs.tie_rule}"
+                    fail(f"no table for {rs.describe()} ({objective}) and the position needs more than "
+                         f"--limit {limit:,} matrix games; run: cardtable solve --cards {rs.cards} --ties {rs.tie_rule}"
                          + (" --objective win" if objective == "win" else "")
-                         + (" --high-ace" if rs.high_ace else ""))
+                         + (" --high-ace" if rs.high_ace else "")
+                         + _needs_text(rs, objective))
                 with progress_bar("solving the subgame"):  # elapsed time; gone when done
                     table = solve_subgame(rs, pos, objective, layout)
                 source = "subgame solved now"
@@ -296,6 +312,108 @@ def register(app: typer.Typer) -> None:
         se = "" if br.stderr is None else f" +- {br.stderr:.6f} (standard error over {br.repeats} searches)"
         typer.echo(f"exploitability of {entry.label}: {_clean(br.exploitability):.6f}{se} points per game "
                    "(0 = equilibrium)")
+
+
+_BACKENDS = ("threads", "ray", "cuda")
+
+
+def _print_value(table, rs) -> None:
+    from cardtable.solver import Position
+
+    full = frozenset(rs.deck)
+    typer.echo(f"value of the game for player 1: {_clean(table.value(Position(full, (full, full)))):+.12f}")
+
+
+def _needs_text(rs, objective: str) -> str:
+    """`` (needs ...)`` with the estimate of a whole-game solve, or "" where there is none."""
+    from cardtable.solver.estimate import estimate_solve
+
+    try:
+        return f" (needs {estimate_solve(rs, objective).describe(1)})"
+    except ValueError:  # fixed prize order: solved in memory, no table
+        return ""
+
+
+def _bytes_done(folder: Path) -> int:
+    """Bytes of finished layer files already in the folder (a resume reuses them)."""
+    return sum(p.stat().st_size for p in folder.glob("layer-*.f32")) if folder.is_dir() else 0
+
+
+def _solve_format2(rs, objective: str, folder: Path, backend: str, threads: int, workers: int,
+                   games: int) -> None:
+    """Solve into a layered table folder (resuming finished layers) and report."""
+    from cardtable.solver import SolverError
+    from cardtable.solver.layers import LayerBackend, lean_layout, open_layered, solve_layered
+
+    if backend == "ray":
+        from cardtable.solver.ray_backend import RayBackend
+
+        be = RayBackend(workers=workers, threads=threads)
+    elif backend == "cuda":
+        from cardtable.solver.cuda_backend import CudaBackend, CudaUnavailable
+
+        try:
+            be = CudaBackend()
+        except CudaUnavailable as exc:
+            fail(str(exc))
+    else:
+        be = LayerBackend(threads=threads)
+    lay = lean_layout(rs, objective)
+    with progress_bar("solving (matrix games)", total=games) as advance:
+
+        def progress(k: int, done: int, npat: int, before: int) -> None:
+            advance(completed=before + k * lay.layer_size(k) * done // max(1, npat))
+
+        try:
+            manifest = solve_layered(rs, objective, folder, be, progress, lay)
+        except SolverError as exc:
+            fail(f"solver check failed: {exc}", 1)
+        except KeyboardInterrupt:
+            fail(f"interrupted: the finished layers are kept in {folder}; run the same command to resume", 130)
+    st = manifest["stats"]
+    table = open_layered(folder)
+    size = sum(p.stat().st_size for p in folder.iterdir())
+    resumed = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
+    typer.echo(f"solved {st['positions']:,} positions, {st['games']:,} matrix games in "
+               f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{resumed})")
+    typer.echo(f"table: {folder} ({size / 2**20:.1f} MiB, float32; values within "
+               f"{manifest['float32_bound']:.1e} of the exact ones)")
+    _print_value(table, rs)
+
+
+def _solve_format1(rs, objective: str, path: Path, max_memory: float, threads: int) -> None:
+    """The single-file float64 table (format 1, dense pots)."""
+    import time
+
+    from cardtable.solver import SolverError, open_table, write_table
+    from cardtable.solver.layout import count_games, run_backward_induction
+    from cardtable.solver.table import Table, full_layout
+
+    t0 = time.perf_counter()
+    layout = full_layout(rs, objective)
+    need = layout.size * 8 * 1.1 + layout.codes.nbytes
+    if need > max_memory * 2**30:
+        fail(f"format 1 keeps every value in memory: this solve needs about {need / 2**30:.1f} GiB, "
+             f"more than --max-memory {max_memory:g}; use --format 2 (float32 layers on disk)")
+    games = count_games(layout)
+    typer.echo(f"{rs.describe()} objective={objective}: {layout.size:,} slots, "
+               f"up to {games:,} matrix games (layout {time.perf_counter() - t0:.1f} s)")
+    with progress_bar("solving (matrix games)", total=games) as advance:
+
+        def progress(k: int, done: int, total: int) -> None:
+            advance(completed=done)
+
+        try:
+            values, stats = run_backward_induction(layout, progress, threads=threads)
+        except SolverError as exc:
+            fail(f"solver check failed: {exc}", 1)
+    table = Table(rs, objective, layout, values, tuple(rs.deck), stats)
+    write_table(table, path)
+    table = open_table(path)
+    typer.echo(f"solved {stats['positions']:,} positions, {stats['games']:,} matrix games in "
+               f"{stats['seconds']:.2f} s (largest guarantee gap {stats['max_gap']:.1e})")
+    typer.echo(f"table: {path} ({path.stat().st_size / 2**20:.1f} MiB)")
+    _print_value(table, rs)
 
 
 def _read_records(path: Path):

@@ -47,10 +47,14 @@ its value is 4.2095 points for A (and -4.2095 for the mirrored position).
 (489, 4.2095, -4.2095)
 
 Modules: :mod:`.kernel` (Numba kernels), :mod:`.layout` (indexing, driver),
-:mod:`.table` (queries, table files), :mod:`.position` (positions, supported
+:mod:`.table` (queries, table files of format 1), :mod:`.lean` and :mod:`.layers`
+(format 2: reachable pots only, float32 layers on disk, resumable),
+:mod:`.ray_backend` and :mod:`.cuda_backend` (other ways to compute a layer),
+:mod:`.estimate` (what a solve needs), :mod:`.position` (positions, supported
 rulesets), :mod:`.exploit` (best responses), :mod:`.analysis` (records).
 """
 
+from .estimate import SolveNeeds, estimate_solve
 from .layout import SolverError
 from .position import ImpossiblePosition, Position, UnsupportedRuleset, check_supported
 from .table import (
@@ -66,7 +70,8 @@ from .table import (
 )
 
 __all__ = [
-    "ImpossiblePosition", "Position", "RoundStrategy", "SolverError", "Table", "TableFileError",
+    "ImpossiblePosition", "Position", "RoundStrategy", "SolveNeeds", "SolverError", "Table",
+    "TableFileError", "estimate_solve",
     "UnsupportedRuleset", "check_supported", "default_path", "load_table", "open_table", "solve",
     "solve_subgame", "write_table",
 ]

@@ -88,6 +88,27 @@ def _find(codes, lo, hi, code):
 def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     """Exact value of the zero-sum game ``M[:k1, :k2]`` (row player maximises).
 
+    :func:`simplex` finds an optimal basis; when the two guarantees differ by
+    more than 1e-13 (relative) its basic solution is recomputed from ``M`` by
+    Gaussian elimination (:func:`_refine`).
+
+    Args and workspaces: as :func:`simplex`.
+
+    Returns:
+        ``(value, gap)`` where ``gap = max_i (M y)_i - min_j (x' M)_j >= 0`` is the
+        difference of the two players' guarantees (0 up to rounding at optimum).
+    """
+    value, shift = simplex(M, k1, k2, tab, basis, x, y)
+    gap = guarantee_gap(M, k1, k2, x, y)
+    if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
+        value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
+    return value, gap
+
+
+@njit(cache=True)
+def simplex(M, k1, k2, tab, basis, x, y):
+    """Value and optimal strategies of the zero-sum game ``M[:k1, :k2]``.
+
     Pure saddle points and constant games are answered directly; otherwise the
     column player's LP ``max 1'y s.t. (M + c) y <= 1, y >= 0`` (all entries made
     positive by the shift ``c``) is solved by a dense tableau simplex: Dantzig's
@@ -101,9 +122,12 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
         basis: int64 workspace of length >= k1.
         x, y: outputs, mixed strategies of rows / columns (length >= k1 / k2).
 
+    Calls no other function and allocates nothing, so the same code also
+    compiles as a CUDA device function (:mod:`cardtable.solver.cuda_backend`).
+
     Returns:
-        ``(value, gap)`` where ``gap = max_i (M y)_i - min_j (x' M)_j >= 0`` is the
-        difference of the two players' guarantees (0 up to rounding at optimum).
+        ``(value, shift)``: the value, and the shift used by the LP (0.0 when
+        the game has a pure saddle point and no LP was solved).
     """
     mn = M[0, 0]
     mx = M[0, 0]
@@ -142,7 +166,7 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     if upper - lower <= 0.0:
         x[best_row] = 1.0
         y[best_col] = 1.0
-        return lower, upper - lower
+        return lower, 0.0
     shift = 1.0 - mn
     ncol = k2 + k1 + 1
     rhs = ncol - 1
@@ -186,7 +210,7 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
                     leave = i
                     best = ratio
         if leave < 0:  # unbounded cannot happen for a positive matrix
-            return np.nan, np.inf
+            return np.nan, shift
         if best <= _EPS:
             bland = True
         piv = tab[leave, e]
@@ -219,15 +243,11 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
         x[i] /= sx
     for j in range(k2):
         y[j] /= sy
-    value = 1.0 / z - shift
-    gap = _guarantee_gap(M, k1, k2, x, y)
-    if gap > 1e-13 * (1.0 + abs(value)):
-        value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
-    return value, gap
+    return 1.0 / z - shift, shift
 
 
 @njit(cache=True)
-def _guarantee_gap(M, k1, k2, x, y):
+def guarantee_gap(M, k1, k2, x, y):
     """``max_i (M y)_i - min_j (x' M)_j``: what B concedes at most minus what A secures."""
     lo = 1e300
     for j in range(k2):
@@ -314,7 +334,7 @@ def _refine(M, k1, k2, shift, basis, x, y, value, gap):
         x2[i] /= sx
     for j in range(k2):
         y2[j] /= sy
-    gap2 = _guarantee_gap(M, k1, k2, x2, y2)
+    gap2 = guarantee_gap(M, k1, k2, x2, y2)
     if gap2 < gap:
         for i in range(k1):
             x[i] = x2[i]

@@ -324,11 +324,21 @@ def table_name(ruleset: Ruleset, objective: str) -> str:
     return f"gops-n{ruleset.cards}-{ruleset.tie_rule}-{objective}-{ace}.v{FORMAT_VERSION}.ctt"
 
 
-def default_path(ruleset: Ruleset, objective: str, cache: Path | None = None) -> Path:
-    """Where :func:`write_table` puts the table by default (``cache_dir()``)."""
+#: Table formats: 1 = one file, float64, dense pots (:func:`write_table`); 2 = a folder of
+#: float32 layers, reachable pots only (:mod:`cardtable.solver.layers`).
+FORMAT_LAYERED = 2
+
+
+def default_path(ruleset: Ruleset, objective: str, cache: Path | None = None,
+                 version: int = FORMAT_VERSION) -> Path:
+    """Where a table of format ``version`` lives by default (``cache_dir()``):
+    the file of :func:`write_table` (1) or the folder of ``layers.solve_layered`` (2)."""
     from cardtable.platform.storage import cache_dir
 
-    return (cache if cache is not None else cache_dir()) / table_name(ruleset, objective)
+    from .layers import folder_name
+
+    name = folder_name(ruleset, objective) if version == FORMAT_LAYERED else table_name(ruleset, objective)
+    return (cache if cache is not None else cache_dir()) / name
 
 
 def write_table(table: Table, path: Path) -> Path:
@@ -465,20 +475,45 @@ def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None =
     Raises:
         TableFileError: the file exists but is damaged.
     """
+    from .layers import open_layered
+
     if ruleset.fixed_order:  # table files hold shuffled-prize games only
         return None
+    folder = default_path(ruleset, objective, cache, FORMAT_LAYERED)
     path = default_path(ruleset, objective, cache)
-    if not path.exists():
-        return None
+    if (folder / "table.json").exists():
+        path, opener = folder / "table.json", open_layered
+    elif path.exists():
+        opener = open_table
+    else:
+        return None  # not solved (or a layered solve still under way / interrupted)
     st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size, ruleset, objective)
     if key in _OPENED:  # verified before, unchanged since: share the mapping
         return _OPENED[key]
-    table = open_table(path, verify=verify)
+    table = opener(path.parent if opener is open_layered else path, verify=verify)
+    check_table_matches(table, ruleset, objective)
     if verify:
         _OPENED.clear()  # keep at most one large mapping per process
         _OPENED[key] = table
     return table
+
+
+def check_table_matches(table, ruleset: Ruleset, objective: str) -> None:
+    """Refuse a valid table of another game found under this game's name (a copied
+    or renamed file): its header's ruleset and objective must be the requested ones.
+
+    Raises:
+        TableFileError: the table was solved for another ruleset or objective.
+    """
+    got, want = table.ruleset, ruleset
+    same = (got.cards, got.tie_rule, got.high_ace) == (want.cards, want.tie_rule, want.high_ace)
+    if not same or table.objective != objective:
+        raise TableFileError(
+            f"{table.path} holds the table of {got.describe()} (objective {table.objective}), "
+            f"not of {want.describe()} (objective {objective}): it was copied or renamed; delete it "
+            "and run `cardtable solve` for these rules"
+        )
 
 
 #: The last verified table of this process, keyed by (path, mtime, size).

@@ -27,19 +27,51 @@ def run(*args):
 
 
 def test_solve_writes_a_table_and_reports_value():
-    r = run("solve", "--cards", "4", "--ties", "discard")
+    r = run("solve", "--cards", "4", "--ties", "carry")
     assert r.exit_code == 0, r.output
     assert "value of the game for player 1: +0.000000000000" in r.output
-    path = cache_dir() / "gops-n4-discard-points-lowace.v1.ctt"
-    assert path.exists()
-    r = run("solve", "--cards", "4", "--ties", "discard")
+    folder = cache_dir() / "gops-n4-carry-points-lowace.v2"
+    assert (folder / "table.json").exists() and (folder / "layer-04.f32").exists()
+    assert "float32; values within" in r.output
+    r = run("solve", "--cards", "4", "--ties", "carry")
     assert "already solved" in r.output
+    # discard tables stay in format 1 unless asked (the carry-over approximation reads them)
+    assert run("solve", "--cards", "4", "--ties", "discard").exit_code == 0
+    assert (cache_dir() / "gops-n4-discard-points-lowace.v1.ctt").exists()
+    assert run("solve", "-n", "4", "--ties", "discard", "--format", "2", "--force").exit_code == 0
+    assert (cache_dir() / "gops-n4-discard-points-lowace.v2" / "table.json").exists()
 
 
-def test_solve_win_objective_and_custom_cache(tmp_path):
-    r = run("solve", "-n", "4", "--ties", "carry", "--objective", "win", "--cache", str(tmp_path))
+def test_solve_format1_win_objective_and_custom_cache(tmp_path):
+    r = run("solve", "-n", "4", "--ties", "carry", "--objective", "win", "--cache", str(tmp_path),
+            "--format", "1")
     assert r.exit_code == 0, r.output
     assert (tmp_path / "gops-n4-carry-win-lowace.v1.ctt").exists()
+    r = run("solve", "-n", "4", "--ties", "carry", "--objective", "win", "--cache", str(tmp_path))
+    assert "already solved" in r.output and ".v1.ctt" in r.output
+
+
+def test_solve_resumes_an_interrupted_table(tmp_path):
+    assert run("solve", "-n", "5", "--cache", str(tmp_path)).exit_code == 0
+    folder = tmp_path / "gops-n5-carry-points-lowace.v2"
+    (folder / "table.json").unlink()
+    (folder / "layer-05.json").unlink()
+    (folder / "layer-04.json").unlink()
+    r = run("solve", "-n", "5", "--cache", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    assert "resumed layers [1, 2, 3]" in r.output
+
+
+def test_out_of_reach_solve_says_what_it_needs():
+    r = run("solve", "-n", "13", "--ties", "carry", "--max-memory", "1")
+    assert r.exit_code != 0
+    for part in ("GiB of memory", "GiB of disk", "on 1 core", "more memory than --max-memory 1 GiB",
+                 "--max-memory 8", "--backend ray` on 64 cores", "--backend cuda"):
+        assert part in r.output, part
+    assert "this machine" not in r.output
+    r = run("solve", "-n", "13", "--ties", "carry", "--threads", "2", "--max-hours", "1")
+    assert r.exit_code != 0
+    assert "longer than --max-hours 1." in r.output and "on 2 cores" in r.output
 
 
 def test_strategy_from_table_and_without_table():
@@ -47,7 +79,7 @@ def test_strategy_from_table_and_without_table():
     r = run("strategy", "-n", "5", "--ties", "discard", "--prizes", "2,3,5", "--hand-a", "A,4,5",
             "--hand-b", "2-4", "--prize", "5")
     assert r.exit_code == 0, r.output
-    assert "source=table" in r.output and "+4.209459" in r.output and "prize 5 turned up" in r.output
+    assert "source=table" in r.output and "+4.2094" in r.output and "prize 5 turned up" in r.output
     r = run("strategy", "-n", "9", "--ties", "carry", "--prizes", "2,3,5", "--hand-a", "1,4,9",
             "--hand-b", "2,3,8", "--pot", "4")
     assert r.exit_code == 0, r.output
@@ -97,7 +129,10 @@ def test_exploit_takes_bot_specs_with_options():
     (["solve", "-n", "14", "--ties", "discard"], "must be 1..13"),
     (["solve", "-n", "4", "--objective", "fame"], "unknown objective"),
     (["solve", "-n", "4", "--threads", "0"], "--threads must be at least 1"),
-    (["solve", "-n", "13", "--ties", "carry", "--max-memory", "1"], "out of reach"),
+    (["solve", "-n", "4", "--backend", "gpu"], "unknown backend"),
+    (["solve", "-n", "4", "--format", "3"], "--format must be 1 or 2"),
+    (["solve", "-n", "4", "--format", "1", "--backend", "ray"], "--format 1 is solved with --threads"),
+    (["solve", "-n", "4", "--workers", "0"], "--workers must be at least 1"),
     (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2,3", "--hand-b", "1,2"], "impossible position"),
     (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,9", "--hand-b", "1,2"], "impossible position"),
     (["strategy", "-n", "5", "--ties", "discard", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2",
@@ -129,9 +164,9 @@ def test_unsupported_ruleset_in_record(tmp_path):
 
 def test_damaged_table_is_refused():
     assert run("solve", "-n", "4", "--ties", "carry").exit_code == 0
-    path = cache_dir() / "gops-n4-carry-points-lowace.v1.ctt"
+    path = cache_dir() / "gops-n4-carry-points-lowace.v2" / "layer-03.f32"
     data = bytearray(path.read_bytes())
-    data[-200] ^= 1
+    data[-20] ^= 1
     path.write_bytes(bytes(data))
     r = run("strategy", "-n", "4", "--ties", "carry")
     assert r.exit_code == 1 and "checksum" in r.output

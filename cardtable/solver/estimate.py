@@ -1,0 +1,105 @@
+"""What a whole-game solve needs: matrix games, memory, disk and time, before it starts.
+
+:func:`estimate_solve` counts the exact sizes from the lean layout (a few
+seconds at n = 13) and prices the games with a per-game cost measured on the
+project's 2-core machine (docs/solver.md, Benchmark). The ``solve`` command
+uses it to refuse a solve with concrete needs, and the ``nash`` bot to say how
+long the solve of a game without a table would take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from cardtable.goofspiel import Ruleset
+
+#: Measured CPU cost of one k x k matrix game in the lean layer kernel, nanoseconds
+#: per game ~ NS_PER_GAME_K2 * k**2 (fit to the per-layer CPU times of the carry-over
+#: n = 10 solve in docs/solver.md: 589, 853, 1225, 1753, 2279 ns for k = 4..8; one core of
+#: the shared 2-core machine under load).
+NS_PER_GAME_K2 = 36.0
+#: Resident memory of Python, NumPy, Numba and the layout, bytes.
+BASE_MEMORY = 300 << 20
+#: Matrix games per second of one H200 for the CUDA backend: not measured yet
+#: (no GPU run so far; docs/solver.md, GPU run). None = unknown.
+GPU_GAMES_PER_S: float | None = None
+
+
+@dataclass(frozen=True)
+class SolveNeeds:
+    """Needs of one whole-game solve in table format 2 (float32 layers on disk).
+
+    Attributes:
+        cards, tie_rule, objective: the game.
+        games: matrix games (upper bound for ``win``: decided positions need none).
+        positions: stored positions (after the player-swap symmetry).
+        memory_bytes: peak resident memory: the largest layer that is read
+            (memory-mapped) while the next one is written, plus ``BASE_MEMORY``.
+        disk_bytes: size of the finished table folder.
+        cpu_seconds: estimated CPU seconds on one core of this machine.
+    """
+
+    cards: int
+    tie_rule: str
+    objective: str
+    games: int
+    positions: int
+    memory_bytes: int
+    disk_bytes: int
+    cpu_seconds: float
+
+    def hours(self, cores: int = 1) -> float:
+        """Estimated wall-clock hours on ``cores`` cores (threads or Ray workers; linear)."""
+        return self.cpu_seconds / max(1, cores) / 3600.0
+
+    def describe(self, cores: int = 1) -> str:
+        """One line: memory, disk, games and hours on ``cores`` cores."""
+        gib = 2 ** 30
+        return (f"{self.games:.3g} matrix games; {self.memory_bytes / gib:.1f} GiB of memory, "
+                f"{self.disk_bytes / gib:.1f} GiB of disk; about {_dur(self.hours(cores))} on "
+                f"{cores} core{'s' if cores != 1 else ''}")
+
+    def backend_advice(self, cores: int, max_memory_gib: float) -> str:
+        """Which backend does it: threads here, Ray on a cluster, CUDA on a GPU."""
+        gib = 2 ** 30
+        parts = []
+        if self.memory_bytes <= max_memory_gib * gib and self.hours(cores) <= 12:
+            parts.append(f"`--threads {cores}` here ({_dur(self.hours(cores))})")
+        for c in (64, 256):
+            parts.append(f"`--backend ray` on {c} cores: about {_dur(self.hours(c))} "
+                         f"(layers on a folder all workers share, {self.disk_bytes / gib:.1f} GiB)")
+        if GPU_GAMES_PER_S:
+            parts.append(f"`--backend cuda` on one H200: about {_dur(self.games / GPU_GAMES_PER_S / 3600)}")
+        else:
+            parts.append("`--backend cuda` on a GPU (rate not measured yet)")
+        return "; ".join(parts)
+
+
+def _dur(hours: float) -> str:
+    if hours * 3600 < 1:
+        return "under 1 s"
+    if hours < 1 / 60:
+        return f"{hours * 3600:.0f} s"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    return f"{hours:.1f} h"
+
+
+@lru_cache(maxsize=16)
+def estimate_solve(ruleset: Ruleset, objective: str = "points") -> SolveNeeds:
+    """Sizes and cost of solving the whole game of ``ruleset`` (format 2).
+
+    Raises:
+        UnsupportedRuleset, ValueError: as :func:`cardtable.solver.layers.lean_layout`.
+    """
+    from .layers import lean_layout
+
+    lay = lean_layout(ruleset, objective)
+    sizes = [lay.layer_size(k) for k in range(lay.top + 1)]
+    games = sum(k * s for k, s in enumerate(sizes))
+    cpu = sum(k * s * NS_PER_GAME_K2 * k * k for k, s in enumerate(sizes)) * 1e-9
+    read = max(sizes[:-1]) if len(sizes) > 1 else 0  # layer k - 1 is read while k is written
+    layout_bytes = sum(a.nbytes for a in lay.arrays().values())
+    return SolveNeeds(ruleset.cards, ruleset.tie_rule, objective, games, sum(sizes),
+                      4 * read + BASE_MEMORY + layout_bytes, 4 * sum(sizes) + layout_bytes, cpu)

@@ -1,0 +1,467 @@
+"""Table format 2: a folder of per-layer float32 files (the lean layout), written
+layer by layer, resumable, and read memory-mapped.
+
+Folder ``gops-n{N}-{ties}-{objective}-{ace}.v2/``::
+
+    layout.npz        the index arrays of :class:`~cardtable.solver.lean.LeanLayout`
+    layer-KK.f32      layer K's values, float32 little-endian, patterns x states
+    layer-KK.json     written once layer K is complete: count, SHA-256 of the
+                      file, SHA-256 of the layout it belongs to, solve stats
+    table.json        written last (the table is complete): ruleset, objective,
+                      every file's SHA-256, stats, and ``digest`` = SHA-256 of
+                      the rest of this JSON
+
+Backward induction only reads layer ``k - 1`` while layer ``k`` is computed,
+chunk by chunk, and written sequentially to ``layer-KK.f32.partial``; so
+memory holds one layer (memory-mapped) plus one chunk. A finished layer is
+renamed into place and its ``.json`` written; on a restart (after a crash,
+SIGKILL, or Ctrl-C) every layer whose file verifies against its ``.json`` is
+skipped and the solve resumes with the first missing one, giving a
+byte-identical table (tested).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from cardtable.goofspiel import Ruleset
+
+from . import kernel
+from .layout import SolverError
+from .lean import LeanLayout, build_lean, float32_bound, lean_slot, solve_chunk
+from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
+
+FORMAT_VERSION = 2
+_CHUNK = 16 << 20
+
+
+def lean_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
+    """The lean layout of the whole game of ``ruleset`` (shuffled prizes).
+
+    Raises:
+        UnsupportedRuleset: outside the solver (see :func:`check_supported`).
+        ValueError: unknown objective, or a fixed prize order (those games are
+            small and solved in memory; docs/rules.md, Fixed prize order).
+    """
+    check_supported(ruleset)
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+    if ruleset.fixed_order:
+        raise ValueError("fixed-order games are solved in memory, not as layered tables")
+    n = ruleset.cards
+    full = 0
+    for c in range(1, n + 1):
+        full |= 1 << (ruleset.strength(c) - 1)
+    return build_lean([ruleset.prize_value(c) for c in range(1, n + 1)], full, full, 15,
+                      ruleset.tie_rule == "carry", objective == "win")
+
+
+def folder_name(ruleset: Ruleset, objective: str) -> str:
+    """E.g. ``gops-n12-carry-points-lowace.v2``."""
+    ace = "highace" if ruleset.high_ace else "lowace"
+    return f"gops-n{ruleset.cards}-{ruleset.tie_rule}-{objective}-{ace}.v{FORMAT_VERSION}"
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file, streamed in 16 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(_CHUNK)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def _write_json(path: Path, obj: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, sort_keys=True, indent=1))
+    os.replace(tmp, path)
+
+
+def _layer_file(folder: Path, k: int) -> Path:
+    return folder / f"layer-{k:02d}.f32"
+
+
+def _layer_ok(folder: Path, k: int, lay: LeanLayout, digest: str) -> dict | None:
+    """The layer's record if its file is complete and verifies, else None."""
+    meta_path = _layer_file(folder, k).with_suffix(".json")
+    path = _layer_file(folder, k)
+    if not meta_path.exists() or not path.exists():
+        return None
+    try:
+        meta = json.loads(meta_path.read_text())
+    except ValueError:
+        return None
+    if meta.get("layout_sha256") != digest or meta.get("count") != lay.layer_size(k):
+        return None
+    if path.stat().st_size != 4 * lay.layer_size(k) or sha256_file(path) != meta.get("sha256"):
+        return None
+    return meta
+
+
+@dataclass
+class LayerBackend:
+    """How one layer is computed. ``threads`` (this class): Numba threads on this
+    machine. Subclasses: :class:`cardtable.solver.ray_backend.RayBackend`,
+    :class:`cardtable.solver.cuda_backend.CudaBackend`."""
+
+    threads: int = 1
+    chunk_games: int = 4_000_000
+    name: str = "threads"
+
+    def start(self, lay: LeanLayout) -> None:
+        if self.threads > 1:
+            import numba
+
+            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+
+    def stop(self) -> None:
+        pass
+
+    def chunks(self, lay: LeanLayout, k: int, scale: int = 1) -> list[tuple[int, int]]:
+        npat = lay.npat(k)
+        per = max(1, k * int(lay.nstates[k]))
+        step = max(1, self.chunk_games * scale // per)
+        return [(lo, min(npat, lo + step)) for lo in range(0, npat, step)]
+
+    def solve_layer(self, lay: LeanLayout, k: int, prev: np.ndarray | None, prev_path: Path | None,
+                    out_path: Path, progress: Callable[[int, int], None]) -> tuple[np.ndarray, str]:
+        """Write layer ``k`` to ``out_path``; return (stats, SHA-256 of the file).
+
+        ``progress(patterns_done, patterns)`` after each chunk."""
+        st = np.zeros(5)
+        h = hashlib.sha256()
+        npat = lay.npat(k)
+        with open(out_path, "wb") as f:
+            for lo, hi in self.chunks(lay, k, self.threads):
+                out, s = solve_chunk(lay, k, lo, hi, prev, self.threads)
+                buf = out.astype("<f4", copy=False).tobytes()
+                f.write(buf)
+                h.update(buf)
+                _merge(st, s)
+                progress(hi, npat)
+            f.flush()
+            os.fsync(f.fileno())
+        return st, h.hexdigest()
+
+
+def _merge(st: np.ndarray, s: np.ndarray) -> None:
+    st[0] += s[0]
+    st[1] += s[1]
+    st[2] = max(st[2], s[2])
+    st[3] += s[3]
+    st[4] += s[4]
+
+
+def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
+                  backend: LayerBackend | None = None,
+                  progress: Callable[[int, int, int, int], None] | None = None,
+                  lay: LeanLayout | None = None) -> dict:
+    """Solve the whole game into ``folder`` (format 2), resuming finished layers.
+
+    Args:
+        progress: ``progress(k, patterns_done, patterns_of_layer, games_so_far)``
+            after each chunk (and once per skipped layer).
+
+    Returns:
+        the manifest (also written to ``folder / "table.json"``).
+
+    Raises:
+        SolverError: a game failed its optimality check or a child was missing
+            (nothing of the failed layer is kept).
+        OSError: the folder cannot be written.
+    """
+    backend = backend or LayerBackend()
+    lay = lay if lay is not None else lean_layout(ruleset, objective)
+    digest = lay.digest()
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest_path = folder / "table.json"
+    if manifest_path.exists():
+        manifest_path.unlink()  # rewritten at the end; its absence marks an unfinished table
+    lpath = folder / "layout.npz"
+    if not lpath.exists() or _stored_layout_digest(lpath) != digest:  # keep it on a resume
+        tmp = folder / "layout.tmp.npz"
+        np.savez(tmp, **lay.arrays())
+        os.replace(tmp, lpath)
+    t0 = time.perf_counter()
+    total = np.zeros(5)
+    layers = []
+    prev = None
+    resumed = []
+    backend.start(lay)
+    try:
+        for k in range(1, lay.top + 1):
+            path = _layer_file(folder, k)
+            meta = _layer_ok(folder, k, lay, digest)
+            if meta is None:
+                part = path.with_name(path.name + ".partial")
+                t1 = time.perf_counter()
+                st, sha = backend.solve_layer(
+                    lay, k, prev, _layer_file(folder, k - 1) if k > 1 else None, part,
+                    lambda done, npat, k=k: progress and progress(k, done, npat, int(total[0])))
+                from .lean import check_stats
+
+                check_stats(k, st)
+                os.replace(part, path)
+                meta = {"k": k, "count": lay.layer_size(k), "sha256": sha, "layout_sha256": digest,
+                        "games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
+                        "seconds": time.perf_counter() - t1, "backend": backend.name}
+                _write_json(path.with_suffix(".json"), meta)
+            else:
+                resumed.append(k)
+                if progress:
+                    progress(k, lay.npat(k), lay.npat(k), int(total[0]))
+            total[0] += meta["games"]
+            total[1] += meta["positions"]
+            total[2] = max(total[2], meta["max_gap"])
+            layers.append({"k": k, "file": path.name, "count": meta["count"], "sha256": meta["sha256"],
+                           "seconds": meta["seconds"], "games": meta["games"]})
+            prev = np.memmap(path, dtype="<f4", mode="r") if lay.layer_size(k) else np.zeros(1, np.float32)
+    finally:
+        backend.stop()
+    manifest = {
+        "format": "cardtable GOPS table", "version": FORMAT_VERSION, "cards": ruleset.cards,
+        "tie_rule": ruleset.tie_rule, "high_ace": ruleset.high_ace, "objective": objective,
+        "prize_cards": list(range(1, ruleset.cards + 1)), "layout_file_sha256": sha256_file(lpath),
+        "layout_sha256": digest, "layers": layers, "float32_bound": float32_bound(lay, lay.top),
+        "stats": {"games": int(total[0]), "positions": int(total[1]), "max_gap": float(total[2]),
+                  "seconds": time.perf_counter() - t0, "resumed_layers": resumed,
+                  "backend": backend.name},
+    }
+    manifest["digest"] = _manifest_digest(manifest)
+    _write_json(manifest_path, manifest)
+    return manifest
+
+
+def _stored_layout_digest(lpath: Path) -> str | None:
+    try:
+        with np.load(lpath) as z:
+            return LeanLayout.from_arrays({k: z[k] for k in z.files}).digest()
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _manifest_digest(manifest: dict) -> str:
+    rest = {k: v for k, v in manifest.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class LayeredTable:
+    """A format-2 table, memory-mapped: the same queries as
+    :class:`cardtable.solver.table.Table` (``value``, ``round_strategy``).
+
+    Attributes:
+        ruleset, objective, stats, path: as in ``Table``; ``path`` is the folder.
+        lay: the lean layout; ``layers[k]``: layer k's float32 values.
+    """
+
+    ruleset: Ruleset
+    objective: str
+    lay: LeanLayout
+    layers: list
+    prize_cards: tuple[int, ...]
+    stats: dict = field(default_factory=dict)
+    path: Path | None = None
+
+    #: Largest format-1 view :attr:`values` builds (slots; 2**27 = 1 GiB of float64).
+    DENSE_MAX = 1 << 27
+
+    @property
+    def layout(self):
+        """The format-1 :class:`~cardtable.solver.layout.Layout` of the same game (with
+        :attr:`values`, for code that walks format-1 arrays, e.g. ``exploit_kernel``)."""
+        return self._dense()[0]
+
+    @property
+    def values(self) -> np.ndarray:
+        """The table as a format-1 float64 value array (NaN where no position is),
+        built on first use from the layers.
+
+        Raises:
+            TableFileError: the format-1 view would exceed :attr:`DENSE_MAX` slots.
+        """
+        return self._dense()[1]
+
+    def _dense(self):
+        if getattr(self, "_dense_cache", None) is None:
+            from .table import TableFileError, full_layout
+
+            L = full_layout(self.ruleset, self.objective)
+            if L.size > self.DENSE_MAX:
+                raise TableFileError(f"{self.path}: a format-1 view of this table needs {L.size:,} slots "
+                                     f"(more than {self.DENSE_MAX:,}); use value() and round_strategy()")
+            vals = np.full(L.size, np.nan)
+            lay = self.lay
+            for k in range(1, L.top + 1):
+                npat, S = L.npat(k), int(lay.nstates[k])
+                grid = np.asarray(self.layers[k], dtype=np.float64).reshape(npat, S)
+                sk = int(lay.so_off[k])
+                for r in range(int(L.mask_off[k + 1] - L.mask_off[k])):
+                    R = L.T - int(L.psum[L.masks[L.mask_off[k] + r]])
+                    for j in range(int(lay.soff[sk + r]), int(lay.soff[sk + r + 1])):
+                        key = int(lay.skeys[lay.skoff[k] + j])
+                        pot = key // lay.W
+                        at = kernel.slot(k, r, pot, key - pot * lay.W - L.T, R, npat, L.base, L.base_off,
+                                         L.val_off, L.carry, L.win)
+                        vals[at:at + npat] = grid[:, j]
+            self._dense_cache = (L, vals)
+        return self._dense_cache
+
+    def _locate(self, pos: Position) -> tuple[int, int, int, int, int]:
+        """(k, subset rank, pattern index, sign, code) of a position; sign -1: stored swapped."""
+        from .table import Table
+
+        L = self.lay.dense
+        k = pos.k
+        if k > L.top:
+            raise ImpossiblePosition(f"this table covers at most {L.top} cards per hand")
+        mask = 0
+        for c in pos.prizes:
+            mask |= 1 << self.prize_cards.index(c)
+        r = int(L.rank_of_mask[mask])
+        code = Table.hand_code(self, pos)  # type: ignore[arg-type]
+        sw = int(kernel.swap_code(code))
+        canon, sign = (code, 1) if code <= sw else (sw, -1)
+        lo, hi = int(L.code_off[k]), int(L.code_off[k + 1])
+        i = int(np.searchsorted(L.codes[lo:hi], canon))
+        if i >= hi - lo or int(L.codes[lo + i]) != canon:
+            raise ImpossiblePosition("these hands cannot arise in this table's game")
+        return k, r, i, sign, code
+
+    def _lookup(self, k: int, r: int, i: int, pot: int, d: int) -> float:
+        s = lean_slot(self.lay, k, r, i, pot, d)
+        if s < 0:
+            raise ImpossiblePosition(f"a pot of {pot}" + (f" with a point difference of {d:+d}"
+                                     if self.lay.win else "") + " cannot arise here")
+        return float(self.layers[k][s])
+
+    def value(self, pos: Position) -> float:
+        """Equilibrium value for player A before the next prize is revealed
+        (points, or P(win) - P(loss) for ``win``; see ``Table.value``).
+
+        Raises:
+            ImpossiblePosition: the position cannot arise in this game.
+        """
+        pos.validate(self.ruleset)
+        if pos.k == 0:
+            return float(np.sign(pos.diff)) if self.lay.win else 0.0
+        k, r, i, sign, _ = self._locate(pos)
+        return sign * self._lookup(k, r, i, pos.pot, sign * pos.diff if self.lay.win else 0)
+
+    def round_strategy(self, pos: Position, prize: int):
+        """Equilibrium of the round played for ``prize`` at ``pos`` (one k x k game
+        built from the stored child values). Returns a ``RoundStrategy``.
+
+        Raises:
+            ImpossiblePosition: bad position, or ``prize`` is not face down.
+        """
+        from .table import RoundStrategy
+
+        pos.validate(self.ruleset)
+        if prize not in pos.prizes:
+            raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(pos.prizes)}")
+        k, r, i, sign, code = self._locate(pos)
+        self._lookup(k, r, i, pos.pot, sign * pos.diff if self.lay.win else 0)  # position exists
+        L = self.lay.dense
+        cidx = np.zeros((k, k), dtype=np.int64)
+        csign = np.ones((k, k), dtype=np.int64)
+        outc = np.zeros((k, k), dtype=np.int64)
+        if not kernel.pattern_children(code, k, L.codes, L.code_off, cidx, csign, outc):
+            raise SolverError("child position missing from the table layout")
+        p = self.prize_cards.index(prize)
+        cmask = 0
+        for c in pos.prizes:
+            if c != prize:
+                cmask |= 1 << self.prize_cards.index(c)
+        rc = int(L.rank_of_mask[cmask])
+        stake = pos.pot + int(L.pval[p])
+        win, carry = self.lay.win, self.lay.carry
+        M = np.empty((k, k))
+        for a in range(k):
+            for b in range(k):
+                o = int(outc[a, b])
+                if o:
+                    cpot, cd = 0, pos.diff + o * stake
+                else:
+                    cpot, cd = (stake if carry and k > 1 else 0), pos.diff
+                if k == 1:
+                    M[a, b] = float(np.sign(cd)) if win else o * stake
+                    continue
+                sg = int(csign[a, b])
+                child = sg * self._lookup(k - 1, rc, int(cidx[a, b]), cpot, sg * cd if win else 0)
+                M[a, b] = child if win else o * stake + child
+        tab = np.empty((k + 1, 2 * k + 1))
+        basis = np.empty(k, dtype=np.int64)
+        x = np.empty(k)
+        y = np.empty(k)
+        v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
+        st = self.ruleset.strength
+        a_cards = sorted(pos.hands[0], key=st)
+        b_cards = sorted(pos.hands[1], key=st)
+        return RoundStrategy(float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
+                             {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap))
+
+    def close(self) -> None:
+        """Drop the memory maps (queries fail afterwards)."""
+        self.layers = []
+        self._dense_cache = None
+
+
+def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
+    """Open a complete format-2 table folder, memory-mapped.
+
+    Args:
+        verify: check every file's SHA-256 against ``table.json`` (reads each
+            file once, in 16 MiB chunks).
+
+    Raises:
+        TableFileError: missing or unfinished table (no ``table.json``; run
+            ``cardtable solve`` again to resume it), damaged manifest, wrong
+            file size or checksum.
+    """
+    from .table import TableFileError
+
+    folder = Path(folder)
+    mpath = folder / "table.json"
+    if not mpath.exists():
+        what = "unfinished (resume it with the same `cardtable solve` command)" if folder.is_dir() else "missing"
+        raise TableFileError(f"table {str(folder)!r} is {what}")
+    try:
+        manifest = json.loads(mpath.read_text())
+    except ValueError:
+        raise TableFileError(f"{folder}: table.json is damaged; re-run `cardtable solve`") from None
+    if not isinstance(manifest, dict) or manifest.get("digest") != _manifest_digest(manifest):
+        raise TableFileError(f"{folder}: table.json is damaged (digest mismatch); re-run `cardtable solve`")
+    if manifest.get("version") != FORMAT_VERSION:
+        raise TableFileError(f"{folder}: table format version {manifest.get('version')}, "
+                             f"this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
+    lpath = folder / "layout.npz"
+    if not lpath.exists() or (verify and sha256_file(lpath) != manifest["layout_file_sha256"]):
+        raise TableFileError(f"{folder}: layout.npz is missing or damaged; re-run `cardtable solve`")
+    with np.load(lpath) as z:
+        lay = LeanLayout.from_arrays({k: z[k] for k in z.files})
+    layers: list = [np.zeros(0, np.float32)]
+    for rec in manifest["layers"]:
+        path = folder / rec["file"]
+        size = path.stat().st_size if path.exists() else -1
+        if size != 4 * rec["count"]:
+            raise TableFileError(f"{path}: {size} bytes, the table promises {4 * rec['count']} "
+                                 "(missing, truncated or damaged); re-run `cardtable solve`")
+        if verify and sha256_file(path) != rec["sha256"]:
+            raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); re-run `cardtable solve`")
+        layers.append(np.memmap(path, dtype="<f4", mode="r") if rec["count"] else np.zeros(0, np.float32))
+    rs = Ruleset(cards=manifest["cards"], tie_rule=manifest["tie_rule"], high_ace=manifest["high_ace"])
+    return LayeredTable(rs, manifest["objective"], lay, layers, tuple(manifest["prize_cards"]),
+                        dict(manifest["stats"]), folder)
