@@ -35,7 +35,6 @@ import numpy as np
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .layout import SolverError
 from .lean import LeanLayout, build_lean, float32_bound, lean_slot, solve_chunk
 from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
 
@@ -367,7 +366,7 @@ class LayeredTable:
         Raises:
             ImpossiblePosition: bad position, or ``prize`` is not face down.
         """
-        from .table import RoundStrategy
+        from .table import children, strategy_of
 
         pos.validate(self.ruleset)
         if prize not in pos.prizes:
@@ -375,11 +374,7 @@ class LayeredTable:
         k, r, i, sign, code = self._locate(pos)
         self._lookup(k, r, i, pos.pot, sign * pos.diff if self.lay.win else 0)  # position exists
         L = self.lay.dense
-        cidx = np.zeros((k, k), dtype=np.int64)
-        csign = np.ones((k, k), dtype=np.int64)
-        outc = np.zeros((k, k), dtype=np.int64)
-        if not kernel.pattern_children(code, k, L.codes, L.code_off, cidx, csign, outc):
-            raise SolverError("child position missing from the table layout")
+        cidx, csign, outc = children(code, k, L)
         p = self.prize_cards.index(prize)
         cmask = 0
         for c in pos.prizes:
@@ -402,16 +397,7 @@ class LayeredTable:
                 sg = int(csign[a, b])
                 child = sg * self._lookup(k - 1, rc, int(cidx[a, b]), cpot, sg * cd if win else 0)
                 M[a, b] = child if win else o * stake + child
-        tab = np.empty((k + 1, 2 * k + 1))
-        basis = np.empty(k, dtype=np.int64)
-        x = np.empty(k)
-        y = np.empty(k)
-        v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
-        st = self.ruleset.strength
-        a_cards = sorted(pos.hands[0], key=st)
-        b_cards = sorted(pos.hands[1], key=st)
-        return RoundStrategy(float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
-                             {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap))
+        return strategy_of(M, pos, self.ruleset)
 
     def close(self) -> None:
         """Drop the memory maps (queries fail afterwards)."""

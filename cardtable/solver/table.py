@@ -194,11 +194,7 @@ class Table:
             raise ImpossiblePosition(
                 f"with the fixed prize order, prize {self.prize_cards[nxt]} comes next, not {prize}"
             )
-        cidx = np.zeros((k, k), dtype=np.int64)
-        csign = np.ones((k, k), dtype=np.int64)
-        outc = np.zeros((k, k), dtype=np.int64)
-        if not kernel.pattern_children(code, k, L.codes, L.code_off, cidx, csign, outc):
-            raise SolverError("child position missing from the table layout")
+        cidx, csign, outc = children(code, k, L)
         p = self.prize_cards.index(prize)
         mask = 0
         for c in pos.prizes:
@@ -212,18 +208,7 @@ class Table:
                            values, L.codes, L.code_off, L.base, L.base_off, L.val_off)
         if np.isnan(M).any():
             raise SolverError("the table lacks a child value (damaged or foreign table)")
-        tab = np.empty((k + 1, 2 * k + 1))
-        basis = np.empty(k, dtype=np.int64)
-        x = np.empty(k)
-        y = np.empty(k)
-        v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
-        st = self.ruleset.strength
-        a_cards = sorted(pos.hands[0], key=st)
-        b_cards = sorted(pos.hands[1], key=st)
-        return RoundStrategy(
-            float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
-            {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap),
-        )
+        return strategy_of(M, pos, self.ruleset)
 
     def close(self) -> None:
         """Release a memory-mapped file (queries fail afterwards)."""
@@ -235,6 +220,35 @@ class Table:
                 mm.close()
             except BufferError:
                 pass
+
+
+def children(code: int, k: int, L: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(child pattern index, sign, round outcome) of every bid pair, each ``(k, k)`` int64.
+
+    Raises:
+        SolverError: a child is missing from the layout (damaged or foreign table).
+    """
+    cidx = np.zeros((k, k), dtype=np.int64)
+    csign = np.ones((k, k), dtype=np.int64)
+    outc = np.zeros((k, k), dtype=np.int64)
+    if not kernel.pattern_children(code, k, L.codes, L.code_off, cidx, csign, outc):
+        raise SolverError("child position missing from the table layout")
+    return cidx, csign, outc
+
+
+def strategy_of(M: np.ndarray, pos: Position, ruleset: Ruleset) -> RoundStrategy:
+    """Solve the round's ``k x k`` matrix ``M`` (rows: A's cards by strength, columns: B's)."""
+    k = M.shape[0]
+    tab = np.empty((k + 1, 2 * k + 1))
+    basis = np.empty(k, dtype=np.int64)
+    x = np.empty(k)
+    y = np.empty(k)
+    v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
+    st = ruleset.strength
+    a_cards = sorted(pos.hands[0], key=st)
+    b_cards = sorted(pos.hands[1], key=st)
+    return RoundStrategy(float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
+                         {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap))
 
 
 # -- solving ------------------------------------------------------------------------------
