@@ -19,6 +19,7 @@ def test_ray_with_two_local_workers_equals_threads(tmp_path, monkeypatch):
     from cardtable.solver.ray_backend import RayBackend
 
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_raylet_start_wait_time_s", "300")  # a loaded machine starts Ray slowly
     rs = Ruleset(cards=6, tie_rule="carry")
     threads = solve_layered(rs, "points", tmp_path / "threads", LayerBackend(threads=2))
     ray_run = solve_layered(rs, "points", tmp_path / "ray", RayBackend(workers=2, chunk_games=2000))
