@@ -89,6 +89,11 @@ def register(app: typer.Typer) -> None:
             fail(f"--workers must be at least 1, not {workers}")
         if backend not in _BACKENDS:
             fail(f"unknown backend {backend!r}: choose {', '.join(_BACKENDS)}")
+        import importlib.util
+
+        if backend == "ray" and importlib.util.find_spec("ray") is None:
+            fail("--backend ray needs the 'research' extra (missing: ray); "
+                 "install it with: pip install 'cardtable[research]'")
         if table_format is None:  # the carry-over approximation reads discard tables of format 1
             table_format = 2 if ties == "carry" else 1
         if table_format not in (1, 2):
