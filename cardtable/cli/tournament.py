@@ -87,7 +87,7 @@ def register(app: typer.Typer) -> None:
         console = Console()
         console.print(f"results: {shown(db)}")
         try:
-            with progress_bar("games") as advance:
+            with progress_bar("games", total=len(T.schedule(cfg))) as advance:  # count and ETA shown
 
                 def progress(done: int, total: int) -> None:
                     advance(total=total, completed=done)
