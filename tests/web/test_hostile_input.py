@@ -358,10 +358,11 @@ def test_abandoned_rooms_expire_and_are_not_resumed(make_client, tmp_path):
 
 
 def test_bots_pause_in_a_room_nobody_watches(make_client):
-    client = make_client(limits=Limits(bot_pause_after=0.2), seed_factory=seeds("paused"))
+    # a pause after 1 ms: the bots stop within their first moves (a whole game takes well over that)
+    client = make_client(limits=Limits(bot_pause_after=0.001), seed_factory=seeds("paused"))
     info = create_room(client, game="golf", seats=[{"bot": "random"}, {"bot": "random"}], listed=False)
     room = client.app.state.hub.rooms[info["room"]]
-    time.sleep(0.8)
+    time.sleep(0.5)
     moves = room.version
     time.sleep(0.5)
     assert room.version == moves and not room.adapter.is_over(room.current.state)  # paused, not finished
