@@ -199,22 +199,29 @@ class CarryApproximation:
         exact: rounds with at most this many cards per hand are played exactly.
         scale: per layer ``k`` (index k = 0..cards), the factor on the discard
             values (default :func:`default_scale`).
+        pot_model: how a position with a pot is valued: 0 (default) the
+            pot's next round as in the module docstring; 1 ``a_k D (1 + pot / R)``
+            (R = prize points face down: the pot shared like the prizes left);
+            2 as 0 with tie cells valued as 1. For measurements (docs/solver.md).
 
     Raises:
         ValueError: not a carry-over ruleset, or a discard table of another deck.
     """
 
     def __init__(self, ruleset: Ruleset, discard: Table, exact: int,
-                 scale: np.ndarray | None = None) -> None:
+                 scale: np.ndarray | None = None, pot_model: int = 0) -> None:
         if ruleset.tie_rule != "carry" or ruleset.fixed_order:
             raise ValueError("the carry-over approximation is for shuffled carry-over rulesets")
         d = discard.ruleset
         if discard.layout.carry or d.cards != ruleset.cards or d.high_ace != ruleset.high_ace:
             raise ValueError(f"needs the discard table of {ruleset.cards} cards "
                              f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()}")
+        if pot_model not in (0, 1, 2):
+            raise ValueError(f"pot_model must be 0, 1 or 2, not {pot_model!r}")
         self.ruleset = ruleset
         self.discard = discard
         self.exact = exact
+        self.pot_model = pot_model
         self.scale = default_scale(ruleset.cards) if scale is None else np.asarray(scale, dtype=float)
         if self.scale.shape != (ruleset.cards + 1,):
             raise ValueError(f"scale needs {ruleset.cards + 1} factors (layers 0..{ruleset.cards})")
@@ -239,7 +246,7 @@ class CarryApproximation:
         vals = np.asarray(t.values)
         ok = approx_matrix(M, k, code, mask, t.prize_cards.index(prize), pos.pot, L.pval, L.T,
                            L.codes, L.code_off, L.masks, L.mask_off, L.rank_of_mask, L.psum,
-                           L.base, L.base_off, L.val_off, vals, self.scale)
+                           L.base, L.base_off, L.val_off, vals, self.scale, self.pot_model)
         if not ok or np.isnan(M).any():
             raise SolverError("the discard table lacks a position (damaged or foreign table)")
         x = np.empty(k)
@@ -259,12 +266,13 @@ def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
     exact carry-over values for layers ``k < exact`` (backward induction), ``V~``
     for layers ``k >= exact`` (the bot's round at ``k`` cards uses layer ``k - 1``).
 
-    Memory: one float64 per slot of the carry-over layout (10 cards: about 0.2 GiB).
+    ``scale``, ``pot_model``: as :class:`CarryApproximation`. Memory: one float64
+    per slot of the carry-over layout (10 cards: about 0.2 GiB).
 
     Raises:
         ValueError: ``discard`` is not the full discard table of the same deck.
     """
-    scale = CarryApproximation(ruleset, discard, exact, scale).scale  # checks
+    scale = CarryApproximation(ruleset, discard, exact, scale, pot_model).scale  # checks
     lay = full_layout(ruleset, "points")
     d = discard.layout
     if not (np.array_equal(lay.codes, d.codes) and np.array_equal(lay.masks, d.masks)):
