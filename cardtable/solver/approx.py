@@ -5,11 +5,10 @@ A carry-over table needs one value per pot (13 cards: about 45 GiB), the
 discard table of the same deck does not (1.3 GiB). Carry-over positions are
 valued from the discard table:
 
-- ``V~(pos, 0) = D(pos)``: the discard value of the same position;
-- ``V~(pos, pot) = mean over the next prize p of val(G)``, ``G[a, b] =
-  outcome(a, b) x (pot + p) + D(child)`` for ``pot > 0``: the pot goes to the
-  winner of the next round, valued exactly for that round; a further tie
-  discards it (the approximation).
+- ``V~(pos, 0) = a_k D(pos)``: the discard value of the same position, scaled;
+- ``V~(pos, pot) = a_k D(pos) (1 + pot / R)`` (R = prize points face down): the
+  pot is shared like the prizes left (``pot_model=1``, the default; 0 values the
+  pot's next round exactly instead, see :class:`CarryApproximation`).
 
 The bot plays, in a round with ``k`` cards per hand and ``k > exact_layers``,
 the row player's equilibrium of the round's carry-over matrix game whose
@@ -199,17 +198,18 @@ class CarryApproximation:
         exact: rounds with at most this many cards per hand are played exactly.
         scale: per layer ``k`` (index k = 0..cards), the factor on the discard
             values (default :func:`default_scale`).
-        pot_model: how a position with a pot is valued: 0 (default) the
-            pot's next round as in the module docstring; 1 ``a_k D (1 + pot / R)``
-            (R = prize points face down: the pot shared like the prizes left);
-            2 as 0 with tie cells valued as 1. For measurements (docs/solver.md).
+        pot_model: how a position with a pot is valued: 1 (default)
+            ``a_k D (1 + pot / R)`` (R = prize points face down: the pot shared
+            like the prizes left); 0 the pot's next round valued exactly, a
+            second tie dropping it; 2 as 0 with tie cells valued as 1
+            (docs/solver.md: 1 measured best at 9 cards).
 
     Raises:
         ValueError: not a carry-over ruleset, or a discard table of another deck.
     """
 
     def __init__(self, ruleset: Ruleset, discard: Table, exact: int,
-                 scale: np.ndarray | None = None, pot_model: int = 0) -> None:
+                 scale: np.ndarray | None = None, pot_model: int = 1) -> None:
         if ruleset.tie_rule != "carry" or ruleset.fixed_order:
             raise ValueError("the carry-over approximation is for shuffled carry-over rulesets")
         d = discard.ruleset
@@ -261,7 +261,7 @@ class CarryApproximation:
 
 
 def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
-                       scale: np.ndarray | None = None, pot_model: int = 0) -> tuple[Layout, np.ndarray]:
+                       scale: np.ndarray | None = None, pot_model: int = 1) -> tuple[Layout, np.ndarray]:
     """The values the approximation's bot plays from, on the full carry-over layout:
     exact carry-over values for layers ``k < exact`` (backward induction), ``V~``
     for layers ``k >= exact`` (the bot's round at ``k`` cards uses layer ``k - 1``).
