@@ -118,7 +118,23 @@ class EquilibriumSource:
         return lookahead_strategy(self.ruleset, pos, prize), "lookahead"
 
     def note(self) -> str:
-        """What the source plays from in this ruleset, in words (for front ends)."""
+        """What the source plays from in this ruleset, in words (for front ends); without
+        a table it ends with what the whole solve would need (:mod:`.estimate`)."""
+        rs = self.ruleset
+        if self.table is None and not rs.fixed_order and not self.whole_game_fits():
+            return self._note() + "; " + self._solve_needs()
+        return self._note()
+
+    def _solve_needs(self) -> str:
+        from .estimate import estimate_solve
+
+        try:
+            needs = estimate_solve(self.ruleset, self.objective)
+        except ValueError as exc:  # outside the estimate's reach: say so, do not fail the game
+            return f"no estimate of a full solve ({exc})"
+        return f"a full solve of this game needs {needs.describe()}"
+
+    def _note(self) -> str:
         rs = self.ruleset
         if self.table is not None:
             return "plays the exact equilibrium from the solved table"
@@ -128,9 +144,9 @@ class EquilibriumSource:
             return "plays the exact equilibrium (the whole game is solved at the first move)"
         if self.approx is not None:
             return (
-                "no carry-over table for these rules (one value per pot: 45.5 GiB at 13 cards): plays the "
+                "no carry-over table solved for these rules: plays the "
                 "CARRY-OVER APPROXIMATION (each round's matrix game solved exactly, later positions valued "
-                "from the discard-ties table plus the pot's next round; measured exploitability in "
+                "from the discard-ties table, scaled, with a pot model; measured exploitability in "
                 f"docs/solver.md) until {self.approx.exact} cards are left, then the exact subgame equilibrium"
             )
         return (
