@@ -144,8 +144,8 @@ def layouts(ns: list[int], threads: int) -> None:
 
 def backends(n: int, workers: list[int], cuda: bool) -> None:
     """One lean solve per backend (threads 1, Ray with each worker count, CUDA)."""
-    print(f"\n## Backends, carry-over n = {n}, points (same table: checksums compared)")
-    print("| backend | solve s | matrix games/s | speed-up vs 1 thread | layer checksums |")
+    print(f"\n## Backends, carry-over n = {n}, points (byte-identical tables: tests/solver/test_backends.py)")
+    print("| backend | solve s | matrix games/s | speed-up vs 1 thread | game value |")
     print("|---|---|---|---|---|")
     runs = [("threads 1", {"backend": "threads", "threads": 1})]
     runs += [(f"ray {w} workers", {"backend": "ray", "workers": w}) for w in workers]
@@ -159,7 +159,7 @@ def backends(n: int, workers: list[int], cuda: bool) -> None:
             continue
         ref = ref or r
         print(f"| {name} | {r['solve_s']:.1f} | {r['games'] / r['solve_s']:.3g} | "
-              f"{ref['solve_s'] / r['solve_s']:.2f} | value {r['value']:+.1e} |", flush=True)
+              f"{ref['solve_s'] / r['solve_s']:.2f} | {r['value']:+.1e} |", flush=True)
 
 
 def cfr(n: int, cap: float) -> dict:
