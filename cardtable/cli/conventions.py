@@ -46,30 +46,25 @@ def _tidy(param: Any) -> Any:
     return param
 
 
-class CardtableCommand(TyperCommand):
+class _TidyParams:
+    """Mixin for a Click command: its parameters and help option follow this module's conventions."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            _tidy(param)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        return _tidy(option) if option is not None else None
+
+
+class CardtableCommand(_TidyParams, TyperCommand):
     """A Typer command whose parameters follow the conventions of this module."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            _tidy(param)
 
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        return _tidy(option) if option is not None else None
-
-
-class CardtableGroup(TyperGroup):
+class CardtableGroup(_TidyParams, TyperGroup):
     """The ``cardtable`` command itself: its own options follow the same conventions."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            _tidy(param)
-
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        return _tidy(option) if option is not None else None
 
 
 def apply(app: typer.Typer) -> None:
