@@ -17,44 +17,54 @@ def send(line):
 
 
 def main():
-    hand, per_bid, high_ace, cards, pot, margin = set(), 1, False, 13, [], 1
+    state = {"hand": set(), "per_bid": 1, "high_ace": False, "cards": 13, "pot": [], "margin": 1}
     for raw in sys.stdin:
         words = raw.split()
         if not words:
             continue
-        cmd, args = words[0], words[1:]
-        if cmd == "cardtable":
-            send("id name Example Python bot")
-            send("id author cardtable examples")
-            send("option name margin type int default 1")
-            send("ready")
-        elif cmd == "setoption":  # setoption name margin value 2
-            if args[1] == "margin":
-                margin = int(args[3])
-        elif cmd == "isready":
-            send("readyok")
-        elif cmd == "newgame":
-            rules = dict(item.split("=", 1) for item in args[args.index("ruleset") + 1:])
-            cards = int(rules["cards"])
-            per_bid = int(rules["bid"])
-            high_ace = rules["ace"] == "high"
-            hand = set(range(1, cards + 1))
-        elif cmd == "round":
-            pot = [int(w) for w in args[args.index("pot") + 1:args.index("remaining")]]
-        elif cmd == "go" and args[0] == "bid":
-            value = lambda c: cards + 1 if (c == 1 and high_ace) else c
-            target = sum(value(p) for p in pot) + margin
-            first = min(sorted(hand), key=lambda c: (abs(value(c) - target), c))
-            rest = sorted(c for c in hand if c != first)[: per_bid - 1]
-            bid = [first] + rest
-            hand.difference_update(bid)
-            send("bid " + " ".join(map(str, sorted(bid))))
-        elif cmd == "go" and args[0] == "choose":
-            display = [int(w) for w in args[args.index("display") + 1:]]
-            send(f"choose {max(display)}")
-        elif cmd == "quit":
+        if words[0] == "quit":
             return
-        # round updates (points, reveal, result, taken, gameover) need no answer
+        try:
+            handle(words[0], words[1:], state)
+        except (IndexError, KeyError, ValueError):
+            # a line this bot cannot read: say so (logged by the host) and keep going
+            send("info ignored a malformed line: " + ascii(raw.strip())[:60])
+
+
+def handle(cmd, args, state):
+    """Answer one host line; ``state`` holds the bot's view of the game."""
+    hand, per_bid, high_ace = state["hand"], state["per_bid"], state["high_ace"]
+    cards, pot, margin = state["cards"], state["pot"], state["margin"]
+    if cmd == "cardtable":
+        send("id name Example Python bot")
+        send("id author cardtable examples")
+        send("option name margin type int default 1")
+        send("ready")
+    elif cmd == "setoption":  # setoption name margin value 2
+        if args[1] == "margin":
+            state["margin"] = int(args[3])
+    elif cmd == "isready":
+        send("readyok")
+    elif cmd == "newgame":
+        rules = dict(item.split("=", 1) for item in args[args.index("ruleset") + 1:])
+        state["cards"] = int(rules["cards"])
+        state["per_bid"] = int(rules["bid"])
+        state["high_ace"] = rules["ace"] == "high"
+        state["hand"] = set(range(1, state["cards"] + 1))
+    elif cmd == "round":
+        state["pot"] = [int(w) for w in args[args.index("pot") + 1:args.index("remaining")]]
+    elif cmd == "go" and args[0] == "bid":
+        value = lambda c: cards + 1 if (c == 1 and high_ace) else c
+        target = sum(value(p) for p in pot) + margin
+        first = min(sorted(hand), key=lambda c: (abs(value(c) - target), c))
+        rest = sorted(c for c in hand if c != first)[: per_bid - 1]
+        bid = [first] + rest
+        hand.difference_update(bid)
+        send("bid " + " ".join(map(str, sorted(bid))))
+    elif cmd == "go" and args[0] == "choose":
+        display = [int(w) for w in args[args.index("display") + 1:]]
+        send(f"choose {max(display)}")
+    # round updates (points, reveal, result, taken, gameover) need no answer
 
 
 if __name__ == "__main__":
