@@ -10,7 +10,8 @@ import typer
 from .common import build_ruleset, check_names, check_record_path, fail, writable_folder
 
 #: Flags that only Goofspiel understands, and those only Golf understands.
-GOOFSPIEL_ONLY = ("--cards", "--ties", "--unique", "--high-ace", "--bid-cards", "--display", "--order", "--match")
+GOOFSPIEL_ONLY = ("--cards", "--ties", "--unique", "--high-ace", "--bid-cards", "--display", "--order", "--match",
+                  "--hints")
 GOLF_ONLY = ("--open-memory", "--games")
 
 
@@ -37,6 +38,7 @@ def register(app: typer.Typer) -> None:
         display: Optional[int] = typer.Option(None, "--display", metavar="N", show_default="1", help="Goofspiel: open prizes, the number of prizes face up at once."),
         order: Optional[str] = typer.Option(None, "--order", metavar="ORDER", show_default="shuffled", help="Goofspiel: prize order, shuffled, ascending, descending or 13,12,...,1."),
         match: Optional[str] = typer.Option(None, "--match", metavar="FORMAT", show_default="one game", help="Goofspiel: a match, 'total 3', 'best-of 5' or 'best-of 3 total-points'."),
+        hints: bool = typer.Option(False, "--hints", help="Goofspiel, you against a bot: the coach shows the equilibrium mix before every bid (else type 'hint' for one round); recorded as [Hints \"on\"]."),
         seed: Optional[str] = typer.Option(None, "--seed", metavar="TEXT", show_default="random, recorded", help="Seed of the shuffle (and of the bots)."),
         name: str = typer.Option("You", "--name", metavar="NAME", help="Your name in the record."),
         names: Optional[str] = typer.Option(None, "--names", metavar="A,B,...", show_default="Player 1, Player 2, ...", help="Hot-seat: the players' names, separated by commas."),
@@ -51,7 +53,7 @@ def register(app: typer.Typer) -> None:
         given = {
             "--cards": cards, "--ties": ties, "--unique": unique, "--high-ace": high_ace,
             "--bid-cards": bid_cards, "--display": display, "--order": order, "--match": match,
-            "--open-memory": open_memory or None, "--games": games,
+            "--hints": hints or None, "--open-memory": open_memory or None, "--games": games,
         }
         if hotseat and auto:
             fail("--hotseat and --auto exclude each other")
@@ -79,7 +81,7 @@ def register(app: typer.Typer) -> None:
             _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games or 1)
         else:
             _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
-                            bid_cards, display, order, match, seed, name, names, delay, save, record)
+                            bid_cards, display, order, match, seed, name, names, delay, save, record, hints)
 
 
 def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games) -> None:
@@ -99,13 +101,21 @@ def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names
 
 
 def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
-                    bid_cards, display, order, match, seed, name, names, delay, save, record) -> None:
+                    bid_cards, display, order, match, seed, name, names, delay, save, record, hints=False) -> None:
     from cardtable.goofspiel.tui import Seat, run
     from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
     from cardtable.platform.match import MatchError, MatchFormat
     from cardtable.tui import Terminal
 
     ruleset = build_ruleset(rules, cards, players, ties, unique, high_ace, bid_cards, display, order)
+    if hints and (hotseat or auto):
+        fail("--hints are for a game of one person against bots: leave out --hotseat and --auto")
+    if hints:
+        from cardtable.goofspiel.coach import analysable
+
+        if not analysable(ruleset):
+            fail("--hints need a 2-player game with single-card bids and one prize at a time "
+                 "(the equilibrium is solved for those only)")
     try:
         fmt = MatchFormat.parse(match) if match else None
     except MatchError as exc:
@@ -149,4 +159,5 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
             typer.echo(f"{seat.name}: {note}")
     terminal = Terminal(hotseat=hotseat)
     wait = delay if delay is not None else (0.6 if auto else 0.0)
-    raise typer.Exit(run(terminal, ruleset, seats, seed=seed, match=fmt, delay=wait, save=save, record_path=record))
+    raise typer.Exit(run(terminal, ruleset, seats, seed=seed, match=fmt, delay=wait, save=save, record_path=record,
+                         hints=hints))

@@ -10,14 +10,21 @@ i.e. the final point difference to expect if both play the equilibrium from
 there. Front ends draw that running difference as a chart
 (:func:`render_analysis` in the terminal, ``/analysis/ROOM`` in the browser).
 
-Where a round's equilibrium comes from, per row: ``table`` (a solved table in
-the cache folder, ``cardtable solve``), ``subgame`` (exact subgame solving once
-the rest of the game needs at most ``limit`` matrix games), or ``not solved``
-(the 13-card carry-over game without a table, before the rest is small).
+Where a round's equilibrium comes from, per row (:mod:`cardtable.solver.analysis`):
+``table`` (a solved table in the cache folder, ``cardtable solve``), ``subgame``
+(exact subgame solving once the rest of the game needs at most ``limit``
+matrix games), ``approximation`` (carry-over ties without their table, the
+standard game: the carry-over approximation that the ``nash`` bot plays, from
+the discard-ties table; labelled as not the exact equilibrium), or ``not
+solved`` (no source: e.g. 13 cards carry-over before the one-time
+``cardtable solve -n 13 --ties discard``, until the rest is small).
 
-The hint (:func:`hint`) is the ``nash`` bot's mixed bid for the person's seat,
-with where it came from: exact (table, subgame) or the bot's fallback, which
-is labelled as not an equilibrium.
+The hint (:func:`hint`, :func:`hint_text`) is the ``nash`` bot's mixed bid for
+the person's seat, with where it came from: exact (table, subgame) or the
+carry-over approximation or the bot's fallback, labelled as not the
+equilibrium. The browser shows it in rooms with hints on, ``cardtable play``
+with ``--hints`` (every round) or when the person types ``hint`` (that round);
+either way the game's record gets the tag ``[Hints "on"]``.
 
 Only 2-player games with single-card bids and one prize at a time are
 analysed (docs/rules.md, "A round", "Ties" and "Variants"); others raise
@@ -37,8 +44,21 @@ DEFAULT_LIMIT = 2_000_000
 SOURCE_WORDS = {
     "table": "solved table",
     "subgame": "exact subgame solution",
+    "approximation": ("carry-over approximation, not the exact equilibrium (no carry-over table: each round's "
+                      "matrix game solved exactly, later positions valued from the discard-ties table; "
+                      "docs/solver.md, The carry-over approximation)"),
     "not solved": "not solved (no table; exact solving starts once the rest of the game is small)",
 }
+
+
+def source_words(source: str, ruleset) -> str:
+    """What ``source`` (a round's ``"source"``) means, in words; for an unsolved carry-over
+    round, the one-time build that would give the carry-over approximation."""
+    words = SOURCE_WORDS[source]
+    if source == "not solved" and ruleset.tie_rule == "carry" and not ruleset.fixed_order:
+        words = (words[:-1] + f"; `cardtable solve -n {ruleset.cards} --ties discard`, a one-time build, "
+                 "gives these rounds the carry-over approximation)")
+    return words
 
 
 def analysable(ruleset) -> bool:
@@ -108,7 +128,7 @@ def analysis(game: Game, players: Sequence[str], table: Any = None,
         "players": list(players), "rules": game.ruleset.describe(), "final": list(pts),
         "rounds": out_rounds, "given_up": totals,
         "start": _clean(first.expected_before) if first is not None and first.number == 1 else None,
-        "sources": {r.source: SOURCE_WORDS[r.source] for r in rounds},
+        "sources": {r.source: source_words(r.source, game.ruleset) for r in rounds},
     }
 
 
@@ -145,7 +165,9 @@ def offer_analysis(terminal, games: Sequence[Game], names: Sequence[str]) -> Non
         return
     table = points_table(games[0].ruleset)
     for g in games:
-        render_analysis(terminal.console, analysis(g, names, table))
+        with terminal.console.status("solving the equilibrium of each round..."):
+            data = analysis(g, names, table)
+        render_analysis(terminal.console, data)
 
 
 def format_dist(dist: dict, top: int = 4) -> str:
@@ -157,9 +179,15 @@ def format_dist(dist: dict, top: int = 4) -> str:
 def chart_lines(data: dict[str, Any], width: int = 40) -> list[str]:
     """The running expected point difference as text bars, one line per round.
 
-    ``+`` bars grow right of the axis (player 1 ahead), ``-`` bars left.
+    ``+`` bars grow right of the axis (player 1 ahead), ``-`` bars left; a ``~`` after
+    the number marks a value from the carry-over approximation (that of the position
+    the next round is played from).
     """
     points = [(r["number"], r["expected_after"]) for r in data["rounds"]]
+    rounds = data["rounds"]
+    approx = {r["number"] for r, nxt in zip(rounds, rounds[1:]) if nxt.get("source") == "approximation"}
+    if rounds and rounds[0].get("source") == "approximation":
+        approx.add("start")
     known = [abs(v) for _, v in points if v is not None]
     scale = max(known + ([abs(data["start"])] if data["start"] is not None else []) + [1.0])
     half = width // 2
@@ -172,7 +200,7 @@ def chart_lines(data: dict[str, Any], width: int = 40) -> list[str]:
         n = round(abs(v) / scale * half)
         left = (" " * (half - n) + "█" * n) if v < 0 else " " * half
         right = ("█" * n).ljust(half) if v > 0 else " " * half
-        lines.append(f"{str(label):>5} {v:+8.2f}  {left}│{right}")
+        lines.append(f"{str(label):>5} {v:+8.2f}{'~' if label in approx else ' '} {left}│{right}")
     return lines
 
 
@@ -180,7 +208,8 @@ def render_analysis(console, data: dict[str, Any], title: str = "analysis") -> N
     """Print the analysis table and the chart on a Rich console (``cardtable analyze``, ``cardtable play``).
 
     The table fits the console: four equilibrium entries per cell from 130 columns, else two;
-    the ``source`` column only when rounds come from more than one source (else it is in the caption).
+    the ``source`` column only when rounds come from more than one source (else it is in the caption);
+    approximated and unsolved rounds get a line saying what that means (``data["sources"]``).
     """
     from rich import box
     from rich.table import Table as RichTable
@@ -216,12 +245,18 @@ def render_analysis(console, data: dict[str, Any], title: str = "analysis") -> N
         out.add_row(*cells, *([] if one_source else [r["source"]]))
     console.print(out)
     console.print(data["rules"] + (f"; source: {sources[0]}" if one_source else ""), markup=False, highlight=False)
+    for source in sources:  # what an approximated or unsolved round means (exact sources speak for themselves)
+        if source not in ("table", "subgame"):
+            console.print(f"{source}: {data['sources'][source]}", markup=False, highlight=False)
     pts, tot = data["final"], data["given_up"]
     console.print(f"final points {pts[0]}-{pts[1]}; expected points given up versus equilibrium: "
-                  f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only; "
-                  "bids the equilibrium plays with probability > 0 give up nothing)", markup=False, highlight=False)
+                  f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only"
+                  + ("; approximated rounds: against the carry-over approximation" if "approximation" in sources else "")
+                  + "; bids the equilibrium plays with probability > 0 give up nothing)", markup=False, highlight=False)
     console.print(f"exp. diff: expected point difference ({names[0]} minus {names[1]}) after each round, "
-                  "if both played the equilibrium from there:", markup=False, highlight=False)
+                  "if both played the equilibrium from there"
+                  + (" (~: carry-over approximation)" if "approximation" in sources else "") + ":",
+                  markup=False, highlight=False)
     for line in chart_lines(data):
         console.print(line, markup=False, highlight=False)
 
@@ -246,3 +281,17 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
     source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
     return {"round": view.round, "strategy": {str(c): float(p) for c, p in sorted(dist.items())},
             "source": source, "exact": exact}
+
+
+#: What a person types at the bid prompt of ``cardtable play`` to see the hint.
+HINT_WORDS = ("hint", "?")
+
+
+def hint_text(data: dict[str, Any]) -> str:
+    """One line for a hint (:func:`hint`): ``"Hint — equilibrium mix for this round
+    (solved table): K 52% · Q 31% · J 17%"`` (cards above 0.5%, most likely first;
+    ``approximate`` instead of ``equilibrium`` for a source that is not exact)."""
+    items = sorted(((p, int(c)) for c, p in data["strategy"].items() if p > 5e-3), reverse=True)
+    mix = " · ".join(f"{rank_name(c)} {round(p * 100)}%" for p, c in items)
+    kind = "equilibrium" if data["exact"] else "approximate"
+    return f"Hint — {kind} mix for this round ({data['source']}): {mix}"

@@ -32,6 +32,7 @@ from cardtable.platform.storage import records_dir
 from cardtable.tui import ABANDONED, QuitGame, Terminal, outcome_phrase, subject, verb
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card
+from .coach import HINT_WORDS
 from .errors import CardError, GoofspielError
 from .record import GameRecord, record_from_game, to_json, write_text
 from .ruleset import Ruleset
@@ -168,6 +169,7 @@ class GoofspielTable:
         ruleset: Ruleset,
         seats: Sequence[Seat],
         delay: float = 0.0,
+        hints: bool = False,
     ) -> None:
         if len(seats) != ruleset.players:
             raise GoofspielError(f"{ruleset.players} players need {ruleset.players} seats")
@@ -179,6 +181,41 @@ class GoofspielTable:
         self.humans = [i for i, s in enumerate(seats) if s.bot is None]
         #: the seat addressed as "you": the one person at a table with bots (else None)
         self.you = self.humans[0] if len(self.humans) == 1 and not terminal.hotseat else None
+        #: show the coach's hint before every bid of the person (``cardtable play --hints``)
+        self.hints = hints
+        #: a hint was shown in the game being played (recorded as ``[Hints "on"]``)
+        self.hinted = False
+        self._hint_bot = None  # the nash bot behind the hints, one per game
+        self._hint_problem: str | None = None  # why hints cannot be given here ("" if they can)
+        if hints and self.hint_problem():
+            raise GoofspielError(self.hint_problem())
+
+    def hint_problem(self) -> str:
+        """Why the coach cannot give hints at this table, or ``""`` if it can: hints are for
+        one person against bots in a ruleset the solver covers (2 players, single-card bids,
+        one prize at a time)."""
+        if self._hint_problem is None:
+            if self.you is None:
+                self._hint_problem = "hints are for a game of one person against bots"
+            else:
+                from .coach import analysable  # imports the solver: only when hints are asked for
+
+                self._hint_problem = "" if analysable(self.ruleset) else (
+                    "hints need a 2-player game with single-card bids and one prize at a time "
+                    "(the equilibrium is solved for those only)")
+        return self._hint_problem
+
+    def _show_hint(self, game: Game, seat: int) -> None:
+        from .bots.nash import NashBot
+        from .coach import hint, hint_text
+
+        if self._hint_bot is None:
+            self._hint_bot = NashBot(seed=0)
+            self._hint_bot.new_game(self.ruleset, seat)
+        with self.console.status("the coach is solving this round..."):
+            data = hint(self._hint_bot, game.view(seat))
+        self.hinted = True
+        self.console.print(hint_text(data), style="cyan", markup=False, highlight=False)
 
     def _human_bid(self, game: Game, seat: int) -> Bid:
         view = game.view(seat)
@@ -193,11 +230,26 @@ class GoofspielTable:
         else:
             example = f"{rs.cards_per_bid} cards, e.g. " + " ".join(format_card(c) for c in hand[: rs.cards_per_bid])
         who = "Your bid" if seat == self.you else f"{escape(name)}, your bid"
-        bid = self.term.ask(
-            f"{who} ({example}; quit to stop): ",
-            lambda text: parse_bid(text, view),
-            hidden=self.term.hotseat and len(self.humans) > 1,
-        )
+        offer = seat == self.you and rs.players == 2  # hints possible (multi-card bids are refused when asked)
+        if self.hints:
+            self._show_hint(game, seat)
+
+        def parse(text: str) -> Bid | None:
+            if text.strip().lower() in HINT_WORDS:
+                if self.hint_problem():
+                    raise GoofspielError(self.hint_problem())
+                return None  # show the hint, then ask again
+            return parse_bid(text, view)
+
+        while True:
+            bid = self.term.ask(
+                f"{who} ({example}; {'hint to see the equilibrium; ' if offer and not self.hints else ''}quit to stop): ",
+                parse,
+                hidden=self.term.hotseat and len(self.humans) > 1,
+            )
+            if bid is not None:
+                break
+            self._show_hint(game, seat)
         if self.term.hotseat and len(self.humans) > 1:
             self.term.clear()
         return bid
@@ -225,6 +277,9 @@ class GoofspielTable:
                 the partial game is in ``exc.game``.
         """
         game = Game(self.ruleset, seed=seed)
+        self.hinted = False
+        if self._hint_bot is not None:
+            self._hint_bot.new_game(self.ruleset, self.you)
         for i, seat in enumerate(self.seats):
             if seat.bot is not None:
                 seat.bot.new_game(self.ruleset, i)
@@ -329,15 +384,19 @@ def run(
     delay: float = 0.0,
     save: bool = True,
     record_path: Path | None = None,
+    hints: bool = False,
 ) -> int:
     """Play a game (or a match) at the terminal; save the record.
+
+    ``hints``: show the coach's hint before every bid of the person (else only
+    when typed ``hint``); games with a hint shown get the tag ``[Hints "on"]``.
 
     Returns:
         the exit code: 0 when the game (or match) was played to the end,
         :data:`~cardtable.tui.ABANDONED` when a person quit (what was played is
         saved all the same), 1 when the record could not be written.
     """
-    table = GoofspielTable(terminal, ruleset, seats, delay)
+    table = GoofspielTable(terminal, ruleset, seats, delay, hints)
     console = terminal.console
     names = [s.name for s in seats]
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
@@ -361,6 +420,8 @@ def run(
         tags = [("Date", date)]
         if tracker:
             tags += [("Match", str(match)), ("MatchGame", str(game_no))]
+        if table.hinted:
+            tags.append(("Hints", "on"))  # as the browser records a room with hints on
         if quit_early:
             console.print("[yellow]Game abandoned.[/yellow]")
             if game.history:

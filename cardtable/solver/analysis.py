@@ -12,6 +12,27 @@ B's so far plus the equilibrium value of the position (before the next prize
 is turned up): the final point difference both players can expect if they
 play the equilibrium from there on. Its change over a round is the round's
 luck (the prize turned up, the mixed bids) minus the points given up.
+
+Where a position's equilibrium comes from (:class:`RoundSources`), best first:
+
+1. ``"table"``: a solved table of the ruleset;
+2. ``"subgame"``: exact subgame solving, from the first position whose rest
+   needs at most ``subgame_limit`` matrix games (one solve serves the rest of
+   the game);
+3. ``"approximation"``: the carry-over approximation that the ``nash`` bot
+   plays in carry-over games without their table
+   (:class:`cardtable.solver.equilibrium.EquilibriumSource`, docs/solver.md,
+   The carry-over approximation): each round's matrix game solved exactly with
+   later positions valued from the discard-ties table; not the exact
+   equilibrium. It needs the discard table of the same deck (solved in memory
+   for at most 10 cards, else ``cardtable solve -n N --ties discard``);
+   rounds where the approximation plays exactly are solved as subgames;
+4. ``"not solved"``: none of these (e.g. 13 cards without any table, before
+   the rest of the game is small).
+
+With the approximation, the value of a position is the mean over the prizes
+of its rounds' matrix-game values, so that the expected difference after a
+round equals the one before the next round, whichever source each uses.
 """
 
 from __future__ import annotations
@@ -22,6 +43,10 @@ from cardtable.goofspiel import Game
 
 from .position import Position, check_supported, position_from_view
 from .table import RoundStrategy, Table, count_games, solve_subgame, subgame_layout
+
+#: Subgames are counted (not solved) only from this many cards per hand down:
+#: larger rests exceed any practical limit and counting them costs time.
+COUNT_FROM = 10
 
 
 @dataclass
@@ -37,7 +62,8 @@ class RoundAnalysis:
             the support of an equilibrium gives up nothing (indifference
             principle); only bids the equilibrium never plays cost points.
         probability: equilibrium probability of each actual bid (A's, B's), or ``None``.
-        source: ``"table"``, ``"subgame"`` or ``"not solved"``.
+        source: ``"table"``, ``"subgame"``, ``"approximation"`` or ``"not solved"``
+            (module docstring).
         expected_before, expected_after: the expected point difference for A
             (module docstring) before the round's prize is turned up and after
             the round, or ``None`` when not solved.
@@ -55,37 +81,97 @@ class RoundAnalysis:
     expected_after: float | None = None
 
 
+class _Approximation:
+    """The carry-over approximation seen as a solver: ``round_strategy`` and ``value``."""
+
+    def __init__(self, approx) -> None:
+        self.approx = approx
+
+    def round_strategy(self, pos: Position, prize: int) -> RoundStrategy:
+        return self.approx.round_strategy(pos, prize)
+
+    def value(self, pos: Position) -> float:
+        """Mean over the face-down prizes of the round's matrix-game value (points for A)."""
+        return sum(self.approx.round_strategy(pos, p).value for p in pos.prizes) / pos.k
+
+
+class RoundSources:
+    """The best equilibrium source for each position of one game (module docstring).
+
+    Args:
+        ruleset: a ruleset the solver covers.
+        table: a solved points table of ``ruleset``, or ``None``.
+        subgame_limit: most matrix games for an exact subgame solve.
+        approximation: use the carry-over approximation where it applies
+            (prepared on the first call of :meth:`find` that needs it: for
+            at most 10 cards the discard table is solved in memory, 10 cards: about 5 s).
+
+    Raises:
+        UnsupportedRuleset: the ruleset is outside the solver's reach.
+    """
+
+    def __init__(self, ruleset, table: Table | None = None, subgame_limit: int = 2_000_000,
+                 approximation: bool = True) -> None:
+        check_supported(ruleset)
+        self.ruleset = ruleset
+        self.table = table
+        self.limit = subgame_limit
+        self.sub: Table | None = None
+        self._approx = None if approximation and table is None else False
+
+    def approximation(self):
+        """The ``nash`` bot's carry-over approximation for this ruleset, or ``None`` where it
+        does not apply (another tie rule, fixed prize order, no discard table, the whole game
+        solvable exactly within the limit)."""
+        if self._approx is None:
+            from .equilibrium import EquilibriumSource
+
+            src = EquilibriumSource(self.ruleset, "points", self.limit, use_table=False, approximation=True)
+            self._approx = src.approx or False
+        return self._approx or None
+
+    def find(self, pos: Position):
+        """``(solver, source)`` for ``pos`` (points objective, ``pos.diff`` ignored): ``solver``
+        has ``round_strategy(pos, prize)`` and ``value(pos)``; ``(None, "not solved")`` if none."""
+        rs = self.ruleset
+        if self.table is not None:
+            return self.table, "table"
+        if self.sub is not None:
+            return self.sub, "subgame"
+        approx = self.approximation() if rs.tie_rule == "carry" and not rs.fixed_order else None
+        exact_now = approx is not None and pos.k <= approx.exact  # where the nash bot plays exactly
+        if pos.k <= COUNT_FROM or rs.fixed_order or exact_now:
+            layout = subgame_layout(rs, pos)
+            if exact_now or count_games(layout) <= self.limit:
+                self.sub = solve_subgame(rs, pos, layout=layout)
+                return self.sub, "subgame"
+        if approx is not None:
+            return _Approximation(approx), "approximation"
+        return None, "not solved"
+
+
 def analyze_game(game: Game, table: Table | None = None,
-                 subgame_limit: int = 2_000_000) -> list[RoundAnalysis]:
+                 subgame_limit: int = 2_000_000, approximation: bool = True) -> list[RoundAnalysis]:
     """Analyse a finished (or partly played) game, round by round.
 
-    Rounds are solved with ``table`` when given; otherwise by one exact subgame
-    solve from the first round whose rest needs at most ``subgame_limit``
-    matrix games; earlier rounds are reported as ``"not solved"``.
+    Each position's equilibrium comes from the best source available
+    (:class:`RoundSources`, the module docstring): ``table`` when given, else
+    exact subgame solving once the rest needs at most ``subgame_limit`` matrix
+    games, else (carry-over ties, ``approximation``) the carry-over
+    approximation; rounds without any are reported as ``"not solved"``.
 
     Raises:
         UnsupportedRuleset: the ruleset is outside the solver's reach.
     """
     rs = game.ruleset
-    check_supported(rs)
+    sources = RoundSources(rs, table, subgame_limit, approximation)
     replay = Game(rs, prize_deck=game.initial_deck)
-    sub: Table | None = None
     out = []
     for r in game.history:
         pos, prize = position_from_view(replay.view(0))
         pos = Position(pos.prizes, pos.hands, pos.pot, 0)
         a, b = r.bids[0][0], r.bids[1][0]
-        source = "not solved"
-        solver = table
-        if solver is not None:
-            source = "table"
-        else:
-            if sub is None and (pos.k <= 10 or rs.fixed_order):
-                layout = subgame_layout(rs, pos)
-                if count_games(layout) <= subgame_limit:
-                    sub = solve_subgame(rs, pos, layout=layout)
-            if sub is not None:
-                solver, source = sub, "subgame"
+        solver, source = sources.find(pos)
         strat = given = prob = before = after = None
         if solver is not None:
             before = replay.points[0] - replay.points[1] + solver.value(pos)
@@ -106,7 +192,9 @@ def analyze_game(game: Game, table: Table | None = None,
             after = replay.points[0] - replay.points[1]
             if not replay.is_over:
                 nxt, _ = position_from_view(replay.view(0))
-                after += solver.value(Position(nxt.prizes, nxt.hands, nxt.pot, 0))
+                nxt = Position(nxt.prizes, nxt.hands, nxt.pot, 0)
+                later, _ = sources.find(nxt)
+                after = None if later is None else after + later.value(nxt)
         out.append(RoundAnalysis(r.number, prize, pos.pot, (a, b), strat, given, source, prob,
                                  before, after))
     return out

@@ -16,9 +16,11 @@ Errors (JSON ``{"error": text}``): 404 no such room or game, 409 the game is
 not finished, 400 a ruleset the solver does not cover (3+ players, multi-card
 bids, open prizes) or a game that is not Goofspiel.
 
-The analysis is solved in a worker thread (a table lookup per round, or one
-exact subgame solve of about a second) and kept for the most recent
-:data:`CACHE_SIZE` games.
+The analysis is solved in a worker thread (a table lookup per round, one
+exact subgame solve of about a second, and in carry-over games without their
+table the carry-over approximation of the ``nash`` bot for the early rounds,
+labelled ``"approximation"``; :mod:`cardtable.solver.analysis`) and kept for the
+most recent :data:`CACHE_SIZE` games.
 
 Hints (settings key ``"hints": true``, a room with one person and bots only;
 :mod:`cardtable.web.games.goofspiel`) use :func:`hint_for`.

@@ -10,7 +10,9 @@ from rich.console import Console
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.autoplay import play_game
 from cardtable.goofspiel.bots.nash import NashBot
-from cardtable.goofspiel.coach import analysis, chart_lines, hint, offer_analysis, render_analysis
+from cardtable.goofspiel.coach import (
+    analysis, chart_lines, hint, hint_text, offer_analysis, render_analysis, source_words,
+)
 from cardtable.platform.bot import load_bot
 from cardtable.solver import Position, UnsupportedRuleset, solve
 from cardtable.tui import Terminal
@@ -54,6 +56,60 @@ def test_without_table_early_rounds_are_labelled_not_solved():
     assert "not solved" in data["sources"]
     lines = chart_lines(data)
     assert "not solved" in lines[0]
+    # no discard table of 11 cards here: the words say which one-time build gives the approximation
+    assert "cardtable solve -n 11 --ties discard" in data["sources"]["not solved"]
+
+
+def test_source_words_for_the_standard_game_name_the_discard_build():
+    words = source_words("not solved", Ruleset())  # 13 cards, carry-over: the default game
+    assert "`cardtable solve -n 13 --ties discard`" in words and "carry-over approximation" in words
+    assert "cardtable solve" not in source_words("not solved", Ruleset(tie_rule="discard"))
+    assert "not the exact equilibrium" in source_words("approximation", Ruleset())
+
+
+def test_carry_over_without_table_uses_the_nash_bots_approximation_labelled_as_such():
+    # 8 cards carry-over with a small limit: the whole game is not solved exactly, so the early
+    # rounds come from the carry-over approximation (discard table solved in memory), the rest exactly
+    limit = 20_000
+    game = _game(dict(cards=8, tie_rule="carry"), seed=3)
+    data = analysis(game, ["h", "r"], None, limit=limit)
+    rounds = data["rounds"]
+    sources = [r["source"] for r in rounds]
+    assert sources[0] == "approximation" and sources[-1] == "subgame"
+    assert sources == sorted(sources)  # approximation first, then exact ("approximation" < "subgame")
+    assert "not the exact equilibrium" in data["sources"]["approximation"]
+    assert data["start"] == pytest.approx(0.0, abs=1e-9)  # symmetric position
+    pts = game.result().points
+    assert rounds[-1]["expected_after"] == pytest.approx(pts[0] - pts[1])
+    for a, b in zip(rounds, rounds[1:]):  # the chain holds across the change of source
+        assert a["expected_after"] == pytest.approx(b["expected_before"])
+    replay_game = Game(game.ruleset, prize_deck=game.initial_deck)
+    for r, played in zip(rounds, game.history):
+        assert all(g >= 0 for g in r["given_up"])
+        for seat in (0, 1):  # each player's mix is what the nash bot plays in that seat
+            assert sum(r["strategy"][seat].values()) == pytest.approx(1.0)
+            bot = NashBot(seed=0, subgame_limit=limit)
+            bot.new_game(game.ruleset, seat)
+            mix = bot.policy(replay_game.view(seat))
+            assert bot.last_source == r["source"]
+            assert {str(c): p for c, p in mix.items()} == pytest.approx(r["strategy"][seat], abs=1e-9)
+        replay_game.play([b[0] for b in played.bids])
+    lines = chart_lines(data)
+    assert "~" in lines[0]  # the start value is the approximation's
+    assert not any("~" in line for line in lines[-3:])  # the last rounds are exact
+    buf = io.StringIO()
+    render_analysis(Console(file=buf, width=200), data)
+    out = buf.getvalue()
+    assert "approximation: carry-over approximation, not the exact equilibrium" in out
+    assert "(~: carry-over approximation)" in out
+
+
+def test_approximation_off_labels_the_early_rounds_not_solved():
+    game = _game(dict(cards=8, tie_rule="carry"), seed=3)
+    from cardtable.solver.analysis import analyze_game
+
+    rounds = analyze_game(game, None, 20_000, approximation=False)
+    assert rounds[0].source == "not solved" and rounds[0].strategy is None
 
 
 def test_chart_draws_bars_both_ways():
@@ -119,3 +175,10 @@ def test_offer_analysis_yes_no_and_bad_answers():
     term, buf = _terminal([])
     offer_analysis(term, [three], ["a", "b", "c"])  # 3 players: nothing to offer
     assert buf.getvalue() == ""
+
+
+def test_hint_text_names_the_source_and_rounds_the_mix():
+    exact = {"round": 1, "strategy": {"13": 0.523, "12": 0.474, "1": 0.003}, "source": "solved table", "exact": True}
+    assert hint_text(exact) == "Hint — equilibrium mix for this round (solved table): K 52% · Q 47%"
+    approx = dict(exact, exact=False, source="carry-over approximation (an approximation, not the equilibrium)")
+    assert hint_text(approx).startswith("Hint — approximate mix for this round (carry-over approximation")

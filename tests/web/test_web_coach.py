@@ -56,6 +56,23 @@ def test_analysis_route_matches_the_record_and_refuses_early_or_unknown(make_cli
     assert client.get("/analysis/nope").status_code == 404
 
 
+def test_carry_over_analysis_without_table_labels_the_approximation(make_client):
+    # 8 cards carry-over, no carry-over table: the whole game exceeds the subgame limit, so the
+    # first round comes from the nash bot's carry-over approximation, labelled as such
+    client = make_client()
+    info = create_room(client, settings={"cards": 8, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}])
+    ws = join(client, info["room"], info["seats"][0]["claim"])
+    _play_out(ws)
+    data = client.get(f"/api/rooms/{info['room']}/analysis?game=1").json()
+    sources = [r["source"] for r in data["rounds"]]
+    assert sources[0] == "approximation" and sources[-1] == "subgame"
+    assert "not the exact equilibrium" in data["sources"]["approximation"]
+    assert data["rounds"][0]["strategy"] is not None and data["start"] is not None  # drawn, not "not solved"
+    rec = parse_text(client.get(f"/api/rooms/{info['room']}/record?game=1").text)[0]
+    expected = analysis(replay(rec), rec.players)
+    assert data["rounds"] == expected["rounds"] and data["sources"] == expected["sources"]
+
+
 def test_analysis_refuses_rulesets_outside_the_solver(make_client):
     client = make_client()
     info = create_room(client, settings={"cards": 3, "players": 3}, seats=[{}, {"bot": "random"}, {"bot": "random"}])
@@ -101,6 +118,42 @@ def test_hints_show_the_equilibrium_before_each_bid_and_are_recorded(make_client
 
 # -- in a real browser ----------------------------------------------------------------------------
 
+def _browser_game(server, settings, bot, each_round=None):
+    """Create a room (Ann against ``bot``) and return ``(room, page_of)``: ``page_of()`` is a
+    context manager giving a Chromium page on which Ann has played the whole game (her highest
+    card each round, ``each_round(page)`` called before each bid); on leaving it the page must
+    have raised no JavaScript error and the browser is closed."""
+    from contextlib import contextmanager
+
+    from playwright.sync_api import sync_playwright
+    from test_browser import CHROMIUM, new_page, wait_round
+
+    cards = settings["cards"]
+    info = httpx.post(server.url + "/api/rooms", json={"settings": settings, "seats": [{"name": "Ann"}, {"bot": bot}]}).json()
+
+    @contextmanager
+    def page_of():
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = new_page(browser)
+                page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
+                for rnd in range(1, cards + 1):
+                    wait_round(page, rnd, cards)
+                    if each_round is not None:
+                        each_round(page)
+                    rank = page.locator("#hand .card.playable").last.get_attribute("data-rank")
+                    page.locator(f'#hand .card[data-rank="{rank}"]').click()
+                    page.locator(f'#hand .card[data-rank="{rank}"]').click()
+                wait_round(page, cards + 1, cards)
+                yield page
+                assert not page.js_errors
+            finally:
+                browser.close()
+
+    return info["room"], page_of
+
+
 def _cli_rows(path, home):
     """The rows of ``cardtable analyze`` (a wide terminal): {round: [10 cells]}, the totals line, the source."""
     env = dict(os.environ, CARDTABLE_HOME=str(home), COLUMNS="250")
@@ -132,43 +185,27 @@ def _cli_rows(path, home):
 
 @pytest.mark.browser
 def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_server, tmp_path):
-    from test_browser import CHROMIUM, new_page, wait_round  # noqa: F401  (the browser fixture's helpers)
-    from playwright.sync_api import sync_playwright
-
     server = live_server()
     cards = 5
-    info = httpx.post(server.url + "/api/rooms", json={
-        "settings": {"cards": cards, "tie_rule": "carry", "hints": True},
-        "seats": [{"name": "Ann"}, {"bot": "nash"}]}).json()
-    room = info["room"]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = new_page(browser)
-            page.goto(f"{server.url}/play/{room}#claim={info['seats'][0]['claim']}")
-            for rnd in range(1, cards + 1):
-                wait_round(page, rnd, cards)
-                hint = page.inner_text("#coachhint")
-                assert hint.startswith("Hint — equilibrium mix for this round") and "%" in hint
-                assert "hints on" in page.inner_text("#matchline")
-                rank = page.locator("#hand .card.playable").last.get_attribute("data-rank")
-                page.locator(f'#hand .card[data-rank="{rank}"]').click()
-                page.locator(f'#hand .card[data-rank="{rank}"]').click()
-            wait_round(page, cards + 1, cards)
-            assert page.locator("#coachhint").is_hidden()
-            page.locator("#analysislink").click()
-            page.wait_for_selector('body[data-state="ready"]')
-            assert "hints on" in page.inner_text("#summary")
-            web_rows = {}
-            for tr in page.locator("#analysis tbody tr").all():
-                web_rows[int(tr.get_attribute("data-round"))] = [td.inner_text().strip() for td in tr.locator("td").all()]
-            web_totals = page.inner_text("#totals")
-            dots = page.locator("#chart circle.dot")
-            chart = {int(d.get_attribute("data-round")): d.get_attribute("data-value") for d in dots.all()}
-            assert page.locator("#chart polyline.line").count() == 1  # drawn, not only listed
-            assert not page.js_errors
-        finally:
-            browser.close()
+
+    def check_hint(page):
+        hint = page.inner_text("#coachhint")
+        assert hint.startswith("Hint — equilibrium mix for this round") and "%" in hint
+        assert "hints on" in page.inner_text("#matchline")
+
+    room, page_of = _browser_game(server, {"cards": cards, "tie_rule": "carry", "hints": True}, "nash", check_hint)
+    with page_of() as page:
+        assert page.locator("#coachhint").is_hidden()
+        page.locator("#analysislink").click()
+        page.wait_for_selector('body[data-state="ready"]')
+        assert "hints on" in page.inner_text("#summary")
+        web_rows = {}
+        for tr in page.locator("#analysis tbody tr").all():
+            web_rows[int(tr.get_attribute("data-round"))] = [td.inner_text().strip() for td in tr.locator("td").all()]
+        web_totals = page.inner_text("#totals")
+        dots = page.locator("#chart circle.dot")
+        chart = {int(d.get_attribute("data-round")): d.get_attribute("data-value") for d in dots.all()}
+        assert page.locator("#chart polyline.line").count() == 1  # drawn, not only listed
     record = httpx.get(f"{server.url}/api/rooms/{room}/record?game=1").text
     assert '[Hints "on"]' in record
     path = tmp_path / "game.gops"
@@ -181,6 +218,22 @@ def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_se
     # "... given up versus equilibrium: Ann 0.000, nash bot 1.234 (solved rounds only ..."
     assert cli_totals.split("equilibrium: ")[1].split(" (")[0] in web_totals
     assert chart[0] in ("0.00", "-0.00")  # the game's value before the first prize
+
+
+@pytest.mark.browser
+def test_browser_analysis_draws_approximated_values_hollow(live_server):
+    server = live_server()
+    cards = 8  # carry-over without table: round 1 from the carry-over approximation
+    room, page_of = _browser_game(server, {"cards": cards, "tie_rule": "carry"}, "heuristic")
+    with page_of() as page:
+        page.goto(f"{server.url}/analysis/{room}?game=1")
+        page.wait_for_selector('body[data-state="ready"]')
+        assert page.inner_text('#analysis tr[data-round="1"] td[data-col="source"]') == "approximation"
+        hollow = page.locator("#chart circle.dot.approx")
+        assert hollow.count() >= 1 and hollow.first.get_attribute("data-round") == "0"  # the start value
+        assert "carry-over approximation" in hollow.first.text_content()  # its tooltip
+        assert "Hollow dots" in page.inner_text("#chartnote")
+        assert "approximation: carry-over approximation, not the exact equilibrium" in page.inner_text("#sources")
 
 
 def test_exploiter_keeps_its_model_for_the_rooms_next_game(make_client):

@@ -50,7 +50,10 @@
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     const pts = [];
     if (data.start !== null) pts.push({ x: 0, v: data.start, label: "start" });
-    for (const r of data.rounds) pts.push({ x: r.number, v: r.expected_after, label: `round ${r.number}` });
+    // a value from the carry-over approximation (that of the position the next round is played from) is drawn hollow
+    const approx = (i) => i < data.rounds.length && data.rounds[i].source === "approximation";
+    if (pts.length) pts[0].approx = approx(0);
+    data.rounds.forEach((r, i) => pts.push({ x: r.number, v: r.expected_after, label: `round ${r.number}`, approx: approx(i + 1) }));
     const known = pts.filter((p) => p.v !== null).map((p) => Math.abs(p.v));
     const top = Math.max(1, ...known) * 1.1, last = data.rounds.length;
     const X = (x) => L + (W - L - R) * x / Math.max(1, last), Y = (v) => T + (H - T - B) * (top - v) / (2 * top);
@@ -67,15 +70,17 @@
     const solved = pts.filter((p) => p.v !== null);
     if (solved.length > 1) parts.push(node("polyline", { class: "line", points: solved.map((p) => `${X(p.x)},${Y(p.v)}`).join(" ") }));
     for (const p of pts) {
-      const dot = node("circle", { class: "dot" + (p.v === null ? " unsolved" : ""), cx: X(p.x), cy: Y(p.v === null ? 0 : p.v), r: 4,
+      const dot = node("circle", { class: "dot" + (p.v === null ? " unsolved" : "") + (p.approx ? " approx" : ""), cx: X(p.x), cy: Y(p.v === null ? 0 : p.v), r: 4,
                                    "data-round": p.x, "data-value": p.v === null ? "" : fixed(p.v, 2) });
-      dot.append(node("title", {}, `${p.label}: ${p.v === null ? "not solved" : signed(p.v)}`));
+      dot.append(node("title", {}, `${p.label}: ${p.v === null ? "not solved" : signed(p.v)}${p.approx ? " (carry-over approximation)" : ""}`));
       parts.push(dot);
     }
     svg.replaceChildren(...parts);
     $("chartnote").textContent = `${data.players[0]} minus ${data.players[1]}: the points so far plus the equilibrium value of the position, `
       + "i.e. the final point difference to expect if both played the equilibrium from there. It moves with luck (the prize turned up, "
-      + "the mixed bids) and drops by the points a player gives up.";
+      + "the mixed bids) and drops by the points a player gives up."
+      + (data.rounds.some((r) => r.source === "approximation")
+        ? " Hollow dots: values from the carry-over approximation (no carry-over table), not the exact equilibrium." : "");
   }
 
   async function load() {
@@ -92,7 +97,8 @@
     const n = data.players, t = data.given_up;
     $("rules").textContent = data.rules;
     $("summary").textContent = `Game ${data.game}: ${n[0]} ${data.final[0]} – ${data.final[1]} ${n[1]}` + (data.hints ? " · hints on" : "");
-    $("totals").textContent = `expected points given up versus equilibrium: ${n[0]} ${fixed(t[0], 3)}, ${n[1]} ${fixed(t[1], 3)} (solved rounds only)`;
+    $("totals").textContent = `expected points given up versus equilibrium: ${n[0]} ${fixed(t[0], 3)}, ${n[1]} ${fixed(t[1], 3)} (solved rounds only`
+      + (data.rounds.some((r) => r.source === "approximation") ? "; approximated rounds: against the carry-over approximation)" : ")");
     table(data);
     chart(data);
     document.body.dataset.state = "ready";
