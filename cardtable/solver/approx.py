@@ -21,7 +21,9 @@ are functions of the position only (the exploitability is computed exactly by
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from importlib import resources
 
 import numpy as np
 from numba import njit
@@ -34,14 +36,25 @@ from .position import ImpossiblePosition, Position
 from .table import RoundStrategy, Table, count_games, full_layout, subgame_layout
 
 
+#: Slope of the saturating pot feature ``pot x tanh(TANH_SLOPE x D / R)`` of ``pot_model`` 3.
+TANH_SLOPE = 8.0
+
+#: The pot model the bot plays (:class:`CarryApproximation`; docs/solver.md compares them).
+DEFAULT_POT_MODEL = 3
+
+#: The fitted pot model's data file (in this package; docs/solver.md, The carry-over
+#: approximation): coefficients by rounds played and how they were fitted.
+POT_MODEL_FILE = "carry_pot_model.json"
+
+
 @njit(cache=True)
 def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
-                 rank_of_mask, psum, base, base_off, val_off, dvals, scale, M, tab, basis, x, y,
-                 cidx, csign, outc, pot_model=0):
+                 rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, M, tab, basis,
+                 x, y, cidx, csign, outc, pot_model=0):
     """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
     prize subset ``mask`` and ``pot``, from the discard layout arrays and values
-    ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``.
-    Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
+    ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``; ``coef[k]``:
+    the fitted pot model's three coefficients of layer ``k`` (``pot_model`` 3). Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
     ``outc`` at least ``k x k`` (``tab``: (k+1) x (2k+1)).
     Returns NaN if the pattern is missing from the layout."""
     lo = code_off[k]
@@ -50,9 +63,10 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
         return np.nan
     r = rank_of_mask[mask]
     npat = code_off[k + 1] - lo
-    if pot == 0 or pot_model == 1:
-        s = kernel.slot(k, r, 0, 0, T - psum[mask], npat, base, base_off, val_off, False, False)
-        return scale[k] * dvals[s + i] * (1.0 + pot / psum[mask])
+    s = kernel.slot(k, r, 0, 0, T - psum[mask], npat, base, base_off, val_off, False, False)
+    d = dvals[s + i]
+    if (pot == 0 and pot_model < 4) or pot_model == 1:
+        return scale[k] * d * (1.0 + pot / psum[mask])
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
         return np.nan
     npat_c = code_off[k] - code_off[k - 1] if k > 1 else 0
@@ -72,19 +86,22 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
                 v = outc[a, b] * stake
                 if k > 1:
                     f = 1.0
-                    if pot_model == 2 and outc[a, b] == 0:
+                    if pot_model >= 2 and outc[a, b] == 0:
                         f = 1.0 + stake / psum[cm]
                     v += csign[a, b] * scale[k - 1] * dvals[s0 + cidx[a, b]] * f
                 M[a, b] = v
         v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
         total += v
         count += 1
-    return total / count
+    x2 = total / count
+    if pot_model >= 3 and k > 1:  # (the last round's value is exact)
+        return coef[k, 0] * d + coef[k, 1] * x2 + coef[k, 2] * pot * np.tanh(TANH_SLOPE * d / psum[mask])
+    return x2
 
 
 @njit(cache=True)
 def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, mask_off,
-                  rank_of_mask, psum, base, base_off, val_off, dvals, scale, pot_model=0):
+                  rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, pot_model=0):
     """The round's carry-over matrix with continuation ``V~`` (module docstring):
     rows = the cards of the player whose hand is A in ``code`` (any orientation),
     low to high; prize index ``p`` turned up in subset ``mask``; ``pot`` carried.
@@ -114,16 +131,16 @@ def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, 
             cpot = 0 if o != 0 else stake
             ccode = codes[code_off[kc] + cidx[a, b]]
             v = approx_value(kc, ccode, cm, cpot, pval, T, codes, code_off, masks, mask_off,
-                             rank_of_mask, psum, base, base_off, val_off, dvals, scale, W, tab,
-                             basis, x, y, ci, cs, oc, pot_model)
+                             rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, W,
+                             tab, basis, x, y, ci, cs, oc, pot_model)
             Mout[a, b] = o * stake + csign[a, b] * v
     return True
 
 
 @njit(cache=True)
 def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_off, masks,
-                      mask_off, rank_of_mask, psum, dbase, dbase_off, dval_off, dvals, scale, out,
-                      pot_model=0):
+                      mask_off, rank_of_mask, psum, dbase, dbase_off, dval_off, dvals, scale, coef,
+                      out, pot_model=0):
     """Write ``V~`` of every slot of layer ``k`` of a carry-over layout (``c*`` arrays;
     same codes and prize subsets as the discard layout ``d*``) into ``out``."""
     npat = code_off[k + 1] - code_off[k]
@@ -145,8 +162,8 @@ def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_o
                 s = kernel.slot(k, r, pot, 0, R, npat, cbase, cbase_off, cval_off, True, False)
                 out[s + pi] = approx_value(k, code, mask, pot, pval, dT, codes, code_off, masks,
                                            mask_off, rank_of_mask, psum, dbase, dbase_off,
-                                           dval_off, dvals, scale, M, tab, basis, x, y, cidx,
-                                           csign, outc, pot_model)
+                                           dval_off, dvals, scale, coef, M, tab, basis, x, y,
+                                           cidx, csign, outc, pot_model)
 
 
 #: Factor on the discard value of a position with ``k`` cards in each hand
@@ -158,6 +175,28 @@ def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_o
 SCALE_BY_ROUNDS = (1.0, 1.28, 1.21, 1.15, 1.10, 1.06, 1.04, 1.03)
 #: For ``k <= 4`` the least-squares factor depends on ``k`` (index k = 0..4).
 SCALE_BY_CARDS = (1.0, 1.0, 1.093, 1.081, 1.068)
+
+
+@lru_cache(maxsize=1)
+def pot_model_data() -> dict:
+    """The fitted pot model's data file (:data:`POT_MODEL_FILE`) as a dict: ``by_rounds``
+    maps rounds played ``p`` (a string, "1".."P") to the coefficients of
+    ``(D, X2, pot tanh(TANH_SLOPE D / R))``; the other keys say how it was fitted."""
+    text = resources.files("cardtable.solver").joinpath("data", POT_MODEL_FILE).read_text()
+    return json.loads(text)
+
+
+def default_coef(cards: int) -> np.ndarray:
+    """The fitted pot model's coefficients of layers ``k = 0..cards``, shape
+    ``(cards + 1, 3)`` (row ``k`` from ``p = cards - k`` rounds played; the largest
+    fitted ``p`` serves larger ones)."""
+    by = {int(p): c for p, c in pot_model_data()["by_rounds"].items()}
+    top = max(by)
+    out = np.zeros((cards + 1, 3))
+    out[:, 1] = 1.0
+    for k in range(cards):
+        out[k] = by[min(max(cards - k, 1), top)]
+    return out
 
 
 def default_scale(cards: int) -> np.ndarray:
@@ -201,23 +240,28 @@ class CarryApproximation:
         pot_model: how a position with a pot is valued: 1 (default)
             ``a_k D (1 + pot / R)`` (R = prize points face down: the pot shared
             like the prizes left); 0 the pot's next round valued exactly, a
-            second tie dropping it; 2 as 0 with tie cells valued as 1
-            (docs/solver.md: 1 measured best at 9 cards).
+            second tie dropping it; 2 as 0 with tie cells valued as 1; 3 a
+            least-squares fit to exact carry-over tables with the features
+            ``D``, the value of model 2 and ``pot tanh(8 D / R)`` (coefficients
+            ``coef``, default :func:`default_coef`; docs/solver.md compares them).
+        coef: per layer ``k``, the three coefficients of ``pot_model`` 3, shape
+            ``(cards + 1, 3)``.
 
     Raises:
         ValueError: not a carry-over ruleset, or a discard table of another deck.
     """
 
     def __init__(self, ruleset: Ruleset, discard: Table, exact: int,
-                 scale: np.ndarray | None = None, pot_model: int = 1) -> None:
+                 scale: np.ndarray | None = None, pot_model: int = DEFAULT_POT_MODEL,
+                 coef: np.ndarray | None = None) -> None:
         if ruleset.tie_rule != "carry" or ruleset.fixed_order:
             raise ValueError("the carry-over approximation is for shuffled carry-over rulesets")
         d = discard.ruleset
         if discard.layout.carry or d.cards != ruleset.cards or d.high_ace != ruleset.high_ace:
             raise ValueError(f"needs the discard table of {ruleset.cards} cards "
                              f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()}")
-        if pot_model not in (0, 1, 2):
-            raise ValueError(f"pot_model must be 0, 1 or 2, not {pot_model!r}")
+        if pot_model not in (0, 1, 2, 3, 4):
+            raise ValueError(f"pot_model must be 0, 1, 2, 3 or 4, not {pot_model!r}")
         self.ruleset = ruleset
         self.discard = discard
         self.exact = exact
@@ -225,6 +269,9 @@ class CarryApproximation:
         self.scale = default_scale(ruleset.cards) if scale is None else np.asarray(scale, dtype=float)
         if self.scale.shape != (ruleset.cards + 1,):
             raise ValueError(f"scale needs {ruleset.cards + 1} factors (layers 0..{ruleset.cards})")
+        self.coef = default_coef(ruleset.cards) if coef is None else np.asarray(coef, dtype=float)
+        if self.coef.shape != (ruleset.cards + 1, 3):
+            raise ValueError(f"coef needs shape ({ruleset.cards + 1}, 3) (layers 0..{ruleset.cards})")
 
     def round_strategy(self, pos: Position, prize: int) -> RoundStrategy:
         """The approximation's equilibrium of the round at ``pos`` (any ``k``) for ``prize``.
@@ -246,7 +293,8 @@ class CarryApproximation:
         vals = np.asarray(t.values)
         ok = approx_matrix(M, k, code, mask, t.prize_cards.index(prize), pos.pot, L.pval, L.T,
                            L.codes, L.code_off, L.masks, L.mask_off, L.rank_of_mask, L.psum,
-                           L.base, L.base_off, L.val_off, vals, self.scale, self.pot_model)
+                           L.base, L.base_off, L.val_off, vals, self.scale, self.coef,
+                           self.pot_model)
         if not ok or np.isnan(M).any():
             raise SolverError("the discard table lacks a position (damaged or foreign table)")
         x = np.empty(k)
@@ -261,18 +309,19 @@ class CarryApproximation:
 
 
 def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
-                       scale: np.ndarray | None = None, pot_model: int = 1) -> tuple[Layout, np.ndarray]:
+                       scale: np.ndarray | None = None, pot_model: int = DEFAULT_POT_MODEL,
+                       coef: np.ndarray | None = None) -> tuple[Layout, np.ndarray]:
     """The values the approximation's bot plays from, on the full carry-over layout:
     exact carry-over values for layers ``k < exact`` (backward induction), ``V~``
     for layers ``k >= exact`` (the bot's round at ``k`` cards uses layer ``k - 1``).
 
-    ``scale``, ``pot_model``: as :class:`CarryApproximation`. Memory: one float64
+    ``scale``, ``pot_model``, ``coef``: as :class:`CarryApproximation`. Memory: one float64
     per slot of the carry-over layout (10 cards: about 0.2 GiB).
 
     Raises:
         ValueError: ``discard`` is not the full discard table of the same deck.
     """
-    scale = CarryApproximation(ruleset, discard, exact, scale, pot_model).scale  # checks
+    approx = CarryApproximation(ruleset, discard, exact, scale, pot_model, coef)  # checks the inputs
     lay = full_layout(ruleset, "points")
     d = discard.layout
     if not (np.array_equal(lay.codes, d.codes) and np.array_equal(lay.masks, d.masks)):
@@ -284,7 +333,8 @@ def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
     for k in range(max(exact, 1), lay.top + 1):
         fill_approx_layer(k, lay.T, lay.base, lay.base_off, lay.val_off, lay.pval, d.T, lay.codes,
                           lay.code_off, lay.masks, lay.mask_off, lay.rank_of_mask, lay.psum,
-                          d.base, d.base_off, d.val_off, dvals, scale, vals, pot_model)
+                          d.base, d.base_off, d.val_off, dvals, approx.scale, approx.coef, vals,
+                          approx.pot_model)
     return lay, vals
 
 
