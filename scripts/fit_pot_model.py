@@ -1,19 +1,22 @@
 """Fit the carry-over approximation's pot model (``pot_model`` 3) to exact carry-over tables.
 
 Writes ``cardtable/solver/data/carry_pot_model.json`` (docs/solver.md, The carry-over
-approximation). For every reachable carry-over position with a pot of layers
-``k >= 6`` of the exact tables of ``--fit`` cards (at most ``--per-layer`` of them
-per layer, drawn at random by (prize subset, pot) block), the features are
+approximation). Samples: the reachable carry-over positions of layers ``k >= 6`` of
+the exact tables of ``--fit`` cards (at most ``--per-layer`` of them per layer and
+kind, drawn at random by (prize subset, pot) block). Target: the exact carry-over
+value. Features (R = prize points face down, D = the discard value of the same
+position, from the discard table of the deck):
 
-- ``D``: the discard value of the same position (the discard table of the deck);
-- ``X2``: the value of ``pot_model`` 2 (the pot's next round valued exactly on
-  scaled discard children, tie cells as ``a D (1 + stake / R)``);
-- ``pot tanh(8 D / R)``, R = prize points face down;
+- at pot 0 (:func:`cardtable.solver.approx.fitted_value`): ``D``, ``D shared / k``,
+  ``top R / k``, ``rank difference R / k^2``, ``D |D| / R``;
+- with a pot: ``D``, ``X2`` (the value of ``pot_model`` 2: the pot's next round
+  valued exactly on scaled discard children, tie cells as ``a D (1 + stake / R)``)
+  and ``pot tanh(8 D / R)``.
 
-and the target is the exact carry-over value. Ordinary least squares, one
-coefficient triple per number of rounds played ``p = cards - k`` (pooled over the
-tables), then the RMS error of the fit, of ``pot_model`` 1 and of 2 on each layer
-of the ``--check`` tables (out of sample when they were not fitted on).
+Ordinary least squares, one coefficient set per kind and number of rounds played
+``p = cards - k`` (pooled over the tables), then the RMS error (points) of the fit
+and of ``pot_model`` 1 on each layer of the ``--check`` tables (out of sample when
+they were not fitted on).
 
 Usage (tables from ``cardtable solve -n N --ties carry`` and ``--ties discard``)::
 
@@ -31,7 +34,7 @@ from numba import njit
 
 from cardtable.goofspiel import Ruleset
 from cardtable.solver import kernel
-from cardtable.solver.approx import TANH_SLOPE, approx_value, default_scale
+from cardtable.solver.approx import TANH_SLOPE, approx_value, default_scale, pattern_features
 from cardtable.solver.layers import folder_name, open_layered
 from cardtable.solver.table import load_table
 
@@ -56,7 +59,8 @@ def _model_values(k, codes, masks, pots, pot_model, pval, T, lcodes, code_off, l
 
 
 def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng) -> dict:
-    """Per layer k (kmin..n-1): features and exact values of positions with a pot."""
+    """Per layer k (kmin..n-1) and kind ("pot0", "pot"): features, exact values and the
+    values of ``pot_model`` 1."""
     rsc = Ruleset(cards=n, tie_rule="carry")
     ct = open_layered(cache / folder_name(rsc, "points"), verify=False)
     dt = load_table(Ruleset(cards=n, tie_rule="discard"), "points", dcache, verify=False)
@@ -65,7 +69,7 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng) -
     L, lay, DL = ct.lay.dense, ct.lay, dt.layout
     dvals = np.asarray(dt.values)
     scale = default_scale(n)
-    coef = np.zeros((n + 1, 3))
+    coef = np.zeros((n + 1, 8))
     out = {}
     for k in range(kmin, n):
         lo, hi = int(DL.code_off[k]), int(DL.code_off[k + 1])
@@ -73,38 +77,49 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng) -
         npat, S = hi - lo, int(lay.nstates[k])
         grid = np.asarray(ct.layers[k]).reshape(npat, S)
         sk = int(lay.so_off[k])
-        blocks = []  # (r, state j, pot) with pot > 0
+        feats_of = np.array([pattern_features(int(c)) for c in DL.codes[lo:hi]], dtype=float)
+        blocks = {"pot0": [], "pot": []}  # (r, state j, pot)
         for r in range(int(L.mask_off[k + 1] - L.mask_off[k])):
             for j in range(int(lay.soff[sk + r]), int(lay.soff[sk + r + 1])):
                 pot = int(lay.skeys[lay.skoff[k] + j]) // lay.W
-                if pot > 0:
-                    blocks.append((r, j, pot))
-        take = min(len(blocks), max(1, per_layer // npat))
-        pick = rng.choice(len(blocks), take, replace=False) if take < len(blocks) else np.arange(len(blocks))
-        D, V, P, R, M = [], [], [], [], []
-        for b in np.sort(pick):
-            r, j, pot = blocks[b]
-            mask = int(L.masks[L.mask_off[k] + r])
-            s = kernel.slot(k, r, 0, 0, DL.T - int(DL.psum[mask]), npat, DL.base, DL.base_off,
-                            DL.val_off, False, False)
-            D.append(dvals[s:s + npat])
-            V.append(np.asarray(grid[:, j], dtype=np.float64))
-            P.append(np.full(npat, pot))
-            R.append(np.full(npat, float(DL.psum[mask])))
-            M.append(np.full(npat, mask))
-        D, V, P, R, M = map(np.concatenate, (D, V, P, R, M))
-        codes = np.tile(DL.codes[lo:hi], len(pick))
-        feats = {}
-        for pm in (1, 2):
-            v = np.empty(len(D))
-            _model_values(k, codes, M, P, pm, DL.pval, DL.T, DL.codes, DL.code_off, DL.masks,
-                          DL.mask_off, DL.rank_of_mask, DL.psum, DL.base, DL.base_off, DL.val_off,
-                          dvals, scale, coef, v)
-            feats[pm] = v
-        X = np.stack([D, feats[2], P * np.tanh(TANH_SLOPE * D / R)], 1)
-        out[k] = dict(X=X, V=V, M1=feats[1])
-        print(f"  {n} cards, layer {k}: {len(V):,} positions with a pot", flush=True)
+                blocks["pot" if pot > 0 else "pot0"].append((r, j, pot))
+        out[k] = {kind: _layer(k, n, npat, lo, hi, b, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng)
+                  for kind, b in blocks.items()}
+        print(f"  {n} cards, layer {k}: {len(out[k]['pot0']['V']):,} positions at pot 0, "
+              f"{len(out[k]['pot']['V']):,} with a pot", flush=True)
     return out
+
+
+def _layer(k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng) -> dict:
+    """Features, exact values and ``pot_model`` 1 values of a random subset of ``blocks``."""
+    take = min(len(blocks), max(1, per_layer // npat))
+    pick = rng.choice(len(blocks), take, replace=False) if take < len(blocks) else np.arange(len(blocks))
+    D, V, P, R, M = [], [], [], [], []
+    for b in np.sort(pick):
+        r, j, pot = blocks[b]
+        mask = int(L.masks[L.mask_off[k] + r])
+        s = kernel.slot(k, r, 0, 0, DL.T - int(DL.psum[mask]), npat, DL.base, DL.base_off,
+                        DL.val_off, False, False)
+        D.append(dvals[s:s + npat])
+        V.append(np.asarray(grid[:, j], dtype=np.float64))
+        P.append(np.full(npat, pot))
+        R.append(np.full(npat, float(DL.psum[mask])))
+        M.append(np.full(npat, mask))
+    D, V, P, R, M = map(np.concatenate, (D, V, P, R, M))
+    codes = np.tile(DL.codes[lo:hi], len(pick))
+    feats = {}
+    for pm in ((1, 2) if P[0] > 0 else (1,)):
+        v = np.empty(len(D))
+        _model_values(k, codes, M, P, pm, DL.pval, DL.T, DL.codes, DL.code_off, DL.masks,
+                      DL.mask_off, DL.rank_of_mask, DL.psum, DL.base, DL.base_off, DL.val_off,
+                      dvals, scale, coef, v)
+        feats[pm] = v
+    if P[0] > 0:
+        X = np.stack([D, feats[2], P * np.tanh(TANH_SLOPE * D / R)], 1)
+    else:
+        f = feats_of[np.tile(np.arange(npat), len(pick))]
+        X = np.stack([D, D * f[:, 0] / k, f[:, 1] * R / k, f[:, 2] * R / (k * k), D * np.abs(D) / R], 1)
+    return dict(X=X, V=V, M1=feats[1])
 
 
 def rms(e: np.ndarray) -> float:
@@ -123,39 +138,42 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     fit_n = [int(v) for v in args.fit.split(",")]
     data = {n: samples(n, args.cache, args.cache, 6, args.per_layer, rng) for n in fit_n}
-    by_p: dict[int, list] = {}
-    for n, layers in data.items():
-        for k, d in layers.items():
-            by_p.setdefault(n - k, []).append(d)
-    coef = {}
-    for p in sorted(by_p):
-        X = np.concatenate([d["X"] for d in by_p[p]])
-        V = np.concatenate([d["V"] for d in by_p[p]])
-        c, *_ = np.linalg.lstsq(X, V, rcond=None)
-        coef[p] = [round(float(v), 4) for v in c]
+    coef: dict = {}
+    for kind in ("pot0", "pot"):
+        by_p: dict[int, list] = {}
+        for n, layers in data.items():
+            for k, d in layers.items():
+                by_p.setdefault(n - k, []).append(d[kind])
+        for p in sorted(by_p):
+            X = np.concatenate([d["X"] for d in by_p[p]])
+            V = np.concatenate([d["V"] for d in by_p[p]])
+            c, *_ = np.linalg.lstsq(X, V, rcond=None)
+            coef.setdefault(p, {})[kind] = [round(float(v), 4) for v in c]
     report = []
     checks = [(n, data[n]) for n in fit_n]
     for n in [int(v) for v in args.check.split(",") if v]:
         checks.append((n, samples(n, args.check_cache or args.cache, args.cache, 6, args.per_layer, rng)))
     top = max(coef)
     for n, layers in checks:
-        for k, d in sorted(layers.items()):
-            c = np.array(coef[min(n - k, top)])
-            row = dict(cards=n, k=k, rounds=n - k, positions=len(d["V"]), sample=n not in fit_n,
-                       rms_model1=round(rms(d["V"] - d["M1"]), 4),
-                       rms_model2=round(rms(d["V"] - d["X"][:, 1]), 4),
-                       rms_fit=round(rms(d["V"] - d["X"] @ c), 4))
-            row["sample"] = "in" if n in fit_n else "out"
-            report.append(row)
-            print(row, flush=True)
+        for k, both in sorted(layers.items()):
+            for kind, d in both.items():
+                c = np.array(coef[min(n - k, top)][kind])
+                row = dict(cards=n, k=k, rounds=n - k, pot="0" if kind == "pot0" else "> 0",
+                           positions=len(d["V"]), sample="in" if n in fit_n else "out",
+                           rms_model1=round(rms(d["V"] - d["M1"]), 4),
+                           rms_fit=round(rms(d["V"] - d["X"] @ c), 4))
+                report.append(row)
+                print(row, flush=True)
     OUT.write_text(json.dumps({
-        "about": ("Pot model 3 of cardtable.solver.approx: V~(pos, pot > 0) = c0 D + c1 X2 + "
-                  "c2 pot tanh(8 D / R), coefficients by rounds played p = cards - k (the largest "
-                  "p serves larger ones). Fitted by scripts/fit_pot_model.py (ordinary least "
-                  "squares on positions with a pot of layers k >= 6 of exact carry-over tables; "
-                  "at most per_layer positions per layer, random blocks)."),
+        "about": ("pot_model 3 of cardtable.solver.approx: at pot 0 V~ = c . (D, D shared/k, "
+                  "top R/k, rank difference R/k^2, D |D|/R) ('pot0'); with a pot V~ = c . (D, X2, "
+                  "pot tanh(8 D/R)) ('pot'); coefficients by rounds played p = cards - k (the "
+                  "largest p serves larger ones). Fitted by scripts/fit_pot_model.py: ordinary "
+                  "least squares on the positions of layers k >= 6 of exact carry-over tables, "
+                  "at most per_layer positions per layer and kind, random blocks."),
         "fitted_on_cards": fit_n, "per_layer": args.per_layer, "seed": args.seed,
-        "features": ["D", "X2", "pot*tanh(8*D/R)"],
+        "features": {"pot0": ["D", "D*shared/k", "top*R/k", "rankdiff*R/k^2", "D*|D|/R"],
+                     "pot": ["D", "X2", "pot*tanh(8*D/R)"]},
         "by_rounds": {str(p): c for p, c in coef.items()},
         "rms_points": report,
     }, indent=1) + "\n")

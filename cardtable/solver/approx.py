@@ -48,13 +48,45 @@ POT_MODEL_FILE = "carry_pot_model.json"
 
 
 @njit(cache=True)
+def pattern_features(code):
+    """``(shared, top, rank difference)`` of a hand pattern: cards both hands hold; +1 if
+    only A holds the strongest card left, -1 if only B, 0 if both; A's sum of strength
+    ranks (0 = the weakest card left) minus B's."""
+    shared = 0
+    top = 0
+    diff = 0
+    i = 0
+    while code:
+        lab = code & 3
+        if lab == 3:
+            shared += 1
+        if lab & 1:
+            diff += i
+        if lab & 2:
+            diff -= i
+        top = 1 if lab == 1 else (-1 if lab == 2 else 0)
+        code >>= 2
+        i += 1
+    return shared, top, diff
+
+
+@njit(cache=True)
+def fitted_value(k, code, d, R, coef):
+    """``pot_model`` 3 at pot 0: the fitted combination of the features of the
+    position (``d`` = discard value, ``R`` = prize points face down; docs/solver.md)."""
+    shared, top, diff = pattern_features(code)
+    return (coef[k, 0] * d + coef[k, 1] * d * shared / k + coef[k, 2] * top * R / k
+            + coef[k, 3] * diff * R / (k * k) + coef[k, 4] * d * abs(d) / R)
+
+
+@njit(cache=True)
 def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
                  rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, M, tab, basis,
                  x, y, cidx, csign, outc, pot_model=0):
     """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
     prize subset ``mask`` and ``pot``, from the discard layout arrays and values
     ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``; ``coef[k]``:
-    the fitted pot model's three coefficients of layer ``k`` (``pot_model`` 3). Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
+    the fitted model's :data:`NCOEF` coefficients of layer ``k`` (``pot_model`` 3). Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
     ``outc`` at least ``k x k`` (``tab``: (k+1) x (2k+1)).
     Returns NaN if the pattern is missing from the layout."""
     lo = code_off[k]
@@ -65,6 +97,8 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
     npat = code_off[k + 1] - lo
     s = kernel.slot(k, r, 0, 0, T - psum[mask], npat, base, base_off, val_off, False, False)
     d = dvals[s + i]
+    if pot == 0 and pot_model == 3 and k > 1:
+        return fitted_value(k, code, d, psum[mask], coef)
     if (pot == 0 and pot_model < 4) or pot_model == 1:
         return scale[k] * d * (1.0 + pot / psum[mask])
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
@@ -95,7 +129,7 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
         count += 1
     x2 = total / count
     if pot_model >= 3 and k > 1:  # (the last round's value is exact)
-        return coef[k, 0] * d + coef[k, 1] * x2 + coef[k, 2] * pot * np.tanh(TANH_SLOPE * d / psum[mask])
+        return coef[k, 5] * d + coef[k, 6] * x2 + coef[k, 7] * pot * np.tanh(TANH_SLOPE * d / psum[mask])
     return x2
 
 
@@ -177,25 +211,29 @@ SCALE_BY_ROUNDS = (1.0, 1.28, 1.21, 1.15, 1.10, 1.06, 1.04, 1.03)
 SCALE_BY_CARDS = (1.0, 1.0, 1.093, 1.081, 1.068)
 
 
+#: Number of coefficients per layer of ``pot_model`` 3: five at pot 0 (:func:`fitted_value`),
+#: three with a pot (``D``, the value of ``pot_model`` 2, ``pot tanh(TANH_SLOPE D / R)``).
+NCOEF = 8
+
+
 @lru_cache(maxsize=1)
 def pot_model_data() -> dict:
-    """The fitted pot model's data file (:data:`POT_MODEL_FILE`) as a dict: ``by_rounds``
-    maps rounds played ``p`` (a string, "1".."P") to the coefficients of
-    ``(D, X2, pot tanh(TANH_SLOPE D / R))``; the other keys say how it was fitted."""
+    """The fitted model's data file (:data:`POT_MODEL_FILE`) as a dict: ``by_rounds`` maps
+    rounds played ``p`` (a string) to ``{"pot0": 5 coefficients, "pot": 3 coefficients}``;
+    the other keys say how it was fitted and how well (RMS errors in points)."""
     text = resources.files("cardtable.solver").joinpath("data", POT_MODEL_FILE).read_text()
     return json.loads(text)
 
 
 def default_coef(cards: int) -> np.ndarray:
-    """The fitted pot model's coefficients of layers ``k = 0..cards``, shape
-    ``(cards + 1, 3)`` (row ``k`` from ``p = cards - k`` rounds played; the largest
-    fitted ``p`` serves larger ones)."""
-    by = {int(p): c for p, c in pot_model_data()["by_rounds"].items()}
-    top = max(by)
-    out = np.zeros((cards + 1, 3))
-    out[:, 1] = 1.0
-    for k in range(cards):
-        out[k] = by[min(max(cards - k, 1), top)]
+    """The fitted model's coefficients of layers ``k = 0..cards``, shape ``(cards + 1,
+    NCOEF)``: row ``k`` from ``p = cards - k`` rounds played (the largest fitted ``p``
+    serves larger ones, the smallest smaller ones)."""
+    by = {int(p): c["pot0"] + c["pot"] for p, c in pot_model_data()["by_rounds"].items()}
+    out = np.zeros((cards + 1, NCOEF))
+    for k in range(cards + 1):
+        p = min(max(cards - k, min(by)), max(by))
+        out[k] = by[p]
     return out
 
 
@@ -240,12 +278,15 @@ class CarryApproximation:
         pot_model: how a position with a pot is valued: 1 (default)
             ``a_k D (1 + pot / R)`` (R = prize points face down: the pot shared
             like the prizes left); 0 the pot's next round valued exactly, a
-            second tie dropping it; 2 as 0 with tie cells valued as 1; 3 a
-            least-squares fit to exact carry-over tables with the features
-            ``D``, the value of model 2 and ``pot tanh(8 D / R)`` (coefficients
-            ``coef``, default :func:`default_coef`; docs/solver.md compares them).
-        coef: per layer ``k``, the three coefficients of ``pot_model`` 3, shape
-            ``(cards + 1, 3)``.
+            second tie dropping it; 2 as 0 with tie cells valued as 1; 3 (the
+            default) a least-squares fit to exact carry-over tables: at pot 0
+            on ``D`` and features of the hands (:func:`fitted_value`), with a pot
+            on ``D``, the value of model 2 and ``pot tanh(8 D / R)``
+            (coefficients ``coef``, default :func:`default_coef`); 4: as 3 with
+            the pot's next round valued (as 2) at pot 0 too. docs/solver.md
+            compares them.
+        coef: per layer ``k``, the coefficients of ``pot_model`` 3, shape
+            ``(cards + 1, NCOEF)``.
 
     Raises:
         ValueError: not a carry-over ruleset, or a discard table of another deck.
@@ -270,8 +311,8 @@ class CarryApproximation:
         if self.scale.shape != (ruleset.cards + 1,):
             raise ValueError(f"scale needs {ruleset.cards + 1} factors (layers 0..{ruleset.cards})")
         self.coef = default_coef(ruleset.cards) if coef is None else np.asarray(coef, dtype=float)
-        if self.coef.shape != (ruleset.cards + 1, 3):
-            raise ValueError(f"coef needs shape ({ruleset.cards + 1}, 3) (layers 0..{ruleset.cards})")
+        if self.coef.shape != (ruleset.cards + 1, NCOEF):
+            raise ValueError(f"coef needs shape ({ruleset.cards + 1}, {NCOEF}) (layers 0..{ruleset.cards})")
 
     def round_strategy(self, pos: Position, prize: int) -> RoundStrategy:
         """The approximation's equilibrium of the round at ``pos`` (any ``k``) for ``prize``.

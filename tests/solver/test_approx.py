@@ -160,9 +160,9 @@ def test_pot_model_data_file_says_how_it_was_fitted():
     data = pot_model_data()
     assert data["fitted_on_cards"] and "least squares" in data["about"]
     coef = default_coef(13)
-    assert coef.shape == (14, 3) and np.isfinite(coef).all()
+    assert coef.shape == (14, 8) and np.isfinite(coef).all()
     rs = Ruleset(cards=5, tie_rule="carry")
     with pytest.raises(ValueError, match="pot_model must be"):
         CarryApproximation(rs, solve(Ruleset(cards=5, tie_rule="discard")), 3, pot_model=7)
-    with pytest.raises(ValueError, match=r"coef needs shape \(6, 3\)"):
+    with pytest.raises(ValueError, match=r"coef needs shape \(6, 8\)"):
         CarryApproximation(rs, solve(Ruleset(cards=5, tie_rule="discard")), 3, coef=np.ones(3))
