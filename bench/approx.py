@@ -13,6 +13,14 @@ Usage (the numbers in docs/solver.md)::
 
     python bench/approx.py --games 4
 
+``--h2h heuristic,matcher,mcts:iterations=200 --deals N --log FILE``: instead,
+duplicate games of ``nash`` against each opponent (each deal played with both
+seatings), one deal per opponent in turn, appended to the JSON-lines ``FILE``
+(run again to continue: deals already logged are skipped); ``--report --log
+FILE`` prints the table so far: nash's mean point difference per game with the
+95% interval (Student t over deals, the mean of a deal's two games being one
+observation).
+
 Needs the 13-card discard table (``cardtable solve -n 13 --ties discard``, a
 one-time build) in the cache folder (``CARDTABLE_CACHE``).
 """
@@ -20,7 +28,12 @@ one-time build) in the cache folder (``CARDTABLE_CACHE``).
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
 
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.bots.nash import NashBot
@@ -46,13 +59,72 @@ def play(bot: NashBot, rs: Ruleset, games: int, seed: int) -> dict[str, list[tup
     return times
 
 
+def duplicate_deal(opponent: str, rs: Ruleset, deal: int) -> float:
+    """nash's mean point difference over the two seatings of deal ``deal`` against ``opponent``."""
+    from cardtable.platform.tournament import parse_bot_spec
+
+    entry = parse_bot_spec(opponent)
+    diffs = []
+    for seat in (0, 1):
+        game = Game(rs, seed=deal)
+        bots = [NashBot(seed=deal), load_bot("goofspiel", entry.target, seed=deal, **entry.options)]
+        if seat == 1:
+            bots.reverse()
+        for s, b in enumerate(bots):
+            b.new_game(rs, s)
+        while not game.is_over:
+            game.play([b.act(game.view(s)) for s, b in enumerate(bots)])
+        pts = game.points
+        diffs.append(pts[seat] - pts[1 - seat])
+    return sum(diffs) / 2
+
+
+def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> None:
+    done = set()
+    if log.exists():
+        done = {(r["opponent"], r["deal"]) for r in map(json.loads, log.read_text().splitlines())}
+    with log.open("a") as f:
+        for deal in range(deals):
+            for opp in opponents:
+                if (opp, deal) in done:
+                    continue
+                t0 = time.perf_counter()
+                d = duplicate_deal(opp, rs, deal)
+                f.write(json.dumps({"opponent": opp, "deal": deal, "cards": rs.cards, "diff": d,
+                                    "seconds": round(time.perf_counter() - t0, 1)}) + "\n")
+                f.flush()
+
+
+def report(log: Path) -> None:
+    rows: dict[str, list[float]] = {}
+    for r in map(json.loads, log.read_text().splitlines()):
+        rows.setdefault(r["opponent"], []).append(r["diff"])
+    print("| pairing | deals | games | nash's mean point difference | 95% interval |")
+    print("|---|---:|---:|---:|---|")
+    for opp, xs in rows.items():
+        x = np.array(xs)
+        half = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("inf")
+        print(f"| nash vs {opp} | {len(x)} | {2 * len(x)} | {x.mean():+.2f} | "
+              f"[{x.mean() - half:+.2f}, {x.mean() + half:+.2f}] |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=13)
     ap.add_argument("--games", type=int, default=4)
     ap.add_argument("--seed", type=int, default=100)
+    ap.add_argument("--h2h", default="", help="opponents of nash, separated by ';' or ','")
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--log", type=Path, default=Path("approx-h2h.jsonl"))
+    ap.add_argument("--report", action="store_true")
     args = ap.parse_args()
     rs = Ruleset(cards=args.cards, tie_rule="carry")
+    if args.report:
+        report(args.log)
+        return
+    if args.h2h:
+        head_to_head([o for o in args.h2h.replace(";", ",").split(",") if o], rs, args.deals, args.log)
+        return
     print(f"bench/approx.py {vars(args)}")
     t0 = time.perf_counter()
     if discard_table(rs) is None:
