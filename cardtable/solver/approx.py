@@ -5,10 +5,14 @@ A carry-over table needs one value per pot (13 cards: about 45 GiB), the
 discard table of the same deck does not (1.3 GiB). Carry-over positions are
 valued from the discard table:
 
-- ``V~(pos, 0) = a_k D(pos)``: the discard value of the same position, scaled;
-- ``V~(pos, pot) = a_k D(pos) (1 + pot / R)`` (R = prize points face down): the
-  pot is shared like the prizes left (``pot_model=1``, the default; 0 values the
-  pot's next round exactly instead, see :class:`CarryApproximation`).
+- ``pot_model=3`` (the default): a least-squares fit to exact carry-over tables
+  (:data:`POT_MODEL_FILE`, by rounds played): at pot 0 on ``D(pos)``, the
+  discard value of the same position, and features of the hands
+  (:func:`fitted_value`); with a pot on ``D``, the value of the pot's next round
+  (``pot_model=2``) and ``pot tanh(8 D / R)`` (R = prize points face down);
+- ``pot_model=1`` (the earlier default): ``a_k D(pos)`` at pot 0 and
+  ``a_k D(pos) (1 + pot / R)`` with a pot (the pot shared like the prizes left);
+  0 and 2 value the pot's next round exactly (see :class:`CarryApproximation`).
 
 The bot plays, in a round with ``k`` cards per hand and ``k > exact_layers``,
 the row player's equilibrium of the round's carry-over matrix game whose

@@ -146,8 +146,9 @@ class EquilibriumSource:
             return (
                 "no carry-over table solved for these rules: plays the "
                 "CARRY-OVER APPROXIMATION (each round's matrix game solved exactly, later positions valued "
-                "from the discard-ties table, scaled, with a pot model; measured exploitability in "
-                f"docs/solver.md) until {self.approx.exact} cards are left, then the exact subgame equilibrium"
+                "from the discard-ties table by a model fitted to exact carry-over tables; measured "
+                f"exploitability in docs/solver.md) until {self.approx.exact} cards are left, then the exact "
+                "subgame equilibrium"
             )
         return (
             "no solved table for these rules: plays a one-round lookahead FALLBACK (not an equilibrium) "

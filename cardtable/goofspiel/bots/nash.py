@@ -7,8 +7,9 @@ The mixes come from :class:`cardtable.solver.equilibrium.EquilibriumSource`
    memory-mapped; one matrix game per move (well under a second for 13 cards);
 2. carry-over ties without their table (the standard game): the **carry-over
    approximation** (each round's matrix game solved exactly, later positions
-   valued from the discard-ties table of the same deck plus the pot's next
-   round; docs/solver.md, The carry-over approximation) until 7 cards are left
+   valued from the discard-ties table of the same deck by a model fitted to
+   exact carry-over tables; docs/solver.md, The carry-over approximation) until
+   7 cards are left
    in each hand (13 cards), then exact subgame solving. Needs the discard table
    (13 cards: ``cardtable solve -n 13 --ties discard``, a one-time build); for
    at most 10 cards it is solved in memory at the first move (10 cards: about 5 s);
