@@ -90,7 +90,8 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
     """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
     prize subset ``mask`` and ``pot``, from the discard layout arrays and values
     ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``; ``coef[k]``:
-    the fitted model's :data:`NCOEF` coefficients of layer ``k`` (``pot_model`` 3). Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
+    the fitted model's :data:`NCOEF` coefficients of layer ``k`` (``pot_model`` 3).
+    Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
     ``outc`` at least ``k x k`` (``tab``: (k+1) x (2k+1)).
     Returns NaN if the pattern is missing from the layout."""
     lo = code_off[k]
@@ -103,7 +104,7 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
     d = dvals[s + i]
     if pot == 0 and pot_model == 3 and k > 1:
         return fitted_value(k, code, d, psum[mask], coef)
-    if (pot == 0 and pot_model < 4) or pot_model == 1:
+    if pot == 0 or pot_model == 1:
         return scale[k] * d * (1.0 + pot / psum[mask])
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
         return np.nan
@@ -132,7 +133,7 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
         total += v
         count += 1
     x2 = total / count
-    if pot_model >= 3 and k > 1:  # (the last round's value is exact)
+    if pot_model == 3 and k > 1:  # (the last round's value is exact)
         return coef[k, 5] * d + coef[k, 6] * x2 + coef[k, 7] * pot * np.tanh(TANH_SLOPE * d / psum[mask])
     return x2
 
@@ -279,16 +280,15 @@ class CarryApproximation:
         exact: rounds with at most this many cards per hand are played exactly.
         scale: per layer ``k`` (index k = 0..cards), the factor on the discard
             values (default :func:`default_scale`).
-        pot_model: how a position with a pot is valued: 1 (default)
-            ``a_k D (1 + pot / R)`` (R = prize points face down: the pot shared
-            like the prizes left); 0 the pot's next round valued exactly, a
-            second tie dropping it; 2 as 0 with tie cells valued as 1; 3 (the
-            default) a least-squares fit to exact carry-over tables: at pot 0
-            on ``D`` and features of the hands (:func:`fitted_value`), with a pot
-            on ``D``, the value of model 2 and ``pot tanh(8 D / R)``
-            (coefficients ``coef``, default :func:`default_coef`); 4: as 3 with
-            the pot's next round valued (as 2) at pot 0 too. docs/solver.md
-            compares them.
+        pot_model: how a later position is valued (D = its discard value, R =
+            prize points face down): 3 (the default) a least-squares fit to
+            exact carry-over tables: at pot 0 on ``D`` and features of the hands
+            (:func:`fitted_value`), with a pot on ``D``, the value of model 2 and
+            ``pot tanh(8 D / R)`` (coefficients ``coef``, default
+            :func:`default_coef`); 1 (the default before) ``a_k D (1 + pot / R)``
+            (the pot shared like the prizes left); 0 ``a_k D`` at pot 0 and the
+            pot's next round valued exactly, a second tie dropping it; 2 as 0
+            with tie cells valued as 1. docs/solver.md compares them.
         coef: per layer ``k``, the coefficients of ``pot_model`` 3, shape
             ``(cards + 1, NCOEF)``.
 
@@ -305,8 +305,8 @@ class CarryApproximation:
         if discard.layout.carry or d.cards != ruleset.cards or d.high_ace != ruleset.high_ace:
             raise ValueError(f"needs the discard table of {ruleset.cards} cards "
                              f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()}")
-        if pot_model not in (0, 1, 2, 3, 4):
-            raise ValueError(f"pot_model must be 0, 1, 2, 3 or 4, not {pot_model!r}")
+        if pot_model not in (0, 1, 2, 3):
+            raise ValueError(f"pot_model must be 0, 1, 2 or 3, not {pot_model!r}")
         self.ruleset = ruleset
         self.discard = discard
         self.exact = exact
