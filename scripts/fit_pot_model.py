@@ -20,7 +20,7 @@ they were not fitted on).
 
 Usage (tables from ``cardtable solve -n N --ties carry`` and ``--ties discard``)::
 
-    python scripts/fit_pot_model.py --cache DIR --fit 8,9,10 --check 11 --check-cache DIR11
+    python scripts/fit_pot_model.py --cache DIR --fit 8,9 --check 11 --check-cache DIR11 --per-layer 100000
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def rms(e: np.ndarray) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", type=Path, required=True, help="folder with the carry-over and discard tables")
-    ap.add_argument("--fit", default="8,9,10")
+    ap.add_argument("--fit", default="8,9")
     ap.add_argument("--check", default="")
     ap.add_argument("--check-cache", type=Path, help="folder of the --check carry-over tables")
     ap.add_argument("--per-layer", type=int, default=300_000)
