@@ -344,6 +344,210 @@ def _refine(M, k1, k2, shift, basis, x, y, value, gap):
     return value, gap
 
 
+#: Warm start: a guessed support's solution is kept when both guarantees meet this
+#: closely (relative to 1 + |value|); a cold solve refines to 1e-13 (docs/solver.md).
+WARM_TOL = 1e-12
+_NEG = 1e-12  # a support weight below -_NEG: the guessed support is wrong
+
+
+@njit(cache=True)
+def solve_on_support(M, k1, k2, I, J, s, A, z, piv, x, y):
+    """Solve the game ``M[:k1, :k2]`` on a guessed square support (rows ``I[:s]``,
+    columns ``J[:s]``): the equalising systems ``M_IJ y_J = v 1``, ``x_I' M_IJ = v 1'``
+    with weights summing to 1. Both are the bordered matrix
+    ``B = [[M_IJ, -1], [1', 0]]``: ``B (y, v) = e`` and ``B' (x, -v) = -e``
+    (``e`` the last unit vector), so one LU factorisation (partial pivoting)
+    serves both.
+
+    Args:
+        A: float64 workspace, at least ``(s + 1) x (s + 1)``; z: float64, length
+            >= 3 (s + 1); piv: int64, length >= s + 1.
+        x, y: outputs (length >= k1 / k2), zero off the support.
+
+    Returns:
+        ``(ok, value, gap)``: ok is False when ``B`` is singular or a weight is
+        negative (the support is wrong); else gap = the guarantee gap of (x, y)
+        on the whole matrix (:func:`guarantee_gap`). A pure saddle point
+        (``s == 1``) is read off directly. Allocates nothing.
+    """
+    if s == 1:
+        for i in range(k1):
+            x[i] = 0.0
+        for j in range(k2):
+            y[j] = 0.0
+        i0 = I[0]
+        j0 = J[0]
+        x[i0] = 1.0
+        y[j0] = 1.0
+        hi = M[0, j0]
+        for i in range(1, k1):
+            if M[i, j0] > hi:
+                hi = M[i, j0]
+        lo = M[i0, 0]
+        for j in range(1, k2):
+            if M[i0, j] < lo:
+                lo = M[i0, j]
+        return True, M[i0, j0], hi - lo
+    n = s + 1
+    for r in range(s):
+        for c in range(s):
+            A[r, c] = M[I[r], J[c]]
+        A[r, s] = -1.0
+    for c in range(s):
+        A[s, c] = 1.0
+    A[s, s] = 0.0
+    for c in range(n):  # P B = L U in place (L unit lower, below the diagonal)
+        p = c
+        big = abs(A[c, c])
+        for r in range(c + 1, n):
+            if abs(A[r, c]) > big:
+                big = abs(A[r, c])
+                p = r
+        if big < 1e-13:
+            return False, 0.0, 0.0
+        piv[c] = p
+        if p != c:
+            for j in range(n):
+                t = A[c, j]
+                A[c, j] = A[p, j]
+                A[p, j] = t
+        inv = 1.0 / A[c, c]
+        z[2 * n + c] = inv  # reciprocal pivots, reused by both triangular solves
+        for r in range(c + 1, n):
+            f = A[r, c] * inv
+            A[r, c] = f
+            if f != 0.0:
+                for j in range(c + 1, n):
+                    A[r, j] -= f * A[c, j]
+    # columns: B (y, v) = e
+    for r in range(n):
+        z[r] = 0.0
+    z[s] = 1.0
+    for c in range(n):
+        p = piv[c]
+        if p != c:
+            t = z[c]
+            z[c] = z[p]
+            z[p] = t
+    for r in range(1, n):
+        t = z[r]
+        for j in range(r):
+            t -= A[r, j] * z[j]
+        z[r] = t
+    for r in range(n - 1, -1, -1):
+        t = z[r]
+        for j in range(r + 1, n):
+            t -= A[r, j] * z[j]
+        z[r] = t * z[2 * n + r]
+    for c in range(s):  # a negative weight: wrong support (before the second solve)
+        if z[c] < -_NEG:
+            return False, 0.0, 0.0
+    # rows: B' (x, w) = -e, v = -w:  U' q = -e, L' t = q, (x, w) = P' t
+    u = n
+    for r in range(n):
+        t = -1.0 if r == s else 0.0
+        for j in range(r):
+            t -= A[j, r] * z[u + j]
+        z[u + r] = t * z[2 * n + r]
+    for r in range(n - 2, -1, -1):
+        t = z[u + r]
+        for j in range(r + 1, n):
+            t -= A[j, r] * z[u + j]
+        z[u + r] = t
+    for c in range(n - 1, -1, -1):
+        p = piv[c]
+        if p != c:
+            t = z[u + c]
+            z[u + c] = z[u + p]
+            z[u + p] = t
+    for c in range(s):
+        if z[u + c] < -_NEG:
+            return False, 0.0, 0.0
+    for i in range(k1):
+        x[i] = 0.0
+    for j in range(k2):
+        y[j] = 0.0
+    for c in range(s):
+        w = z[c]
+        y[J[c]] = w if w > 0.0 else 0.0
+        w = z[u + c]
+        x[I[c]] = w if w > 0.0 else 0.0
+    # the guarantee gap (as guarantee_gap) over the supports only: O(s k), not O(k^2)
+    lo = 1e300
+    for j in range(k2):
+        t = 0.0
+        for r in range(s):
+            t += x[I[r]] * M[I[r], j]
+        if t < lo:
+            lo = t
+    hi = -1e300
+    for i in range(k1):
+        t = 0.0
+        for c in range(s):
+            t += M[i, J[c]] * y[J[c]]
+        if t > hi:
+            hi = t
+    return True, 0.5 * (z[s] - z[u + s]), hi - lo
+
+
+@njit(cache=True)
+def basis_support(k1, k2, shift, basis, x, y, I, J, mark):
+    """The square support of the optimal basis :func:`simplex` left: the basic
+    columns ``J`` and the rows ``I`` whose slack is not basic (as many); for a
+    pure saddle point (``shift == 0``) its row and column. Writes ``I``, ``J``
+    (length >= k1); ``mark``: int64 workspace of length >= k1. Returns the size."""
+    if shift == 0.0:
+        for i in range(k1):
+            if x[i] == 1.0:
+                I[0] = i
+        for j in range(k2):
+            if y[j] == 1.0:
+                J[0] = j
+        return 1
+    for i in range(k1):
+        mark[i] = 0
+    s = 0
+    for c in range(k1):
+        if basis[c] < k2:
+            J[s] = basis[c]
+            s += 1
+        else:
+            mark[basis[c] - k2] = 1
+    t = 0
+    for i in range(k1):
+        if mark[i] == 0:
+            I[t] = i
+            t += 1
+    return s if t == s else 0
+
+
+@njit(cache=True)
+def solve_game_warm(M, k1, k2, tab, basis, x, y, I, J, s, A, z, mark):
+    """:func:`solve_matrix_game` warm-started from a neighbour game's optimal
+    support ``(I[:s], J[:s])`` (``s = 0``: none): that support's equalising
+    solution (:func:`solve_on_support`) is kept when both guarantees meet within
+    ``WARM_TOL x (1 + |value|)``; otherwise the cold simplex solves the game and
+    its optimal basis becomes the support for the next game.
+
+    Workspaces: ``tab, basis`` as :func:`simplex`; ``A``: ``(k1 + 1) x (k1 + 1)``;
+    ``z``: float64, length ``3 (k1 + 1)``; ``mark``: int64, length ``k1 + 1``.
+
+    Returns:
+        ``(value, gap, s, hit)``: value and guarantee gap as
+        :func:`solve_matrix_game`, the support size now in ``I, J`` (0: none),
+        and whether the guessed support was kept.
+    """
+    if s > 0:
+        ok, v, gap = solve_on_support(M, k1, k2, I, J, s, A, z, mark, x, y)
+        if ok and gap <= WARM_TOL * (1.0 + abs(v)):
+            return v, gap, s, True
+    value, shift = simplex(M, k1, k2, tab, basis, x, y)
+    gap = guarantee_gap(M, k1, k2, x, y)
+    if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
+        value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
+    return value, gap, basis_support(k1, k2, shift, basis, x, y, I, J, mark), False
+
+
 @njit(cache=True)
 def pattern_children(code, k, codes, code_off, cidx, csign, outc):
     """For a pattern with ``k`` cards each, the child pattern of every bid pair.

@@ -35,7 +35,7 @@ import numpy as np
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .lean import LeanLayout, build_lean, float32_bound, lean_slot, solve_chunk
+from .lean import NSTATS, LeanLayout, build_lean, float32_bound, lean_slot, solve_chunk
 from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
 
 FORMAT_VERSION = 2
@@ -117,6 +117,9 @@ class LayerBackend:
     threads: int = 1
     chunk_games: int = 4_000_000
     name: str = "threads"
+    #: Warm-start each game from its neighbour's optimal support (False: every game
+    #: cold, the kernel as before; equal values within the float32 bound).
+    warm: bool = True
 
     def start(self, lay: LeanLayout) -> None:
         if self.threads > 1:
@@ -138,12 +141,12 @@ class LayerBackend:
         """Write layer ``k`` to ``out_path``; return (stats, SHA-256 of the file).
 
         ``progress(patterns_done, patterns)`` after each chunk."""
-        st = np.zeros(5)
+        st = np.zeros(NSTATS)
         h = hashlib.sha256()
         npat = lay.npat(k)
         with open(out_path, "wb") as f:
             for lo, hi in self.chunks(lay, k, self.threads):
-                out, s = solve_chunk(lay, k, lo, hi, prev, self.threads)
+                out, s = solve_chunk(lay, k, lo, hi, prev, self.threads, warm=self.warm)
                 buf = out.astype("<f4", copy=False).tobytes()
                 f.write(buf)
                 h.update(buf)
@@ -155,11 +158,9 @@ class LayerBackend:
 
 
 def _merge(st: np.ndarray, s: np.ndarray) -> None:
-    st[0] += s[0]
-    st[1] += s[1]
-    st[2] = max(st[2], s[2])
-    st[3] += s[3]
-    st[4] += s[4]
+    """Add the stats ``s`` of a chunk to ``st`` (index 2, the largest gap: maximum)."""
+    for i in range(min(len(st), len(s))):
+        st[i] = max(st[i], s[i]) if i == 2 else st[i] + s[i]
 
 
 def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
@@ -216,6 +217,8 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
                 meta = {"k": k, "count": lay.layer_size(k), "sha256": sha, "layout_sha256": digest,
                         "games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
                         "seconds": time.perf_counter() - t1, "backend": backend.name}
+                if len(st) > 6:  # warm-start hits and misses (the CUDA backend solves cold)
+                    meta.update(warm_hits=int(st[5]), warm_misses=int(st[6]))
                 _write_json(path.with_suffix(".json"), meta)
             else:
                 resumed.append(k)

@@ -211,21 +211,67 @@ def _key_index(skeys, lo, n, key):
 
 
 @njit(cache=True)
+def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, st):
+    """Solve one game (warm-started from support slot ``ws_i`` of ``wI, wJ, ws``
+    when ``warm``) and account for it in ``st``; returns the value."""
+    if warm:
+        v, gap, sz, hit = kernel.solve_game_warm(M, k, k, tab, basis, xs, ys, wI[ws_i], wJ[ws_i],
+                                                 ws[ws_i], A, z, mark)
+        if hit:
+            st[5] += 1
+        elif ws[ws_i] > 0:
+            st[6] += 1
+        ws[ws_i] = sz
+    else:
+        v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, xs, ys)
+    st[0] += 1
+    if not (gap <= kernel.CHECK_TOL * (1.0 + abs(v))):
+        st[3] += 1
+    if gap > st[2]:
+        st[2] = gap
+    return v
+
+
+@njit(cache=True)
+def _copy_support(ws, wI, wJ, src, dst):
+    """Support slot ``dst`` := slot ``src``."""
+    n = ws[src]
+    ws[dst] = n
+    for i in range(n):
+        wI[dst, i] = wI[src, i]
+        wJ[dst, i] = wJ[src, i]
+
+
+@njit(cache=True)
 def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
                     next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, out,
-                    M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st):
+                    M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st,
+                    warm, ws, wI, wJ, A, z, mark, tie_a, tie_b, tie_at):
     """All positions of one pattern (points objective), pots vectorised.
 
     For a subset and a revealed prize, the games of all pots share the child
     values of every decided bid pair (the child has pot 0): ``base`` holds
-    them once, and each pot only adds ``pot x outcome`` and looks up its own
-    tie continuations (child pot = pot + prize). ``st``: games, positions,
-    max gap, failures, missing children.
+    them once, and each pot only adds ``pot x outcome`` and reads its tie
+    continuations (child pot = pot + prize: one rank per pot, found by walking
+    the child's sorted pots alongside). With ``warm``, each pot's game first
+    tries the previous pot's optimal support (:func:`kernel.solve_game_warm`).
+    ``st``: games, positions, max gap, failures, missing children, warm hits,
+    warm misses.
     """
     code = codes[code_off[k] + pi]
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
         st[4] += 1
         return
+    nt = 0  # the tied bid pairs (equal strengths): their continuation depends on the pot
+    for a in range(k):
+        for b in range(k):
+            if outc[a, b] == 0:
+                tie_a[nt] = a
+                tie_b[nt] = b
+                tie_at[nt] = cidx[a, b] * S_prev
+                nt += 1
+    ws[:] = 0
+    first = len(pval)
     nsub = mask_off[k + 1] - mask_off[k]
     sk = so_off[k]
     for r in range(nsub):
@@ -260,29 +306,29 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
                     if k > 1 and (o != 0 or not carry):  # child pot 0 = the subset's first state
                         cont = csign[a, b] * np.float64(prev[cidx[a, b] * S_prev + cs0])
                     base[a, b] = o * pv + cont
+            ci = 0
             for j in range(ns):
                 pot = (skeys[kbase + j] - T) // W
                 for a in range(k):
                     for b in range(k):
-                        o = outc[a, b]
-                        if o != 0:
-                            M[a, b] = base[a, b] + o * pot
-                        elif carry and k > 1:
-                            ci = _key_index(skeys, ckb, cns, (pot + pv) * W + T)
-                            if ci < 0:
-                                st[4] += 1
-                                M[a, b] = 0.0
-                            else:
-                                M[a, b] = csign[a, b] * np.float64(prev[cidx[a, b] * S_prev + cs0 + ci])
-                        else:
-                            M[a, b] = base[a, b]
-                v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, xs, ys)
-                st[0] += 1
-                if not (gap <= kernel.CHECK_TOL * (1.0 + abs(v))):
-                    st[3] += 1
-                if gap > st[2]:
-                    st[2] = gap
-                acc[j] += v
+                        M[a, b] = base[a, b] + outc[a, b] * pot
+                if carry and k > 1:
+                    key = (pot + pv) * W + T  # pots ascend, and so do the children's
+                    while ci < cns and skeys[ckb + ci] < key:
+                        ci += 1
+                    if ci < cns and skeys[ckb + ci] == key:
+                        for t in range(nt):
+                            a = tie_a[t]
+                            b = tie_b[t]
+                            M[a, b] = csign[a, b] * np.float64(prev[tie_at[t] + cs0 + ci])
+                    else:
+                        st[4] += nt
+                        for t in range(nt):
+                            M[tie_a[t], tie_b[t]] = 0.0
+                acc[j] += _solve(M, k, warm, ws, wI, wJ, p if j else first + p, tab, basis, xs,
+                                 ys, A, z, mark, st)
+                if j == 0:
+                    _copy_support(ws, wI, wJ, first + p, p)
         for j in range(ns):
             out[s0 + j] = acc[j] / count
         st[1] += ns
@@ -291,12 +337,21 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
 @njit(cache=True)
 def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask, psum,
                  next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, out,
-                 M, tab, basis, xs, ys, cidx, csign, outc, st):
-    """All positions of one pattern, win objective (value = P(win) - P(loss))."""
+                 M, tab, basis, xs, ys, acc, cidx, csign, outc, st, warm, ws, wI, wJ, A, z, mark,
+                 crank):
+    """All positions of one pattern, win objective (value = P(win) - P(loss)).
+
+    Per subset and revealed prize, the states (pot, point difference) in key
+    order; a game's entries come from at most six child states (outcome x
+    orientation), each ranked once. With ``warm``, a game first tries the
+    previous state's optimal support for the same prize.
+    """
     code = codes[code_off[k] + pi]
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
         st[4] += 1
         return
+    ws[:] = 0
+    first = len(pval)
     nsub = mask_off[k + 1] - mask_off[k]
     sk = so_off[k]
     for r in range(nsub):
@@ -306,69 +361,87 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
         ns = soff[sk + r + 1] - s0
         kbase = skoff[k] + s0
         fixed = next_prize[mask]
+        st[1] += ns
+        for j in range(ns):
+            acc[j] = 0.0
+        count = 0
+        for p in range(len(pval)):
+            if not (mask >> p) & 1:
+                continue
+            if fixed >= 0 and p != fixed:
+                continue
+            count += 1
+            cs0 = 0
+            cns = 0
+            ckb = 0
+            if k > 1:
+                rc = rank_of_mask[mask & ~(1 << p)]
+                so_c = so_off[k - 1]
+                cs0 = soff[so_c + rc]
+                cns = soff[so_c + rc + 1] - cs0
+                ckb = skoff[k - 1] + cs0
+            nfirst = 0
+            for j in range(ns):
+                key = skeys[kbase + j]
+                pot = key // W
+                d = key - pot * W - T
+                if d > sp + pot or -d > sp + pot:  # decided whatever happens
+                    continue
+                stake = pot + pval[p]
+                if k == 1:
+                    for a in range(k):
+                        for b in range(k):
+                            cd = d + outc[a, b] * stake
+                            M[a, b] = 1.0 if cd > 0 else (-1.0 if cd < 0 else 0.0)
+                else:
+                    # child rank of (outcome o, orientation sg): crank[(o + 1) * 2 + (sg + 1) // 2]
+                    for o in range(-1, 2):
+                        cpot = stake if (o == 0 and carry) else 0
+                        cd = d + o * stake
+                        for sg in range(-1, 2, 2):
+                            crank[(o + 1) * 2 + (sg + 1) // 2] = _key_index(
+                                skeys, ckb, cns, cpot * W + sg * cd + T)
+                    for a in range(k):
+                        for b in range(k):
+                            sg = csign[a, b]
+                            ci = crank[(outc[a, b] + 1) * 2 + (sg + 1) // 2]
+                            if ci < 0:
+                                st[4] += 1
+                                M[a, b] = 0.0
+                            else:
+                                M[a, b] = sg * np.float64(prev[cidx[a, b] * S_prev + cs0 + ci])
+                slot = p if nfirst else first + p
+                acc[j] += _solve(M, k, warm, ws, wI, wJ, slot, tab, basis, xs, ys, A, z, mark, st)
+                if not nfirst:
+                    _copy_support(ws, wI, wJ, first + p, p)
+                nfirst += 1
         for j in range(ns):
             key = skeys[kbase + j]
             pot = key // W
             d = key - pot * W - T
-            st[1] += 1
-            if d > sp + pot or -d > sp + pot:  # decided whatever happens
+            if d > sp + pot or -d > sp + pot:
                 out[s0 + j] = 1.0 if d > 0 else -1.0
-                continue
-            total = 0.0
-            count = 0
-            for p in range(len(pval)):
-                if not (mask >> p) & 1:
-                    continue
-                if fixed >= 0 and p != fixed:
-                    continue
-                count += 1
-                stake = pot + pval[p]
-                cs0 = 0
-                cns = 0
-                ckb = 0
-                if k > 1:
-                    rc = rank_of_mask[mask & ~(1 << p)]
-                    so_c = so_off[k - 1]
-                    cs0 = soff[so_c + rc]
-                    cns = soff[so_c + rc + 1] - cs0
-                    ckb = skoff[k - 1] + cs0
-                for a in range(k):
-                    for b in range(k):
-                        o = outc[a, b]
-                        if o != 0:
-                            cpot = 0
-                            cd = d + o * stake
-                        else:
-                            cpot = stake if (carry and k > 1) else 0
-                            cd = d
-                        if k == 1:
-                            M[a, b] = 1.0 if cd > 0 else (-1.0 if cd < 0 else 0.0)
-                            continue
-                        sg = csign[a, b]
-                        ci = _key_index(skeys, ckb, cns, cpot * W + sg * cd + T)
-                        if ci < 0:
-                            st[4] += 1
-                            M[a, b] = 0.0
-                        else:
-                            M[a, b] = sg * np.float64(prev[cidx[a, b] * S_prev + cs0 + ci])
-                v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, xs, ys)
-                st[0] += 1
-                if not (gap <= kernel.CHECK_TOL * (1.0 + abs(v))):
-                    st[3] += 1
-                if gap > st[2]:
-                    st[2] = gap
-                total += v
-            out[s0 + j] = total / count
+            else:
+                out[s0 + j] = acc[j] / count
+
+
+#: Length of a kernel stats vector: games, positions, largest guarantee gap, games
+#: failing the check, missing children, warm-start hits, warm-start misses.
+NSTATS = 7
 
 
 @njit(cache=True)
 def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
-                   psum, next_prize, W, T, skeys, skoff, soff, so_off, nstates, prev, out, st):
+                   psum, next_prize, W, T, skeys, skoff, soff, so_off, nstates, prev, out, st,
+                   warm=True):
     """Layer ``k``, patterns ``lo..hi-1``: writes ``out[(i - lo) * S[k] + ...]``
     (float32) from the layer ``k - 1`` values ``prev`` (float32).
 
-    ``st`` (float64, length 5) accumulates: games, positions, largest
-    guarantee gap, games failing the check, missing children.
+    ``st`` (float64, length ``NSTATS``) accumulates: games, positions, largest
+    guarantee gap, games failing the check, missing children, warm-start hits
+    and misses (``warm``: each game first tries its neighbour's optimal
+    support; the warm state restarts with every pattern, so results do not
+    depend on how patterns are split into chunks or threads).
     """
     S = nstates[k]
     S_prev = nstates[k - 1]
@@ -382,38 +455,51 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
     cidx = np.zeros((k, k), dtype=np.int64)
     csign = np.ones((k, k), dtype=np.int64)
     outc = np.zeros((k, k), dtype=np.int64)
+    nprize = len(pval)  # support slots: per prize, its last game and its first pot's game
+    ws = np.zeros(2 * nprize, dtype=np.int64)
+    wI = np.zeros((2 * nprize, k), dtype=np.int64)
+    wJ = np.zeros((2 * nprize, k), dtype=np.int64)
+    A = np.empty((k + 1, k + 1))
+    z = np.empty(3 * (k + 1))
+    mark = np.empty(k + 1, dtype=np.int64)
+    tie_a = np.empty(k * k, dtype=np.int64)
+    tie_b = np.empty(k * k, dtype=np.int64)
+    tie_at = np.empty(k * k, dtype=np.int64)
+    crank = np.empty(6, dtype=np.int64)
     for pi in range(lo, hi):
         o = out[(pi - lo) * S:(pi - lo + 1) * S]
         if win:
             _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask, psum,
                          next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, o,
-                         M, tab, basis, xs, ys, cidx, csign, outc, st)
+                         M, tab, basis, xs, ys, acc, cidx, csign, outc, st, warm, ws, wI, wJ, A, z,
+                         mark, crank)
         else:
             _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
                             next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, o,
-                            M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st)
+                            M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st,
+                            warm, ws, wI, wJ, A, z, mark, tie_a, tie_b, tie_at)
 
 
 @njit(cache=True, parallel=True)
 def solve_patterns_parallel(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off,
                             rank_of_mask, psum, next_prize, W, T, skeys, skoff, soff, so_off,
-                            nstates, prev, out, st):
+                            nstates, prev, out, st, warm=True):
     """:func:`solve_patterns` with the patterns spread over Numba's threads
     (each pattern writes its own block: the result is bit-identical)."""
     n = hi - lo
     S = nstates[k]
-    res = np.zeros((n, 5))
+    res = np.zeros((n, NSTATS))
     for t in prange(n):
         solve_patterns(k, lo + t, lo + t + 1, win, pval, carry, codes, code_off, masks, mask_off,
                        rank_of_mask, psum, next_prize, W, T, skeys, skoff, soff, so_off, nstates,
-                       prev, out[t * S:(t + 1) * S], res[t])
+                       prev, out[t * S:(t + 1) * S], res[t], warm)
     for t in range(n):
-        st[0] += res[t, 0]
-        st[1] += res[t, 1]
-        if res[t, 2] > st[2]:
-            st[2] = res[t, 2]
-        st[3] += res[t, 3]
-        st[4] += res[t, 4]
+        for i in range(NSTATS):
+            if i == 2:
+                if res[t, 2] > st[2]:
+                    st[2] = res[t, 2]
+            else:
+                st[i] += res[t, i]
 
 
 def kernel_args(lay: LeanLayout) -> tuple:
@@ -425,18 +511,21 @@ def kernel_args(lay: LeanLayout) -> tuple:
 
 
 def solve_chunk(lay: LeanLayout, k: int, lo: int, hi: int, prev: np.ndarray, threads: int = 1,
-                args: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Values of layer ``k``, patterns ``lo..hi-1`` (float32, ``(hi - lo) * S[k]``) and stats.
+                args: tuple | None = None, warm: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Values of layer ``k``, patterns ``lo..hi-1`` (float32, ``(hi - lo) * S[k]``) and
+    stats (length ``NSTATS``, see :func:`solve_patterns`). ``warm=False``: every game
+    is solved cold (the kernel before the warm start; same values within the
+    float32 bound).
 
     Raises:
         SolverError: a missing child, or a game failing the optimality check.
     """
     out = np.empty((hi - lo) * int(lay.nstates[k]), dtype=np.float32)
-    st = np.zeros(5)
+    st = np.zeros(NSTATS)
     args = kernel_args(lay) if args is None else args
     prev_arr = prev if k > 1 else np.zeros(1, dtype=np.float32)
     fn = solve_patterns_parallel if threads > 1 else solve_patterns
-    fn(k, lo, hi, *args, prev_arr, out, st)
+    fn(k, lo, hi, *args, prev_arr, out, st, bool(warm))
     check_stats(k, st)
     return out, st
 

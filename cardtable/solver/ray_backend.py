@@ -21,16 +21,16 @@ from typing import Callable
 import numpy as np
 
 from .layers import LayerBackend, _merge, sha256_file
-from .lean import LeanLayout, solve_chunk
+from .lean import NSTATS, LeanLayout, solve_chunk
 
 
 def _chunk_task(lay: LeanLayout, k: int, lo: int, hi: int, prev_path: str | None,
-                out_path: str) -> np.ndarray:
+                out_path: str, warm: bool = True) -> np.ndarray:
     """Solve patterns ``lo..hi-1`` of layer ``k`` and write them into ``out_path``."""
     prev = np.memmap(prev_path, dtype="<f4", mode="r") if prev_path else None
     if prev is not None and prev.size == 0:
         prev = np.zeros(1, np.float32)
-    out, st = solve_chunk(lay, k, lo, hi, prev)
+    out, st = solve_chunk(lay, k, lo, hi, prev, warm=warm)
     fd = os.open(out_path, os.O_WRONLY)
     try:
         os.pwrite(fd, out.astype("<f4", copy=False).tobytes(), lo * int(lay.nstates[k]) * 4)
@@ -89,9 +89,9 @@ class RayBackend(LayerBackend):
         for lo in range(0, npat, step):
             hi = min(npat, lo + step)
             ref = self._task.remote(self._lay_ref, k, lo, hi, str(prev_path) if prev_path else None,
-                                    str(out_path))
+                                    str(out_path), self.warm)
             pending[ref] = hi - lo
-        st = np.zeros(5)
+        st = np.zeros(NSTATS)
         done = 0
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
