@@ -3,7 +3,7 @@
     python bench/solver.py                   # n = 4..10 discard, 4..8 carry, win objective n <= 9
     python bench/solver.py --max-cards 8 --cfr-seconds 20
     python bench/solver.py --only 12:discard:points   # one configuration
-    python bench/solver.py --layouts 9,10,11          # carry-over: format 1 vs format 2 (issue 13)
+    python bench/solver.py --layouts 8,9,10           # carry-over: format 1 vs format 2 cold / warm
     python bench/solver.py --backends 9 [--cuda]      # threads vs Ray 1 / 2 workers [vs CUDA]
     CARDTABLE_CACHE=/tmp/ctcache python bench/solver.py --versus 13:discard:10000
 
@@ -100,7 +100,7 @@ def lean(config: dict) -> dict:
 
         be = CudaBackend()
     else:
-        be = LayerBackend(threads=config.get("threads", 1))
+        be = LayerBackend(threads=config.get("threads", 1), warm=config.get("warm", True))
     with tempfile.TemporaryDirectory(dir=config.get("dir")) as tmp:
         # load (or compile) the kernels for these array types first: not part of the solve time
         solve_layered(Ruleset(cards=4, tie_rule=config["ties"]), config["objective"], Path(tmp) / "warm", be)
@@ -113,7 +113,9 @@ def lean(config: dict) -> dict:
         f = frozenset(rs.deck)
         value = table.value(Position(f, (f, f)))
         st = manifest["stats"]
+        metas = [json.loads((folder / f"layer-{x['k']:02d}.json").read_text()) for x in manifest["layers"]]
         return {
+            "warm": [(m["k"], m.get("warm_hits", 0), m.get("warm_misses", 0), m["games"]) for m in metas],
             "positions": st["positions"], "games": st["games"], "layout_s": t_layout,
             "solve_s": st["seconds"], "cpu_s": cpu, "max_gap": st["max_gap"], "value": value,
             "disk_gib": disk / 2**30, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -121,16 +123,19 @@ def lean(config: dict) -> dict:
         }
 
 
-def layouts(ns: list[int], threads: int) -> None:
-    """Carry-over, old (format 1) against new (format 2) layout, same process setup."""
+def layouts(ns: list[int], threads: int, format1: bool = True) -> None:
+    """Carry-over: old layout (format 1), new layout (format 2) with the cold kernel and
+    with the warm-started one; each in its own process, kernels loaded before timing."""
     print(f"\n## Carry-over ties, points: format 1 (dense, float64, in memory) vs format 2 "
-          f"(lean, float32 layers on disk), --threads {threads}")
+          f"(lean, float32 layers on disk; cold kernel / warm start), --threads {threads}")
     print("| n | layout | positions | matrix games | solve s | CPU s | ns/game (CPU) | peak GiB | disk GiB | value |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    runs = [("solve", "format 1", True)] if format1 else []
+    runs += [("lean", "format 2 cold", False), ("lean", "format 2 warm", True)]
     for n in ns:
-        for kind, name in (("solve", "format 1"), ("lean", "format 2")):
+        for kind, name, warm in runs:
             r = run_child({"kind": kind, "cards": n, "ties": "carry", "objective": "points",
-                           "threads": threads}, timeout=6 * 3600)
+                           "threads": threads, "warm": warm}, timeout=6 * 3600)
             if "error" in r:
                 print(f"| {n} | {name} | error: {r['error']} |", flush=True)
                 continue
@@ -140,6 +145,9 @@ def layouts(ns: list[int], threads: int) -> None:
             if kind == "lean":
                 per = ", ".join(f"k={k}: {g:,} games {s:.1f} s" for k, g, s in r["layers"] if s > 0.5)
                 print(f"|   | per layer | {per} | | | | | | | |", flush=True)
+            if kind == "lean" and warm:
+                rate = ", ".join(f"k={k}: {h / g:.0%}" for k, h, m, g in r["warm"] if g >= 1000)
+                print(f"|   | warm-start hits | {rate} | | | | | | | |", flush=True)
 
 
 def backends(n: int, workers: list[int], cuda: bool) -> None:
@@ -237,11 +245,12 @@ def main() -> None:
                     "heuristic (uses the solved table in the cache folder when present)")
     ap.add_argument("--layouts", help="carry-over n list (e.g. 9,10,11): format 1 vs format 2 only")
     ap.add_argument("--threads", type=int, default=1, help="threads for --layouts")
+    ap.add_argument("--no-format1", action="store_true", help="with --layouts: format 2 only (cold and warm)")
     ap.add_argument("--backends", type=int, help="carry-over n: threads vs Ray (1 and 2 workers) [vs CUDA]")
     ap.add_argument("--cuda", action="store_true", help="with --backends: also the CUDA backend (needs a GPU)")
     args = ap.parse_args()
     if args.layouts:
-        layouts([int(x) for x in args.layouts.split(",")], args.threads)
+        layouts([int(x) for x in args.layouts.split(",")], args.threads, not args.no_format1)
         return
     if args.backends:
         backends(args.backends, [1, 2], args.cuda)

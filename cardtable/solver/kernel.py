@@ -350,7 +350,7 @@ WARM_TOL = 1e-12
 _NEG = 1e-12  # a support weight below -_NEG: the guessed support is wrong
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def solve_on_support(M, k1, k2, I, J, s, A, z, piv, x, y):
     """Solve the game ``M[:k1, :k2]`` on a guessed square support (rows ``I[:s]``,
     columns ``J[:s]``): the equalising systems ``M_IJ y_J = v 1``, ``x_I' M_IJ = v 1'``
@@ -490,7 +490,7 @@ def solve_on_support(M, k1, k2, I, J, s, A, z, piv, x, y):
     return True, 0.5 * (z[s] - z[u + s]), hi - lo
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def basis_support(k1, k2, shift, basis, x, y, I, J, mark):
     """The square support of the optimal basis :func:`simplex` left: the basic
     columns ``J`` and the rows ``I`` whose slack is not basic (as many); for a
@@ -521,7 +521,7 @@ def basis_support(k1, k2, shift, basis, x, y, I, J, mark):
     return s if t == s else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def solve_game_warm(M, k1, k2, tab, basis, x, y, I, J, s, A, z, mark):
     """:func:`solve_matrix_game` warm-started from a neighbour game's optimal
     support ``(I[:s], J[:s])`` (``s = 0``: none): that support's equalising

@@ -201,7 +201,7 @@ def float32_bound(lay: LeanLayout, k: int) -> float:
 # -- kernels ------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _key_index(skeys, lo, n, key):
     """Rank of ``key`` among ``skeys[lo:lo+n]`` (sorted), or -1."""
     i = np.searchsorted(skeys[lo:lo + n], key)
@@ -210,7 +210,7 @@ def _key_index(skeys, lo, n, key):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, st):
     """Solve one game (warm-started from support slot ``ws_i`` of ``wI, wJ, ws``
     when ``warm``) and account for it in ``st``; returns the value."""
@@ -232,7 +232,7 @@ def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, st):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _copy_support(ws, wI, wJ, src, dst):
     """Support slot ``dst`` := slot ``src``."""
     n = ws[src]
