@@ -1,14 +1,16 @@
 """CFR+ seconds per iteration: our OpenSpiel game against OpenSpiel's native goofspiel.
 
-Both games are converted with ``pyspiel.convert_to_turn_based`` and solved by
-OpenSpiel's Python ``CFRPlusSolver`` in the same run. Native: ``goofspiel(num_cards=n,
-points_order=random, returns_type=point_difference, imp_info=False)`` (bids are
-public, as in our rules); ours: ``python_cardtable_goofspiel`` with discard ties
-(the same game) and with carry-over ties. Prints a Markdown table: the first
-iteration (which builds our memoised tree) and the mean of the next ones, and
-the ratio to native. Usage:
+OpenSpiel's Python ``CFRPlusSolver`` on each game, in the same run. Native:
+``goofspiel(num_cards=n, points_order=random, returns_type=point_difference,
+imp_info=False)`` (bids are public, as in our rules) through
+``pyspiel.convert_to_turn_based`` (C++); ours: the turn-based form
+``python_cardtable_goofspiel_turn_based`` with discard ties (the same game as
+native) and carry-over ties, and, with ``--converted``, also the simultaneous
+``python_cardtable_goofspiel`` through ``convert_to_turn_based``. Prints a
+Markdown table: the first iteration (which builds our memoised tree), the mean
+of the next ones, and the ratio to native's. Usage:
 
-    python bench/openspiel_cfr.py [--cards 3,4] [--iterations 3]
+    python bench/openspiel_cfr.py [--cards 3,4] [--iterations 3] [--converted]
 """
 
 from __future__ import annotations
@@ -18,11 +20,10 @@ import time
 
 
 def time_cfr(game, iterations: int) -> tuple[float, float, int]:
-    """(first iteration s, mean of the next ``iterations`` s, information states)."""
-    import pyspiel
+    """(first iteration s, mean of the next ``iterations`` s, information states) of a sequential game."""
     from open_spiel.python.algorithms import cfr
 
-    solver = cfr.CFRPlusSolver(pyspiel.convert_to_turn_based(game))
+    solver = cfr.CFRPlusSolver(game)
     start = time.perf_counter()
     solver.evaluate_and_update_policy()
     first = time.perf_counter() - start
@@ -45,16 +46,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", default="3,4")
     ap.add_argument("--iterations", type=int, default=3, help="timed iterations after the first")
+    ap.add_argument("--converted", action="store_true",
+                    help="also our simultaneous game through convert_to_turn_based")
     args = ap.parse_args()
     print("| n | game | information states | first iteration s | later iterations s | vs native |")
     print("|---:|---|---:|---:|---:|---:|")
     for n in map(int, args.cards.split(",")):
+        native = pyspiel.load_game("goofspiel", {
+            "num_cards": n, "points_order": "random", "returns_type": "point_difference", "imp_info": False})
         games = [
-            ("OpenSpiel goofspiel (native C++)", pyspiel.load_game("goofspiel", {
-                "num_cards": n, "points_order": "random", "returns_type": "point_difference", "imp_info": False})),
-            ("cardtable, discard ties", og.load(num_cards=n, tie_rule="discard")),
-            ("cardtable, carry-over ties", og.load(num_cards=n, tie_rule="carry")),
+            ("OpenSpiel goofspiel (native C++), convert_to_turn_based", pyspiel.convert_to_turn_based(native)),
+            ("cardtable turn-based, discard ties", og.load(num_cards=n, tie_rule="discard", turn_based=True)),
+            ("cardtable turn-based, carry-over ties", og.load(num_cards=n, tie_rule="carry", turn_based=True)),
         ]
+        if args.converted:
+            games += [(f"cardtable simultaneous, {t} ties, convert_to_turn_based",
+                       pyspiel.convert_to_turn_based(og.load(num_cards=n, tie_rule=t))) for t in ("discard", "carry")]
         native = None
         for label, game in games:
             first, later, states = time_cfr(game, args.iterations)

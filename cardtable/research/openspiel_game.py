@@ -56,6 +56,12 @@ from .encoding import (
 
 SHORT_NAME = "python_cardtable_goofspiel"
 
+# OpenSpiel's player ids as plain ints: reading ``pyspiel.PlayerId.X`` goes through
+# pybind11 on every access, and ``current_player`` is called several times per node
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
+
 _DEFAULTS = {
     "num_cards": 13,
     "players": 2,
@@ -108,6 +114,8 @@ class CardtableGoofspielGame(pyspiel.Game):
         RulesetError, ValueError: invalid parameters.
     """
 
+    _TYPE = _GAME_TYPE
+
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = dict(_DEFAULTS)
         p.update(params or {})
@@ -120,7 +128,7 @@ class CardtableGoofspielGame(pyspiel.Game):
         total = rs.total_prize_value
         bound = 1.0 if self.returns_type == "win_loss" else float(total)
         super().__init__(
-            _GAME_TYPE,
+            self._TYPE,
             pyspiel.GameInfo(
                 num_distinct_actions=num_actions(rs),
                 max_chance_outcomes=rs.cards,
@@ -151,16 +159,23 @@ class _History:
     """One node of the game tree: the engine game there (never modified once
     built), the chance outcomes and moves that led to it, and memoised children,
     information-state strings and tensors. Immutable, so OpenSpiel's clone
-    (``deepcopy``) shares it; every move moves a state to a child node."""
+    (``deepcopy``) shares it; every move moves a state to a child node.
 
-    __slots__ = ("game", "revealed", "moves", "needs_chance", "children", "strings", "tensors")
+    ``player`` (OpenSpiel's current player as an int) and ``terminal`` are
+    computed once here: OpenSpiel asks for them several times per node."""
+
+    __slots__ = ("game", "revealed", "moves", "needs_chance", "children", "strings", "tensors",
+                 "player", "terminal")
 
     def __init__(self, game: Game, revealed: tuple[int, ...], moves: tuple, ruleset: Ruleset) -> None:
         self.game = game
         self.revealed = revealed                 # chance outcomes, in turn-up order
         self.moves = moves                       # ("bid", bids) / ("choose", seat, prize), in order
-        self.needs_chance = (not ruleset.fixed_order and not game.is_over
+        self.terminal = over = game.is_over
+        self.needs_chance = (not ruleset.fixed_order and not over
                              and ruleset.cards - len(game.deck) > len(revealed))
+        self.player = (_TERMINAL if over else _CHANCE if self.needs_chance
+                       else _SIMULTANEOUS if game.phase == "bid" else game.chooser)
         self.children: dict = {}
         self.strings: dict = {}                  # player -> information-state string (and legal actions)
         self.tensors: dict = {}                  # player -> information-state tensor
@@ -216,6 +231,141 @@ def _auto(h: _History, ruleset: Ruleset) -> _History:
     return h
 
 
+def _child(shared: "_Shared", h: _History, key, make) -> _History:
+    """The memoised child of ``h`` under ``key`` (built by ``make``, forced moves played)."""
+    child = h.children.get(key)
+    if child is None:
+        child = _auto(make(), shared.ruleset)
+        if shared.cached < MAX_CACHED_NODES:
+            h.children[key] = child
+            shared.cached += 1
+    return child
+
+
+def _chance_child(shared: "_Shared", h: _History, action: int) -> _History:
+    """``h`` after the chance outcome ``action`` (prize ``action + 1`` turned up).
+
+    Raises:
+        ValueError: that prize is not face down.
+    """
+    rs = shared.ruleset
+    prize = int(action) + 1
+    if prize in h.revealed or prize not in rs.deck:
+        raise ValueError(f"chance action {action}: prize {prize} is not face down")
+    return _child(shared, h, ("chance", prize), lambda: _rebuild(h.revealed + (prize,), h.moves, rs))
+
+
+def _choice_child(shared: "_Shared", h: _History, action: int) -> _History:
+    """``h`` after the chooser takes the prize of choose action ``action``.
+
+    Raises:
+        ValueError: ``action`` is not a prize choice; GoofspielError: an illegal one.
+    """
+    rs = shared.ruleset
+    kind, prize = decode_action(rs, action)
+    if kind != "choose":
+        raise ValueError(f"action {action} is not a prize choice")
+    seat = h.game.chooser
+
+    def make() -> _History:
+        g = h.game.copy()
+        g.choose(seat, prize)
+        return _History(g, h.revealed, h.moves + (("choose", seat, prize),), rs)
+    return _child(shared, h, ("choose", prize), make)
+
+
+def _bids_child(shared: "_Shared", h: _History, actions) -> _History:
+    """``h`` after the round's bids (one bid action per seat).
+
+    Raises:
+        GoofspielError: an illegal bid.
+    """
+    key = tuple(actions)
+    child = h.children.get(key)
+    if child is not None:
+        return child
+    rs = shared.ruleset
+    bids = tuple(decode_action(rs, a)[1] for a in actions)
+
+    def make() -> _History:
+        g = h.game.copy()
+        g.play(list(bids))
+        return _History(g, h.revealed, h.moves + (("bid", bids),), rs)
+    return _child(shared, h, key, make)
+
+
+def _legal(shared: "_Shared", h: _History, player: int) -> list[int]:
+    """``player``'s legal actions at ``h`` (memoised; do not modify the list)."""
+    key = ("legal", player)
+    cached = h.strings.get(key)
+    if cached is not None:
+        return cached
+    g = h.game
+    rs = shared.ruleset
+    if g.is_over or h.needs_chance:
+        out = []
+    elif g.phase == "bid":
+        index = _bid_index(rs.cards, rs.cards_per_bid)
+        out = sorted(index[b] for b in g.legal_bids(player))
+    elif player != g.chooser:
+        out = []
+    else:
+        out = sorted(choice_to_action(rs, p) for p in g.legal_choices())
+    h.strings[key] = out
+    return out
+
+
+def _chance_outcomes(shared: "_Shared", h: _History) -> list[tuple[int, float]]:
+    cached = h.strings.get("chance")
+    if cached is None:
+        outcomes = sorted(set(shared.ruleset.deck) - set(h.revealed))
+        cached = h.strings["chance"] = [(p - 1, 1.0 / len(outcomes)) for p in outcomes]
+    return cached
+
+
+def _returns(shared: "_Shared", h: _History) -> list[float]:
+    cached = h.strings.get("returns")
+    if cached is not None:
+        return cached
+    n = shared.ruleset.players
+    g = h.game
+    if not g.is_over:
+        out = [0.0] * n
+    else:
+        pts = g.points
+        if shared.returns_type == "win_loss":
+            out = [1.0 if pts[i] > pts[1 - i] else -1.0 if pts[i] < pts[1 - i] else 0.0 for i in range(2)]
+        else:
+            mean = sum(pts) / n
+            out = [pts[i] - mean for i in range(n)]
+    h.strings["returns"] = out
+    return out
+
+
+def _public_history(h: _History) -> str:
+    """Everything public at ``h``: prizes turned up, bids and choices, in order."""
+    return f"prizes {list(h.revealed)} moves {list(h.moves)} pot {list(h.game.pot)}"
+
+
+def _info_string(h: _History, player: int) -> str:
+    text = h.strings.get(player)
+    if text is None:
+        text = h.strings[player] = f"p{player} {_public_history(h)}"
+    return text
+
+
+def _observation_string(h: _History, player: int) -> str:
+    v = h.game.view(player)
+    return (f"p{player} hand {sorted(v.hand)} pot {list(v.pot)} remaining {list(v.remaining_prizes)} "
+            f"points {list(v.points)} phase {v.phase}")
+
+
+def _state_string(h: _History) -> str:
+    g = h.game
+    return (f"round {g.round} phase {g.phase} pot {list(g.pot)} points {list(g.points)} "
+            f"hands {[sorted(x) for x in g.hands]}")
+
+
 class CardtableGoofspielState(pyspiel.State):
     """A state: a node of the memoised game tree (the engine game plus the chance
     outcomes and moves so far)."""
@@ -242,134 +392,54 @@ class CardtableGoofspielState(pyspiel.State):
         """The wrapped engine game (do not modify)."""
         return self._h.game
 
-    def _move_to(self, key, make) -> None:
-        h = self._h
-        child = h.children.get(key)
-        if child is None:
-            child = _auto(make(), self.ruleset)
-            shared = self._shared
-            if shared.cached < MAX_CACHED_NODES:
-                h.children[key] = child
-                shared.cached += 1
-        self._h = child
-
     def _remaining_chance(self) -> list[int]:
         return sorted(set(self.ruleset.deck) - set(self._h.revealed))
 
     # -- OpenSpiel API -------------------------------------------------------------------
 
     def current_player(self) -> int:
-        h = self._h
-        g = h.game
-        if g.is_over:
-            return pyspiel.PlayerId.TERMINAL
-        if h.needs_chance:
-            return pyspiel.PlayerId.CHANCE
-        if g.phase == "bid":
-            return pyspiel.PlayerId.SIMULTANEOUS
-        return g.chooser
+        return self._h.player
 
     def _legal_actions(self, player: int) -> list[int]:
-        h = self._h
-        key = ("legal", player)
-        cached = h.strings.get(key)
-        if cached is not None:
-            return cached
-        g = h.game
-        rs = self.ruleset
-        if g.is_over or h.needs_chance:
-            out = []
-        elif g.phase == "bid":
-            index = _bid_index(rs.cards, rs.cards_per_bid)
-            out = sorted(index[b] for b in g.legal_bids(player))
-        elif player != g.chooser:
-            out = []
-        else:
-            out = sorted(choice_to_action(rs, p) for p in g.legal_choices())
-        h.strings[key] = out
-        return list(out)
+        return _legal(self._shared, self._h, player)   # pybind11 copies it into a std::vector
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        h = self._h
-        cached = h.strings.get("chance")
-        if cached is None:
-            outcomes = self._remaining_chance()
-            cached = h.strings["chance"] = [(p - 1, 1.0 / len(outcomes)) for p in outcomes]
-        return list(cached)
+        return list(_chance_outcomes(self._shared, self._h))
 
     def _apply_action(self, action: int) -> None:
-        h, rs = self._h, self.ruleset
+        h = self._h
         if h.needs_chance:
-            prize = int(action) + 1
-            if prize not in self._remaining_chance():
-                raise ValueError(f"chance action {action}: prize {prize} is not face down")
-            self._move_to(("chance", prize), lambda: _rebuild(h.revealed + (prize,), h.moves, rs))
-            return
-        kind, prize = decode_action(rs, action)
-        if kind != "choose":
-            raise ValueError(f"action {action} is not a prize choice")
-        seat = h.game.chooser
-
-        def make() -> _History:
-            g = h.game.copy()
-            g.choose(seat, prize)
-            return _History(g, h.revealed, h.moves + (("choose", seat, prize),), rs)
-        self._move_to(("choose", prize), make)
+            self._h = _chance_child(self._shared, h, action)
+        else:
+            self._h = _choice_child(self._shared, h, action)
 
     def _apply_actions(self, actions: list[int]) -> None:
-        h = self._h
-        key = tuple(actions)
-        child = h.children.get(key)
-        if child is not None:
-            self._h = child
-            return
-        rs = self.ruleset
-        bids = tuple(decode_action(rs, a)[1] for a in actions)
-
-        def make() -> _History:
-            g = h.game.copy()
-            g.play(list(bids))
-            return _History(g, h.revealed, h.moves + (("bid", bids),), rs)
-        self._move_to(key, make)
+        self._h = _bids_child(self._shared, self._h, actions)
 
     def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
-            return f"prize {action + 1}"
-        kind, value = decode_action(self.ruleset, action)
-        if kind == "bid":
-            return "bid " + "+".join(map(str, value))
-        return f"{kind} {value}" if value is not None else kind
+        return _action_string(self.ruleset, player, action)
 
     def is_terminal(self) -> bool:
-        return self._h.game.is_over
+        return self._h.terminal
 
     def returns(self) -> list[float]:
-        h = self._h
-        cached = h.strings.get("returns")
-        if cached is None:
-            cached = h.strings["returns"] = self._returns()
-        return list(cached)
-
-    def _returns(self) -> list[float]:
-        n = self.ruleset.players
-        g = self._h.game
-        if not g.is_over:
-            return [0.0] * n
-        pts = g.points
-        if self.returns_type == "win_loss":
-            return [1.0 if pts[i] > pts[1 - i] else -1.0 if pts[i] < pts[1 - i] else 0.0 for i in range(2)]
-        mean = sum(pts) / n
-        return [pts[i] - mean for i in range(n)]
+        return list(_returns(self._shared, self._h))
 
     def public_history(self) -> str:
         """Everything public: prizes turned up, bids and choices, in order."""
-        h = self._h
-        return f"prizes {list(h.revealed)} moves {list(h.moves)} pot {list(h.game.pot)}"
+        return _public_history(self._h)
 
     def __str__(self) -> str:
-        g = self._h.game
-        return (f"round {g.round} phase {g.phase} pot {list(g.pot)} points {list(g.points)} "
-                f"hands {[sorted(h) for h in g.hands]}")
+        return _state_string(self._h)
+
+
+def _action_string(rs: Ruleset, player: int, action: int) -> str:
+    if player == _CHANCE:
+        return f"prize {action + 1}"
+    kind, value = decode_action(rs, action)
+    if kind == "bid":
+        return "bid " + "+".join(map(str, value))
+    return f"{kind} {value}" if value is not None else kind
 
 
 def info_state_layout(ruleset: Ruleset) -> dict[str, tuple[int, ...]]:
@@ -462,20 +532,220 @@ class GoofspielObserver:
             self.tensor[:] = encode_observation(state.engine_game.view(player))
 
     def string_from(self, state: CardtableGoofspielState, player: int) -> str:
-        h = state._h
         if self.perfect_recall:
-            text = h.strings.get(player)
-            if text is None:
-                text = h.strings[player] = f"p{player} {state.public_history()}"
+            return _info_string(state._h, player)
+        return _observation_string(state._h, player)
+
+
+# -- the turn-based form ------------------------------------------------------------------
+
+TURN_BASED_SHORT_NAME = "python_cardtable_goofspiel_turn_based"
+
+_TURN_GAME_TYPE = pyspiel.GameType(
+    short_name=TURN_BASED_SHORT_NAME,
+    long_name="cardtable Goofspiel (every variant), bids made in turn",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=5,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=False,
+    provides_factored_observation_string=False,
+    parameter_specification=_DEFAULTS,
+)
+
+
+class _Turn:
+    """A node of the turn-based form: a node of the simultaneous tree and the bid
+    actions made so far in this round (``pending``, seats 0, 1, ... in order).
+    Immutable and memoised like :class:`_History`."""
+
+    __slots__ = ("shared", "h", "pending", "player", "terminal", "children")
+
+    def __init__(self, shared: "_Shared", h: _History, pending: tuple[int, ...]) -> None:
+        self.shared = shared
+        self.h = h
+        self.pending = pending
+        self.terminal = h.terminal
+        self.player = len(pending) if h.player == _SIMULTANEOUS else h.player
+        self.children: dict = {}
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def child(self, action: int) -> "_Turn":
+        """The node after ``action`` (a chance outcome, a prize choice, or the bid of
+        seat ``len(pending)``).
+
+        Raises:
+            ValueError: an illegal action.
+        """
+        c = self.children.get(action)
+        if c is not None:
+            return c
+        shared, h = self.shared, self.h
+        if self.terminal:
+            raise ValueError("the game is over")
+        if h.needs_chance:
+            c = _Turn(shared, _chance_child(shared, h, action), ())
+        elif h.player != _SIMULTANEOUS:
+            c = _Turn(shared, _choice_child(shared, h, action), ())
+        else:
+            if action not in _legal(shared, h, self.player):
+                raise ValueError(f"action {action} is not a legal bid of player {self.player}")
+            pending = self.pending + (int(action),)
+            if len(pending) == shared.ruleset.players:
+                c = _Turn(shared, _bids_child(shared, h, pending), ())
+            else:
+                c = _Turn(shared, h, pending)
+        if shared.cached < MAX_CACHED_NODES:
+            self.children[action] = c
+            shared.cached += 1
+        return c
+
+    def info_string(self, player: int) -> str:
+        text = _info_string(self.h, player)
+        if self.h.player != _SIMULTANEOUS:
             return text
-        v = h.game.view(player)
-        return (f"p{player} hand {sorted(v.hand)} pot {list(v.pot)} remaining {list(v.remaining_prizes)} "
-                f"points {list(v.points)} phase {v.phase}")
+        mine = f" my bid {self.pending[player]}" if player < len(self.pending) else ""
+        return f"{text} bidder {len(self.pending)}{mine}"
+
+
+class CardtableGoofspielTurnBasedGame(CardtableGoofspielGame):
+    """The turn-based form of :class:`CardtableGoofspielGame` (OpenSpiel's
+    ``python_cardtable_goofspiel_turn_based``, same parameters): the seats of a
+    round bid one after another (seat 0 first) and nobody sees a bid before the
+    round is complete, which is how ``pyspiel.convert_to_turn_based`` turns the
+    simultaneous game into one CFR can solve. Written in Python, so OpenSpiel's
+    Python algorithms call it without crossing into C++ and back for every query
+    (docs/research.md, OpenSpiel: CFR+ seconds per iteration).
+
+    Information state of a seat: its information state in the simultaneous game,
+    plus, during a round of bids, which seat bids now and its own bid if made.
+    Strings only (no tensors).
+    """
+
+    _TYPE = _TURN_GAME_TYPE
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        super().__init__(params)
+        self._turn_root = _Turn(self._shared, self._shared.root, ())
+
+    def new_initial_state(self) -> "CardtableGoofspielTurnState":
+        return CardtableGoofspielTurnState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return _TurnObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class CardtableGoofspielTurnState(pyspiel.State):
+    """A state of the turn-based form. The queries OpenSpiel's Python algorithms
+    make (``current_player``, ``legal_actions``, ``information_state_string``, ...)
+    are answered in Python; C++ callers reach the same answers through the
+    overridden hooks."""
+
+    def __init__(self, game: CardtableGoofspielTurnBasedGame) -> None:
+        super().__init__(game)
+        self._t = game._turn_root
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return self._t.shared.ruleset
+
+    @property
+    def engine_game(self) -> Game:
+        """The wrapped engine game at the start of the current round of bids (do not modify)."""
+        return self._t.h.game
+
+    def current_player(self) -> int:
+        return self._t.player
+
+    def is_terminal(self) -> bool:
+        return self._t.terminal
+
+    def is_chance_node(self) -> bool:
+        return self._t.player == _CHANCE
+
+    def is_simultaneous_node(self) -> bool:
+        return False
+
+    def is_player_node(self) -> bool:
+        return self._t.player >= 0
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        t = self._t
+        if player is None:
+            player = t.player
+        if t.terminal:
+            return []
+        if t.player == _CHANCE:
+            return [a for a, _ in _chance_outcomes(t.shared, t.h)] if player == _CHANCE else []
+        return list(self._legal_actions(player)) if player == t.player else []
+
+    def _legal_actions(self, player: int) -> list[int]:
+        t = self._t
+        if player != t.player or t.player < 0:
+            return []
+        return _legal(t.shared, t.h, player)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        t = self._t
+        return list(_chance_outcomes(t.shared, t.h)) if t.player == _CHANCE else []
+
+    def _apply_action(self, action: int) -> None:
+        self._t = self._t.child(action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return _action_string(self.ruleset, player, action)
+
+    def returns(self) -> list[float]:
+        return list(_returns(self._t.shared, self._t.h))
+
+    def information_state_string(self, player: int | None = None) -> str:
+        return self._t.info_string(self._t.player if player is None else player)
+
+    def observation_string(self, player: int | None = None) -> str:
+        t = self._t
+        p = t.player if player is None else player
+        text = _observation_string(t.h, p)
+        if t.h.player != _SIMULTANEOUS:
+            return text
+        mine = f" my bid {t.pending[p]}" if p < len(t.pending) else ""
+        return f"{text} bidder {len(t.pending)}{mine}"
+
+    def __str__(self) -> str:
+        t = self._t
+        return _state_string(t.h) + (f" bids so far {list(t.pending)}" if t.pending else "")
+
+
+class _TurnObserver:
+    """Strings of the turn-based form (PyObserver interface, no tensor)."""
+
+    def __init__(self, iig_obs_type) -> None:
+        self.iig_obs_type = iig_obs_type
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.tensor = None
+        self.dict = {}
+
+    def set_from(self, state: CardtableGoofspielTurnState, player: int) -> None:
+        pass
+
+    def string_from(self, state: CardtableGoofspielTurnState, player: int) -> str:
+        if self.perfect_recall:
+            return state.information_state_string(player)
+        return state.observation_string(player)
 
 
 pyspiel.register_game(_GAME_TYPE, CardtableGoofspielGame)
+pyspiel.register_game(_TURN_GAME_TYPE, CardtableGoofspielTurnBasedGame)
 
 
-def load(**params: Any) -> CardtableGoofspielGame:
-    """``pyspiel.load_game(SHORT_NAME, params)``."""
-    return pyspiel.load_game(SHORT_NAME, params)
+def load(*, turn_based: bool = False, **params: Any) -> CardtableGoofspielGame:
+    """``pyspiel.load_game(SHORT_NAME, params)``; with ``turn_based=True`` the
+    turn-based form (:class:`CardtableGoofspielTurnBasedGame`)."""
+    return pyspiel.load_game(TURN_BASED_SHORT_NAME if turn_based else SHORT_NAME, params)

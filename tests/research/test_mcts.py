@@ -1,9 +1,12 @@
 """The MCTS bot: legal on every variant, reproducible, stronger than random."""
 
+import itertools
+
 import pytest
 
 from cardtable.goofspiel import PRESETS, Game, Ruleset
 from cardtable.goofspiel.autoplay import play_game
+from cardtable.goofspiel.bots import mcts as mcts_module
 from cardtable.goofspiel.bots.mcts import MCTSBot, determinise
 from cardtable.platform.bot import load_bot
 
@@ -96,6 +99,9 @@ def test_posterior_finds_a_matcher_and_not_a_random_bidder():
     odd = _view_after(rs, [[1, 1], [2, 8], [3, 3]], 0, deck)           # far from every type's prediction
     post = opponent_model.posteriors(odd)[1]
     assert post["match"] < 0.01 and post["search"] > 0.6
+    # bids that ignore the pot are likelier under `uniform` than under `search` (half `quantile`):
+    # the weight on a random bidder grows (with a uniform `search` likelihood it stayed at its prior)
+    assert post["uniform"] > 2 * opponent_model.PRIOR["uniform"]
     fresh = Game(rs, prize_deck=deck).view(0)
     assert opponent_model.posteriors(fresh) == {1: opponent_model.PRIOR}
 
@@ -141,3 +147,52 @@ def test_the_opponent_model_wins_by_one_against_a_revealed_matcher():
 def test_bad_new_options_are_rejected(kw):
     with pytest.raises(ValueError):
         MCTSBot(**kw)
+
+
+def test_default_search_is_not_a_near_uniform_bid_in_three_players():
+    # the issue's failure (3 players vs two random bots, +1.08 +- 3.25): with c = 0.7 the root's
+    # visits were nearly uniform (point differences spread over a tenth of the reward range)
+    # and the mixed final move bid all 8 cards at 0.10-0.14 each
+    rs = Ruleset(cards=8, players=3)
+    view = Game(rs, prize_deck=[6, 2, 8, 1, 3, 5, 4, 7]).view(0)
+    dist = MCTSBot(seed=1).search_policy(view)
+    assert len(dist) <= 6 and max(dist.values()) > 0.2, dist
+    wide = MCTSBot(seed=1, c=0.7).search_policy(view)
+    assert len(wide) == 8 and max(wide.values()) < 0.2, wide
+
+
+def test_small_decisions_stop_early_and_time_limit_alone_is_a_time_budget():
+    rs = Ruleset(cards=4)
+    game = Game(rs, prize_deck=[2, 4, 1, 3])
+    game.play([1, 2])
+    game.play([2, 3])
+    bot = MCTSBot(seed=0)
+    bot.new_game(rs, 0)
+    bot.act(game.view(0))                     # two cards each: 2 x 2 joint moves, 50 iterations each
+    assert bot.last_iterations == 4 * mcts_module.ITERATIONS_PER_JOINT_MOVE == 200
+    bot = MCTSBot(seed=0, iterations=30)
+    bot.new_game(rs, 0)
+    bot.act(game.view(0))
+    assert bot.last_iterations == 30
+    first = Game(Ruleset(cards=8), seed=1).view(0)
+    bot = MCTSBot(seed=0)
+    bot.new_game(first.ruleset, 0)
+    bot.act(first)
+    assert bot.last_iterations == mcts_module.DEFAULT_ITERATIONS == 1000
+
+
+def test_few_face_down_prizes_are_searched_in_every_order():
+    rs = Ruleset(cards=5)
+    game = Game(rs, prize_deck=[3, 1, 5, 2, 4])
+    game.play([1, 2])
+    game.play([3, 4])                          # prize 5 is up, 2 and 4 face down
+    view = game.view(0)
+    seen = []
+    real = mcts_module.determinise
+    try:
+        mcts_module.determinise = lambda v, order: seen.append(tuple(order)) or real(v, order)
+        MCTSBot(seed=0, iterations=40).act(view)
+    finally:
+        mcts_module.determinise = real
+    face_down = tuple(view.remaining_prizes)
+    assert sorted(seen[1:]) == sorted(itertools.permutations(face_down))   # seen[0]: the root's

@@ -243,3 +243,61 @@ def test_memoised_tree_is_bounded_and_states_stay_correct(monkeypatch):
     c = s.clone()
     s.apply_action(s.chance_outcomes()[0][0])
     assert c.is_chance_node() and not s.is_chance_node()   # a clone is independent
+
+
+# -- the turn-based form -----------------------------------------------------------------
+
+@pytest.mark.parametrize("params", [
+    dict(num_cards=4), dict(num_cards=4, open_prizes=2), dict(num_cards=4, players=3, unique_bids=True),
+    dict(num_cards=5, cards_per_bid=2), dict(num_cards=4, points_order="descending", tie_rule="discard"),
+])
+def test_turn_based_form_passes_openspiels_random_simulation_test(params):
+    game = og.load(turn_based=True, **params)
+    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("params", [dict(num_cards=3), dict(num_cards=3, tie_rule="discard"),
+                                    dict(num_cards=3, players=3, unique_bids=True)])
+def test_turn_based_form_is_the_converted_game(params):
+    from open_spiel.python.algorithms import get_all_states
+
+    ours = og.load(turn_based=True, **params)
+    converted = pyspiel.convert_to_turn_based(og.load(**params))
+
+    def infosets(game):
+        states = get_all_states.get_all_states(game, include_terminals=False, include_chance_states=False)
+        return {(s.current_player(), tuple(s.legal_actions())) for s in states.values()}, \
+            len({s.information_state_string() for s in states.values()})
+
+    (acts_a, n_a), (acts_b, n_b) = infosets(ours), infosets(converted)
+    assert n_a == n_b and acts_a == acts_b
+    if params["num_cards"] == 3 and len(params) == 1:
+        assert n_a == 114
+    # CFR+ walks the same tree: the same NashConv, iteration for iteration
+    a, b = cfr.CFRPlusSolver(ours), cfr.CFRPlusSolver(converted)
+    for _ in range(5):
+        a.evaluate_and_update_policy()
+        b.evaluate_and_update_policy()
+    assert exploitability.nash_conv(ours, a.average_policy()) == pytest.approx(
+        exploitability.nash_conv(converted, b.average_policy()), abs=1e-9)
+
+
+def test_turn_based_bids_stay_hidden_until_the_round_is_complete():
+    game = og.load(turn_based=True, num_cards=4, tie_rule="discard")
+    s = game.new_initial_state()
+    s.apply_action(1)                                # prize 2 turned up
+    before = s.information_state_string(1)
+    s.apply_action(3)                                # seat 0 bids the 4
+    assert s.current_player() == 1
+    assert s.information_state_string(1) != before   # seat 1 sees that seat 0 has bid ...
+    other = game.new_initial_state()
+    other.apply_action(1)
+    other.apply_action(0)                            # ... but not which card: a bid of 1 looks the same
+    assert other.information_state_string(1) == s.information_state_string(1)
+    assert s.information_state_string(0) != other.information_state_string(0)   # seat 0 knows its own
+    with pytest.raises(ValueError, match="not a legal bid"):
+        s.apply_action(7)                            # no card 8: refused, nothing changes
+    assert s.current_player() == 1 and s.history() == [1, 3]
+    s.apply_action(0)                                # seat 1 bids the ace: seat 0 takes prize 2
+    assert s.engine_game.points == (2, 0) and s.is_chance_node()
