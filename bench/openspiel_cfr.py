@@ -8,7 +8,9 @@ imp_info=False)`` (bids are public, as in our rules) through
 native) and carry-over ties, and, with ``--converted``, also the simultaneous
 ``python_cardtable_goofspiel`` through ``convert_to_turn_based``. Prints a
 Markdown table: the first iteration (which builds our memoised tree), the mean
-of the next ones, and the ratio to native's. Usage:
+of the next ones, and the ratio to native's, in seconds of this process's CPU
+time (``time.process_time``: on a shared machine wall time measures the other
+jobs too). Usage:
 
     python bench/openspiel_cfr.py [--cards 3,4] [--iterations 3] [--converted]
 """
@@ -24,13 +26,13 @@ def time_cfr(game, iterations: int) -> tuple[float, float, int]:
     from open_spiel.python.algorithms import cfr
 
     solver = cfr.CFRPlusSolver(game)
-    start = time.perf_counter()
+    start = time.process_time()
     solver.evaluate_and_update_policy()
-    first = time.perf_counter() - start
-    start = time.perf_counter()
+    first = time.process_time() - start
+    start = time.process_time()
     for _ in range(iterations):
         solver.evaluate_and_update_policy()
-    return first, (time.perf_counter() - start) / iterations, len(solver._info_state_nodes)
+    return first, (time.process_time() - start) / iterations, len(solver._info_state_nodes)
 
 
 def main() -> None:
@@ -49,7 +51,7 @@ def main() -> None:
     ap.add_argument("--converted", action="store_true",
                     help="also our simultaneous game through convert_to_turn_based")
     args = ap.parse_args()
-    print("| n | game | information states | first iteration s | later iterations s | vs native |")
+    print("| n | game | information states | first iteration CPU s | later iterations CPU s | vs native |")
     print("|---:|---|---:|---:|---:|---:|")
     for n in map(int, args.cards.split(",")):
         native = pyspiel.load_game("goofspiel", {
@@ -66,7 +68,7 @@ def main() -> None:
         for label, game in games:
             first, later, states = time_cfr(game, args.iterations)
             native = native or later
-            print(f"| {n} | {label} | {states} | {first:.2f} | {later:.2f} | {later / native:.2f}x |", flush=True)
+            print(f"| {n} | {label} | {states} | {first:.3f} | {later:.3f} | {later / native:.2f}x |", flush=True)
 
 
 if __name__ == "__main__":

@@ -41,12 +41,13 @@ Works for every ruleset: 2-5 players, multi-card bids, open prizes, any tie rule
 Options: ``iterations`` (the search's budget per decision, default
 ``DEFAULT_ITERATIONS`` = 1,000: reproducible with a seed) or ``time_limit``
 (seconds per decision; alone, the search runs for that time; with
-``iterations``, whichever ends first). A small decision stops early: at most
+``iterations``, whichever ends first). A small decision stops early (under
+either budget): at most
 ``ITERATIONS_PER_JOINT_MOVE`` (50) iterations per joint move at the root (the
 product of the seats' numbers of legal moves there), so a last bid between two
 cards takes 200 iterations (DUCT has met every joint move 50 times by then), a
-first bid of the 8-card game the full 1,000. Move times at the default: about
-0.2 s per bid at 8 cards, 0.5 s at 13 (one core; docs/research.md);
+first bid of the 8-card game the full 1,000. A search of 1,000 iterations took
+about 0.3 s at 8 cards and 0.5 s at 13 (one core, 2 players; docs/research.md);
 ``selection``, ``c`` (default 0.2: rewards lie in ``[0, 1]`` but a game's
 point differences spread over about a tenth of that, so the former 0.7 left
 DUCT's visits nearly uniform and its mixed final move close to a random bid;
