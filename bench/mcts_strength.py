@@ -51,11 +51,17 @@ def interval(values: list[float]) -> tuple[float, float]:
     return m, half
 
 
-def match(cards: int, players: int, opponent: str, games: int, options: dict, seed: int) -> dict:
-    """Play the games; MCTS's per-deal mean point differences and W/D/L counts."""
+def match(cards: int, players: int, opponent: str, games: int, options: dict, seed: int,
+          deals_range: range | None = None, log=None) -> dict:
+    """Play the games; MCTS's per-deal mean point differences and W/D/L counts.
+
+    ``deals_range``: only these deals (of ``games // players``; the same deals as in the
+    full run, so parts run in separate processes add up to it); ``log``: a file that
+    gets one line per deal (``deal mean_difference wins draws losses``) as it ends."""
     rs = Ruleset(cards=cards, players=players)
     deals, wdl = [], [0, 0, 0]
-    for d in range(games // players):
+    for d in deals_range if deals_range is not None else range(games // players):
+        before = list(wdl)
         diffs = []
         for seat in range(players):
             g = d * players + seat
@@ -65,6 +71,8 @@ def match(cards: int, players: int, opponent: str, games: int, options: dict, se
             diffs.append(result.point_difference[seat])
             wdl[("win", "draw", "loss").index(result.outcomes[seat])] += 1
         deals.append(statistics.fmean(diffs))
+        if log is not None:
+            print(d, deals[-1], *(a - b for a, b in zip(wdl, before)), file=log, flush=True)
     return {"deals": deals, "wdl": wdl}
 
 
@@ -76,16 +84,34 @@ def main() -> None:
     ap.add_argument("--opponents", default="random,matcher,heuristic")
     ap.add_argument("--mcts", default="iterations=1000", help="MCTS options, key=value,...")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--deals", default="", metavar="START:STOP",
+                    help="play only these deals (one player count and opponent); with --log, parts of a "
+                         "row can run in separate processes")
+    ap.add_argument("--log", default="", help="append one line per deal to this file")
+    ap.add_argument("--merge", nargs="*", default=None, metavar="LOG",
+                    help="print the row from per-deal logs (with --players P --opponents O) instead of playing")
     args = ap.parse_args()
     options = parse_options(args.mcts)
     print(f"{args.cards} cards, carry-over ties; mcts {options}; games per row {args.games}")
     print("| players | opponent | games | W | D | L | mean point difference | 95% interval | seconds |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    if args.merge is not None:
+        rows = {}
+        for path in args.merge:
+            for line in open(path):
+                d, m, *counts = line.split()
+                rows[int(d)] = (float(m), [int(c) for c in counts])
+        m, half = interval([v[0] for v in rows.values()])
+        w, dr, lo = (sum(v[1][i] for v in rows.values()) for i in range(3))
+        print(f"| {args.players} | {args.opponents} | {w + dr + lo} | {w} | {dr} | {lo} | {m:+.2f} | ± {half:.2f} | |")
+        return
+    log = open(args.log, "a") if args.log else None
+    part = range(*map(int, args.deals.split(":"))) if args.deals else None
     for players in map(int, args.players.split(",")):
         games = args.games - args.games % players
         for opponent in args.opponents.split(","):
             start = time.perf_counter()
-            r = match(args.cards, players, opponent, games, options, args.seed)
+            r = match(args.cards, players, opponent, games, options, args.seed, part, log)
             m, half = interval(r["deals"])
             w, dr, lo = r["wdl"]
             print(f"| {players} | {opponent} | {games} | {w} | {dr} | {lo} | {m:+.2f} | ± {half:.2f} | "
