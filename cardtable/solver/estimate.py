@@ -14,11 +14,12 @@ from functools import lru_cache
 
 from cardtable.goofspiel import Ruleset
 
-#: Measured CPU cost of one k x k matrix game in the lean layer kernel, nanoseconds
-#: per game ~ NS_PER_GAME_K2 * k**2 (fit to the per-layer CPU times of the carry-over
-#: n = 10 solve in docs/solver.md: 589, 853, 1225, 1753, 2279 ns for k = 4..8; one core of
-#: the shared 2-core machine under load).
-NS_PER_GAME_K2 = 36.0
+#: Measured CPU cost of one k x k matrix game in the lean layer kernel with the warm
+#: start, nanoseconds per game ~ NS_PER_GAME_K2 * k**2: the CPU time of the whole
+#: carry-over n = 9 solve (12.3 s, 13,055,791 games) over its sum of games x k^2
+#: (docs/solver.md, Warm start measurements; one core of the shared 2-core machine
+#: under a load of about 13; the cold kernel measured 46 in the same run).
+NS_PER_GAME_K2 = 34.0
 #: Resident memory of Python, NumPy, Numba and the layout, bytes.
 BASE_MEMORY = 300 << 20
 #: Matrix games per second of one H200 for the CUDA backend: not measured yet

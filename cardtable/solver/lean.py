@@ -233,6 +233,18 @@ def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, st):
 
 
 @njit(cache=True, inline='always')
+def _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off):
+    """The states of the child subset (``mask`` less prize ``p``) in layer ``k - 1``:
+    ``(first state in the layer, number of states, first key in skeys)``; zeros at k = 1."""
+    if k == 1:
+        return 0, 0, 0
+    rc = rank_of_mask[mask & ~(1 << p)]
+    so_c = so_off[k - 1]
+    cs0 = soff[so_c + rc]
+    return cs0, soff[so_c + rc + 1] - cs0, skoff[k - 1] + cs0
+
+
+@njit(cache=True, inline='always')
 def _copy_support(ws, wI, wJ, src, dst):
     """Support slot ``dst`` := slot ``src``."""
     n = ws[src]
@@ -290,15 +302,7 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
                 continue
             count += 1
             pv = pval[p]
-            cs0 = 0
-            cns = 0
-            ckb = 0
-            if k > 1:
-                rc = rank_of_mask[mask & ~(1 << p)]
-                so_c = so_off[k - 1]
-                cs0 = soff[so_c + rc]
-                cns = soff[so_c + rc + 1] - cs0
-                ckb = skoff[k - 1] + cs0
+            cs0, cns, ckb = _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off)
             for a in range(k):
                 for b in range(k):
                     o = outc[a, b]
@@ -371,15 +375,7 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
             if fixed >= 0 and p != fixed:
                 continue
             count += 1
-            cs0 = 0
-            cns = 0
-            ckb = 0
-            if k > 1:
-                rc = rank_of_mask[mask & ~(1 << p)]
-                so_c = so_off[k - 1]
-                cs0 = soff[so_c + rc]
-                cns = soff[so_c + rc + 1] - cs0
-                ckb = skoff[k - 1] + cs0
+            cs0, cns, ckb = _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off)
             nfirst = 0
             for j in range(ns):
                 key = skeys[kbase + j]
