@@ -2,6 +2,7 @@
 under a temporary CARDTABLE_HOME, never into the user's folders."""
 
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -11,6 +12,12 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# A suite started in the background by a non-interactive shell (`cmd &`, nohup) inherits
+# SIGINT ignored, and so would every program the tests start: the Ctrl-C tests would then
+# test nothing. Python's own handler here makes the children start with the default action.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
