@@ -74,23 +74,30 @@ _DEFAULTS = {
     "returns_type": "point_difference",
 }
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="cardtable Goofspiel (every variant)",
-    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=5,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=False,
-    parameter_specification=_DEFAULTS,
-)
+
+def _game_type(short_name: str, long_name: str, dynamics, tensors: bool) -> "pyspiel.GameType":
+    """The OpenSpiel game type of one form of the game (both forms share all but these)."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=dynamics,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=5,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=tensors,
+        provides_observation_string=True,
+        provides_observation_tensor=tensors,
+        provides_factored_observation_string=False,
+        parameter_specification=_DEFAULTS,
+    )
+
+
+_GAME_TYPE = _game_type(SHORT_NAME, "cardtable Goofspiel (every variant)",
+                        pyspiel.GameType.Dynamics.SIMULTANEOUS, tensors=True)
 
 
 def ruleset_from_params(params: dict[str, Any]) -> Ruleset:
@@ -541,23 +548,9 @@ class GoofspielObserver:
 
 TURN_BASED_SHORT_NAME = "python_cardtable_goofspiel_turn_based"
 
-_TURN_GAME_TYPE = pyspiel.GameType(
-    short_name=TURN_BASED_SHORT_NAME,
-    long_name="cardtable Goofspiel (every variant), bids made in turn",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=5,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=False,
-    provides_factored_observation_string=False,
-    parameter_specification=_DEFAULTS,
-)
+_TURN_GAME_TYPE = _game_type(TURN_BASED_SHORT_NAME,
+                             "cardtable Goofspiel (every variant), bids made in turn",
+                             pyspiel.GameType.Dynamics.SEQUENTIAL, tensors=False)
 
 
 class _Turn:
