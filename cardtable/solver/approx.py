@@ -37,6 +37,7 @@ from cardtable.goofspiel import Ruleset
 from . import kernel
 from .layout import Layout, SolverError
 from .position import ImpossiblePosition, Position
+from .round_subgame import solve_low_layers
 from .table import RoundStrategy, Table, count_games, full_layout, subgame_layout
 
 
@@ -373,7 +374,7 @@ def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
         raise ValueError("the discard table is not the full game of this deck")
     vals = np.full(lay.size, np.nan)
     if exact > 1:
-        _solve_low_layers(lay, exact - 1, vals)
+        solve_low_layers(lay, exact - 1, vals)
     dvals = np.asarray(discard.values)
     for k in range(max(exact, 1), lay.top + 1):
         fill_approx_layer(k, lay.T, lay.base, lay.base_off, lay.val_off, lay.pval, d.T, lay.codes,
@@ -381,18 +382,6 @@ def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
                           d.base, d.base_off, d.val_off, dvals, approx.scale, approx.coef, vals,
                           approx.pot_model)
     return lay, vals
-
-
-def _solve_low_layers(lay: Layout, top: int, out: np.ndarray) -> None:
-    """Exact values of layers 1..top of ``lay`` into ``out``."""
-    stats = np.zeros(4)
-    for k in range(1, top + 1):
-        bad = kernel.solve_layer(k, 0, lay.npat(k), lay.pval, lay.T, lay.carry, lay.win,
-                                 lay.codes, lay.code_off, lay.masks, lay.mask_off,
-                                 lay.rank_of_mask, lay.psum, lay.base, lay.base_off,
-                                 lay.val_off, lay.next_prize, out, stats)
-        if bad or stats[3]:
-            raise SolverError(f"layer {k}: the exact solve failed its checks")
 
 
 __all__ = ["CarryApproximation", "approx_value_array", "exact_layers"]

@@ -14,6 +14,10 @@ at this position" for a ruleset, from the best source available, in order:
    needs at most ``subgame_limit`` matrix games) and before that
    ``"lookahead"`` (:func:`lookahead_strategy`: not an equilibrium).
 
+A subgame is solved once per game, at its first exact move, for the positions
+after that round's prize only (:func:`.round_subgame.solve_round_subgame`);
+later moves read it.
+
 Every source is a function of the position only (points objective), so
 :mod:`.exploit` and :mod:`.exploit_kernel` compute its exact best response.
 """
@@ -27,7 +31,8 @@ from cardtable.goofspiel import Ruleset
 from . import kernel
 from .approx import CarryApproximation, approx_value_array, exact_layers
 from .position import ImpossiblePosition, Position, check_supported
-from .table import Table, count_games, load_table, solve, solve_subgame, subgame_layout
+from .round_subgame import solve_round_subgame
+from .table import Table, count_games, load_table, solve, subgame_layout
 
 #: Words for each source, for front ends.
 SOURCE_TEXT = {"table": "solved table", "subgame": "exact subgame solution",
@@ -113,7 +118,7 @@ class EquilibriumSource:
         if self.approx is not None or pos.k <= 10 or self.ruleset.fixed_order:
             layout = subgame_layout(self.ruleset, pos, self.objective)
             if self.approx is not None or count_games(layout) <= self.subgame_limit:
-                self.sub = solve_subgame(self.ruleset, pos, self.objective, layout)
+                self.sub = solve_round_subgame(self.ruleset, pos, prize, self.objective, layout)
                 return self.sub.round_strategy(pos, prize).a, "subgame"
         return lookahead_strategy(self.ruleset, pos, prize), "lookahead"
 

@@ -200,6 +200,8 @@ class Table:
         for c in pos.prizes:
             mask |= 1 << self.prize_cards.index(c)
         cm = mask & ~(1 << p)
+        if int(L.rank_of_mask[cm]) < 0:  # e.g. a subgame solved for another prize's round
+            raise ImpossiblePosition(f"this table holds no positions after prize {prize} at this position")
         M = np.empty((k, k), dtype=np.float64)
         stake = pos.pot + int(L.pval[p])
         values = np.asarray(self.values)
