@@ -3,7 +3,9 @@ ties, no carry-over table): the carry-over approximation, then exact subgame sol
 
 One process, one thread. Prints the one-time preparation (opening and checking
 the 13-card discard table, compiling the kernels at the first move), then per
-source (``approximation``, ``subgame``) the number of moves and the mean and
+source (``approximation``, ``subgame``; the first exact move of each game, where
+the subgame is solved, separately, beside the time to solve the whole subgame
+at the same position, as before issue 10's change) the number of moves and the mean and
 largest seconds per move (wall clock, and the process's CPU time beside it: the
 machine may be shared), over ``--games`` games against ``heuristic``. The
 reference row is the same bot with ``approximation=False`` (the one-round
@@ -11,7 +13,7 @@ lookahead fallback it replaced) on the same deals.
 
 Usage (the numbers in docs/solver.md)::
 
-    python bench/approx.py --games 4
+    python bench/approx.py --games 3
 
 ``--h2h heuristic,matcher,mcts:iterations=200 --deals N --log FILE``: instead,
 duplicate games of ``nash`` against each opponent (each deal played with both
@@ -39,6 +41,8 @@ from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.bots.nash import NashBot
 from cardtable.platform.bot import load_bot
 from cardtable.solver.equilibrium import discard_table
+from cardtable.solver.position import Position, position_from_view
+from cardtable.solver.table import solve_subgame
 
 
 def play(bot: NashBot, rs: Ruleset, games: int, seed: int) -> dict[str, list[tuple[float, float]]]:
@@ -51,12 +55,29 @@ def play(bot: NashBot, rs: Ruleset, games: int, seed: int) -> dict[str, list[tup
         bot.new_game(rs, seat)
         other.new_game(rs, 1 - seat)
         while not game.is_over:
+            view = game.view(seat)
+            first_exact = bot._sub is None
             w0, c0 = time.perf_counter(), time.process_time()
-            mine = bot.act(game.view(seat))
-            times.setdefault(bot.last_source, []).append((time.perf_counter() - w0, time.process_time() - c0))
+            mine = bot.act(view)
+            spent = (time.perf_counter() - w0, time.process_time() - c0)
+            times.setdefault(bot.last_source, []).append(spent)
+            if first_exact and bot.last_source == "subgame":
+                times.setdefault("subgame: first exact move", []).append(spent)
+                times.setdefault("(reference) the whole subgame solved at that move", []).append(
+                    whole_subgame_seconds(rs, view))
             theirs = other.act(game.view(1 - seat))
             game.play([mine, theirs] if seat == 0 else [theirs, mine])
     return times
+
+
+def whole_subgame_seconds(rs: Ruleset, view) -> tuple[float, float]:
+    """(wall, cpu) seconds to solve every position reachable from ``view``'s position
+    (:func:`solve_subgame`, what the first exact move solved before issue 10's change)."""
+    pos, _ = position_from_view(view)
+    pos = Position(pos.prizes, pos.hands, pos.pot, 0)
+    w0, c0 = time.perf_counter(), time.process_time()
+    solve_subgame(rs, pos)
+    return time.perf_counter() - w0, time.process_time() - c0
 
 
 def duplicate_deal(opponent: str, rs: Ruleset, deal: int) -> float:

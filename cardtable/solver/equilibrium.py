@@ -169,13 +169,16 @@ class EquilibriumSource:
         """``(layout, values)`` of the full game that this source's mixes are the
         row player's equilibria of (see :mod:`.exploit_kernel`), or ``None`` when
         it plays the lookahead fallback somewhere (then only the position-by-position
-        best response of :mod:`.exploit` applies)."""
+        best response of :mod:`.exploit` applies). The carry-over approximation adds
+        a third item, its first approximate layer: the layers below hold exact values
+        (``exact_below`` of :func:`.exploit_kernel.layout_best_response`)."""
         if self.objective != "points":
             return None
         if self.table is not None:
             return self.table.layout, self.table.values
         if self.approx is not None:
-            return approx_value_array(self.ruleset, self.approx.discard, self.approx.exact)
+            lay, vals = approx_value_array(self.ruleset, self.approx.discard, self.approx.exact)
+            return lay, vals, max(self.approx.exact, 1)
         if self.whole_game_fits():
             t = solve(self.ruleset)
             return t.layout, t.values

@@ -17,6 +17,7 @@ from cardtable.solver.approx import (DEFAULT_POT_MODEL, CarryApproximation, appr
                                      default_coef, exact_layers, pot_model_data)
 from cardtable.solver.equilibrium import EquilibriumSource
 from cardtable.solver.exploit import best_response, kernel_best_response, positional_best_response
+from cardtable.solver.exploit_kernel import layout_best_response
 from cardtable.solver.table import full_layout
 
 
@@ -166,3 +167,21 @@ def test_pot_model_data_file_says_how_it_was_fitted():
         CarryApproximation(rs, solve(Ruleset(cards=5, tie_rule="discard")), 3, pot_model=7)
     with pytest.raises(ValueError, match=r"coef needs shape \(6, 8\)"):
         CarryApproximation(rs, solve(Ruleset(cards=5, tie_rule="discard")), 3, coef=np.ones(3))
+
+
+def test_best_response_copies_the_exact_layers_without_changing_the_result():
+    # below the first approximate layer the bot plays a subgame-perfect equilibrium:
+    # a best response there scores the exact value, so the kernel copies those layers
+    rs = Ruleset(cards=6, tie_rule="carry")
+    lay, vals = approx_value_array(rs, solve(Ruleset(cards=6, tie_rule="discard")), 4)
+    searched = layout_best_response(lay, vals)
+    copied = layout_best_response(lay, vals, exact_below=4)
+    assert copied[0] == pytest.approx(searched[0], abs=1e-9)
+    assert copied[1] == pytest.approx(searched[1], abs=1e-9)
+    assert searched[0] > 1e-3  # approximate above, measurably
+    # copying a layer that is not exact would change the result: the check has teeth
+    wrong = layout_best_response(lay, vals, exact_below=6)
+    assert abs(wrong[0] - searched[0]) > 1e-3
+    # the bot hands the kernel its first approximate layer
+    got = EquilibriumSource(rs, subgame_limit=300).best_response_values()
+    assert len(got) == 3 and got[2] == 3

@@ -123,7 +123,9 @@ class NashBot(GoofspielBot):
 
     def best_response_values(self, ruleset: Any):
         """``(layout, values)`` whose round equilibria are this bot's mixes in every
-        position of ``ruleset`` (for :mod:`cardtable.solver.exploit_kernel`), or None."""
+        position of ``ruleset`` (for :mod:`cardtable.solver.exploit_kernel`), or None;
+        with the carry-over approximation a third item, the first layer that is not
+        exact (see :meth:`cardtable.solver.equilibrium.EquilibriumSource.best_response_values`)."""
         if self.ruleset != ruleset or self._source is None:
             self.new_game(ruleset, 0)
         return self._source.best_response_values()
