@@ -25,7 +25,7 @@ _PIV = 1e-9  # smallest pivot element: smaller ones are rounding noise
 _M55 = 0x5555555555555555
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compress(amask, bmask, nbits):
     """Pattern code of two hands given as bit masks over ``nbits`` strength positions."""
     code = 0
@@ -38,13 +38,13 @@ def compress(amask, bmask, nbits):
     return code
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def swap_code(code):
     """The pattern code with the players swapped."""
     return ((code & _M55) << 1) | ((code >> 1) & _M55)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decode(code):
     """Bit masks ``(a, b, m)`` of a pattern over its ``m`` compressed positions."""
     a = 0
@@ -75,7 +75,7 @@ def enum_patterns(subs_a, subs_b, nbits):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _find(codes, lo, hi, code):
     """Index of ``code`` in the sorted slice ``codes[lo:hi]`` (relative to lo), or -1."""
     i = np.searchsorted(codes[lo:hi], code)
@@ -105,7 +105,7 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     return value, gap
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def simplex(M, k1, k2, tab, basis, x, y):
     """Value and optimal strategies of the zero-sum game ``M[:k1, :k2]``.
 
@@ -246,7 +246,7 @@ def simplex(M, k1, k2, tab, basis, x, y):
     return 1.0 / z - shift, shift
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def guarantee_gap(M, k1, k2, x, y):
     """``max_i (M y)_i - min_j (x' M)_j``: what B concedes at most minus what A secures."""
     lo = 1e300
@@ -266,7 +266,7 @@ def guarantee_gap(M, k1, k2, x, y):
     return hi - lo
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _gauss(A, b, n):
     """Solve ``A z = b`` in place (partial pivoting); False if (nearly) singular."""
     for c in range(n):
@@ -298,13 +298,28 @@ def _gauss(A, b, n):
 
 @njit(cache=True)
 def _refine(M, k1, k2, shift, basis, x, y, value, gap):
+    """:func:`_refine_ws` with its workspace allocated here."""
+    R = np.empty((2 * k1 + 4, max(k1, k2)))
+    return _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R)
+
+
+@njit(cache=True, _nrt=False)
+def _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R):
     """Recompute the basic solution of the final simplex basis from the original
-    matrix (removes the rounding accumulated by the pivots); keep it if better."""
-    B = np.empty((k1, k1))
-    BT = np.empty((k1, k1))
-    zb = np.ones(k1)
-    cb = np.zeros(k1)
+    matrix (removes the rounding accumulated by the pivots); keep it if better.
+
+    ``R``: float64 workspace of shape at least ``(2 k1 + 4, max(k1, k2))``
+    (the basis matrix, its transpose, two right-hand sides, two strategies).
+    Compiled without Numba's reference counting (``_nrt=False``): it allocates
+    nothing, and a call costs no atomic operations (docs/solver.md, Speed)."""
+    B = R[0:k1]
+    BT = R[k1:2 * k1]
+    zb = R[2 * k1]
+    cb = R[2 * k1 + 1]
+    x2 = R[2 * k1 + 2]
+    y2 = R[2 * k1 + 3]
     for i in range(k1):
+        zb[i] = 1.0
         for c in range(k1):
             j = basis[c]
             if j < k2:
@@ -316,8 +331,10 @@ def _refine(M, k1, k2, shift, basis, x, y, value, gap):
         cb[c] = 1.0 if basis[c] < k2 else 0.0
     if not _gauss(B, zb, k1) or not _gauss(BT, cb, k1):
         return value, gap
-    x2 = np.zeros(k1)
-    y2 = np.zeros(k2)
+    for i in range(k1):
+        x2[i] = 0.0
+    for j in range(k2):
+        y2[j] = 0.0
     sx = 0.0
     sy = 0.0
     for i in range(k1):
@@ -344,6 +361,19 @@ def _refine(M, k1, k2, shift, basis, x, y, value, gap):
     return value, gap
 
 
+@njit(cache=True, _nrt=False)
+def solve_game_ws(M, k1, k2, tab, basis, x, y, R):
+    """:func:`solve_matrix_game` with the refinement's workspace ``R`` given
+    (shape as :func:`_refine_ws`): allocates nothing and, compiled without
+    reference counting, costs no atomic operations per call; the kernels' inner
+    loops call this one."""
+    value, shift = simplex(M, k1, k2, tab, basis, x, y)
+    gap = guarantee_gap(M, k1, k2, x, y)
+    if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
+        value, gap = _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R)
+    return value, gap
+
+
 #: Warm start: a guessed support's solution is kept when both guarantees meet this
 #: closely (relative to 1 + |value|); a cold solve refines to 1e-13 (docs/solver.md).
 WARM_TOL = 1e-12
@@ -351,9 +381,9 @@ _NEG = 1e-12  # a support weight below -_NEG: the guessed support is wrong
 
 
 @njit(cache=True, inline='always')
-def solve_on_support(M, k1, k2, I, J, s, A, z, piv, x, y):
-    """Solve the game ``M[:k1, :k2]`` on a guessed square support (rows ``I[:s]``,
-    columns ``J[:s]``): the equalising systems ``M_IJ y_J = v 1``, ``x_I' M_IJ = v 1'``
+def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
+    """Solve the game ``M[:k1, :k2]`` on a guessed square support (rows ``I[w, :s]``,
+    columns ``J[w, :s]``): the equalising systems ``M_IJ y_J = v 1``, ``x_I' M_IJ = v 1'``
     with weights summing to 1. Both are the bordered matrix
     ``B = [[M_IJ, -1], [1', 0]]``: ``B (y, v) = e`` and ``B' (x, -v) = -e``
     (``e`` the last unit vector), so one LU factorisation (partial pivoting)
@@ -375,8 +405,8 @@ def solve_on_support(M, k1, k2, I, J, s, A, z, piv, x, y):
             x[i] = 0.0
         for j in range(k2):
             y[j] = 0.0
-        i0 = I[0]
-        j0 = J[0]
+        i0 = I[w, 0]
+        j0 = J[w, 0]
         x[i0] = 1.0
         y[j0] = 1.0
         hi = M[0, j0]
@@ -391,7 +421,7 @@ def solve_on_support(M, k1, k2, I, J, s, A, z, piv, x, y):
     n = s + 1
     for r in range(s):
         for c in range(s):
-            A[r, c] = M[I[r], J[c]]
+            A[r, c] = M[I[w, r], J[w, c]]
         A[r, s] = -1.0
     for c in range(s):
         A[s, c] = 1.0
@@ -468,30 +498,30 @@ def solve_on_support(M, k1, k2, I, J, s, A, z, piv, x, y):
     for j in range(k2):
         y[j] = 0.0
     for c in range(s):
-        w = z[c]
-        y[J[c]] = w if w > 0.0 else 0.0
-        w = z[u + c]
-        x[I[c]] = w if w > 0.0 else 0.0
+        wt = z[c]
+        y[J[w, c]] = wt if wt > 0.0 else 0.0
+        wt = z[u + c]
+        x[I[w, c]] = wt if wt > 0.0 else 0.0
     # the guarantee gap (as guarantee_gap) over the supports only: O(s k), not O(k^2)
     lo = 1e300
     for j in range(k2):
         t = 0.0
         for r in range(s):
-            t += x[I[r]] * M[I[r], j]
+            t += x[I[w, r]] * M[I[w, r], j]
         if t < lo:
             lo = t
     hi = -1e300
     for i in range(k1):
         t = 0.0
         for c in range(s):
-            t += M[i, J[c]] * y[J[c]]
+            t += M[i, J[w, c]] * y[J[w, c]]
         if t > hi:
             hi = t
     return True, 0.5 * (z[s] - z[u + s]), hi - lo
 
 
 @njit(cache=True, inline='always')
-def basis_support(k1, k2, shift, basis, x, y, I, J, mark):
+def basis_support(k1, k2, shift, basis, x, y, I, J, w, mark):
     """The square support of the optimal basis :func:`simplex` left: the basic
     columns ``J`` and the rows ``I`` whose slack is not basic (as many); for a
     pure saddle point (``shift == 0``) its row and column. Writes ``I``, ``J``
@@ -499,53 +529,59 @@ def basis_support(k1, k2, shift, basis, x, y, I, J, mark):
     if shift == 0.0:
         for i in range(k1):
             if x[i] == 1.0:
-                I[0] = i
+                I[w, 0] = i
         for j in range(k2):
             if y[j] == 1.0:
-                J[0] = j
+                J[w, 0] = j
         return 1
     for i in range(k1):
         mark[i] = 0
     s = 0
     for c in range(k1):
         if basis[c] < k2:
-            J[s] = basis[c]
+            J[w, s] = basis[c]
             s += 1
         else:
             mark[basis[c] - k2] = 1
     t = 0
     for i in range(k1):
         if mark[i] == 0:
-            I[t] = i
+            I[w, t] = i
             t += 1
     return s if t == s else 0
 
 
-@njit(cache=True, inline='always')
-def solve_game_warm(M, k1, k2, tab, basis, x, y, I, J, s, A, z, mark):
+@njit(cache=True, _nrt=False)
+def solve_game_warm(M, k1, k2, tab, basis, x, y, I, J, w, s, A, z, mark, R):
     """:func:`solve_matrix_game` warm-started from a neighbour game's optimal
-    support ``(I[:s], J[:s])`` (``s = 0``: none): that support's equalising
+    support ``(I[w, :s], J[w, :s])`` (``s = 0``: none): that support's equalising
     solution (:func:`solve_on_support`) is kept when both guarantees meet within
     ``WARM_TOL x (1 + |value|)``; otherwise the cold simplex solves the game and
     its optimal basis becomes the support for the next game.
 
-    Workspaces: ``tab, basis`` as :func:`simplex`; ``A``: ``(k1 + 1) x (k1 + 1)``;
-    ``z``: float64, length ``3 (k1 + 1)``; ``mark``: int64, length ``k1 + 1``.
+    Supports: ``I, J`` are int64 arrays of shape ``(slots, >= k1)``; slot ``w``
+    is read and overwritten. Workspaces: ``tab, basis`` as :func:`simplex`;
+    ``A``: ``(k1 + 1) x (k1 + 1)``; ``z``: float64, length ``3 (k1 + 1)``;
+    ``mark``: int64, length ``k1 + 1``; ``R`` as :func:`_refine_ws`. Compiled
+    without reference counting (``_nrt=False``): per game no allocation and no
+    atomic operation, which cost about a third of the layer solve when these
+    functions were inlined into the reference-counted layer loop
+    (docs/solver.md, Speed).
 
     Returns:
         ``(value, gap, s, hit)``: value and guarantee gap as
-        :func:`solve_matrix_game`, the support size now in ``I, J`` (0: none),
+        :func:`solve_matrix_game`, the support size now in slot ``w`` (0: none),
         and whether the guessed support was kept.
     """
     if s > 0:
-        ok, v, gap = solve_on_support(M, k1, k2, I, J, s, A, z, mark, x, y)
+        ok, v, gap = solve_on_support(M, k1, k2, I, J, w, s, A, z, mark, x, y)
         if ok and gap <= WARM_TOL * (1.0 + abs(v)):
             return v, gap, s, True
     value, shift = simplex(M, k1, k2, tab, basis, x, y)
     gap = guarantee_gap(M, k1, k2, x, y)
     if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
-        value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
-    return value, gap, basis_support(k1, k2, shift, basis, x, y, I, J, mark), False
+        value, gap = _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R)
+    return value, gap, basis_support(k1, k2, shift, basis, x, y, I, J, w, mark), False
 
 
 @njit(cache=True)
@@ -558,9 +594,16 @@ def pattern_children(code, k, codes, code_off, cidx, csign, outc):
     ``b``-th lowest, -1 if it loses, 0 on a tie). Returns False if a child is
     missing from the layout (a bug or a foreign table).
     """
+    return pattern_children_ws(code, k, codes, code_off, cidx, csign, outc,
+                               np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64))
+
+
+@njit(cache=True, _nrt=False)
+def pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pa, pb):
+    """:func:`pattern_children` with its two scratch arrays given (int64, length
+    >= k): allocates nothing, so the kernels compiled without reference
+    counting can call it."""
     am, bm, m = decode(code)
-    pa = np.empty(k, dtype=np.int64)
-    pb = np.empty(k, dtype=np.int64)
     ia = 0
     ib = 0
     for i in range(m):
@@ -594,7 +637,7 @@ def pattern_children(code, k, codes, code_off, cidx, csign, outc):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def slot(k, r, pot, d, R, npat, base, base_off, val_off, carry, win):
     """Index in the value array of layer ``k``, subset rank ``r``, pot, point difference ``d``."""
     nd = 2 * R + 1 if win else 1
@@ -603,7 +646,7 @@ def slot(k, r, pot, d, R, npat, base, base_off, val_off, carry, win):
     return val_off[k] + base[base_off[k] + r] + (p * nd + dd) * npat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fill_matrix(M, k, r_child, R_child, pot, d, stake, carry, win, cidx, csign, outc,
                 values, codes, code_off, base, base_off, val_off):
     """Payoff matrix of one round: rows = A's cards low to high, columns = B's.
@@ -655,8 +698,6 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
     caller can verify every game met ``CHECK_TOL``; [3] failures.
     Returns the number of patterns whose children were missing (0 when sound).
     """
-    npat = code_off[k + 1] - code_off[k]
-    nsub = mask_off[k + 1] - mask_off[k]
     M = np.empty((k, k), dtype=np.float64)
     tab = np.empty((k + 1, 2 * k + 1), dtype=np.float64)
     basis = np.empty(k, dtype=np.int64)
@@ -665,60 +706,75 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
     cidx = np.zeros((k, k), dtype=np.int64)
     csign = np.ones((k, k), dtype=np.int64)
     outc = np.zeros((k, k), dtype=np.int64)
+    RW = np.empty((2 * k + 4, k))
     bad = 0
-    games = 0
-    positions = 0
-    maxgap = 0.0
-    fails = 0
     for pi in range(pat_lo, pat_hi):
         code = codes[code_off[k] + pi]
         if not pattern_children(code, k, codes, code_off, cidx, csign, outc):
             bad += 1
             continue
-        for r in range(nsub):
-            mask = masks[mask_off[k] + r]
-            sp = psum[mask]
-            R = T - sp
-            npot = R + 1 if carry else 1
-            for pot in range(npot):
-                dlo = -(R - pot) if win else 0
-                dhi = (R - pot) if win else 0
-                for d in range(dlo, dhi + 1):
-                    idx = slot(k, r, pot, d, R, npat, base, base_off, val_off, carry, win) + pi
-                    positions += 1
-                    if win and (d > sp + pot or -d > sp + pot):
-                        values[idx] = 1.0 if d > 0 else -1.0
+        _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
+                       rank_of_mask, psum, base, base_off, val_off, next_prize, values, stats, M,
+                       tab, basis, xs, ys, cidx, csign, outc, RW)
+    return bad
+
+
+@njit(cache=True, _nrt=False)
+def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off, rank_of_mask, psum,
+                   base, base_off, val_off, next_prize, values, stats, M, tab, basis, xs, ys,
+                   cidx, csign, outc, RW):
+    """The positions of pattern ``pi`` for :func:`solve_layer` (its children in
+    ``cidx, csign, outc``); workspaces given, so that, compiled without reference
+    counting, its per-game calls cost no atomic operations (docs/solver.md, Speed)."""
+    npat = code_off[k + 1] - code_off[k]
+    nsub = mask_off[k + 1] - mask_off[k]
+    games = 0
+    positions = 0
+    maxgap = 0.0
+    fails = 0
+    for r in range(nsub):
+        mask = masks[mask_off[k] + r]
+        sp = psum[mask]
+        R = T - sp
+        npot = R + 1 if carry else 1
+        for pot in range(npot):
+            dlo = -(R - pot) if win else 0
+            dhi = (R - pot) if win else 0
+            for d in range(dlo, dhi + 1):
+                idx = slot(k, r, pot, d, R, npat, base, base_off, val_off, carry, win) + pi
+                positions += 1
+                if win and (d > sp + pot or -d > sp + pot):
+                    values[idx] = 1.0 if d > 0 else -1.0
+                    continue
+                total = 0.0
+                count = 0
+                fixed = next_prize[mask]
+                for p in range(len(pval)):
+                    if not (mask >> p) & 1:
                         continue
-                    total = 0.0
-                    count = 0
-                    fixed = next_prize[mask]
-                    for p in range(len(pval)):
-                        if not (mask >> p) & 1:
-                            continue
-                        if fixed >= 0 and p != fixed:
-                            continue
-                        count += 1
-                        cm = mask & ~(1 << p)
-                        rc = rank_of_mask[cm]
-                        Rc = T - psum[cm]
-                        stake = pot + pval[p]
-                        fill_matrix(M, k, rc, Rc, pot, d, stake, carry, win, cidx, csign,
-                                    outc, values, codes, code_off, base, base_off, val_off)
-                        v, gap = solve_matrix_game(M, k, k, tab, basis, xs, ys)
-                        games += 1
-                        scale = 1.0 + abs(v)
-                        if not (gap <= CHECK_TOL * scale):
-                            fails += 1
-                        if gap > maxgap:
-                            maxgap = gap
-                        total += v
-                    values[idx] = total / count
+                    if fixed >= 0 and p != fixed:
+                        continue
+                    count += 1
+                    cm = mask & ~(1 << p)
+                    rc = rank_of_mask[cm]
+                    Rc = T - psum[cm]
+                    stake = pot + pval[p]
+                    fill_matrix(M, k, rc, Rc, pot, d, stake, carry, win, cidx, csign,
+                                outc, values, codes, code_off, base, base_off, val_off)
+                    v, gap = solve_game_ws(M, k, k, tab, basis, xs, ys, RW)
+                    games += 1
+                    scale = 1.0 + abs(v)
+                    if not (gap <= CHECK_TOL * scale):
+                        fails += 1
+                    if gap > maxgap:
+                        maxgap = gap
+                    total += v
+                values[idx] = total / count
     stats[0] += games
     stats[1] += positions
     if maxgap > stats[2]:
         stats[2] = maxgap
     stats[3] += fails
-    return bad
 
 
 @njit(cache=True, parallel=True)

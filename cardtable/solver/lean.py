@@ -211,19 +211,19 @@ def _key_index(skeys, lo, n, key):
 
 
 @njit(cache=True, inline='always')
-def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, st):
+def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, R, st):
     """Solve one game (warm-started from support slot ``ws_i`` of ``wI, wJ, ws``
     when ``warm``) and account for it in ``st``; returns the value."""
     if warm:
-        v, gap, sz, hit = kernel.solve_game_warm(M, k, k, tab, basis, xs, ys, wI[ws_i], wJ[ws_i],
-                                                 ws[ws_i], A, z, mark)
+        v, gap, sz, hit = kernel.solve_game_warm(M, k, k, tab, basis, xs, ys, wI, wJ, ws_i,
+                                                 ws[ws_i], A, z, mark, R)
         if hit:
             st[5] += 1
         elif ws[ws_i] > 0:
             st[6] += 1
         ws[ws_i] = sz
     else:
-        v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, xs, ys)
+        v, gap = kernel.solve_game_ws(M, k, k, tab, basis, xs, ys, R)
     st[0] += 1
     if not (gap <= kernel.CHECK_TOL * (1.0 + abs(v))):
         st[3] += 1
@@ -254,11 +254,11 @@ def _copy_support(ws, wI, wJ, src, dst):
         wJ[dst, i] = wJ[src, i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
                     next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, out,
                     M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st,
-                    warm, ws, wI, wJ, A, z, mark, tie_a, tie_b, tie_at):
+                    warm, ws, wI, wJ, A, z, mark, R, pab, tie_a, tie_b, tie_at):
     """All positions of one pattern (points objective), pots vectorised.
 
     For a subset and a revealed prize, the games of all pots share the child
@@ -271,7 +271,7 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
     warm misses.
     """
     code = codes[code_off[k] + pi]
-    if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
+    if not kernel.pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pab[0], pab[1]):
         st[4] += 1
         return
     nt = 0  # the tied bid pairs (equal strengths): their continuation depends on the pot
@@ -330,7 +330,7 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
                         for t in range(nt):
                             M[tie_a[t], tie_b[t]] = 0.0
                 acc[j] += _solve(M, k, warm, ws, wI, wJ, p if j else first + p, tab, basis, xs,
-                                 ys, A, z, mark, st)
+                                 ys, A, z, mark, R, st)
                 if j == 0:
                     _copy_support(ws, wI, wJ, first + p, p)
         for j in range(ns):
@@ -338,11 +338,11 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
         st[1] += ns
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask, psum,
                  next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, out,
                  M, tab, basis, xs, ys, acc, cidx, csign, outc, st, warm, ws, wI, wJ, A, z, mark,
-                 crank):
+                 R, pab, crank):
     """All positions of one pattern, win objective (value = P(win) - P(loss)).
 
     Per subset and revealed prize, the states (pot, point difference) in key
@@ -351,7 +351,7 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
     previous state's optimal support for the same prize.
     """
     code = codes[code_off[k] + pi]
-    if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
+    if not kernel.pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pab[0], pab[1]):
         st[4] += 1
         return
     ws[:] = 0
@@ -407,7 +407,7 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
                             else:
                                 M[a, b] = sg * np.float64(prev[cidx[a, b] * S_prev + cs0 + ci])
                 slot = p if nfirst else first + p
-                acc[j] += _solve(M, k, warm, ws, wI, wJ, slot, tab, basis, xs, ys, A, z, mark, st)
+                acc[j] += _solve(M, k, warm, ws, wI, wJ, slot, tab, basis, xs, ys, A, z, mark, R, st)
                 if not nfirst:
                     _copy_support(ws, wI, wJ, first + p, p)
                 nfirst += 1
@@ -458,6 +458,8 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
     A = np.empty((k + 1, k + 1))
     z = np.empty(3 * (k + 1))
     mark = np.empty(k + 1, dtype=np.int64)
+    R = np.empty((2 * k + 4, k))
+    pab = np.empty((2, k), dtype=np.int64)
     tie_a = np.empty(k * k, dtype=np.int64)
     tie_b = np.empty(k * k, dtype=np.int64)
     tie_at = np.empty(k * k, dtype=np.int64)
@@ -468,12 +470,12 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
             _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask, psum,
                          next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, o,
                          M, tab, basis, xs, ys, acc, cidx, csign, outc, st, warm, ws, wI, wJ, A, z,
-                         mark, crank)
+                         mark, R, pab, crank)
         else:
             _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
                             next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, o,
                             M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st,
-                            warm, ws, wI, wJ, A, z, mark, tie_a, tie_b, tie_at)
+                            warm, ws, wI, wJ, A, z, mark, R, pab, tie_a, tie_b, tie_at)
 
 
 @njit(cache=True, parallel=True)

@@ -17,14 +17,14 @@ from cardtable.solver.lean import NSTATS, float32_bound, solve_chunk
 
 def _work(k):
     return (np.empty((k + 1, 2 * k + 1)), np.empty(k, np.int64), np.empty(k), np.empty(k),
-            np.zeros(k, np.int64), np.zeros(k, np.int64), np.empty((k + 1, k + 1)),
-            np.empty(3 * (k + 1)), np.empty(k + 1, np.int64))
+            np.zeros((1, k), np.int64), np.zeros((1, k), np.int64), np.empty((k + 1, k + 1)),
+            np.empty(3 * (k + 1)), np.empty(k + 1, np.int64), np.empty((2 * k + 4, k)))
 
 
 def _warm(M, s, work):
-    tab, basis, x, y, I, J, A, z, mark = work
+    tab, basis, x, y, I, J, A, z, mark, R = work
     k = M.shape[0]
-    return kernel.solve_game_warm(M, k, k, tab, basis, x, y, I, J, s, A, z, mark)
+    return kernel.solve_game_warm(M, k, k, tab, basis, x, y, I, J, 0, s, A, z, mark, R)
 
 
 def test_support_of_a_cold_solve_solves_a_neighbour_game():
@@ -49,7 +49,7 @@ def test_support_of_a_cold_solve_solves_a_neighbour_game():
 def test_wrong_support_falls_back_to_the_simplex():
     M = np.array([[3.0, 0.0], [0.0, 1.0]])  # mixed: value 3/4
     work = _work(2)
-    work[4][0], work[5][0] = 0, 0  # guess: the saddle point (row 0, column 0): wrong
+    work[4][0, 0], work[5][0, 0] = 0, 0  # guess: the saddle point (row 0, column 0): wrong
     v, gap, s, hit = _warm(M, 1, work)
     assert not hit and s == 2 and abs(v - 0.75) < 1e-12 and gap < 1e-12
     # a pure saddle point is found from a one-cell support
@@ -59,7 +59,7 @@ def test_wrong_support_falls_back_to_the_simplex():
     v, gap, s, hit = _warm(S + 1.0, s, work)
     assert (v, s, hit, gap) == (3.0, 1, True, 0.0)
     # a singular support system is refused, not divided by zero
-    ok, *_ = kernel.solve_on_support(np.ones((2, 2)), 2, 2, np.array([0, 1]), np.array([0, 1]), 2,
+    ok, *_ = kernel.solve_on_support(np.ones((2, 2)), 2, 2, np.array([[0, 1]]), np.array([[0, 1]]), 0, 2,
                                      np.empty((3, 3)), np.empty(9), np.empty(3, np.int64),
                                      np.empty(2), np.empty(2))
     assert not ok
