@@ -16,10 +16,11 @@ from cardtable.goofspiel import Ruleset
 
 #: Measured CPU cost of one k x k matrix game in the lean layer kernel with the warm
 #: start, nanoseconds per game ~ NS_PER_GAME_K2 * k**2: the CPU time of the whole
-#: carry-over n = 9 solve (12.3 s, 13,055,791 games) over its sum of games x k^2
-#: (docs/solver.md, Warm start measurements; one core of the shared 2-core machine
-#: under a load of about 13; the cold kernel measured 46 in the same run).
-NS_PER_GAME_K2 = 34.0
+#: carry-over n = 10 solve (70.9 s, 94,453,234 games, one thread) over its sum of
+#: games x k^2 (docs/solver.md, Speed: `python bench/kernel_revisions.py`; the kernel
+#: before the per-game path lost its reference counting measured 28.2 in the same run;
+#: smaller n cost more per game x k^2: 24 at n = 9, 27 at n = 8).
+NS_PER_GAME_K2 = 21.6
 #: Resident memory of Python, NumPy, Numba and the layout, bytes.
 BASE_MEMORY = 300 << 20
 #: Matrix games per second of one H200 for the CUDA backend: not measured yet

@@ -3,7 +3,10 @@ and the layer-by-layer backward induction.
 
 Everything here works on plain integer/float arrays; the Python side
 (:mod:`cardtable.solver.layout`) builds them. All functions are compiled with
-``@njit(cache=True)`` so that the one-time compilation is stored on disk.
+``@njit(cache=True)`` so that the one-time compilation is stored on disk; those
+on the per-game path also with ``_nrt=False`` (no reference counting, hence no
+allocation: their workspaces are passed in), because the atomic reference counts
+of array arguments cost about a third of a layer solve (docs/solver.md, Speed).
 
 Hand patterns (see the package docstring for the worked example): the two
 remaining hands, as bit masks over *strength positions*, are compressed to the
