@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from .common import fail, read_record_file, record_game, writable_folder
+from .common import err_console, fail, read_record_file, record_game, shown, writable_folder
 from .progress import progress_bar
 
 _TIES = ("carry", "discard")
@@ -37,14 +37,20 @@ def _objective(objective: str) -> str:
     return objective
 
 
-def _table_or_none(rs, objective: str, cache: Optional[Path]):
+def _table_or_none(rs, objective: str, cache: Optional[Path], damaged_ok: bool = False):
+    """The solved table, None if there is none; a damaged one is a clear error (exit 1),
+    or raised (``damaged_ok``: ``cardtable solve`` repairs it)."""
     from cardtable.platform.storage import FolderError
     from cardtable.solver import TableFileError, load_table
 
     try:
         return load_table(rs, objective, cache)
     except TableFileError as exc:
+        if damaged_ok:
+            raise
         fail(str(exc), 1)
+    except OSError as exc:  # a table path that is a folder, unreadable, ...
+        fail(f"cannot read the table: {exc}", 1)
     except FolderError as exc:
         fail(str(exc))
 
@@ -106,10 +112,18 @@ def register(app: typer.Typer) -> None:
         folder = default_path(rs, objective, cache, FORMAT_LAYERED)
         path = default_path(rs, objective, cache)
         if ((folder / "table.json").exists() or path.exists()) and not force:
-            table = _table_or_none(rs, objective, cache)
-            typer.echo(f"already solved: {table.path} (use --force to solve again)")
-            _print_value(table, rs)
-            return
+            from cardtable.solver.table import TableFileError, TableMismatchError
+
+            try:
+                table = _table_or_none(rs, objective, cache, damaged_ok=True)
+            except TableMismatchError as exc:
+                fail(str(exc), 1)
+            except TableFileError as exc:  # solve again what is missing or damaged (format 2: those layers)
+                err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving the damaged parts again")
+            else:
+                typer.echo(f"already solved: {table.path} (use --force to solve again)")
+                _print_value(table, rs)
+                return
         try:
             needs = estimate_solve(rs, objective)
         except UnsupportedRuleset as exc:
@@ -373,6 +387,8 @@ def _solve_format2(rs, objective: str, folder: Path, backend: str, threads: int,
             manifest = solve_layered(rs, objective, folder, be, progress, lay)
         except SolverError as exc:
             fail(f"solver check failed: {exc}", 1)
+        except OSError as exc:  # read-only folder, a folder where a layer file belongs, disk full
+            fail(f"cannot write the table in {folder}: {exc}", 1)
         except KeyboardInterrupt:
             fail(f"interrupted: the finished layers are kept in {folder}; run the same command to resume", 130)
     st = manifest["stats"]

@@ -92,19 +92,27 @@ def _layer_file(folder: Path, k: int) -> Path:
 
 
 def _layer_ok(folder: Path, k: int, lay: LeanLayout, digest: str) -> dict | None:
-    """The layer's record if its file is complete and verifies, else None."""
+    """The layer's record if its file is complete and verifies, else None (a missing,
+    unreadable or malformed ``.json``, or a layer that is no regular file, counts as not
+    done: the layer is solved again; nothing else in the folder is touched)."""
     meta_path = _layer_file(folder, k).with_suffix(".json")
     path = _layer_file(folder, k)
-    if not meta_path.exists() or not path.exists():
+    if not meta_path.is_file() or not path.is_file():  # no FIFO or folder is ever read
         return None
     try:
         meta = json.loads(meta_path.read_text())
-    except ValueError:
+        if not isinstance(meta, dict):
+            return None
+        if meta.get("layout_sha256") != digest or meta.get("count") != lay.layer_size(k):
+            return None
+        if path.stat().st_size != 4 * lay.layer_size(k) or sha256_file(path) != meta.get("sha256"):
+            return None
+    except (OSError, ValueError):
         return None
-    if meta.get("layout_sha256") != digest or meta.get("count") != lay.layer_size(k):
-        return None
-    if path.stat().st_size != 4 * lay.layer_size(k) or sha256_file(path) != meta.get("sha256"):
-        return None
+    for key in ("games", "positions", "seconds", "max_gap"):
+        if isinstance(meta.get(key), bool) or not isinstance(meta.get(key), (int, float)) \
+                or not 0 <= meta[key] < 1e30:
+            return None  # a record edited by hand: solve the layer again
     return meta
 
 
@@ -187,10 +195,12 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     manifest_path = folder / "table.json"
-    if manifest_path.exists():
+    if manifest_path.exists() or manifest_path.is_symlink():
+        if manifest_path.is_dir() and not manifest_path.is_symlink():
+            raise IsADirectoryError(f"{manifest_path} is a folder, not the table's manifest: remove it")
         manifest_path.unlink()  # rewritten at the end; its absence marks an unfinished table
     lpath = folder / "layout.npz"
-    if not lpath.exists() or _stored_layout_digest(lpath) != digest:  # keep it on a resume
+    if not lpath.is_file() or _stored_layout_digest(lpath) != digest:  # keep it on a resume
         tmp = folder / "layout.tmp.npz"
         np.savez(tmp, **lay.arrays())
         os.replace(tmp, lpath)
@@ -250,7 +260,7 @@ def _stored_layout_digest(lpath: Path) -> str | None:
     try:
         with np.load(lpath) as z:
             return LeanLayout.from_arrays({k: z[k] for k in z.files}).digest()
-    except (OSError, ValueError, KeyError):
+    except Exception:  # a damaged archive fails in many ways (zipfile, numpy, keys, shapes)
         return None
 
 
@@ -427,26 +437,46 @@ def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
     if not mpath.exists():
         what = "unfinished (resume it with the same `cardtable solve` command)" if folder.is_dir() else "missing"
         raise TableFileError(f"table {str(folder)!r} is {what}")
+    damaged = f"{folder}: table.json is damaged"
+    if not mpath.is_file():
+        raise TableFileError(f"{damaged} (not a regular file); remove it and re-run `cardtable solve`")
     try:
         manifest = json.loads(mpath.read_text())
-    except ValueError:
-        raise TableFileError(f"{folder}: table.json is damaged; re-run `cardtable solve`") from None
+    except (OSError, ValueError):
+        raise TableFileError(f"{damaged}; re-run `cardtable solve`") from None
     if not isinstance(manifest, dict) or manifest.get("digest") != _manifest_digest(manifest):
-        raise TableFileError(f"{folder}: table.json is damaged (digest mismatch); re-run `cardtable solve`")
+        raise TableFileError(f"{damaged} (digest mismatch); re-run `cardtable solve`")
     if manifest.get("version") != FORMAT_VERSION:
         raise TableFileError(f"{folder}: table format version {manifest.get('version')}, "
                              f"this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
+    problem = _manifest_problem(manifest)
+    if problem:
+        raise TableFileError(f"{damaged} ({problem}); re-run `cardtable solve`")
     lpath = folder / "layout.npz"
-    if not lpath.exists() or (verify and sha256_file(lpath) != manifest["layout_file_sha256"]):
+    if not lpath.is_file() or (verify and sha256_file(lpath) != manifest["layout_file_sha256"]):
         raise TableFileError(f"{folder}: layout.npz is missing or damaged; re-run `cardtable solve`")
-    with np.load(lpath) as z:
-        lay = LeanLayout.from_arrays({k: z[k] for k in z.files})
+    try:
+        with np.load(lpath) as z:
+            lay = LeanLayout.from_arrays({k: z[k] for k in z.files})
+        same = lay.digest() == manifest["layout_sha256"]
+    except Exception:  # a damaged archive fails in many ways (zipfile, numpy, keys, shapes)
+        same = False
+    if not same:
+        raise TableFileError(f"{folder}: layout.npz is damaged or belongs to another table; re-run `cardtable solve`")
+    recs = manifest["layers"]
+    if lay.top != manifest["cards"] or len(recs) != lay.top:
+        raise TableFileError(f"{damaged} (it lists {len(recs)} layers, the layout has {lay.top}); "
+                             "re-run `cardtable solve`")
     layers: list = [np.zeros(0, np.float32)]
-    for rec in manifest["layers"]:
-        path = folder / rec["file"]
-        size = path.stat().st_size if path.exists() else -1
+    for k, rec in enumerate(recs, 1):
+        if rec["k"] != k or rec["file"] != _layer_file(folder, k).name or rec["count"] != lay.layer_size(k):
+            raise TableFileError(f"{damaged} (layer {k}'s record does not match the layout); "
+                                 "re-run `cardtable solve`")
+        path = _layer_file(folder, k)  # never a name taken from the manifest
+        size = path.stat().st_size if path.is_file() else -1
         if size != 4 * rec["count"]:
-            raise TableFileError(f"{path}: {size} bytes, the table promises {4 * rec['count']} "
+            raise TableFileError(f"{path}: " + (f"{size} bytes" if size >= 0 else "missing or not a regular file")
+                                 + f", the table promises {4 * rec['count']} bytes "
                                  "(missing, truncated or damaged); re-run `cardtable solve`")
         if verify and sha256_file(path) != rec["sha256"]:
             raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); re-run `cardtable solve`")
@@ -454,3 +484,33 @@ def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
     rs = Ruleset(cards=manifest["cards"], tie_rule=manifest["tie_rule"], high_ace=manifest["high_ace"])
     return LayeredTable(rs, manifest["objective"], lay, layers, tuple(manifest["prize_cards"]),
                         dict(manifest["stats"]), folder)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _manifest_problem(m: dict) -> str | None:
+    """What is malformed in a ``table.json`` whose digest checks (its fields and their
+    types; a hand-made manifest with a recomputed digest), or None."""
+    if not _is_int(m.get("cards")) or not 1 <= m["cards"] <= 13:
+        return "cards"
+    if m.get("tie_rule") not in ("carry", "discard") or not isinstance(m.get("high_ace"), bool):
+        return "ruleset"
+    if m.get("objective") not in OBJECTIVES:
+        return "objective"
+    if m.get("prize_cards") != list(range(1, m["cards"] + 1)):
+        return "prize_cards"
+    if not isinstance(m.get("stats"), dict):
+        return "stats"
+    for key in ("layout_file_sha256", "layout_sha256"):
+        if not isinstance(m.get(key), str):
+            return key
+    layers = m.get("layers")
+    if not isinstance(layers, list):
+        return "layers"
+    for rec in layers:
+        if not isinstance(rec, dict) or not _is_int(rec.get("k")) or not _is_int(rec.get("count")) \
+                or not isinstance(rec.get("file"), str) or not isinstance(rec.get("sha256"), str):
+            return "a layer record"
+    return None

@@ -56,6 +56,10 @@ class TableFileError(ValueError):
     """A table file that is missing, damaged, truncated or of another version."""
 
 
+class TableMismatchError(TableFileError):
+    """A valid table of another ruleset or objective found under this game's name."""
+
+
 @dataclass
 class RoundStrategy:
     """The equilibrium of one round's matrix game.
@@ -520,12 +524,13 @@ def check_table_matches(table, ruleset: Ruleset, objective: str) -> None:
     or renamed file): its header's ruleset and objective must be the requested ones.
 
     Raises:
-        TableFileError: the table was solved for another ruleset or objective.
+        TableMismatchError: (a ``TableFileError``) the table was solved for another
+            ruleset or objective.
     """
     got, want = table.ruleset, ruleset
     same = (got.cards, got.tie_rule, got.high_ace) == (want.cards, want.tie_rule, want.high_ace)
     if not same or table.objective != objective:
-        raise TableFileError(
+        raise TableMismatchError(
             f"{table.path} holds the table of {got.describe()} (objective {table.objective}), "
             f"not of {want.describe()} (objective {objective}): it was copied or renamed; delete it "
             "and run `cardtable solve` for these rules"
