@@ -93,6 +93,9 @@ def register(app: typer.Typer) -> None:
             fail(f"--threads must be at least 1, not {threads}")
         if workers < 1:
             fail(f"--workers must be at least 1, not {workers}")
+        for flag, value in (("--max-memory", max_memory), ("--max-hours", max_hours)):
+            if not (math.isfinite(value) and value > 0):
+                fail(f"{flag} must be a positive finite number, not {value:g}")
         if backend not in _BACKENDS:
             fail(f"unknown backend {backend!r}: choose {', '.join(_BACKENDS)}")
         import importlib.util
@@ -131,6 +134,7 @@ def register(app: typer.Typer) -> None:
         cores = workers if backend == "ray" else threads
         gib = 2 ** 30
         if table_format == 1:
+            _check_threads(threads)
             _solve_format1(rs, objective, path, max_memory, threads)
             return
         if needs.memory_bytes > max_memory * gib:
@@ -147,6 +151,8 @@ def register(app: typer.Typer) -> None:
         if needs.disk_bytes > free + _bytes_done(folder):
             fail(f"this solve needs {needs.disk_bytes / gib:.1f} GiB of disk in {folder.parent}, "
                  f"{free / gib:.1f} GiB are free; choose another --cache folder")
+        if backend == "threads":
+            _check_threads(threads)
         if force:
             for old in list(folder.glob("layer-*.json")) + [folder / "table.json"]:
                 old.unlink(missing_ok=True)
@@ -183,6 +189,7 @@ def register(app: typer.Typer) -> None:
         from cardtable.solver.table import count_games, solve_subgame, subgame_layout
 
         objective = _objective(objective)
+        _check_limit(limit)
         if record is not None:
             rs, pos, prize_card = _position_from_record(record, game_no, round_no)
             try:
@@ -256,6 +263,7 @@ def register(app: typer.Typer) -> None:
         from cardtable.goofspiel.record import RecordError, replay
         from cardtable.solver import UnsupportedRuleset
 
+        _check_limit(limit)
         records = _read_records(record)
         console = Console(highlight=False)  # the terminal's width (COLUMNS when not a terminal)
         for gi, rec in enumerate(records, 1):
@@ -334,6 +342,20 @@ def register(app: typer.Typer) -> None:
 
 
 _BACKENDS = ("threads", "ray", "cuda")
+
+
+def _check_threads(threads: int) -> None:
+    """Refuse more threads than this machine has CPUs, before any work (the estimate
+    and its refusals may name more: "how long on 64 cores")."""
+    import os
+
+    if threads > (os.cpu_count() or 1):
+        fail(f"--threads {threads}: this machine has {os.cpu_count() or 1} CPUs")
+
+
+def _check_limit(limit: int) -> None:
+    if limit < 0:
+        fail(f"--limit must be 0 or more matrix games, not {limit}")
 
 
 def _print_value(table, rs) -> None:

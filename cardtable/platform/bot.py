@@ -213,6 +213,29 @@ def check_bot_options(cls: type, options: dict[str, Any], seed_hint: str = "--se
         if key not in accepted:
             listed = ", ".join(accepted) if accepted else "none"
             raise BotSpecError(f"{cls.name}: unknown option {key!r}; options: {listed}")
+    defaults = {p.name: p.default for p in inspect.signature(cls.__init__).parameters.values()}
+    for key, value in options.items():
+        problem = _option_type_problem(defaults.get(key, inspect.Parameter.empty), value)
+        if problem:
+            raise BotSpecError(f"{cls.name}: option {key} must be {problem}, not {value!r}")
+
+
+def _option_type_problem(default: Any, value: Any) -> str | None:
+    """What an option's value must be, judged by the kind of its constructor default
+    (true/false, a whole number, a finite number, a word), or None when it fits (or the
+    option has no typed default: the bot checks it)."""
+    import math
+
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "true or false"
+    if isinstance(default, int):
+        return None if isinstance(value, int) and not isinstance(value, bool) else "a whole number"
+    if isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return None if ok else "a finite number"
+    if isinstance(default, str):
+        return None if isinstance(value, str) else "a word"
+    return None
 
 
 def load_bot_spec(game: str, spec: str | BotSpec, seed: int | str | None = None) -> Bot:

@@ -1,0 +1,128 @@
+"""A format-2 table folder tampered with as a hostile user would (docs/solver.md, "Table
+format 2"): every query refuses it with a clear ``TableFileError`` (no traceback),
+``cardtable solve`` solves again only the bad layers (the good ones are kept, byte for
+byte), and what it cannot repair is refused with one line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardtable.cli import app
+from cardtable.goofspiel import Ruleset
+from cardtable.solver import TableFileError
+from cardtable.solver.layers import _manifest_digest, folder_name, open_layered, solve_layered
+
+RS = Ruleset(cards=4, tie_rule="carry")
+NAME = folder_name(RS, "points")
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory) -> Path:
+    cache = tmp_path_factory.mktemp("good")
+    solve_layered(RS, "points", cache / NAME)
+    return cache
+
+
+@pytest.fixture
+def cache(good, tmp_path) -> Path:
+    shutil.copytree(good, tmp_path / "c")
+    return tmp_path / "c"
+
+
+def _forge(folder: Path, change) -> None:
+    """Edit table.json and recompute its digest (the digest is no secret)."""
+    m = json.loads((folder / "table.json").read_text())
+    change(m)
+    m["digest"] = _manifest_digest(m)
+    (folder / "table.json").write_text(json.dumps(m))
+
+
+def _dir(p: Path) -> None:
+    p.unlink()
+    p.mkdir()
+
+
+TAMPER = {
+    "truncated layer": lambda f: os.truncate(f / "layer-03.f32", 10),
+    "garbled layer": lambda f: (f / "layer-02.f32").write_bytes(b"\xff" * (f / "layer-02.f32").stat().st_size),
+    "layer is a folder": lambda f: _dir(f / "layer-03.f32"),
+    "layer is a link to another file": lambda f: ((f / "layer-03.f32").unlink(),
+                                                  (f / "layer-03.f32").symlink_to(f / "layer-02.f32")),
+    "table.json not JSON": lambda f: (f / "table.json").write_text("{bad"),
+    "table.json a list": lambda f: (f / "table.json").write_text("[1, 2]"),
+    "table.json is a folder": lambda f: _dir(f / "table.json"),
+    "layout.npz deleted": lambda f: (f / "layout.npz").unlink(),
+    "layout.npz garbled": lambda f: (f / "layout.npz").write_bytes(b"garbage"),
+    "forged: layer file outside the folder": lambda f: _forge(
+        f, lambda m: m["layers"][0].update(file="../../../etc/passwd")),
+    "forged: negative count": lambda f: _forge(f, lambda m: m["layers"][1].update(count=-5)),
+    "forged: huge count": lambda f: _forge(f, lambda m: m["layers"][1].update(count=10 ** 30)),
+    "forged: count a string": lambda f: _forge(f, lambda m: m["layers"][1].update(count="12")),
+    "forged: a layer missing": lambda f: _forge(f, lambda m: m["layers"].pop()),
+    "forged: no layers key": lambda f: _forge(f, lambda m: m.pop("layers")),
+    "forged: cards 99": lambda f: _forge(f, lambda m: m.update(cards=99)),
+}
+
+
+@pytest.mark.parametrize("case", list(TAMPER))
+def test_tampered_folder_is_refused_with_a_table_file_error(cache, case):
+    folder = cache / NAME
+    TAMPER[case](folder)
+    with pytest.raises(TableFileError) as e:
+        open_layered(folder)
+    assert str(folder) in str(e.value)
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("layer-*.f32"))
+            if p.is_file()}
+
+
+def _solve(cache: Path):
+    r = CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "carry", "--threads", "1", "--cache", str(cache)])
+    return r.exit_code, " ".join(r.output.split()), r.exception
+
+
+@pytest.mark.parametrize("case", ["truncated layer", "garbled layer", "layer is a link to another file",
+                                  "table.json not JSON", "layout.npz garbled",
+                                  "forged: layer file outside the folder", "forged: huge count"])
+def test_solve_repairs_only_what_is_damaged(good, cache, case):
+    folder = cache / NAME
+    before = _files(good / NAME)
+    TAMPER[case](folder)
+    code, out, exc = _solve(cache)
+    assert code == 0 and not isinstance(exc, Exception) or isinstance(exc, SystemExit), out
+    assert "solving the damaged parts again" in out and "value of the game" in out, out
+    assert _files(folder) == before  # the same bytes: the bad layer solved again, the rest kept
+    if case.startswith(("truncated", "garbled")):
+        assert "resumed layers [1" in out  # the good layers were not solved again
+    open_layered(folder)
+
+
+@pytest.mark.parametrize("case", ["layer is a folder", "table.json is a folder"])
+def test_solve_refuses_what_it_cannot_repair_in_one_line(cache, case):
+    TAMPER[case](cache / NAME)
+    code, out, exc = _solve(cache)
+    assert code == 1, out
+    assert "error: cannot write the table in" in out and "Traceback" not in out
+    assert isinstance(exc, SystemExit)
+
+
+def test_unwritable_table_folder_is_a_clear_error(cache, monkeypatch):
+    """A read-only folder (simulated: tests may run as root, who ignores the mode)."""
+    os.truncate(cache / NAME / "layer-03.f32", 10)
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied", str(dst))
+
+    monkeypatch.setattr(os, "replace", refuse)
+    code, out, exc = _solve(cache)
+    assert code == 1 and "cannot write the table in" in out and "Permission denied" in out, out
+    assert isinstance(exc, SystemExit)
