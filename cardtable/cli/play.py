@@ -116,6 +116,12 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
         if not analysable(ruleset):
             fail("--hints need a 2-player game with single-card bids and one prize at a time "
                  "(the equilibrium is solved for those only)")
+        from cardtable.goofspiel.bots.nash import NashBot
+
+        try:  # the coach's tables (a damaged one is refused now, not at the first hint)
+            NashBot(seed=0).new_game(ruleset, 0)
+        except ValueError as exc:  # TableFileError
+            fail(f"--hints: {exc}", 1)
     try:
         fmt = MatchFormat.parse(match) if match else None
     except MatchError as exc:

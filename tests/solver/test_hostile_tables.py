@@ -126,3 +126,13 @@ def test_unwritable_table_folder_is_a_clear_error(cache, monkeypatch):
     code, out, exc = _solve(cache)
     assert code == 1 and "cannot write the table in" in out and "Permission denied" in out, out
     assert isinstance(exc, SystemExit)
+
+
+@pytest.mark.parametrize("case", ["truncated layer", "table.json is a folder"])
+def test_play_hints_with_a_damaged_table_is_refused_before_the_game(cache, case, tmp_path):
+    TAMPER[case](cache / NAME)
+    r = CliRunner().invoke(app, ["play", "-n", "4", "--vs", "random", "--hints", "--no-save", "--seed", "1"],
+                           input="1\n", env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path)})
+    out = " ".join(r.output.split())
+    assert r.exit_code == 1 and "error: --hints:" in out and "re-run `cardtable solve`" in out, out
+    assert isinstance(r.exception, SystemExit)  # no traceback
