@@ -122,7 +122,7 @@ def register(app: typer.Typer) -> None:
             except TableMismatchError as exc:
                 fail(str(exc), 1)
             except TableFileError as exc:  # solve again what is missing or damaged (format 2: those layers)
-                err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving the damaged parts again")
+                err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
             else:
                 typer.echo(f"already solved: {table.path} (use --force to solve again)")
                 _print_value(table, rs)

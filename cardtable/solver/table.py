@@ -446,7 +446,13 @@ def open_table(path: Path, verify: bool = True) -> Table:
         hdig = f.read(32)
         if len(header) != hlen or len(hdig) != 32 or hashlib.sha256(header).digest() != hdig:
             raise TableFileError(f"{path}: the header is damaged (checksum mismatch or truncated); re-run `cardtable solve`")
-        meta = json.loads(header)
+        try:
+            meta = json.loads(header)
+        except ValueError:
+            meta = None
+        problem = _header_problem(meta)
+        if problem:
+            raise TableFileError(f"{path}: the header is damaged ({problem}); re-run `cardtable solve`")
         start = (16 + hlen + 32 + _ALIGN - 1) // _ALIGN * _ALIGN
         size = os.fstat(f.fileno()).st_size
         if size != start + meta["data_bytes"]:
@@ -475,6 +481,9 @@ def open_table(path: Path, verify: bool = True) -> Table:
                     meta["objective"] == "win", arrs["codes"], arrs["code_off"], arrs["masks"],
                     arrs["mask_off"], arrs["rank_of_mask"], arrs["psum"], arrs["base"],
                     arrs["base_off"], arrs["val_off"], arrs.get("next_prize"))
+    if layout.size != meta["arrays"]["values"][1] or len(layout.pval) != meta["cards"]:
+        raise TableFileError(f"{path}: the header is damaged (the arrays do not fit together); "
+                             "re-run `cardtable solve`")
     if (layout.next_prize >= 0).any():
         raise TableFileError(f"{path}: fixed-order tables are not supported in files")
     rs = Ruleset(cards=meta["cards"], tie_rule=meta["tie_rule"], high_ace=meta["high_ace"])
@@ -482,6 +491,42 @@ def open_table(path: Path, verify: bool = True) -> Table:
                   dict(meta.get("stats", {})), path)
     table._mmap = mm
     return table
+
+
+#: The arrays of a format-1 file (``next_prize`` may be missing in older files).
+_ARRAYS = ("pval", "codes", "code_off", "masks", "mask_off", "rank_of_mask", "psum", "base", "base_off",
+           "val_off", "values")
+
+
+def _header_problem(meta) -> str | None:
+    """What is malformed in a format-1 header whose checksum matches (a hand-made header
+    with a recomputed SHA-256), or None: its fields, their types and array bounds."""
+    def whole(x) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+    if not isinstance(meta, dict):
+        return "not a JSON object"
+    if not whole(meta.get("cards")) or not 1 <= meta["cards"] <= 13:
+        return "cards"
+    if meta.get("tie_rule") not in ("carry", "discard") or not isinstance(meta.get("high_ace"), bool):
+        return "ruleset"
+    if meta.get("objective") not in OBJECTIVES:
+        return "objective"
+    if meta.get("prize_cards") != list(range(1, meta["cards"] + 1)):
+        return "prize_cards"
+    if not whole(meta.get("T")) or not whole(meta.get("data_bytes")) or not isinstance(meta.get("data_sha256"), str):
+        return "T, data_bytes or data_sha256"
+    if not isinstance(meta.get("stats", {}), dict):
+        return "stats"
+    arrays = meta.get("arrays")
+    if not isinstance(arrays, dict) or not set(_ARRAYS) <= set(arrays) <= set(_ARRAYS) | {"next_prize"}:
+        return "array directory"
+    for name, entry in arrays.items():
+        if not (isinstance(entry, list) and len(entry) == 3 and whole(entry[0]) and whole(entry[1])
+                and entry[2] == ("<f8" if name == "values" else "<i8")
+                and entry[0] % _ALIGN == 0 and entry[0] + 8 * entry[1] <= meta["data_bytes"]):
+            return f"array {name}"
+    return None
 
 
 def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None = None,

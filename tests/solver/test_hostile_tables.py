@@ -99,7 +99,7 @@ def test_solve_repairs_only_what_is_damaged(good, cache, case):
     TAMPER[case](folder)
     code, out, exc = _solve(cache)
     assert code == 0 and not isinstance(exc, Exception) or isinstance(exc, SystemExit), out
-    assert "solving the damaged parts again" in out and "value of the game" in out, out
+    assert "solving again what is damaged" in out and "value of the game" in out, out
     assert _files(folder) == before  # the same bytes: the bad layer solved again, the rest kept
     if case.startswith(("truncated", "garbled")):
         assert "resumed layers [1" in out  # the good layers were not solved again
@@ -136,3 +136,59 @@ def test_play_hints_with_a_damaged_table_is_refused_before_the_game(cache, case,
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "error: --hints:" in out and "re-run `cardtable solve`" in out, out
     assert isinstance(r.exception, SystemExit)  # no traceback
+
+
+# -- format 1 (one file): a header forged with a recomputed checksum ---------------------------
+
+
+@pytest.fixture(scope="module")
+def file1(tmp_path_factory) -> Path:
+    from cardtable.solver import solve, write_table
+    from cardtable.solver.table import default_path
+
+    rs = Ruleset(cards=4, tie_rule="discard")
+    return write_table(solve(rs), default_path(rs, "points", tmp_path_factory.mktemp("f1")))
+
+
+def _forge_header(src: Path, dst: Path, change=None, raw: bytes | None = None) -> None:
+    import struct
+
+    b = src.read_bytes()
+    version, hlen = struct.unpack("<II", b[8:16])
+    data = b[(16 + hlen + 32 + 63) // 64 * 64:]
+    if raw is None:
+        meta = json.loads(b[16:16 + hlen])
+        change(meta)
+        raw = json.dumps(meta, sort_keys=True).encode()
+    out = b[:8] + struct.pack("<II", version, len(raw)) + raw + hashlib.sha256(raw).digest()
+    dst.write_bytes(out + b"\0" * ((16 + len(raw) + 32 + 63) // 64 * 64 - len(out)) + data)
+
+
+HEADERS = {
+    "not JSON": dict(raw=b"{bad"),
+    "a list": dict(raw=b"[1]"),
+    "no array directory": dict(change=lambda m: m.pop("arrays")),
+    "no data_bytes": dict(change=lambda m: m.pop("data_bytes")),
+    "data_bytes a string": dict(change=lambda m: m.update(data_bytes="x")),
+    "array beyond the data": dict(change=lambda m: m["arrays"].update(values=[10 ** 12, 5, "<f8"])),
+    "negative offset": dict(change=lambda m: m["arrays"].update(values=[-64, 5, "<f8"])),
+    "object dtype": dict(change=lambda m: m["arrays"]["values"].__setitem__(2, "O")),
+    "cards 99": dict(change=lambda m: m.update(cards=99)),
+    "tie rule bogus": dict(change=lambda m: m.update(tie_rule="bogus")),
+    "codes missing": dict(change=lambda m: m["arrays"].pop("codes")),
+    "values count wrong": dict(change=lambda m: m["arrays"]["values"].__setitem__(1, 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(HEADERS))
+def test_forged_format1_header_is_refused(file1, tmp_path, case):
+    from cardtable.solver import open_table
+
+    bad = tmp_path / file1.name
+    _forge_header(file1, bad, **HEADERS[case])
+    with pytest.raises(TableFileError, match="the header is damaged"):
+        open_table(bad)
+    r = CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "discard", "--cache", str(tmp_path)])
+    out = " ".join(r.output.split())
+    assert r.exit_code == 0 and "solving again what is damaged" in out, out
+    open_table(bad)  # solved again: valid now
