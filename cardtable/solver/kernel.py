@@ -88,6 +88,30 @@ def _find(codes, lo, hi, code):
 
 
 @njit(cache=True)
+def game_workspace(k):
+    """Workspaces for solving ``k x k`` games with :func:`solve_game_ws` /
+    :func:`solve_game_warm`: ``(M, tab, basis, x, y, R)`` (the matrix, the
+    tableau, the basis labels, both strategies, the refinement's workspace)."""
+    return (np.empty((k, k)), np.empty((k + 1, 2 * k + 1)), np.empty(k, dtype=np.int64),
+            np.empty(k), np.empty(k), np.empty((2 * k + 4, k)))
+
+
+@njit(cache=True)
+def children_workspace(k):
+    """Outputs of :func:`pattern_children` for hands of ``k`` cards: ``(cidx, csign, outc)``."""
+    return (np.zeros((k, k), dtype=np.int64), np.ones((k, k), dtype=np.int64),
+            np.zeros((k, k), dtype=np.int64))
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def revealed_next(mask, fixed, p):
+    """Whether prize ``p`` can be the next one turned up from the face-down set
+    ``mask`` (``fixed >= 0``: the prize order is fixed and that one comes next;
+    docs/rules.md, Prize order)."""
+    return ((mask >> p) & 1) == 1 and (fixed < 0 or p == fixed)
+
+
+@njit(cache=True)
 def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     """Exact value of the zero-sum game ``M[:k1, :k2]`` (row player maximises).
 
@@ -701,15 +725,8 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
     caller can verify every game met ``CHECK_TOL``; [3] failures.
     Returns the number of patterns whose children were missing (0 when sound).
     """
-    M = np.empty((k, k), dtype=np.float64)
-    tab = np.empty((k + 1, 2 * k + 1), dtype=np.float64)
-    basis = np.empty(k, dtype=np.int64)
-    xs = np.empty(k, dtype=np.float64)
-    ys = np.empty(k, dtype=np.float64)
-    cidx = np.zeros((k, k), dtype=np.int64)
-    csign = np.ones((k, k), dtype=np.int64)
-    outc = np.zeros((k, k), dtype=np.int64)
-    RW = np.empty((2 * k + 4, k))
+    M, tab, basis, xs, ys, RW = game_workspace(k)
+    cidx, csign, outc = children_workspace(k)
     bad = 0
     for pi in range(pat_lo, pat_hi):
         code = codes[code_off[k] + pi]
@@ -753,9 +770,7 @@ def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
                 count = 0
                 fixed = next_prize[mask]
                 for p in range(len(pval)):
-                    if not (mask >> p) & 1:
-                        continue
-                    if fixed >= 0 and p != fixed:
+                    if not revealed_next(mask, fixed, p):
                         continue
                     count += 1
                     cm = mask & ~(1 << p)

@@ -296,9 +296,7 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
         count = 0
         fixed = next_prize[mask]
         for p in range(len(pval)):
-            if not (mask >> p) & 1:
-                continue
-            if fixed >= 0 and p != fixed:
+            if not kernel.revealed_next(mask, fixed, p):
                 continue
             count += 1
             pv = pval[p]
@@ -370,9 +368,7 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
             acc[j] = 0.0
         count = 0
         for p in range(len(pval)):
-            if not (mask >> p) & 1:
-                continue
-            if fixed >= 0 and p != fixed:
+            if not kernel.revealed_next(mask, fixed, p):
                 continue
             count += 1
             cs0, cns, ckb = _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off)
@@ -441,16 +437,10 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
     """
     S = nstates[k]
     S_prev = nstates[k - 1]
-    M = np.empty((k, k))
+    M, tab, basis, xs, ys, R = kernel.game_workspace(k)
+    cidx, csign, outc = kernel.children_workspace(k)
     base = np.empty((k, k))
-    tab = np.empty((k + 1, 2 * k + 1))
-    basis = np.empty(k, dtype=np.int64)
-    xs = np.empty(k)
-    ys = np.empty(k)
     acc = np.empty(max(1, int(np.max(soff[so_off[k] + 1:so_off[k + 1]] - soff[so_off[k]:so_off[k + 1] - 1]))))
-    cidx = np.zeros((k, k), dtype=np.int64)
-    csign = np.ones((k, k), dtype=np.int64)
-    outc = np.zeros((k, k), dtype=np.int64)
     nprize = len(pval)  # support slots: per prize, its last game and its first pot's game
     ws = np.zeros(2 * nprize, dtype=np.int64)
     wI = np.zeros((2 * nprize, k), dtype=np.int64)
@@ -458,7 +448,6 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
     A = np.empty((k + 1, k + 1))
     z = np.empty(3 * (k + 1))
     mark = np.empty(k + 1, dtype=np.int64)
-    R = np.empty((2 * k + 4, k))
     pab = np.empty((2, k), dtype=np.int64)
     tie_a = np.empty(k * k, dtype=np.int64)
     tie_b = np.empty(k * k, dtype=np.int64)
