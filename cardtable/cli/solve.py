@@ -261,7 +261,7 @@ def register(app: typer.Typer) -> None:
 
         from cardtable.goofspiel.coach import analysis, render_analysis
         from cardtable.goofspiel.record import RecordError, replay
-        from cardtable.solver import UnsupportedRuleset
+        from cardtable.solver import TableFileError, UnsupportedRuleset
 
         _check_limit(limit)
         records = _read_records(record)
@@ -275,6 +275,8 @@ def register(app: typer.Typer) -> None:
             try:
                 with progress_bar(f"analysing game {gi}"):  # elapsed time; gone when done
                     data = analysis(game, rec.players, table, limit)
+            except TableFileError as exc:  # a damaged table read on the way (the discard-ties one)
+                fail(str(exc), 1)
             except UnsupportedRuleset as exc:
                 fail(str(exc))
             render_analysis(console, data, f"game {gi}")

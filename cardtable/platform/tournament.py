@@ -143,7 +143,8 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
         TournamentError: fewer than 2 bots, duplicate labels, an odd or non-positive
             ``games``, a ruleset that is not 2-player or is invalid, an unknown bot or
             option, a program that is not found or fails the handshake (crash, missing
-            script, garbage, silence), a bad ``time_ms``.
+            script, garbage, silence), a built-in bot whose ``new_game`` refuses the
+            ruleset (e.g. ``nash`` with a damaged table: ``TableFileError``), a bad ``time_ms``.
     """
     adapter = config.adapter()
     if len(config.bots) < 2:
@@ -174,6 +175,10 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
         try:
             if b.kind == "program" and hasattr(adapter, "start_bot"):
                 adapter.start_bot(bot, handshake_ms)
+            elif b.kind == "builtin" and hasattr(bot, "new_game"):
+                # a bot that cannot play this ruleset, or whose table is damaged, says so
+                # now: not as a forfeit of every game it plays, stored in the results
+                bot.new_game(ruleset, 0)
         except ValueError as exc:
             raise TournamentError(f"bot {b.label!r}: {exc}") from None
         finally:

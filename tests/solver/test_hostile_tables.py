@@ -192,3 +192,35 @@ def test_forged_format1_header_is_refused(file1, tmp_path, case):
     out = " ".join(r.output.split())
     assert r.exit_code == 0 and "solving again what is damaged" in out, out
     open_table(bad)  # solved again: valid now
+
+
+# -- other readers of a damaged table -----------------------------------------------------------
+
+
+def test_tournament_with_nash_and_a_damaged_table_is_refused_before_any_game(cache, tmp_path):
+    TAMPER["truncated layer"](cache / NAME)
+    db = tmp_path / "t.sqlite"
+    r = CliRunner().invoke(app, ["tournament", "nash", "random", "--games", "2", "-r", "cards=4", "--db", str(db),
+                                 "--backend", "serial"], env={"CARDTABLE_CACHE": str(cache)})
+    out = " ".join(r.output.split())
+    assert r.exit_code == 2 and "error: bot 'nash':" in out and "layer-03.f32" in out, out
+    assert not db.exists()  # no game stored as a forfeit
+
+
+def test_analyze_with_a_damaged_discard_table_is_one_error_line(file1, tmp_path):
+    """The carry-over approximation reads the discard-ties table (here with --limit 0)."""
+    from cardtable.goofspiel import Game
+    from cardtable.goofspiel.record import record_from_game, write_text
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / file1.name).write_bytes(file1.read_bytes()[:1000])  # truncated
+    g = Game(Ruleset(cards=4, tie_rule="carry"), seed=3)
+    for c in (1, 2, 3, 4):
+        g.play([c, 5 - c])
+    rec = tmp_path / "game.txt"
+    rec.write_text(write_text(record_from_game(g, ["a", "b"])))
+    r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0"], env={"CARDTABLE_CACHE": str(cache)})
+    out = " ".join(r.output.split())
+    assert r.exit_code == 1 and "truncated or damaged" in out, out
+    assert isinstance(r.exception, SystemExit)
