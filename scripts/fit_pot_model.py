@@ -1,8 +1,9 @@
 """Fit the carry-over approximation's pot model (``pot_model`` 3) to exact carry-over tables.
 
 Writes ``cardtable/solver/data/carry_pot_model.json`` (docs/solver.md, The carry-over
-approximation). Samples: the reachable carry-over positions of layers ``k >= 6`` of
-the exact tables of ``--fit`` cards (at most ``--per-layer`` of them per layer and
+approximation), or to ``--out FILE`` (a candidate, e.g. for
+``default_coef(cards, json.load(FILE))``). Samples: the reachable carry-over positions
+of layers ``k >= --kmin`` (default 6) of the exact tables of ``--fit`` cards (at most ``--per-layer`` of them per layer and
 kind, drawn at random by (prize subset, pot) block). Target: the exact carry-over
 value. Features (R = prize points face down, D = the discard value of the same
 position, from the discard table of the deck):
@@ -21,6 +22,9 @@ they were not fitted on).
 Usage (tables from ``cardtable solve -n N --ties carry`` and ``--ties discard``)::
 
     python scripts/fit_pot_model.py --cache DIR --fit 8,9 --check 11 --check-cache DIR11 --per-layer 100000
+
+(the data file's model; the issue-10 refits, measured worse by exploitability:
+``--fit 8,9,10,11,12 --kmin 7 --out FILE``, docs/solver.md)
 """
 
 from __future__ import annotations
@@ -134,10 +138,12 @@ def main() -> None:
     ap.add_argument("--check-cache", type=Path, help="folder of the --check carry-over tables")
     ap.add_argument("--per-layer", type=int, default=300_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kmin", type=int, default=6, help="smallest layer (cards per hand) sampled")
+    ap.add_argument("--out", type=Path, default=OUT, help="where to write the model (default: the package's data file)")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     fit_n = [int(v) for v in args.fit.split(",")]
-    data = {n: samples(n, args.cache, args.cache, 6, args.per_layer, rng) for n in fit_n}
+    data = {n: samples(n, args.cache, args.cache, args.kmin, args.per_layer, rng) for n in fit_n}
     coef: dict = {}
     for kind in ("pot0", "pot"):
         by_p: dict[int, list] = {}
@@ -152,7 +158,7 @@ def main() -> None:
     report = []
     checks = [(n, data[n]) for n in fit_n]
     for n in [int(v) for v in args.check.split(",") if v]:
-        checks.append((n, samples(n, args.check_cache or args.cache, args.cache, 6, args.per_layer, rng)))
+        checks.append((n, samples(n, args.check_cache or args.cache, args.cache, args.kmin, args.per_layer, rng)))
     top = max(coef)
     for n, layers in checks:
         for k, both in sorted(layers.items()):
@@ -164,20 +170,20 @@ def main() -> None:
                            rms_fit=round(rms(d["V"] - d["X"] @ c), 4))
                 report.append(row)
                 print(row, flush=True)
-    OUT.write_text(json.dumps({
+    args.out.write_text(json.dumps({
         "about": ("pot_model 3 of cardtable.solver.approx: at pot 0 V~ = c . (D, D shared/k, "
                   "top R/k, rank difference R/k^2, D |D|/R) ('pot0'); with a pot V~ = c . (D, X2, "
                   "pot tanh(8 D/R)) ('pot'); coefficients by rounds played p = cards - k (the "
                   "largest p serves larger ones). Fitted by scripts/fit_pot_model.py: ordinary "
-                  "least squares on the positions of layers k >= 6 of exact carry-over tables, "
+                  f"least squares on the positions of layers k >= {args.kmin} of exact carry-over tables, "
                   "at most per_layer positions per layer and kind, random blocks."),
-        "fitted_on_cards": fit_n, "per_layer": args.per_layer, "seed": args.seed,
+        "fitted_on_cards": fit_n, "per_layer": args.per_layer, "seed": args.seed, "kmin": args.kmin,
         "features": {"pot0": ["D", "D*shared/k", "top*R/k", "rankdiff*R/k^2", "D*|D|/R"],
                      "pot": ["D", "X2", "pot*tanh(8*D/R)"]},
         "by_rounds": {str(p): c for p, c in coef.items()},
         "rms_points": report,
     }, indent=1) + "\n")
-    print(f"wrote {OUT}: {coef}")
+    print(f"wrote {args.out}: {coef}")
 
 
 if __name__ == "__main__":

@@ -231,11 +231,13 @@ def pot_model_data() -> dict:
     return json.loads(text)
 
 
-def default_coef(cards: int) -> np.ndarray:
+def default_coef(cards: int, data: dict | None = None) -> np.ndarray:
     """The fitted model's coefficients of layers ``k = 0..cards``, shape ``(cards + 1,
     NCOEF)``: row ``k`` from ``p = cards - k`` rounds played (the largest fitted ``p``
-    serves larger ones, the smallest smaller ones)."""
-    by = {int(p): c["pot0"] + c["pot"] for p, c in pot_model_data()["by_rounds"].items()}
+    serves larger ones, the smallest smaller ones). ``data``: a model in the data
+    file's form (default: :func:`pot_model_data`)."""
+    data = pot_model_data() if data is None else data
+    by = {int(p): c["pot0"] + c["pot"] for p, c in data["by_rounds"].items()}
     out = np.zeros((cards + 1, NCOEF))
     for k in range(cards + 1):
         p = min(max(cards - k, min(by)), max(by))

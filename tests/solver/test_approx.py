@@ -162,6 +162,12 @@ def test_pot_model_data_file_says_how_it_was_fitted():
     assert data["fitted_on_cards"] and "least squares" in data["about"]
     coef = default_coef(13)
     assert coef.shape == (14, 8) and np.isfinite(coef).all()
+    # a candidate model (scripts/fit_pot_model.py --out): row k from p = cards - k rounds played
+    cand = {"by_rounds": {"1": {"pot0": [1.0] * 5, "pot": [1.0] * 3},
+                          "2": {"pot0": [2.0] * 5, "pot": [2.0] * 3}}}
+    got = default_coef(9, cand)
+    assert got[8].tolist() == [1.0] * 8 and got[7].tolist() == [2.0] * 8 and got[3].tolist() == [2.0] * 8
+    assert got[9].tolist() == [1.0] * 8  # p = 0 takes the smallest fitted p
     rs = Ruleset(cards=5, tie_rule="carry")
     with pytest.raises(ValueError, match="pot_model must be"):
         CarryApproximation(rs, solve(Ruleset(cards=5, tie_rule="discard")), 3, pot_model=7)
