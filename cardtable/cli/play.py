@@ -156,8 +156,10 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
                 seats.insert(0, Seat(name))
     except (UnknownBotError, BotSpecError) as exc:
         fail(str(exc))
-    except ValueError as exc:  # a bot that cannot play this ruleset
-        fail(str(exc))
+    except ValueError as exc:  # a bot that cannot play this ruleset, or whose table is damaged (exit 1)
+        from cardtable.solver.table import TableFileError
+
+        fail(str(exc), 1 if isinstance(exc, TableFileError) else 2)
     check_names([s.name for s in seats])
     for seat in seats:
         note = getattr(seat.bot, "fallback_note", None) if seat.bot is not None else None

@@ -300,7 +300,7 @@ def register(app: typer.Typer) -> None:
         import time
 
         from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
-        from cardtable.solver import UnsupportedRuleset
+        from cardtable.solver import TableFileError, UnsupportedRuleset
         from cardtable.solver.exploit import MAX_CARDS, best_response, is_positional
 
         rs = _ruleset(cards, ties, high_ace)
@@ -325,6 +325,8 @@ def register(app: typer.Typer) -> None:
         try:
             with progress_bar(f"best response to {entry.label}"):  # elapsed time while it searches
                 br = best_response(rs, b, samples, repeats)
+        except TableFileError as exc:  # the bot's table (nash) is damaged
+            fail(str(exc), 1)
         except (UnsupportedRuleset, ValueError) as exc:
             fail(str(exc))
         secs = time.perf_counter() - t0

@@ -75,8 +75,10 @@ def register(app: typer.Typer) -> None:
             )
             T.validate(cfg)
             T.check_backend(backend)
-        except T.TournamentError as exc:
-            fail(str(exc))
+        except T.TournamentError as exc:  # a bot's damaged table is a failed check (exit 1)
+            from cardtable.solver.table import TableFileError
+
+            fail(str(exc), 1 if isinstance(exc.__cause__, TableFileError) else 2)
         if db is None:
             digest = hashlib.sha256(cfg.key().encode()).hexdigest()[:12]
             db = writable_folder(writable_folder(None, "", home) / "tournaments", "the tournaments folder") / f"{digest}.sqlite"

@@ -179,8 +179,8 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
                 # a bot that cannot play this ruleset, or whose table is damaged, says so
                 # now: not as a forfeit of every game it plays, stored in the results
                 bot.new_game(ruleset, 0)
-        except ValueError as exc:
-            raise TournamentError(f"bot {b.label!r}: {exc}") from None
+        except ValueError as exc:  # the cause tells a damaged table (exit code 1) from a refusal
+            raise TournamentError(f"bot {b.label!r}: {exc}") from exc
         finally:
             adapter.close_bot(bot)
 

@@ -203,7 +203,7 @@ def test_tournament_with_nash_and_a_damaged_table_is_refused_before_any_game(cac
     r = CliRunner().invoke(app, ["tournament", "nash", "random", "--games", "2", "-r", "cards=4", "--db", str(db),
                                  "--backend", "serial"], env={"CARDTABLE_CACHE": str(cache)})
     out = " ".join(r.output.split())
-    assert r.exit_code == 2 and "error: bot 'nash':" in out and "layer-03.f32" in out, out
+    assert r.exit_code == 1 and "error: bot 'nash':" in out and "layer-03.f32" in out, out
     assert not db.exists()  # no game stored as a forfeit
 
 
@@ -223,4 +223,15 @@ def test_analyze_with_a_damaged_discard_table_is_one_error_line(file1, tmp_path)
     r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0"], env={"CARDTABLE_CACHE": str(cache)})
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "truncated or damaged" in out, out
+    assert isinstance(r.exception, SystemExit)
+
+
+@pytest.mark.parametrize("args", [["exploit", "nash", "-n", "4"],
+                                  ["play", "-n", "4", "--vs", "nash", "--no-save", "--seed", "1"]])
+def test_nash_with_a_damaged_table_exits_1(cache, tmp_path, args):
+    """README.md, Exit codes: a damaged solver table is a failed check (1), the same in every command."""
+    TAMPER["garbled layer"](cache / NAME)
+    r = CliRunner().invoke(app, args, input="1\n", env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path)})
+    out = " ".join(r.output.split())
+    assert r.exit_code == 1 and "checksum mismatch" in out, out
     assert isinstance(r.exception, SystemExit)
