@@ -123,7 +123,19 @@ def _layer(k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef
     else:
         f = feats_of[np.tile(np.arange(npat), len(pick))]
         X = np.stack([D, D * f[:, 0] / k, f[:, 1] * R / k, f[:, 2] * R / (k * k), D * np.abs(D) / R], 1)
-    return dict(X=X, V=V, M1=feats[1])
+    return dict(X=X, V=V, M1=feats[1], B=np.repeat(np.arange(len(pick)), npat))
+
+
+def _centred(d: dict, key: str, centre: bool) -> np.ndarray:
+    """``d[key]``, less its mean over each (prize subset, pot) block when ``centre``
+    (the fit then matches differences between positions of one block, not levels)."""
+    a = d[key]
+    if not centre:
+        return a
+    counts = np.bincount(d["B"])
+    if a.ndim == 1:
+        return a - (np.bincount(d["B"], a) / counts)[d["B"]]
+    return np.stack([c - (np.bincount(d["B"], c) / counts)[d["B"]] for c in a.T], 1)
 
 
 def rms(e: np.ndarray) -> float:
@@ -139,6 +151,8 @@ def main() -> None:
     ap.add_argument("--per-layer", type=int, default=300_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kmin", type=int, default=6, help="smallest layer (cards per hand) sampled")
+    ap.add_argument("--centre", action="store_true",
+                    help="fit differences within each (prize subset, pot) block instead of values")
     ap.add_argument("--out", type=Path, default=OUT, help="where to write the model (default: the package's data file)")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
@@ -151,8 +165,8 @@ def main() -> None:
             for k, d in layers.items():
                 by_p.setdefault(n - k, []).append(d[kind])
         for p in sorted(by_p):
-            X = np.concatenate([d["X"] for d in by_p[p]])
-            V = np.concatenate([d["V"] for d in by_p[p]])
+            X = np.concatenate([_centred(d, "X", args.centre) for d in by_p[p]])
+            V = np.concatenate([_centred(d, "V", args.centre) for d in by_p[p]])
             c, *_ = np.linalg.lstsq(X, V, rcond=None)
             coef.setdefault(p, {})[kind] = [round(float(v), 4) for v in c]
     report = []
@@ -177,7 +191,7 @@ def main() -> None:
                   "largest p serves larger ones). Fitted by scripts/fit_pot_model.py: ordinary "
                   f"least squares on the positions of layers k >= {args.kmin} of exact carry-over tables, "
                   "at most per_layer positions per layer and kind, random blocks."),
-        "fitted_on_cards": fit_n, "per_layer": args.per_layer, "seed": args.seed, "kmin": args.kmin,
+        "fitted_on_cards": fit_n, "per_layer": args.per_layer, "seed": args.seed, "kmin": args.kmin, "centre": args.centre,
         "features": {"pot0": ["D", "D*shared/k", "top*R/k", "rankdiff*R/k^2", "D*|D|/R"],
                      "pot": ["D", "X2", "pot*tanh(8*D/R)"]},
         "by_rounds": {str(p): c for p, c in coef.items()},
