@@ -190,6 +190,7 @@ def register(app: typer.Typer) -> None:
 
         objective = _objective(objective)
         _check_limit(limit)
+        _check_cache(cache)
         if record is not None:
             rs, pos, prize_card = _position_from_record(record, game_no, round_no)
             try:
@@ -264,6 +265,7 @@ def register(app: typer.Typer) -> None:
         from cardtable.solver import TableFileError, UnsupportedRuleset
 
         _check_limit(limit)
+        _check_cache(cache)
         records = _read_records(record)
         console = Console(highlight=False)  # the terminal's width (COLUMNS when not a terminal)
         for gi, rec in enumerate(records, 1):
@@ -355,6 +357,12 @@ def _check_threads(threads: int) -> None:
 
     if threads > (os.cpu_count() or 1):
         fail(f"--threads {threads}: this machine has {os.cpu_count() or 1} CPUs")
+
+
+def _check_cache(cache: Optional[Path]) -> None:
+    """A ``--cache`` to read tables from must not be a file (a missing folder holds no table)."""
+    if cache is not None and cache.exists() and not cache.is_dir():
+        fail(f"--cache {cache} is a file, not a folder")
 
 
 def _check_limit(limit: int) -> None:
@@ -492,6 +500,14 @@ def _position_from_record(path: Path, game_no: int, round_no: int):
         game = replay(rec)
     except RecordError as exc:
         fail(f"{path}: {exc}", 1)
+    from cardtable.solver import UnsupportedRuleset, check_supported
+
+    try:
+        check_supported(rec.ruleset)
+    except UnsupportedRuleset as exc:
+        fail(str(exc))
+    if not game.history:
+        fail(f"{path}: game {game_no} has no rounds played")
     if not 1 <= round_no <= len(game.history):
         fail(f"--round {round_no}: the game has rounds 1..{len(game.history)}")
     g = Game(rec.ruleset, prize_deck=game.initial_deck)

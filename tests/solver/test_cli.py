@@ -152,6 +152,8 @@ def test_exploit_takes_bot_specs_with_options():
     (["exploit", "exploiter:budget=-1", "-n", "3"], "unknown option 'budget'"),
     (["exploit", ":", "-n", "3"], "no bot name"),
     (["exploit", "nosuchbot", "-n", "3"], "unknown goofspiel bot"),
+    (["strategy", "-n", "4", "--cache", __file__], "is a file, not a folder"),
+    (["analyze", __file__, "--cache", __file__], "is a file, not a folder"),
     (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2,3", "--hand-b", "1,2"], "impossible position"),
     (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,9", "--hand-b", "1,2"], "impossible position"),
     (["strategy", "-n", "5", "--ties", "discard", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2",
@@ -179,6 +181,17 @@ def test_unsupported_ruleset_in_record(tmp_path):
     path = _record_file(tmp_path, dict(cards=4, players=3))
     r = run("analyze", str(path))
     assert r.exit_code != 0 and "does not cover" in r.output
+
+
+@pytest.mark.parametrize("rules,message", [
+    ("cards=4 players=2 ties=carry ace=low bid=2 display=1 order=ascending", "does not cover multi-card bids"),
+    ("cards=4 players=2 ties=carry ace=low bid=1 display=1 order=shuffled", "has no rounds played"),
+])
+def test_strategy_from_a_record_without_a_solvable_round(tmp_path, rules, message):
+    path = tmp_path / "empty.gops"
+    path.write_text(f'[Game "goofspiel"]\n[Rules "{rules}"]\n[Players "a; b"]\n')
+    r = run("strategy", "--record", str(path))
+    assert r.exit_code == 2 and message in r.output, r.output
 
 
 def test_damaged_table_is_refused():

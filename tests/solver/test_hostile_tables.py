@@ -235,3 +235,38 @@ def test_nash_with_a_damaged_table_exits_1(cache, tmp_path, args):
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "checksum mismatch" in out, out
     assert isinstance(r.exception, SystemExit)
+
+
+# -- an interrupted solve (no table.json) whose layer-KK.json was edited ------------------------
+
+
+def _edit_meta(folder: Path, change) -> None:
+    p = folder / "layer-03.json"
+    if change is None:
+        p.write_text("{bad")
+        return
+    meta = json.loads(p.read_text())
+    change(meta)
+    p.write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("change", [
+    None,  # not JSON
+    lambda m: m.update(sha256="0" * 64),
+    lambda m: m.update(count=-1),
+    lambda m: m.update(count=10 ** 40),
+    lambda m: m.update(games=-5),
+    lambda m: m.update(games=1e300),
+    lambda m: m.update(seconds="soon"),
+    lambda m: m.update(layout_sha256="x"),
+    lambda m: m.clear(),
+], ids=["not-json", "sha256", "count-negative", "count-huge", "games-negative", "games-huge",
+        "seconds-text", "layout", "empty"])
+def test_resume_solves_again_only_a_layer_whose_record_was_edited(good, cache, change):
+    folder = cache / NAME
+    (folder / "table.json").unlink()  # an interrupted solve
+    _edit_meta(folder, change)
+    manifest = solve_layered(RS, "points", folder)
+    assert manifest["stats"]["resumed_layers"] == [1, 2, 4]
+    assert _files(folder) == _files(good / NAME)
+    assert manifest["stats"]["games"] == json.loads((good / NAME / "table.json").read_text())["stats"]["games"]
