@@ -153,12 +153,13 @@ def register(app: typer.Typer) -> None:
                  f"{free / gib:.1f} GiB are free; choose another --cache folder")
         if backend == "threads":
             _check_threads(threads)
+        be = _layer_backend(backend, threads, workers)
         if force:
             for old in list(folder.glob("layer-*.json")) + [folder / "table.json"]:
                 old.unlink(missing_ok=True)
         typer.echo(f"{rs.describe()} objective={objective}: {needs.describe(cores)} "
                    f"(estimate), backend {backend}; table folder {folder}")
-        _solve_format2(rs, objective, folder, backend, threads, workers, needs.games)
+        _solve_format2(rs, objective, folder, be, needs.games)
 
     @app.command()
     def strategy(
@@ -392,11 +393,10 @@ def _bytes_done(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.glob("layer-*.f32")) if folder.is_dir() else 0
 
 
-def _solve_format2(rs, objective: str, folder: Path, backend: str, threads: int, workers: int,
-                   games: int) -> None:
-    """Solve into a layered table folder (resuming finished layers) and report."""
-    from cardtable.solver import SolverError
-    from cardtable.solver.layers import LayerBackend, lean_layout, open_layered, solve_layered
+def _layer_backend(backend: str, threads: int, workers: int):
+    """The ``LayerBackend`` of ``--backend``, made before anything is written or deleted
+    (no GPU: one error line, and ``--force`` has not removed the old table yet)."""
+    from cardtable.solver.layers import LayerBackend
 
     if backend == "ray":
         from cardtable.solver.ray_backend import RayBackend
@@ -411,6 +411,15 @@ def _solve_format2(rs, objective: str, folder: Path, backend: str, threads: int,
             fail(str(exc))
     else:
         be = LayerBackend(threads=threads)
+    return be
+
+
+def _solve_format2(rs, objective: str, folder: Path, be, games: int) -> None:
+    """Solve into a layered table folder (resuming finished layers) with the layer
+    backend ``be`` and report."""
+    from cardtable.solver import SolverError
+    from cardtable.solver.layers import lean_layout, open_layered, solve_layered
+
     lay = lean_layout(rs, objective)
     with progress_bar("solving (matrix games)", total=games) as advance:
 

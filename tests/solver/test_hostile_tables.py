@@ -270,3 +270,21 @@ def test_resume_solves_again_only_a_layer_whose_record_was_edited(good, cache, c
     assert manifest["stats"]["resumed_layers"] == [1, 2, 4]
     assert _files(folder) == _files(good / NAME)
     assert manifest["stats"]["games"] == json.loads((good / NAME / "table.json").read_text())["stats"]["games"]
+
+
+def test_force_with_an_unavailable_backend_keeps_the_table(cache, monkeypatch):
+    """`solve --force --backend cuda` on a machine without a GPU deleted table.json and every
+    layer-KK.json before it found out: the backend is made first now."""
+    from cardtable.solver import cuda_backend
+
+    def no_gpu(self, *a, **k):
+        raise cuda_backend.CudaUnavailable("no CUDA GPU is available (simulated)")
+
+    monkeypatch.setattr(cuda_backend.CudaBackend, "__init__", no_gpu)
+    folder = cache / NAME
+    before = sorted(p.name for p in folder.iterdir())
+    r = CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "carry", "--backend", "cuda", "--force",
+                                 "--cache", str(cache)])
+    assert r.exit_code == 2 and "no CUDA GPU" in r.output, r.output
+    assert sorted(p.name for p in folder.iterdir()) == before
+    open_layered(folder)
