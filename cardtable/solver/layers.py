@@ -40,6 +40,8 @@ from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
 
 FORMAT_VERSION = 2
 _CHUNK = 16 << 20
+#: Largest ``table.json`` or ``layer-KK.json`` read (they are a few KiB; a larger one is damaged).
+_JSON_MAX = 1 << 20
 
 
 def lean_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
@@ -98,6 +100,8 @@ def _layer_ok(folder: Path, k: int, lay: LeanLayout, digest: str) -> dict | None
     meta_path = _layer_file(folder, k).with_suffix(".json")
     path = _layer_file(folder, k)
     if not meta_path.is_file() or not path.is_file():  # no FIFO or folder is ever read
+        return None
+    if meta_path.stat().st_size > _JSON_MAX:
         return None
     try:
         meta = json.loads(meta_path.read_text())
@@ -440,6 +444,9 @@ def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
     damaged = f"{folder}: table.json is damaged"
     if not mpath.is_file():
         raise TableFileError(f"{damaged} (not a regular file); remove it and re-run `cardtable solve`")
+    if mpath.stat().st_size > _JSON_MAX:
+        raise TableFileError(f"{damaged} ({mpath.stat().st_size:,} bytes; a manifest is a few KiB); "
+                             "re-run `cardtable solve`")
     try:
         manifest = json.loads(mpath.read_text())
     except (OSError, ValueError):

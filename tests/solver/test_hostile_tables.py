@@ -68,6 +68,7 @@ TAMPER = {
     "forged: a layer missing": lambda f: _forge(f, lambda m: m["layers"].pop()),
     "forged: no layers key": lambda f: _forge(f, lambda m: m.pop("layers")),
     "forged: cards 99": lambda f: _forge(f, lambda m: m.update(cards=99)),
+    "table.json of 2 MiB": lambda f: _forge(f, lambda m: m["stats"].update(padding="x" * (2 << 20))),
 }
 
 
@@ -260,8 +261,9 @@ def _edit_meta(folder: Path, change) -> None:
     lambda m: m.update(seconds="soon"),
     lambda m: m.update(layout_sha256="x"),
     lambda m: m.clear(),
+    lambda m: m.update(padding="x" * (2 << 20)),
 ], ids=["not-json", "sha256", "count-negative", "count-huge", "games-negative", "games-huge",
-        "seconds-text", "layout", "empty"])
+        "seconds-text", "layout", "empty", "2-MiB"])
 def test_resume_solves_again_only_a_layer_whose_record_was_edited(good, cache, change):
     folder = cache / NAME
     (folder / "table.json").unlink()  # an interrupted solve
