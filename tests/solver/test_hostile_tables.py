@@ -290,3 +290,12 @@ def test_force_with_an_unavailable_backend_keeps_the_table(cache, monkeypatch):
     assert r.exit_code == 2 and "no CUDA GPU" in r.output, r.output
     assert sorted(p.name for p in folder.iterdir()) == before
     open_layered(folder)
+
+
+def test_solve_refuses_to_overwrite_another_games_table_under_this_name(tmp_path):
+    folder = tmp_path / NAME  # the carry-over name, holding a discard-ties table
+    solve_layered(Ruleset(cards=4, tie_rule="discard"), "points", folder)
+    before = _files(folder)
+    code, out, exc = _solve(tmp_path)
+    assert code == 1 and "it was copied or renamed" in out, out
+    assert _files(folder) == before and (folder / "table.json").exists()
