@@ -40,6 +40,7 @@ from cardtable.goofspiel import Ruleset
 from cardtable.solver import kernel
 from cardtable.solver.approx import TANH_SLOPE, approx_value, default_scale, pattern_features
 from cardtable.solver.layers import folder_name, open_layered
+from cardtable.solver.lean import min_ties, top_strengths
 from cardtable.solver.table import load_table
 
 OUT = Path(__file__).resolve().parents[1] / "cardtable" / "solver" / "data" / "carry_pot_model.json"
@@ -71,6 +72,7 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng) -
     if dt is None:
         raise SystemExit(f"no {n}-card discard table in {dcache}")
     L, lay, DL = ct.lay.dense, ct.lay, dt.layout
+    minj, mtop = min_ties(lay), top_strengths(lay)
     dvals = np.asarray(dt.values)
     scale = default_scale(n)
     coef = np.zeros((n + 1, 8))
@@ -87,15 +89,21 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng) -
             for j in range(int(lay.soff[sk + r]), int(lay.soff[sk + r + 1])):
                 pot = int(lay.skeys[lay.skoff[k] + j]) // lay.W
                 blocks["pot" if pot > 0 else "pot0"].append((r, j, pot))
-        out[k] = {kind: _layer(k, n, npat, lo, hi, b, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng)
+        a = int(lay.skoff[k])
+        jmax = mtop - np.array([kernel.decode(int(c))[2] for c in DL.codes[lo:hi]])
+        reach = minj[a:a + S][None, :] <= jmax[:, None]
+        out[k] = {kind: _layer(k, n, npat, lo, hi, b, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng,
+                               reach)
                   for kind, b in blocks.items()}
         print(f"  {n} cards, layer {k}: {len(out[k]['pot0']['V']):,} positions at pot 0, "
               f"{len(out[k]['pot']['V']):,} with a pot", flush=True)
     return out
 
 
-def _layer(k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng) -> dict:
-    """Features, exact values and ``pot_model`` 1 values of a random subset of ``blocks``."""
+def _layer(k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng,
+           reach) -> dict:
+    """Features, exact values and ``pot_model`` 1 values of a random subset of ``blocks``
+    (``reach[i, j]``: pattern ``i`` can hold state ``j``)."""
     take = min(len(blocks), max(1, per_layer // npat))
     pick = rng.choice(len(blocks), take, replace=False) if take < len(blocks) else np.arange(len(blocks))
     D, V, P, R, M = [], [], [], [], []
@@ -123,7 +131,10 @@ def _layer(k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef
     else:
         f = feats_of[np.tile(np.arange(npat), len(pick))]
         X = np.stack([D, D * f[:, 0] / k, f[:, 1] * R / k, f[:, 2] * R / (k * k), D * np.abs(D) / R], 1)
-    return dict(X=X, V=V, M1=feats[1], B=np.repeat(np.arange(len(pick)), npat))
+    # fit on the positions a game can reach: a pot of j prizes needs j strengths both players
+    # have played (lean.min_ties; tables solved since hold NaN at the others, older ones values)
+    keep = np.concatenate([reach[:, blocks[b][1]] for b in np.sort(pick)]) & np.isfinite(V)
+    return dict(X=X[keep], V=V[keep], M1=feats[1][keep], B=np.repeat(np.arange(len(pick)), npat)[keep])
 
 
 def _centred(d: dict, key: str, centre: bool) -> np.ndarray:

@@ -22,6 +22,7 @@ simulator (slow: tests use n <= 4).
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from numba import njit
 
 from . import kernel
 from .layers import LayerBackend
-from .lean import LeanLayout
+from .lean import LeanLayout, min_ties, top_strengths
 
 #: Largest hand the device code handles (local arrays have fixed shapes).
 KMAX = 13
@@ -77,8 +78,11 @@ def _key_index_dev(skeys, lo, n, key):
 
 @cuda.jit
 def _layer_kernel(k, lo, nsub, S, S_prev, carry, pval, masks_k, rank_of_mask, W, T,
-                  skeys, skoff_k, skoff_c, soff_k, soff_c, cidx, csign, outc, prev, out, stats):
-    """Block = (pattern lo + t, subset r); thread = state (pot) of that subset."""
+                  skeys, skoff_k, skoff_c, soff_k, soff_c, cidx, csign, outc, prev, out, stats,
+                  minj, jmax):
+    """Block = (pattern lo + t, subset r); thread = state (pot) of that subset. A state
+    whose pot these hands cannot hold (``minj > jmax[t]``, :func:`lean.min_ties`) is
+    skipped and stored as NaN, as on the CPU."""
     blk = cuda.blockIdx.x
     t = blk // nsub
     r = blk - t * nsub
@@ -93,8 +97,10 @@ def _layer_kernel(k, lo, nsub, S, S_prev, carry, pval, masks_k, rank_of_mask, W,
     s0 = soff_k[r]
     ns = soff_k[r + 1] - s0
     pot = 0
+    live = False
     if tid < ns:
         pot = (skeys[skoff_k + s0 + tid] - T) // W
+        live = minj[skoff_k + s0 + tid] <= jmax[t]
     acc = 0.0
     count = 0
     for p in range(pval.shape[0]):
@@ -120,7 +126,7 @@ def _layer_kernel(k, lo, nsub, S, S_prev, carry, pval, masks_k, rank_of_mask, W,
             base[a, b] = o * pv + cont
             e += cuda.blockDim.x
         cuda.syncthreads()
-        if tid < ns:
+        if live:
             missing = 0
             for a in range(k):
                 for b in range(k):
@@ -145,9 +151,11 @@ def _layer_kernel(k, lo, nsub, S, S_prev, carry, pval, masks_k, rank_of_mask, W,
                 cuda.atomic.add(stats, 4, float64(missing))
             cuda.atomic.max(stats, 2, g)
             acc += v
-    if tid < ns:
+    if live:
         out[t * S + s0 + tid] = acc / count
         cuda.atomic.add(stats, 1, 1.0)
+    elif tid < ns:
+        out[t * S + s0 + tid] = math.nan
 
 
 @dataclass
@@ -157,6 +165,7 @@ class CudaBackend(LayerBackend):
     name: str = "cuda"
     chunk_patterns: int = 65536
     _dev: dict = field(default_factory=dict, repr=False)
+    _mtop: int = field(default=0, repr=False)
 
     def __post_init__(self) -> None:
         if not cuda.is_available():
@@ -172,7 +181,9 @@ class CudaBackend(LayerBackend):
             raise ValueError(f"the CUDA backend handles at most {KMAX} cards")
         d = lay.dense
         self._dev = {name: cuda.to_device(np.ascontiguousarray(a)) for name, a in (
-            ("pval", d.pval), ("rank_of_mask", d.rank_of_mask), ("skeys", lay.skeys))}
+            ("pval", d.pval), ("rank_of_mask", d.rank_of_mask), ("skeys", lay.skeys),
+            ("minj", min_ties(lay)))}
+        self._mtop = top_strengths(lay)
 
     def stop(self) -> None:
         self._dev = {}
@@ -205,13 +216,15 @@ class CudaBackend(LayerBackend):
                 if not layer_children(k, lo, hi, d.codes, d.code_off, cidx, csign, outc):
                     st[4] += 1
                     break
+                jmax = np.array([self._mtop - kernel.decode(int(c))[2]
+                                 for c in d.codes[d.code_off[k] + lo:d.code_off[k] + hi]], np.int64)
                 g_out = cuda.device_array(n * S, dtype=np.float32)
                 g_st = cuda.to_device(np.zeros(5))
                 fn[n * nsub, threads](k, lo, nsub, S, S_prev, lay.carry, self._dev["pval"], masks_k,
                                       self._dev["rank_of_mask"], lay.W, d.T, self._dev["skeys"],
                                       int(lay.skoff[k]), int(lay.skoff[k - 1]), g_soff_k, g_soff_c,
                                       cuda.to_device(cidx), cuda.to_device(csign), cuda.to_device(outc),
-                                      g_prev, g_out, g_st)
+                                      g_prev, g_out, g_st, self._dev["minj"], cuda.to_device(jmax))
                 s = g_st.copy_to_host()
                 st[0] += s[0]
                 st[1] += s[1]

@@ -34,8 +34,9 @@ class SolveNeeds:
 
     Attributes:
         cards, tie_rule, objective: the game.
-        games: matrix games (upper bound for ``win``: decided positions need none).
-        positions: stored positions (after the player-swap symmetry).
+        games: matrix games solved (the states :func:`cardtable.solver.lean.min_ties`
+            rules out are skipped; upper bound for ``win``: decided positions need none).
+        positions: positions solved (after the player-swap symmetry).
         memory_bytes: peak resident memory: the largest layer that is read
             (memory-mapped) while the next one is written, plus ``BASE_MEMORY``.
         disk_bytes: size of the finished table folder.
@@ -97,11 +98,14 @@ def estimate_solve(ruleset: Ruleset, objective: str = "points") -> SolveNeeds:
     """
     from .layers import lean_layout
 
+    from .lean import reachable_games
+
     lay = lean_layout(ruleset, objective)
-    sizes = [lay.layer_size(k) for k in range(lay.top + 1)]
-    games = sum(k * s for k, s in enumerate(sizes))
-    cpu = sum(k * s * NS_PER_GAME_K2 * k * k for k, s in enumerate(sizes)) * 1e-9
+    sizes = [lay.layer_size(k) for k in range(lay.top + 1)]  # slots on disk, skipped states too
+    solved = [reachable_games(lay, k) for k in range(lay.top + 1)]  # (positions, games)
+    games = sum(g for _, g in solved)
+    cpu = sum(g * NS_PER_GAME_K2 * k * k for k, (_, g) in enumerate(solved)) * 1e-9
     read = max(sizes[:-1]) if len(sizes) > 1 else 0  # layer k - 1 is read while k is written
     layout_bytes = sum(a.nbytes for a in lay.arrays().values())
-    return SolveNeeds(ruleset.cards, ruleset.tie_rule, objective, games, sum(sizes),
+    return SolveNeeds(ruleset.cards, ruleset.tie_rule, objective, games, sum(p for p, _ in solved),
                       4 * read + BASE_MEMORY + layout_bytes, 4 * sum(sizes) + layout_bytes, cpu)

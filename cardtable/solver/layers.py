@@ -358,10 +358,13 @@ class LayeredTable:
 
     def _lookup(self, k: int, r: int, i: int, pot: int, d: int) -> float:
         s = lean_slot(self.lay, k, r, i, pot, d)
-        if s < 0:
-            raise ImpossiblePosition(f"a pot of {pot}" + (f" with a point difference of {d:+d}"
-                                     if self.lay.win else "") + " cannot arise here")
-        return float(self.layers[k][s])
+        v = float(self.layers[k][s]) if s >= 0 else float("nan")
+        if v != v:  # no slot, or a state the solve skipped (lean.min_ties): NaN
+            what = f"a pot of {pot}" + (f" with a point difference of {d:+d}" if self.lay.win else "")
+            why = (" cannot arise with these hands (a pot of j prizes needs j strengths that both "
+                   "players have played)") if s >= 0 else " cannot arise here"
+            raise ImpossiblePosition(what + why)
+        return v
 
     def value(self, pos: Position) -> float:
         """Equilibrium value for player A before the next prize is revealed

@@ -185,6 +185,72 @@ def build_lean(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool)
                       nstates)
 
 
+def min_ties(lay: LeanLayout) -> np.ndarray:
+    """For every state of the layout (aligned with ``lay.skeys``), the fewest
+    turned-up prizes whose values add up to its pot (0 for pot 0).
+
+    A pot of ``j`` prizes comes from the last ``j`` rounds, all tied (docs/rules.md,
+    Ties), and a tie is two cards of one strength, so both players have played
+    that strength: a position whose hands still hold ``m`` of the starting ``m0``
+    strengths (either player) can carry a pot of at most ``m0 - m`` prizes. The
+    kernels skip (store NaN for) the states whose pot needs more: no game reaches
+    them, and no reachable position reads them (a tie removes one more strength
+    from both hands as it adds one prize to the pot). Shape ``(len(lay.skeys),)``,
+    int64; computed once per layout object (it is not part of the layout's digest,
+    so tables written before this pruning stay valid).
+    """
+    cached = getattr(lay, "_min_ties", None)
+    if cached is not None:
+        return cached
+    d = lay.dense
+    pval = d.pval
+    n_p, T, W = len(pval), int(d.T), int(lay.W)
+    big = n_p + 1
+    fewest = [None] * (1 << n_p)  # per turned-up set: the fewest prizes making each pot 0..T
+    start = np.full(T + 1, big, dtype=np.int64)
+    start[0] = 0
+    fewest[0] = start
+    for c in range(1, 1 << n_p):
+        low = (c & -c).bit_length() - 1
+        prev = fewest[c & (c - 1)]
+        v = int(pval[low])
+        cur = prev.copy()
+        cur[v:] = np.minimum(cur[v:], prev[:T + 1 - v] + 1)
+        fewest[c] = cur
+    full = (1 << n_p) - 1
+    out = np.empty(len(lay.skeys), dtype=np.int64)
+    for k in range(lay.top + 1):
+        sk = int(lay.so_off[k])
+        for r, m in enumerate(d.masks[d.mask_off[k]:d.mask_off[k + 1]]):
+            a = int(lay.skoff[k] + lay.soff[sk + r])
+            b = int(lay.skoff[k] + lay.soff[sk + r + 1])
+            out[a:b] = fewest[full & ~int(m)][lay.skeys[a:b] // W]
+    lay._min_ties = out
+    return out
+
+
+def top_strengths(lay: LeanLayout) -> int:
+    """Strengths held by either player at the start (the top layer's one pattern)."""
+    return int(kernel.decode(int(lay.dense.codes[lay.dense.code_off[lay.top]]))[2])
+
+
+def reachable_games(lay: LeanLayout, k: int) -> tuple[int, int]:
+    """``(positions, matrix games)`` of layer ``k`` that the kernels solve: the states
+    :func:`min_ties` does not rule out, over all patterns (games: ``k`` per position;
+    for the win objective an upper bound, decided positions need none)."""
+    if k == 0:
+        return 0, 0
+    d = lay.dense
+    minj = min_ties(lay)
+    a, b = int(lay.skoff[k]), int(lay.skoff[k + 1])
+    at_most = np.bincount(np.minimum(minj[a:b], lay.top + 1), minlength=lay.top + 2).cumsum()
+    mtop = top_strengths(lay)
+    pos = 0
+    for code in d.codes[d.code_off[k]:d.code_off[k + 1]]:
+        pos += int(at_most[mtop - int(kernel.decode(int(code))[2])])
+    return pos, k * pos
+
+
 def float32_bound(lay: LeanLayout, k: int) -> float:
     """Largest possible |stored value - exact value| of a layer-``k`` position.
 
@@ -256,7 +322,7 @@ def _copy_support(ws, wI, wJ, src, dst):
 
 @njit(cache=True, _nrt=False)
 def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
-                    next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, out,
+                    next_prize, W, T, skeys, skoff, soff, so_off, minj, mtop, S_prev, prev, out,
                     M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st,
                     warm, ws, wI, wJ, A, z, mark, R, pab, tie_a, tie_b, tie_at):
     """All positions of one pattern (points objective), pots vectorised.
@@ -267,10 +333,13 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
     continuations (child pot = pot + prize: one rank per pot, found by walking
     the child's sorted pots alongside). With ``warm``, each pot's game first
     tries the previous pot's optimal support (:func:`kernel.solve_game_warm`).
+    A state whose pot needs more tied prizes than the strengths both players
+    have played (:func:`min_ties`) cannot occur: it is skipped and stored as NaN.
     ``st``: games, positions, max gap, failures, missing children, warm hits,
     warm misses.
     """
     code = codes[code_off[k] + pi]
+    jmax = mtop - kernel.decode(code)[2]  # the most prizes a pot of this pattern can hold
     if not kernel.pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pab[0], pab[1]):
         st[4] += 1
         return
@@ -310,6 +379,8 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
                     base[a, b] = o * pv + cont
             ci = 0
             for j in range(ns):
+                if minj[kbase + j] > jmax:
+                    continue
                 pot = (skeys[kbase + j] - T) // W
                 for a in range(k):
                     for b in range(k):
@@ -332,13 +403,16 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
                 if j == 0:
                     _copy_support(ws, wI, wJ, first + p, p)
         for j in range(ns):
-            out[s0 + j] = acc[j] / count
-        st[1] += ns
+            if minj[kbase + j] > jmax:
+                out[s0 + j] = np.nan
+            else:
+                out[s0 + j] = acc[j] / count
+                st[1] += 1
 
 
 @njit(cache=True, _nrt=False)
 def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask, psum,
-                 next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, out,
+                 next_prize, W, T, skeys, skoff, soff, so_off, minj, mtop, S_prev, prev, out,
                  M, tab, basis, xs, ys, acc, cidx, csign, outc, st, warm, ws, wI, wJ, A, z, mark,
                  R, pab, crank):
     """All positions of one pattern, win objective (value = P(win) - P(loss)).
@@ -346,9 +420,11 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
     Per subset and revealed prize, the states (pot, point difference) in key
     order; a game's entries come from at most six child states (outcome x
     orientation), each ranked once. With ``warm``, a game first tries the
-    previous state's optimal support for the same prize.
+    previous state's optimal support for the same prize. States that cannot occur
+    (:func:`min_ties`) are skipped and stored as NaN.
     """
     code = codes[code_off[k] + pi]
+    jmax = mtop - kernel.decode(code)[2]
     if not kernel.pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pab[0], pab[1]):
         st[4] += 1
         return
@@ -363,7 +439,6 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
         ns = soff[sk + r + 1] - s0
         kbase = skoff[k] + s0
         fixed = next_prize[mask]
-        st[1] += ns
         for j in range(ns):
             acc[j] = 0.0
         count = 0
@@ -374,6 +449,8 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
             cs0, cns, ckb = _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off)
             nfirst = 0
             for j in range(ns):
+                if minj[kbase + j] > jmax:
+                    continue
                 key = skeys[kbase + j]
                 pot = key // W
                 d = key - pot * W - T
@@ -411,6 +488,10 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
             key = skeys[kbase + j]
             pot = key // W
             d = key - pot * W - T
+            if minj[kbase + j] > jmax:
+                out[s0 + j] = np.nan
+                continue
+            st[1] += 1
             if d > sp + pot or -d > sp + pot:
                 out[s0 + j] = 1.0 if d > 0 else -1.0
             else:
@@ -424,8 +505,8 @@ NSTATS = 7
 
 @njit(cache=True)
 def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
-                   psum, next_prize, W, T, skeys, skoff, soff, so_off, nstates, prev, out, st,
-                   warm=True):
+                   psum, next_prize, W, T, skeys, skoff, soff, so_off, nstates, minj, mtop, prev,
+                   out, st, warm=True):
     """Layer ``k``, patterns ``lo..hi-1``: writes ``out[(i - lo) * S[k] + ...]``
     (float32) from the layer ``k - 1`` values ``prev`` (float32).
 
@@ -457,12 +538,12 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
         o = out[(pi - lo) * S:(pi - lo + 1) * S]
         if win:
             _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask, psum,
-                         next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, o,
+                         next_prize, W, T, skeys, skoff, soff, so_off, minj, mtop, S_prev, prev, o,
                          M, tab, basis, xs, ys, acc, cidx, csign, outc, st, warm, ws, wI, wJ, A, z,
                          mark, R, pab, crank)
         else:
             _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
-                            next_prize, W, T, skeys, skoff, soff, so_off, S_prev, prev, o,
+                            next_prize, W, T, skeys, skoff, soff, so_off, minj, mtop, S_prev, prev, o,
                             M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st,
                             warm, ws, wI, wJ, A, z, mark, R, pab, tie_a, tie_b, tie_at)
 
@@ -470,7 +551,7 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
 @njit(cache=True, parallel=True)
 def solve_patterns_parallel(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off,
                             rank_of_mask, psum, next_prize, W, T, skeys, skoff, soff, so_off,
-                            nstates, prev, out, st, warm=True):
+                            nstates, minj, mtop, prev, out, st, warm=True):
     """:func:`solve_patterns` with the patterns spread over Numba's threads
     (each pattern writes its own block: the result is bit-identical)."""
     n = hi - lo
@@ -479,7 +560,7 @@ def solve_patterns_parallel(k, lo, hi, win, pval, carry, codes, code_off, masks,
     for t in prange(n):
         solve_patterns(k, lo + t, lo + t + 1, win, pval, carry, codes, code_off, masks, mask_off,
                        rank_of_mask, psum, next_prize, W, T, skeys, skoff, soff, so_off, nstates,
-                       prev, out[t * S:(t + 1) * S], res[t], warm)
+                       minj, mtop, prev, out[t * S:(t + 1) * S], res[t], warm)
     for t in range(n):
         for i in range(NSTATS):
             if i == 2:
@@ -494,7 +575,7 @@ def kernel_args(lay: LeanLayout) -> tuple:
     d = lay.dense
     return (lay.win, d.pval, lay.carry, d.codes, d.code_off, d.masks, d.mask_off, d.rank_of_mask,
             d.psum, d.next_prize, lay.W, d.T, lay.skeys, lay.skoff, lay.soff, lay.so_off,
-            lay.nstates)
+            lay.nstates, min_ties(lay), top_strengths(lay))
 
 
 def solve_chunk(lay: LeanLayout, k: int, lo: int, hi: int, prev: np.ndarray, threads: int = 1,

@@ -26,7 +26,7 @@ def test_ray_with_two_local_workers_equals_threads(tmp_path, monkeypatch):
     assert ray_run["stats"]["backend"] == "ray"
     assert not ray.is_initialized()  # the backend shut down the Ray it started
     assert [x["sha256"] for x in ray_run["layers"]] == [x["sha256"] for x in threads["layers"]]
-    assert ray_run["stats"]["games"] == threads["stats"]["games"] > 30_000
+    assert ray_run["stats"]["games"] == threads["stats"]["games"] > 10_000  # 14,856 (min_ties)
 
 
 CUDASIM = """
@@ -46,8 +46,10 @@ for k in range(1, n + 1):
     a = np.fromfile(out / "cpu" / f"layer-{k:02d}.f32", dtype="<f4")
     b = np.fromfile(out / "gpu" / f"layer-{k:02d}.f32", dtype="<f4")
     assert len(a) == len(b) > 0
-    worst = float(np.max(np.abs(a.astype(float) - b)))
-    print(k, len(a), worst, np.array_equal(a, b))
+    assert np.array_equal(np.isnan(a), np.isnan(b))  # the same states skipped (lean.min_ties)
+    both = ~np.isnan(a)
+    worst = float(np.max(np.abs(a[both].astype(float) - b[both])))
+    print(k, len(a), worst, np.array_equal(a[both], b[both]))
     assert worst <= float32_bound(lay, k), (k, worst)
 print("games", gpu["stats"]["games"])
 """
