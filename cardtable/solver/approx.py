@@ -35,7 +35,7 @@ from numba import njit
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .layout import Layout, SolverError
+from .layout import Layout, SolverError, fewest_tied_prizes
 from .position import ImpossiblePosition, Position
 from .round_subgame import solve_low_layers
 from .table import RoundStrategy, Table, count_games, full_layout, subgame_layout
@@ -180,9 +180,11 @@ def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, 
 @njit(cache=True)
 def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_off, masks,
                       mask_off, rank_of_mask, psum, dbase, dbase_off, dval_off, dvals, scale, coef,
-                      out, pot_model=0):
+                      out, fewest, mtop, pot_model=0):
     """Write ``V~`` of every slot of layer ``k`` of a carry-over layout (``c*`` arrays;
-    same codes and prize subsets as the discard layout ``d*``) into ``out``."""
+    same codes and prize subsets as the discard layout ``d*``) into ``out``, except the
+    slots no game reaches (``fewest[mask, pot] > mtop - m``: a pot of j prizes needs j
+    strengths both players have played; :func:`cardtable.solver.layout.fewest_tied_prizes`)."""
     npat = code_off[k + 1] - code_off[k]
     nsub = mask_off[k + 1] - mask_off[k]
     M = np.empty((k, k))
@@ -195,10 +197,13 @@ def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_o
     outc = np.zeros((k, k), dtype=np.int64)
     for pi in range(npat):
         code = codes[code_off[k] + pi]
+        jmax = mtop - kernel.decode(code)[2]
         for r in range(nsub):
             mask = masks[mask_off[k] + r]
             R = cT - psum[mask]
             for pot in range(R + 1):
+                if fewest[mask, pot] > jmax:
+                    continue
                 s = kernel.slot(k, r, pot, 0, R, npat, cbase, cbase_off, cval_off, True, False)
                 out[s + pi] = approx_value(k, code, mask, pot, pval, dT, codes, code_off, masks,
                                            mask_off, rank_of_mask, psum, dbase, dbase_off,
@@ -361,7 +366,8 @@ def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
                        coef: np.ndarray | None = None) -> tuple[Layout, np.ndarray]:
     """The values the approximation's bot plays from, on the full carry-over layout:
     exact carry-over values for layers ``k < exact`` (backward induction), ``V~``
-    for layers ``k >= exact`` (the bot's round at ``k`` cards uses layer ``k - 1``).
+    for layers ``k >= exact`` (the bot's round at ``k`` cards uses layer ``k - 1``);
+    NaN at the layer-``k >= exact`` slots no game reaches (:func:`fill_approx_layer`).
 
     ``scale``, ``pot_model``, ``coef``: as :class:`CarryApproximation`. Memory: one float64
     per slot of the carry-over layout (10 cards: about 0.2 GiB).
@@ -378,11 +384,13 @@ def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
     if exact > 1:
         solve_low_layers(lay, exact - 1, vals)
     dvals = np.asarray(discard.values)
+    fewest = fewest_tied_prizes(lay.pval, int(lay.T))
+    mtop = int(kernel.decode(int(lay.codes[lay.code_off[lay.top]]))[2])
     for k in range(max(exact, 1), lay.top + 1):
         fill_approx_layer(k, lay.T, lay.base, lay.base_off, lay.val_off, lay.pval, d.T, lay.codes,
                           lay.code_off, lay.masks, lay.mask_off, lay.rank_of_mask, lay.psum,
                           d.base, d.base_off, d.val_off, dvals, approx.scale, approx.coef, vals,
-                          approx.pot_model)
+                          fewest, mtop, approx.pot_model)
     return lay, vals
 
 

@@ -177,6 +177,32 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
                   rank_of_mask, psum, base, base_off, val_off, next_prize)
 
 
+def fewest_tied_prizes(pval, T: int) -> np.ndarray:
+    """``out[mask, pot]``: the fewest turned-up prizes (those not in the face-down set
+    ``mask``) whose values add up to ``pot`` (``len(pval) + 1`` if none do), for pots
+    ``0..T``; shape ``(2**len(pval), T + 1)``, int64.
+
+    A carried pot of ``j`` prizes needs ``j`` ties, each of two cards of one strength
+    (docs/rules.md, Ties), so a position whose hands hold ``m`` of the ``m0`` starting
+    strengths (either player) carries at most ``m0 - m`` prizes: the kernels skip the
+    states with ``out[mask, pot] > m0 - m`` (no game reaches them).
+    """
+    pval = np.asarray(pval, dtype=np.int64)
+    n_p = len(pval)
+    full = (1 << n_p) - 1
+    by_up = np.empty((1 << n_p, T + 1), dtype=np.int64)  # indexed by the turned-up set
+    by_up[0] = n_p + 1
+    by_up[0, 0] = 0
+    for c in range(1, 1 << n_p):
+        low = (c & -c).bit_length() - 1
+        prev = by_up[c & (c - 1)]
+        v = int(pval[low])
+        by_up[c] = prev
+        if v <= T:
+            by_up[c, v:] = np.minimum(prev[v:], prev[:T + 1 - v] + 1)
+    return by_up[full ^ np.arange(1 << n_p)]
+
+
 def layer_games(layout: Layout, k: int) -> int:
     """Matrix games of layer ``k`` (an upper bound for the win objective)."""
     return k * int(layout.base[layout.base_off[k + 1] - 1])

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import kernel
-from .layout import Layout, SolverError, build_layout
+from .layout import Layout, SolverError, build_layout, fewest_tied_prizes
 
 #: Unit roundoff of float32 (round to nearest): |fl(v) - v| <= U32 * |v|.
 U32 = 2.0 ** -24
@@ -203,28 +203,15 @@ def min_ties(lay: LeanLayout) -> np.ndarray:
     if cached is not None:
         return cached
     d = lay.dense
-    pval = d.pval
-    n_p, T, W = len(pval), int(d.T), int(lay.W)
-    big = n_p + 1
-    fewest = [None] * (1 << n_p)  # per turned-up set: the fewest prizes making each pot 0..T
-    start = np.full(T + 1, big, dtype=np.int64)
-    start[0] = 0
-    fewest[0] = start
-    for c in range(1, 1 << n_p):
-        low = (c & -c).bit_length() - 1
-        prev = fewest[c & (c - 1)]
-        v = int(pval[low])
-        cur = prev.copy()
-        cur[v:] = np.minimum(cur[v:], prev[:T + 1 - v] + 1)
-        fewest[c] = cur
-    full = (1 << n_p) - 1
+    W = int(lay.W)
+    fewest = fewest_tied_prizes(d.pval, int(d.T))
     out = np.empty(len(lay.skeys), dtype=np.int64)
     for k in range(lay.top + 1):
         sk = int(lay.so_off[k])
         for r, m in enumerate(d.masks[d.mask_off[k]:d.mask_off[k + 1]]):
             a = int(lay.skoff[k] + lay.soff[sk + r])
             b = int(lay.skoff[k] + lay.soff[sk + r + 1])
-            out[a:b] = fewest[full & ~int(m)][lay.skeys[a:b] // W]
+            out[a:b] = fewest[int(m)][lay.skeys[a:b] // W]
     lay._min_ties = out
     return out
 
