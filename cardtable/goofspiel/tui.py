@@ -209,11 +209,16 @@ class GoofspielTable:
         from .bots.nash import NashBot
         from .coach import hint, hint_text
 
-        if self._hint_bot is None:
-            self._hint_bot = NashBot(seed=0)
-            self._hint_bot.new_game(self.ruleset, seat)
-        with self.console.status("the coach is solving this round..."):
-            data = hint(self._hint_bot, game.view(seat))
+        try:
+            if self._hint_bot is None:
+                self._hint_bot = NashBot(seed=0)
+                self._hint_bot.new_game(self.ruleset, seat)
+            with self.console.status("the coach is solving this round..."):
+                data = hint(self._hint_bot, game.view(seat))
+        except ValueError as exc:  # e.g. a damaged table (TableFileError): no hint, the game goes on
+            self._hint_bot = None
+            self.console.print(f"no hint: {exc}", style="yellow", markup=False, highlight=False)
+            return
         self.hinted = True
         self.console.print(hint_text(data), style="cyan", markup=False, highlight=False)
 

@@ -139,6 +139,18 @@ def test_play_hints_with_a_damaged_table_is_refused_before_the_game(cache, case,
     assert isinstance(r.exception, SystemExit)  # no traceback
 
 
+@pytest.mark.parametrize("case", ["truncated layer", "table.json is a folder"])
+def test_typing_hint_with_a_damaged_table_says_so_and_the_game_goes_on(cache, case, tmp_path):
+    TAMPER[case](cache / NAME)
+    r = CliRunner().invoke(app, ["play", "-n", "4", "--vs", "random", "--no-save", "--seed", "1"],
+                           input="hint\n4\n3\n2\n1\nn\n",
+                           env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path),
+                                "COLUMNS": "200"})
+    out = " ".join(r.output.split())
+    assert r.exit_code == 0 and "no hint:" in out, out  # was a traceback that lost the game
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
 # -- format 1 (one file): a header forged with a recomputed checksum ---------------------------
 
 
