@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from .layers import LayerBackend, _merge, sha256_file
-from .lean import NSTATS, LeanLayout, solve_chunk
+from .lean import NSTATS, LeanLayout, min_ties, solve_chunk
 
 
 def _chunk_task(lay: LeanLayout, k: int, lo: int, hi: int, prev_path: str | None,
@@ -64,6 +64,7 @@ class RayBackend(LayerBackend):
                 ray.init(num_cpus=self.workers, include_dashboard=False, runtime_env=env,
                          log_to_driver=False)
             self._started = True
+        min_ties(lay)  # computed once here: it travels with the layout, not once per task
         self._lay_ref = ray.put(lay)
         self._task = ray.remote(num_cpus=1)(_chunk_task)
 
