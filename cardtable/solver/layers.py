@@ -503,14 +503,11 @@ def _is_int(x) -> bool:
 def _manifest_problem(m: dict) -> str | None:
     """What is malformed in a ``table.json`` whose digest checks (its fields and their
     types; a hand-made manifest with a recomputed digest), or None."""
-    if not _is_int(m.get("cards")) or not 1 <= m["cards"] <= 13:
-        return "cards"
-    if m.get("tie_rule") not in ("carry", "discard") or not isinstance(m.get("high_ace"), bool):
-        return "ruleset"
-    if m.get("objective") not in OBJECTIVES:
-        return "objective"
-    if m.get("prize_cards") != list(range(1, m["cards"] + 1)):
-        return "prize_cards"
+    from .table import game_fields_problem
+
+    bad = game_fields_problem(m)
+    if bad:
+        return bad
     if not isinstance(m.get("stats"), dict):
         return "stats"
     for key in ("layout_file_sha256", "layout_sha256"):

@@ -498,15 +498,15 @@ _ARRAYS = ("pval", "codes", "code_off", "masks", "mask_off", "rank_of_mask", "ps
            "val_off", "values")
 
 
-def _header_problem(meta) -> str | None:
-    """What is malformed in a format-1 header whose checksum matches (a hand-made header
-    with a recomputed SHA-256), or None: its fields, their types and array bounds."""
-    def whole(x) -> bool:
-        return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+def _whole(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
-    if not isinstance(meta, dict):
-        return "not a JSON object"
-    if not whole(meta.get("cards")) or not 1 <= meta["cards"] <= 13:
+
+def game_fields_problem(meta: dict) -> str | None:
+    """The first malformed game field of a table's record (format 1 header or format 2
+    ``table.json``: ``cards``, ``tie_rule``, ``high_ace``, ``objective``, ``prize_cards``),
+    or None."""
+    if not _whole(meta.get("cards")) or not 1 <= meta["cards"] <= 13:
         return "cards"
     if meta.get("tie_rule") not in ("carry", "discard") or not isinstance(meta.get("high_ace"), bool):
         return "ruleset"
@@ -514,6 +514,18 @@ def _header_problem(meta) -> str | None:
         return "objective"
     if meta.get("prize_cards") != list(range(1, meta["cards"] + 1)):
         return "prize_cards"
+    return None
+
+
+def _header_problem(meta) -> str | None:
+    """What is malformed in a format-1 header whose checksum matches (a hand-made header
+    with a recomputed SHA-256), or None: its fields, their types and array bounds."""
+    whole = _whole
+    if not isinstance(meta, dict):
+        return "not a JSON object"
+    bad = game_fields_problem(meta)
+    if bad:
+        return bad
     if not whole(meta.get("T")) or not whole(meta.get("data_bytes")) or not isinstance(meta.get("data_sha256"), str):
         return "T, data_bytes or data_sha256"
     if not isinstance(meta.get("stats", {}), dict):
