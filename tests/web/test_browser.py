@@ -267,7 +267,10 @@ def test_goofspiel_phone_single_card_bids_and_one_game_over(browser, live_server
     assert page.inner_text("#hint") == "Click a card to bid it"
     assert page.locator("#bidbtn").is_hidden()  # single-card bids: click the card, no Bid button
     page.locator('#hand .card[data-rank="2"]').click()
-    assert page.inner_text("#hint") == "Click the card again to confirm"
+    # the page re-renders on its own schedule (a loaded machine): wait for the text, do not sample it
+    from playwright.sync_api import expect
+
+    expect(page.locator("#hint")).to_have_text("Click the card again to confirm", timeout=TIMEOUT)
     assert page.locator("#bidbtn").is_hidden()
     page.locator('#hand .card[data-rank="2"]').click()
     for r in (2, 3):
