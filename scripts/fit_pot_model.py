@@ -40,7 +40,7 @@ from cardtable.goofspiel import Ruleset
 from cardtable.solver import kernel
 from cardtable.solver.approx import TANH_SLOPE, approx_value, default_scale, pattern_features
 from cardtable.solver.layers import folder_name, open_layered
-from cardtable.solver.lean import min_ties, top_strengths
+from cardtable.solver.lean import min_ties, pot_prizes_allowed
 from cardtable.solver.table import load_table
 
 OUT = Path(__file__).resolve().parents[1] / "cardtable" / "solver" / "data" / "carry_pot_model.json"
@@ -72,7 +72,7 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng) -
     if dt is None:
         raise SystemExit(f"no {n}-card discard table in {dcache}")
     L, lay, DL = ct.lay.dense, ct.lay, dt.layout
-    minj, mtop = min_ties(lay), top_strengths(lay)
+    minj = min_ties(lay)
     dvals = np.asarray(dt.values)
     scale = default_scale(n)
     coef = np.zeros((n + 1, 8))
@@ -90,7 +90,7 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng) -
                 pot = int(lay.skeys[lay.skoff[k] + j]) // lay.W
                 blocks["pot" if pot > 0 else "pot0"].append((r, j, pot))
         a = int(lay.skoff[k])
-        jmax = mtop - np.array([kernel.decode(int(c))[2] for c in DL.codes[lo:hi]])
+        jmax = pot_prizes_allowed(lay, k)
         reach = minj[a:a + S][None, :] <= jmax[:, None]
         out[k] = {kind: _layer(k, n, npat, lo, hi, b, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng,
                                reach)

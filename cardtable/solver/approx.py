@@ -35,7 +35,7 @@ from numba import njit
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .layout import Layout, SolverError, fewest_tied_prizes
+from .layout import Layout, SolverError, fewest_tied_prizes, top_strengths
 from .position import ImpossiblePosition, Position
 from .round_subgame import solve_low_layers
 from .table import RoundStrategy, Table, count_games, full_layout, subgame_layout
@@ -385,7 +385,7 @@ def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
         solve_low_layers(lay, exact - 1, vals)
     dvals = np.asarray(discard.values)
     fewest = fewest_tied_prizes(lay.pval, int(lay.T))
-    mtop = int(kernel.decode(int(lay.codes[lay.code_off[lay.top]]))[2])
+    mtop = top_strengths(lay)
     for k in range(max(exact, 1), lay.top + 1):
         fill_approx_layer(k, lay.T, lay.base, lay.base_off, lay.val_off, lay.pval, d.T, lay.codes,
                           lay.code_off, lay.masks, lay.mask_off, lay.rank_of_mask, lay.psum,

@@ -33,7 +33,7 @@ from numba import njit
 
 from . import kernel
 from .layers import LayerBackend
-from .lean import LeanLayout, min_ties, top_strengths
+from .lean import LeanLayout, min_ties, pot_prizes_allowed
 
 #: Largest hand the device code handles (local arrays have fixed shapes).
 KMAX = 13
@@ -165,7 +165,6 @@ class CudaBackend(LayerBackend):
     name: str = "cuda"
     chunk_patterns: int = 65536
     _dev: dict = field(default_factory=dict, repr=False)
-    _mtop: int = field(default=0, repr=False)
 
     def __post_init__(self) -> None:
         if not cuda.is_available():
@@ -183,7 +182,6 @@ class CudaBackend(LayerBackend):
         self._dev = {name: cuda.to_device(np.ascontiguousarray(a)) for name, a in (
             ("pval", d.pval), ("rank_of_mask", d.rank_of_mask), ("skeys", lay.skeys),
             ("minj", min_ties(lay)))}
-        self._mtop = top_strengths(lay)
 
     def stop(self) -> None:
         self._dev = {}
@@ -216,8 +214,7 @@ class CudaBackend(LayerBackend):
                 if not layer_children(k, lo, hi, d.codes, d.code_off, cidx, csign, outc):
                     st[4] += 1
                     break
-                jmax = np.array([self._mtop - kernel.decode(int(c))[2]
-                                 for c in d.codes[d.code_off[k] + lo:d.code_off[k] + hi]], np.int64)
+                jmax = pot_prizes_allowed(lay, k, lo, hi)
                 g_out = cuda.device_array(n * S, dtype=np.float32)
                 g_st = cuda.to_device(np.zeros(5))
                 fn[n * nsub, threads](k, lo, nsub, S, S_prev, lay.carry, self._dev["pval"], masks_k,

@@ -390,15 +390,25 @@ def _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R):
 
 @njit(cache=True, _nrt=False)
 def solve_game_ws(M, k1, k2, tab, basis, x, y, R):
-    """:func:`solve_matrix_game` with the refinement's workspace ``R`` given
-    (shape as :func:`_refine_ws`): allocates nothing and, compiled without
-    reference counting, costs no atomic operations per call; the kernels' inner
-    loops call this one."""
+    """:func:`solve_matrix_game` with the refinement's workspace ``R`` given (shape as
+    :func:`_refine_ws`; :func:`solve_matrix_game`, for callers outside the kernels,
+    allocates it only when a refinement is needed): allocates nothing and, compiled
+    without reference counting, costs no atomic operations per call; the kernels'
+    inner loops call this one."""
+    value, gap, _ = _solve_cold(M, k1, k2, tab, basis, x, y, R)
+    return value, gap
+
+
+@njit(cache=True, _nrt=False)
+def _solve_cold(M, k1, k2, tab, basis, x, y, R):
+    """The cold solve of :func:`solve_game_ws`, also returning the simplex's shift
+    (0.0: a pure saddle point), which :func:`solve_game_warm` needs for the next
+    guess: ``(value, gap, shift)``."""
     value, shift = simplex(M, k1, k2, tab, basis, x, y)
     gap = guarantee_gap(M, k1, k2, x, y)
     if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
         value, gap = _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R)
-    return value, gap
+    return value, gap, shift
 
 
 #: Warm start: a guessed support's solution is kept when both guarantees meet this
@@ -604,10 +614,7 @@ def solve_game_warm(M, k1, k2, tab, basis, x, y, I, J, w, s, A, z, mark, R):
         ok, v, gap = solve_on_support(M, k1, k2, I, J, w, s, A, z, mark, x, y)
         if ok and gap <= WARM_TOL * (1.0 + abs(v)):
             return v, gap, s, True
-    value, shift = simplex(M, k1, k2, tab, basis, x, y)
-    gap = guarantee_gap(M, k1, k2, x, y)
-    if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
-        value, gap = _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R)
+    value, gap, shift = _solve_cold(M, k1, k2, tab, basis, x, y, R)
     return value, gap, basis_support(k1, k2, shift, basis, x, y, I, J, w, mark), False
 
 

@@ -177,6 +177,12 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
                   rank_of_mask, psum, base, base_off, val_off, next_prize)
 
 
+def top_strengths(layout: Layout) -> int:
+    """Strengths held by either player at the start (the top layer's one pattern):
+    ``m0`` of :func:`fewest_tied_prizes`."""
+    return int(kernel.decode(int(layout.codes[layout.code_off[layout.top]]))[2])
+
+
 def fewest_tied_prizes(pval, T: int) -> np.ndarray:
     """``out[mask, pot]``: the fewest turned-up prizes (those not in the face-down set
     ``mask``) whose values add up to ``pot`` (``len(pval) + 1`` if none do), for pots

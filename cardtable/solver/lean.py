@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import kernel
-from .layout import Layout, SolverError, build_layout, fewest_tied_prizes
+from .layout import Layout, SolverError, build_layout, fewest_tied_prizes, top_strengths
 
 #: Unit roundoff of float32 (round to nearest): |fl(v) - v| <= U32 * |v|.
 U32 = 2.0 ** -24
@@ -216,9 +216,13 @@ def min_ties(lay: LeanLayout) -> np.ndarray:
     return out
 
 
-def top_strengths(lay: LeanLayout) -> int:
-    """Strengths held by either player at the start (the top layer's one pattern)."""
-    return int(kernel.decode(int(lay.dense.codes[lay.dense.code_off[lay.top]]))[2])
+def pot_prizes_allowed(lay: LeanLayout, k: int, lo: int = 0, hi: int | None = None) -> np.ndarray:
+    """For patterns ``lo..hi-1`` of layer ``k``: the most prizes a pot can hold with
+    those hands (the starting strengths less the ones still held; :func:`min_ties`),
+    int64, shape ``(hi - lo,)``."""
+    d = lay.dense
+    codes = d.codes[d.code_off[k]:d.code_off[k + 1]][lo:hi]
+    return top_strengths(lay.dense) - np.array([kernel.decode(int(c))[2] for c in codes], dtype=np.int64)
 
 
 def reachable_games(lay: LeanLayout, k: int) -> tuple[int, int]:
@@ -227,14 +231,10 @@ def reachable_games(lay: LeanLayout, k: int) -> tuple[int, int]:
     for the win objective an upper bound, decided positions need none)."""
     if k == 0:
         return 0, 0
-    d = lay.dense
     minj = min_ties(lay)
     a, b = int(lay.skoff[k]), int(lay.skoff[k + 1])
     at_most = np.bincount(np.minimum(minj[a:b], lay.top + 1), minlength=lay.top + 2).cumsum()
-    mtop = top_strengths(lay)
-    pos = 0
-    for code in d.codes[d.code_off[k]:d.code_off[k + 1]]:
-        pos += int(at_most[mtop - int(kernel.decode(int(code))[2])])
+    pos = int(at_most[pot_prizes_allowed(lay, k)].sum())
     return pos, k * pos
 
 
@@ -562,7 +562,7 @@ def kernel_args(lay: LeanLayout) -> tuple:
     d = lay.dense
     return (lay.win, d.pval, lay.carry, d.codes, d.code_off, d.masks, d.mask_off, d.rank_of_mask,
             d.psum, d.next_prize, lay.W, d.T, lay.skeys, lay.skoff, lay.soff, lay.so_off,
-            lay.nstates, min_ties(lay), top_strengths(lay))
+            lay.nstates, min_ties(lay), top_strengths(lay.dense))
 
 
 def solve_chunk(lay: LeanLayout, k: int, lo: int, hi: int, prev: np.ndarray, threads: int = 1,
