@@ -277,7 +277,7 @@ def register(app: typer.Typer) -> None:
             table = _table_or_none(rec.ruleset, "points", cache)
             try:
                 with progress_bar(f"analysing game {gi}"):  # elapsed time; gone when done
-                    data = analysis(game, rec.players, table, limit)
+                    data = analysis(game, rec.players, table, limit, cache)
             except TableFileError as exc:  # a damaged table read on the way (the discard-ties one)
                 fail(str(exc), 1)
             except UnsupportedRuleset as exc:

@@ -84,7 +84,7 @@ def points_table(ruleset, cache=None):
 
 
 def analysis(game: Game, players: Sequence[str], table: Any = None,
-             limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+             limit: int = DEFAULT_LIMIT, cache: Any = None) -> dict[str, Any]:
     """The analysis of ``game`` as JSON-ready data (see the module docstring).
 
     Args:
@@ -92,6 +92,9 @@ def analysis(game: Game, players: Sequence[str], table: Any = None,
         players: the two names, player 1 first.
         table: a solved table of the ruleset, or ``None`` (subgame solving).
         limit: most matrix games to solve without a table.
+        cache: the folder of solved tables (a ``Path``) that the carry-over
+            approximation reads its discard table from (default ``$CARDTABLE_CACHE``,
+            else the user cache folder).
 
     Returns:
         ``{"players", "rules", "final": [p1, p2], "rounds": [...], "given_up": [t1, t2],
@@ -106,7 +109,7 @@ def analysis(game: Game, players: Sequence[str], table: Any = None,
     """
     from cardtable.solver.analysis import analyze_game
 
-    rounds = analyze_game(game, table, limit)
+    rounds = analyze_game(game, table, limit, cache=cache)
     out_rounds = []
     totals = [0.0, 0.0]
     for r in rounds:

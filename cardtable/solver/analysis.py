@@ -38,6 +38,7 @@ round equals the one before the next round, whichever source each uses.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from cardtable.goofspiel import Game
 
@@ -105,18 +106,21 @@ class RoundSources:
         approximation: use the carry-over approximation where it applies
             (prepared on the first call of :meth:`find` that needs it: for
             at most 10 cards the discard table is solved in memory, 10 cards: about 5 s).
+        cache: the folder of solved tables the approximation reads the discard
+            table from (default ``$CARDTABLE_CACHE``, else the user cache folder).
 
     Raises:
         UnsupportedRuleset: the ruleset is outside the solver's reach.
     """
 
     def __init__(self, ruleset, table: Table | None = None, subgame_limit: int = 2_000_000,
-                 approximation: bool = True) -> None:
+                 approximation: bool = True, cache: Path | None = None) -> None:
         check_supported(ruleset)
         self.ruleset = ruleset
         self.table = table
         self.limit = subgame_limit
         self.sub: Table | None = None
+        self.cache = cache
         self._approx = None if approximation and table is None else False
 
     def approximation(self):
@@ -126,7 +130,8 @@ class RoundSources:
         if self._approx is None:
             from .equilibrium import EquilibriumSource
 
-            src = EquilibriumSource(self.ruleset, "points", self.limit, use_table=False, approximation=True)
+            src = EquilibriumSource(self.ruleset, "points", self.limit, use_table=False, approximation=True,
+                                    cache=self.cache)
             self._approx = src.approx or False
         return self._approx or None
 
@@ -150,21 +155,23 @@ class RoundSources:
         return None, "not solved"
 
 
-def analyze_game(game: Game, table: Table | None = None,
-                 subgame_limit: int = 2_000_000, approximation: bool = True) -> list[RoundAnalysis]:
+def analyze_game(game: Game, table: Table | None = None, subgame_limit: int = 2_000_000,
+                 approximation: bool = True, cache: Path | None = None) -> list[RoundAnalysis]:
     """Analyse a finished (or partly played) game, round by round.
 
     Each position's equilibrium comes from the best source available
     (:class:`RoundSources`, the module docstring): ``table`` when given, else
     exact subgame solving once the rest needs at most ``subgame_limit`` matrix
     games, else (carry-over ties, ``approximation``) the carry-over
-    approximation; rounds without any are reported as ``"not solved"``.
+    approximation (its discard table from ``cache``, default ``$CARDTABLE_CACHE``);
+    rounds without any are reported as ``"not solved"``.
 
     Raises:
         UnsupportedRuleset: the ruleset is outside the solver's reach.
+        TableFileError: a damaged discard table in the cache folder.
     """
     rs = game.ruleset
-    sources = RoundSources(rs, table, subgame_limit, approximation)
+    sources = RoundSources(rs, table, subgame_limit, approximation, cache)
     replay = Game(rs, prize_deck=game.initial_deck)
     out = []
     for r in game.history:

@@ -24,6 +24,8 @@ Every source is a function of the position only (points objective), so
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from cardtable.goofspiel import Ruleset
@@ -45,11 +47,15 @@ _DISCARD: dict[tuple[int, bool], Table] = {}
 SOLVE_DISCARD_MAX = 10
 
 
-def discard_table(ruleset: Ruleset) -> Table | None:
-    """The discard-ties table of ``ruleset``'s deck: from the cache folder, else solved
-    in memory when ``cards <= SOLVE_DISCARD_MAX`` (kept for the process), else None."""
+def discard_table(ruleset: Ruleset, cache: Path | None = None) -> Table | None:
+    """The discard-ties table of ``ruleset``'s deck: from the cache folder (``cache``,
+    default ``$CARDTABLE_CACHE`` or the user cache folder), else solved in memory when
+    ``cards <= SOLVE_DISCARD_MAX`` (kept for the process), else None.
+
+    Raises:
+        TableFileError: the table in the cache folder is damaged."""
     rs = Ruleset(cards=ruleset.cards, tie_rule="discard", high_ace=ruleset.high_ace)
-    table = load_table(rs, "points")
+    table = load_table(rs, "points", cache)
     if table is not None:
         return table
     key = (rs.cards, rs.high_ace)
@@ -67,25 +73,29 @@ class EquilibriumSource:
         subgame_limit: most matrix games for exact subgame solving.
         use_table: look for a solved table in the cache folder.
         approximation: use the carry-over approximation where it applies.
+        cache: the folder of solved tables (default ``$CARDTABLE_CACHE``, else the
+            user cache folder), for this ruleset's table and the discard table.
 
     Raises:
         UnsupportedRuleset: a ruleset outside the solver.
+        TableFileError: a damaged table in the cache folder.
     """
 
     def __init__(self, ruleset: Ruleset, objective: str = "points", subgame_limit: int = 2_000_000,
-                 use_table: bool = True, approximation: bool = True) -> None:
+                 use_table: bool = True, approximation: bool = True,
+                 cache: Path | None = None) -> None:
         check_supported(ruleset)
         self.ruleset = ruleset
         self.objective = objective
         self.subgame_limit = subgame_limit
         use = use_table and not ruleset.fixed_order  # table files hold shuffled-prize games
-        self.table: Table | None = load_table(ruleset, objective) if use else None
+        self.table: Table | None = load_table(ruleset, objective, cache) if use else None
         self.sub: Table | None = None
         self.approx: CarryApproximation | None = None
         if (self.table is None and approximation and objective == "points"
                 and ruleset.tie_rule == "carry" and not ruleset.fixed_order
                 and not self.whole_game_fits()):
-            discard = discard_table(ruleset)
+            discard = discard_table(ruleset, cache)
             if discard is not None:
                 self.approx = CarryApproximation(ruleset, discard,
                                                  exact_layers(ruleset, subgame_limit))

@@ -239,6 +239,33 @@ def test_analyze_with_a_damaged_discard_table_is_one_error_line(file1, tmp_path)
     assert isinstance(r.exception, SystemExit)
 
 
+def test_analyze_reads_the_discard_table_from_its_cache_option(file1, tmp_path):
+    """``analyze --cache FOLDER`` is the folder the carry-over approximation reads its
+    discard-ties table from (it read only $CARDTABLE_CACHE before): a damaged table there
+    is reported, while $CARDTABLE_CACHE points at an empty folder."""
+    from cardtable.goofspiel import Game
+    from cardtable.goofspiel.record import record_from_game, write_text
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / file1.name).write_bytes(file1.read_bytes()[:1000])  # truncated
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    g = Game(Ruleset(cards=4, tie_rule="carry"), seed=3)
+    for c in (1, 2, 3, 4):
+        g.play([c, 5 - c])
+    rec = tmp_path / "game.txt"
+    rec.write_text(write_text(record_from_game(g, ["a", "b"])))
+    r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
+                           env={"CARDTABLE_CACHE": str(empty)})
+    out = " ".join(r.output.split())
+    assert r.exit_code == 1 and "truncated or damaged" in out, out
+    (cache / file1.name).write_bytes(file1.read_bytes())  # the good table: the approximation plays
+    r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
+                           env={"CARDTABLE_CACHE": str(empty), "COLUMNS": "250"})
+    assert r.exit_code == 0 and "approximation" in r.output, r.output
+
+
 @pytest.mark.parametrize("args", [["exploit", "nash", "-n", "4"],
                                   ["play", "-n", "4", "--vs", "nash", "--no-save", "--seed", "1"]])
 def test_nash_with_a_damaged_table_exits_1(cache, tmp_path, args):
