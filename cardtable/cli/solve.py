@@ -114,52 +114,53 @@ def register(app: typer.Typer) -> None:
         cache = writable_folder(cache, "--cache", cache_dir)
         folder = default_path(rs, objective, cache, FORMAT_LAYERED)
         path = default_path(rs, objective, cache)
-        if ((folder / "table.json").exists() or path.exists()) and not force:
-            from cardtable.solver.table import TableFileError, TableMismatchError
+        with _table_lock(cache, folder):  # one solve per table at a time (--force deletes first)
+            if ((folder / "table.json").exists() or path.exists()) and not force:
+                from cardtable.solver.table import TableFileError, TableMismatchError
 
+                try:
+                    table = _table_or_none(rs, objective, cache, damaged_ok=True)
+                except TableMismatchError as exc:
+                    fail(str(exc), 1)
+                except TableFileError as exc:  # solve again what is missing or damaged (format 2: those layers)
+                    err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
+                else:
+                    typer.echo(f"already solved: {table.path} (use --force to solve again)")
+                    _print_value(table, rs)
+                    return
             try:
-                table = _table_or_none(rs, objective, cache, damaged_ok=True)
-            except TableMismatchError as exc:
-                fail(str(exc), 1)
-            except TableFileError as exc:  # solve again what is missing or damaged (format 2: those layers)
-                err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
-            else:
-                typer.echo(f"already solved: {table.path} (use --force to solve again)")
-                _print_value(table, rs)
+                needs = estimate_solve(rs, objective)
+            except UnsupportedRuleset as exc:
+                fail(str(exc))
+            cores = workers if backend == "ray" else threads
+            gib = 2 ** 30
+            if table_format == 1:
+                _check_threads(threads)
+                _solve_format1(rs, objective, path, max_memory, threads)
                 return
-        try:
-            needs = estimate_solve(rs, objective)
-        except UnsupportedRuleset as exc:
-            fail(str(exc))
-        cores = workers if backend == "ray" else threads
-        gib = 2 ** 30
-        if table_format == 1:
-            _check_threads(threads)
-            _solve_format1(rs, objective, path, max_memory, threads)
-            return
-        if needs.memory_bytes > max_memory * gib:
-            fail(f"this solve needs {needs.describe(cores)}: more memory than --max-memory "
-                 f"{max_memory:g} GiB. On a machine with {needs.memory_bytes / gib:.1f} GiB to spare, run it "
-                 f"with --max-memory {math.ceil(needs.memory_bytes / gib)}; or: {needs.backend_advice(cores, max_memory)}")
-        if backend != "cuda" and needs.hours(cores) > max_hours:
-            fail(f"this solve needs {needs.describe(cores)}: longer than --max-hours {max_hours:g}. "
-                 f"Raise --max-hours to run it here (it resumes after an interruption), or: "
-                 f"{needs.backend_advice(cores, max_memory)}")
-        import shutil
+            if needs.memory_bytes > max_memory * gib:
+                fail(f"this solve needs {needs.describe(cores)}: more memory than --max-memory "
+                     f"{max_memory:g} GiB. On a machine with {needs.memory_bytes / gib:.1f} GiB to spare, run it "
+                     f"with --max-memory {math.ceil(needs.memory_bytes / gib)}; or: {needs.backend_advice(cores, max_memory)}")
+            if backend != "cuda" and needs.hours(cores) > max_hours:
+                fail(f"this solve needs {needs.describe(cores)}: longer than --max-hours {max_hours:g}. "
+                     f"Raise --max-hours to run it here (it resumes after an interruption), or: "
+                     f"{needs.backend_advice(cores, max_memory)}")
+            import shutil
 
-        free = shutil.disk_usage(folder.parent).free
-        if needs.disk_bytes > free + _bytes_done(folder):
-            fail(f"this solve needs {needs.disk_bytes / gib:.1f} GiB of disk in {folder.parent}, "
-                 f"{free / gib:.1f} GiB are free; choose another --cache folder")
-        if backend == "threads":
-            _check_threads(threads)
-        be = _layer_backend(backend, threads, workers)
-        if force:
-            for old in list(folder.glob("layer-*.json")) + [folder / "table.json"]:
-                old.unlink(missing_ok=True)
-        typer.echo(f"{rs.describe()} objective={objective}: {needs.describe(cores)} "
-                   f"(estimate), backend {backend}; table folder {folder}")
-        _solve_format2(rs, objective, folder, be, needs.games)
+            free = shutil.disk_usage(folder.parent).free
+            if needs.disk_bytes > free + _bytes_done(folder):
+                fail(f"this solve needs {needs.disk_bytes / gib:.1f} GiB of disk in {folder.parent}, "
+                     f"{free / gib:.1f} GiB are free; choose another --cache folder")
+            if backend == "threads":
+                _check_threads(threads)
+            be = _layer_backend(backend, threads, workers)
+            if force:
+                for old in list(folder.glob("layer-*.json")) + [folder / "table.json"]:
+                    old.unlink(missing_ok=True)
+            typer.echo(f"{rs.describe()} objective={objective}: {needs.describe(cores)} "
+                       f"(estimate), backend {backend}; table folder {folder}")
+            _solve_format2(rs, objective, folder, be, needs.games)
 
     @app.command()
     def strategy(
@@ -412,6 +413,24 @@ def _layer_backend(backend: str, threads: int, workers: int):
     else:
         be = LayerBackend(threads=threads)
     return be
+
+
+def _table_lock(cache: Path, folder: Path):
+    """Hold the lock file ``.NAME.lock`` of a table in ``cache`` (held, not waited for:
+    a second ``cardtable solve`` of the same rules and objective into the same folder
+    stops with one line instead of writing the same layers, or deleting them with
+    ``--force``, while the first runs). Both formats share it; the OS releases it if
+    the process dies. Returns a context manager that releases it."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(cache / f".{folder.name}.lock"))
+    try:
+        return lock.acquire(timeout=0)
+    except Timeout:
+        fail(f"another `cardtable solve` is writing this table in {cache} (it holds {lock.lock_file}); "
+             "wait for it to finish, or stop it (it resumes from its finished layers)", 1)
+    except OSError as exc:
+        fail(f"cannot lock the table in {cache}: {exc.strerror or exc}", 1)
 
 
 def _solve_format2(rs, objective: str, folder: Path, be, games: int) -> None:

@@ -42,6 +42,9 @@ FORMAT_VERSION = 2
 _CHUNK = 16 << 20
 #: Largest ``table.json`` or ``layer-KK.json`` read (they are a few KiB; a larger one is damaged).
 _JSON_MAX = 1 << 20
+#: Most bytes the arrays of ``layout.npz`` may unpack to (the 13-card layout: about 30 MiB):
+#: a larger (or zip-bomb) archive is refused before numpy reads it.
+LAYOUT_MAX_BYTES = 512 << 20
 
 
 def lean_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
@@ -260,10 +263,22 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     return manifest
 
 
+def _load_layout(lpath: Path) -> LeanLayout:
+    """The lean layout stored in ``layout.npz``, its size checked first: the members
+    may unpack to at most :data:`LAYOUT_MAX_BYTES` (pickled objects are refused by
+    ``np.load``). Raises ValueError (or what a damaged archive raises) otherwise."""
+    import zipfile
+
+    with zipfile.ZipFile(lpath) as zf:
+        if sum(i.file_size for i in zf.infolist()) > LAYOUT_MAX_BYTES:
+            raise ValueError(f"{lpath.name} unpacks to more than {LAYOUT_MAX_BYTES >> 20} MiB")
+    with np.load(lpath) as z:
+        return LeanLayout.from_arrays({k: z[k] for k in z.files})
+
+
 def _stored_layout_digest(lpath: Path) -> str | None:
     try:
-        with np.load(lpath) as z:
-            return LeanLayout.from_arrays({k: z[k] for k in z.files}).digest()
+        return _load_layout(lpath).digest()
     except Exception:  # a damaged archive fails in many ways (zipfile, numpy, keys, shapes)
         return None
 
@@ -466,8 +481,7 @@ def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
     if not lpath.is_file() or (verify and sha256_file(lpath) != manifest["layout_file_sha256"]):
         raise TableFileError(f"{folder}: layout.npz is missing or damaged; re-run `cardtable solve`")
     try:
-        with np.load(lpath) as z:
-            lay = LeanLayout.from_arrays({k: z[k] for k in z.files})
+        lay = _load_layout(lpath)
         same = lay.digest() == manifest["layout_sha256"]
     except Exception:  # a damaged archive fails in many ways (zipfile, numpy, keys, shapes)
         same = False

@@ -202,3 +202,37 @@ def test_damaged_table_is_refused():
     path.write_bytes(bytes(data))
     r = run("strategy", "-n", "4", "--ties", "carry")
     assert r.exit_code == 1 and "checksum" in r.output
+
+
+@pytest.mark.parametrize("fmt", ["1", "2"])
+def test_a_second_solve_of_the_same_table_stops_and_changes_nothing(tmp_path, fmt):
+    """Two `cardtable solve` runs into one folder: the second (here with --force, which
+    deletes before it solves) stops with one line while the first holds the table's lock,
+    and the finished table is untouched; once the first is gone, it runs."""
+    import subprocess
+    import sys
+    import time
+
+    args = ["solve", "-n", "4", "--ties", "carry", "--format", fmt, "--cache", str(tmp_path)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    lock = next(tmp_path.glob(".*.lock"))
+    holder = subprocess.Popen(  # another process in the middle of a solve: it holds the lock
+        [sys.executable, "-c", "import sys, time; from filelock import FileLock; "
+         "l = FileLock(sys.argv[1]); l.acquire(); print('held', flush=True); time.sleep(60)", str(lock)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        r = CliRunner().invoke(app, args + ["--force"])
+        out = " ".join(r.output.split())
+        assert r.exit_code == 1 and "another `cardtable solve` is writing this table" in out, out
+        assert {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    finally:
+        holder.kill()
+        holder.wait()
+    deadline = time.monotonic() + 10
+    r = CliRunner().invoke(app, args + ["--force"])
+    while r.exit_code == 1 and time.monotonic() < deadline:  # the OS frees the lock of a dead process
+        time.sleep(0.1)
+        r = CliRunner().invoke(app, args + ["--force"])
+    assert r.exit_code == 0, r.output

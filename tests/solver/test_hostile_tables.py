@@ -338,3 +338,19 @@ def test_solve_refuses_to_overwrite_another_games_table_under_this_name(tmp_path
     code, out, exc = _solve(tmp_path)
     assert code == 1 and "it was copied or renamed" in out, out
     assert _files(folder) == before and (folder / "table.json").exists()
+
+
+def test_an_oversized_layout_archive_is_refused_before_it_is_read(cache, monkeypatch):
+    """layout.npz is checked by the sizes its zip directory declares before numpy unpacks it
+    (a zip bomb would otherwise fill the memory); here the limit is lowered to below the
+    real 4-card layout. Reading refuses the folder; solve writes a fresh layout instead of
+    loading that one."""
+    from cardtable.solver import layers
+
+    folder = cache / NAME
+    monkeypatch.setattr(layers, "LAYOUT_MAX_BYTES", 1000)
+    with pytest.raises(ValueError, match="unpacks to more than"):
+        layers._load_layout(folder / "layout.npz")
+    with pytest.raises(TableFileError, match="layout.npz is damaged"):
+        open_layered(folder, verify=False)
+    assert layers._stored_layout_digest(folder / "layout.npz") is None  # a resume rewrites it
