@@ -200,6 +200,9 @@ def record_from_game(
     for name, value in tags:
         if not is_tag_name(name) or name in _SPECIAL_TAGS or len(value) > MAX_LINE - 50 or "\n" in value:
             raise GoofspielError(f"tag {short(name)}: a free tag has a name of letters, digits and '_' and a one-line value")
+        problem = _tag_value_problem(name, value)
+        if problem:
+            raise GoofspielError(f"cannot be recorded: {problem}")
     if game.seed is not None and ("\n" in game.seed or len(game.seed) > MAX_LINE - 50):
         raise GoofspielError(f"seed {short(game.seed)} cannot be recorded: a seed is one line of text")
     return GameRecord(
@@ -271,6 +274,18 @@ def write_text(records: GameRecord | Sequence[GameRecord]) -> str:
 
 _SPECIAL_TAGS = {"Game", "Rules", "Players", "Seed", "Scores", "Result"}
 
+#: Free tags this program writes and whose values it checks: ``Hints`` says whether the
+#: coach showed a player hints in the game (docs/rules.md, Reading records).
+_TAG_VALUES = {"Hints": ("on", "off")}
+
+
+def _tag_value_problem(name: str, value: str) -> str | None:
+    """Why a known free tag's value is refused (``None`` if it is fine or the tag is free)."""
+    allowed = _TAG_VALUES.get(name)
+    if allowed is None or value in allowed:
+        return None
+    return f"bad {name} tag {short(value)}: {' or '.join(allowed)}"
+
 
 def _error(message: str, line: int | None) -> RecordError:
     return RecordError(message, line)
@@ -328,6 +343,9 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
             if name in _SPECIAL_TAGS:
                 tags[name] = value
             else:
+                problem = _tag_value_problem(name, value)
+                if problem:
+                    raise RecordError(problem, number)
                 extra.append((name, value))
             if name == "Rules":
                 try:
@@ -538,9 +556,12 @@ def from_json(text: str) -> list[GameRecord]:
             players = tuple(check_player_names(g.players))
         except PlayerNameError as exc:
             raise fail(str(exc), ("players",)) from None
-        for k, (name, _) in enumerate(g.tags):
+        for k, (name, value) in enumerate(g.tags):
             if name in _SPECIAL_TAGS or not is_tag_name(name):
                 raise fail(f"tags[{k}]: {short(name)} is not a free tag name", ("tags", k))
+            problem = _tag_value_problem(name, value)
+            if problem:
+                raise fail(f"tags[{k}]: {problem}", ("tags", k))
         rounds = tuple(
             RoundLine(
                 tuple(x.prizes), tuple(tuple(sorted(b)) for b in x.bids), x.winner,

@@ -190,3 +190,28 @@ def test_replay_quotes_markup_and_escapes_as_plain_text(tmp_path, line):
                          env=dict(os.environ, CARDTABLE_HOME=str(tmp_path)), timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "\x1b" not in out.stderr and "line 4" in out.stderr
+
+
+# -- the Hints tag holds on or off, in every reader and writer -----------------------------
+
+@pytest.mark.parametrize("value", ["maybe", "", "ON", "on " * 3])
+def test_a_bad_hints_tag_is_refused_in_both_notations(value):
+    text = GOOD.replace('[Scores "3 3"]', f'[Hints "{value}"]\n[Scores "3 3"]')
+    err = rejected(text)
+    assert err.line == 4 and "bad Hints tag" in str(err), str(err)
+    data = json.loads(to_json(parse_text(GOOD)))
+    data["games"][0]["tags"] = [["Event", "x"], ["Hints", value]]
+    with pytest.raises(RecordError) as info:
+        from_json(json.dumps(data, indent=1))
+    assert "tags[1]: bad Hints tag" in str(info.value) and info.value.line is not None
+    game = replay(parse_text(GOOD)[0])
+    with pytest.raises(GoofspielError, match="bad Hints tag"):
+        record_from_game(game, ["Anna", "Ben"], [("Hints", value)])
+
+
+@pytest.mark.parametrize("value", ["on", "off"])
+def test_a_good_hints_tag_reads_back(value):
+    text = GOOD.replace('[Scores "3 3"]', f'[Hints "{value}"]\n[Scores "3 3"]')
+    rec = load_records(text)[0]
+    assert rec.tag("Hints") == value
+    assert from_json(to_json(rec))[0].tag("Hints") == value
