@@ -266,7 +266,8 @@ def default_scale(cards: int) -> np.ndarray:
 def exact_layers(ruleset: Ruleset, limit: int = 2_000_000) -> int:
     """Largest ``k`` whose exact subgame (the ``k`` most valuable prizes face down,
     no pot) needs at most ``limit`` matrix games: rounds with ``k`` or fewer cards
-    per hand are solved exactly (13 cards carry-over, 2,000,000: 7)."""
+    per hand are solved exactly (13 cards carry-over, 2,000,000: 8, the 8-card subgame
+    needing 690,228 games once the unreachable pot states are skipped)."""
     n = ruleset.cards
     best = 1
     for k in range(1, n + 1):

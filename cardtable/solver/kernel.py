@@ -719,11 +719,43 @@ def fill_matrix(M, k, r_child, R_child, pot, d, stake, carry, win, cidx, csign, 
                 M[a, b] = o * stake + csign[a, b] * values[s0 + cidx[a, b]]
 
 
+@njit(cache=True, _nrt=False)
+def most_ties(code, mtop, shtop):
+    """The most ties a game can have had on its way to hand pattern ``code`` from a start
+    holding ``mtop`` strengths (either hand), ``shtop`` of them in both: each tie uses up
+    a strength both hands held (docs/rules.md, Ties), so at most ``min(mtop - m,
+    shtop - sh)`` with ``m``, ``sh`` the pattern's own counts
+    (:func:`cardtable.solver.layout.pot_reach`)."""
+    m = 0
+    sh = 0
+    while code:
+        if code & 3 == 3:
+            sh += 1
+        m += 1
+        code >>= 2
+    return min(mtop - m, shtop - sh)
+
+
+@njit(cache=True)
+def most_ties_each(codes, mtop, shtop):
+    """:func:`most_ties` of every code in ``codes`` (int64 array, same shape)."""
+    out = np.empty(len(codes), dtype=np.int64)
+    for i in range(len(codes)):
+        out[i] = most_ties(codes[i], mtop, shtop)
+    return out
+
+
 @njit(cache=True)
 def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, mask_off,
-                rank_of_mask, psum, base, base_off, val_off, next_prize, values, stats):
+                rank_of_mask, psum, base, base_off, val_off, next_prize, values, stats,
+                fewest, mtop, shtop):
     """Fill ``values`` for the positions of layer ``k`` (k cards in each hand)
     whose pattern index lies in ``pat_lo..pat_hi-1`` (chunks allow progress reports).
+
+    The states whose pot no game reaches (``fewest[mask, pot]`` more than
+    :func:`most_ties` of the pattern; ``fewest, mtop, shtop`` from
+    :func:`cardtable.solver.layout.pot_reach`) are skipped: their slots keep what
+    they hold (NaN from the callers), and no reachable state reads them.
 
     Value of a position = mean over the next revealed prize of the matrix-game
     value (docs/rules.md, What each player knows); with a fixed prize order
@@ -742,14 +774,15 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
             continue
         _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
                        rank_of_mask, psum, base, base_off, val_off, next_prize, values, stats, M,
-                       tab, basis, xs, ys, cidx, csign, outc, RW)
+                       tab, basis, xs, ys, cidx, csign, outc, RW, fewest,
+                       most_ties(code, mtop, shtop))
     return bad
 
 
 @njit(cache=True, _nrt=False)
 def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off, rank_of_mask, psum,
                    base, base_off, val_off, next_prize, values, stats, M, tab, basis, xs, ys,
-                   cidx, csign, outc, RW):
+                   cidx, csign, outc, RW, fewest, jmax):
     """The positions of pattern ``pi`` for :func:`solve_layer` (its children in
     ``cidx, csign, outc``); workspaces given, so that, compiled without reference
     counting, its per-game calls cost no atomic operations (docs/solver.md, Speed)."""
@@ -765,6 +798,8 @@ def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
         R = T - sp
         npot = R + 1 if carry else 1
         for pot in range(npot):
+            if fewest[mask, pot] > jmax:  # no game reaches this pot with these hands
+                continue
             dlo = -(R - pot) if win else 0
             dhi = (R - pot) if win else 0
             for d in range(dlo, dhi + 1):
@@ -805,7 +840,7 @@ def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
 @njit(cache=True, parallel=True)
 def solve_layer_parallel(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks,
                          mask_off, rank_of_mask, psum, base, base_off, val_off, next_prize,
-                         values, stats):
+                         values, stats, fewest, mtop, shtop):
     """:func:`solve_layer` with the patterns spread over Numba's threads.
 
     Each pattern owns distinct slots, so the threads never write the same value.
@@ -816,7 +851,7 @@ def solve_layer_parallel(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off
     for t in prange(n):
         res[t, 4] = solve_layer(k, pat_lo + t, pat_lo + t + 1, pval, T, carry, win, codes,
                                 code_off, masks, mask_off, rank_of_mask, psum, base, base_off,
-                                val_off, next_prize, values, res[t])
+                                val_off, next_prize, values, res[t], fewest, mtop, shtop)
     bad = 0
     for t in range(n):
         stats[0] += res[t, 0]

@@ -48,6 +48,8 @@ class Layout:
         next_prize: per subset mask, the prize index revealed next with a fixed
             prize order, or -1 (shuffled: each face-down prize equally likely),
             shape (2**np,).
+        extra: free annotations (``prize_cards`` of a subgame).
+        pot0: the pot carried into the start position (a subgame's), points.
     """
 
     pval: np.ndarray
@@ -65,6 +67,7 @@ class Layout:
     val_off: np.ndarray
     next_prize: np.ndarray | None = None
     extra: dict = field(default_factory=dict)
+    pot0: int = 0
 
     def __post_init__(self) -> None:
         if self.next_prize is None:  # shuffled prizes: every face-down prize may come next
@@ -174,7 +177,7 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
         val_off[k + 1] = val_off[k] + b[-1]
     base = np.concatenate(base_l)
     return Layout(pval, T, bool(carry), bool(win), codes, code_off, masks, mask_off,
-                  rank_of_mask, psum, base, base_off, val_off, next_prize)
+                  rank_of_mask, psum, base, base_off, val_off, next_prize, pot0=int(pot0))
 
 
 def top_strengths(layout: Layout) -> int:
@@ -209,6 +212,34 @@ def fewest_tied_prizes(pval, T: int) -> np.ndarray:
     return by_up[full ^ np.arange(1 << n_p)]
 
 
+def pot_reach(layout: Layout) -> tuple[np.ndarray, int, int]:
+    """What the in-memory kernels need to skip the pot states no game reaches:
+    ``(fewest, mtop, shtop)``. ``fewest[mask, pot]``: the fewest ties that leave
+    ``pot`` carried with the prizes ``mask`` face down (:func:`fewest_tied_prizes`; a
+    start position's own pot ``pot0`` counts only when every round since the start
+    tied, so ``pot0 +`` all the turned-up prizes takes as many ties as rounds
+    played); ``mtop``, ``shtop``: the strengths held by either player, and by both,
+    at the start.
+
+    A tie is two cards of one strength, so it uses up a strength both players held:
+    a pattern holding ``m`` strengths, ``sh`` of them in both hands, has seen at most
+    ``min(mtop - m, shtop - sh)`` ties (:func:`cardtable.solver.kernel.most_ties`);
+    states whose pot needs more are skipped (NaN). Full games start with equal hands
+    (``shtop = mtop``), where this is the bound of :func:`cardtable.solver.lean.min_ties`.
+    """
+    fewest = fewest_tied_prizes(layout.pval, int(layout.T))
+    if layout.carry and layout.pot0 > 0:
+        n_p = len(layout.pval)
+        full = (1 << n_p) - 1
+        for mask in range(1 << n_p):
+            up = full ^ mask
+            pot = layout.pot0 + int(layout.psum[up])
+            if pot <= layout.T:
+                fewest[mask, pot] = min(int(fewest[mask, pot]), bin(up).count("1"))
+    a, b, m = kernel.decode(int(layout.codes[layout.code_off[layout.top]]))
+    return fewest, int(m), bin(a & b).count("1")
+
+
 def layer_games(layout: Layout, k: int) -> int:
     """Matrix games of layer ``k`` (an upper bound for the win objective)."""
     return k * int(layout.base[layout.base_off[k + 1] - 1])
@@ -241,6 +272,7 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     total = sum(layer_games(layout, k) for k in range(1, layout.top + 1))
     done = 0
     t0 = time.perf_counter()
+    fewest, mtop, shtop = pot_reach(layout)
     layer_fn = kernel.solve_layer
     if threads > 1:
         import numba
@@ -258,6 +290,7 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
                 k, lo, hi, layout.pval, layout.T, layout.carry, layout.win, layout.codes,
                 layout.code_off, layout.masks, layout.mask_off, layout.rank_of_mask, layout.psum,
                 layout.base, layout.base_off, layout.val_off, layout.next_prize, values, stats,
+                fewest, mtop, shtop,
             )
             if bad:
                 raise SolverError(f"layer {k}: {bad} patterns have children missing from the layout")
@@ -276,8 +309,25 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
 
 
 def count_games(layout: Layout) -> int:
-    """Matrix games a full solve of ``layout`` needs (upper bound for 'win')."""
-    return sum(layer_games(layout, k) for k in range(1, layout.top + 1))
+    """Matrix games a full solve of ``layout`` needs: ``k`` per position of layer ``k``
+    that some game reaches (:func:`pot_reach`; an upper bound for 'win', whose decided
+    point differences need none). :func:`layer_games` counts every slot instead."""
+    if not layout.carry:
+        return sum(layer_games(layout, k) for k in range(1, layout.top + 1))
+    fewest, mtop, shtop = pot_reach(layout)
+    total = 0
+    for k in range(1, layout.top + 1):
+        jmax = kernel.most_ties_each(layout.codes[layout.code_off[k]:layout.code_off[k + 1]], mtop, shtop)
+        # patterns[j]: how many patterns of the layer allow j or more ties
+        patterns = np.cumsum(np.bincount(jmax, minlength=layout.top + 2)[::-1])[::-1]
+        for mask in layout.masks[layout.mask_off[k]:layout.mask_off[k + 1]]:
+            R = layout.T - int(layout.psum[mask])
+            need = fewest[mask, :R + 1]
+            ok = need < len(patterns)
+            diffs = 2 * (R - np.arange(R + 1)[ok]) + 1 if layout.win else 1  # the kernel's d range
+            total += k * int((patterns[need[ok]] * diffs).sum())
+    return total
 
 
-__all__ = ["Layout", "SolverError", "build_layout", "run_backward_induction", "count_games", "comb"]
+__all__ = ["Layout", "SolverError", "build_layout", "run_backward_induction", "count_games", "comb",
+           "pot_reach"]

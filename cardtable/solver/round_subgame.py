@@ -17,7 +17,7 @@ import numpy as np
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .layout import Layout, SolverError
+from .layout import Layout, SolverError, pot_reach
 from .position import ImpossiblePosition, Position
 from .table import Table, subgame_layout
 
@@ -60,7 +60,7 @@ def restrict_to_prize(layout: Layout, p: int) -> Layout:
         val_off[k + 1] = val_off[k] + b[-1]
     out = Layout(layout.pval, layout.T, layout.carry, layout.win, layout.codes, layout.code_off,
                  np.concatenate(masks_l).astype(np.int64), mask_off, rank_of_mask, layout.psum,
-                 np.concatenate(base_l), base_off, val_off, layout.next_prize)
+                 np.concatenate(base_l), base_off, val_off, layout.next_prize, pot0=layout.pot0)
     out.extra.update(layout.extra)
     return out
 
@@ -73,17 +73,20 @@ def round_subgame_games(layout: Layout) -> int:
 
 def solve_low_layers(lay: Layout, top: int, out: np.ndarray) -> np.ndarray:
     """Exact values of layers ``1..top`` of ``lay`` into ``out`` (backward induction,
-    float64). Returns the kernel's stats (games, positions, largest gap, failures).
+    float64; the pot states no game reaches are left as they are, NaN in a new array:
+    :func:`cardtable.solver.layout.pot_reach`). Returns the kernel's stats (games,
+    positions, largest gap, failures).
 
     Raises:
         SolverError: a missing child or a game failing its optimality check.
     """
     stats = np.zeros(4)
+    fewest, mtop, shtop = pot_reach(lay)
     for k in range(1, top + 1):
         bad = kernel.solve_layer(k, 0, lay.npat(k), lay.pval, lay.T, lay.carry, lay.win,
                                  lay.codes, lay.code_off, lay.masks, lay.mask_off,
                                  lay.rank_of_mask, lay.psum, lay.base, lay.base_off,
-                                 lay.val_off, lay.next_prize, out, stats)
+                                 lay.val_off, lay.next_prize, out, stats, fewest, mtop, shtop)
         if bad or stats[3]:
             raise SolverError(f"layer {k}: the exact solve failed its checks")
     return stats

@@ -43,7 +43,7 @@ import numpy as np
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .layout import Layout, SolverError, build_layout, count_games, run_backward_induction
+from .layout import Layout, SolverError, build_layout, count_games, pot_reach, run_backward_induction
 from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
 
 MAGIC = b"CTGOPSTB"
@@ -101,8 +101,17 @@ class Table:
     prize_cards: tuple[int, ...]
     stats: dict = field(default_factory=dict)
     path: Path | None = None
+    _reach: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- position mapping ------------------------------------------------------------
+
+    def _pot_unreachable(self, mask: int, canon: int, pot: int) -> bool:
+        """True when no game reaches ``pot`` with the hands ``canon`` and the prizes
+        ``mask`` face down (the states the solve skips: :func:`.layout.pot_reach`)."""
+        if self._reach is None:
+            self._reach = pot_reach(self.layout)
+        fewest, mtop, shtop = self._reach
+        return int(fewest[mask, pot]) > int(kernel.most_ties(canon, mtop, shtop))
 
     def _index(self, pos: Position) -> tuple[int, int, int, int, int, int]:
         """(k, subset rank, pattern index, sign, R, code) of a position; sign -1 if swapped."""
@@ -133,6 +142,9 @@ class Table:
         R = L.T - int(L.psum[mask])
         if pos.pot > (R if L.carry else 0):
             raise ImpossiblePosition(f"a pot of {pos.pot} cannot arise here")
+        if pos.pot and self._pot_unreachable(mask, canon, pos.pot):
+            raise ImpossiblePosition(f"a pot of {pos.pot} cannot arise with these hands (a pot of j "
+                                     "prizes needs j strengths that both players have played)")
         if L.win and abs(pos.diff) + pos.pot > R:
             raise ImpossiblePosition(f"a point difference of {pos.diff} cannot arise here")
         return k, r, i, sign, R, code

@@ -24,7 +24,7 @@ def test_round_trip_is_exact_and_memory_mapped(written):
     assert not back.values.flags.owndata  # a view into the mapped file, not a loaded copy
     assert np.array_equal(np.nan_to_num(back.values, nan=7.5), np.nan_to_num(table.values, nan=7.5))
     f = frozenset(range(1, 6))
-    pos = Position(f - {2}, (f - {5}, f - {1}), 2)
+    pos = Position(f - {2, 4}, (f - {3, 5}, f - {1, 3}), 2)  # A's 5 took the 4; both bid 3 for the 2
     assert back.value(pos) == table.value(pos)
     assert back.round_strategy(pos, 5).a == table.round_strategy(pos, 5).a
     back.close()

@@ -105,7 +105,8 @@ def test_mirrored_positions_negate(tie):
 
 def test_win_objective_mirrors_with_difference():
     table = solve(Ruleset(cards=5, tie_rule="carry"), "win")
-    pos = Position(frozenset({2, 3, 5}), (frozenset({1, 4, 5}), frozenset({2, 3, 4})), 1, 3)
+    # A's 5 took the 4 from B's 3, then both bid 2 for the ace: the ace is in the pot
+    pos = Position(frozenset({2, 3, 5}), (frozenset({1, 3, 4}), frozenset({1, 4, 5})), 1, 3)
     assert abs(table.value(pos) + table.value(pos.swapped())) < TOL
     assert -1.0 <= table.value(pos) <= 1.0
 
@@ -115,7 +116,8 @@ def test_round_strategies_are_equilibria():
     rs = Ruleset(cards=n, tie_rule="carry")
     table = solve(rs)
     f = full(n)
-    pos = Position(f - {3}, (f - {5}, f - {1}), 3)
+    # A's 5 took the ace from B's 1, then both bid 2 for the 3: the 3 is in the pot
+    pos = Position(f - {1, 3}, (f - {2, 5}, f - {1, 2}), 3)
     vals = []
     for prize in sorted(pos.prizes):
         strat = table.round_strategy(pos, prize)
@@ -155,7 +157,7 @@ def test_parallel_layers_match_serial():
     layout = full_layout(Ruleset(cards=6, tie_rule="carry"), "points")
     serial, s1 = run_backward_induction(layout)
     parallel, s2 = run_backward_induction(layout, threads=2)
-    assert np.array_equal(serial, parallel)
+    assert np.array_equal(serial, parallel, equal_nan=True)  # NaN: the same skipped states
     assert s1["games"] == s2["games"] > 0
 
 

@@ -8,9 +8,10 @@ The mixes come from :class:`cardtable.solver.equilibrium.EquilibriumSource`
 2. carry-over ties without their table (the standard game): the **carry-over
    approximation** (each round's matrix game solved exactly, later positions
    valued from the discard-ties table of the same deck by a model fitted to
-   exact carry-over tables; docs/solver.md, The carry-over approximation) until
-   7 cards are left
-   in each hand (13 cards), then exact subgame solving. Needs the discard table
+   exact carry-over tables; docs/solver.md, The carry-over approximation) while
+   more than 8 cards are in each hand (13 cards:
+   :func:`cardtable.solver.approx.exact_layers`), then exact subgame solving
+   (the first exact move about 0.7 s). Needs the discard table
    (13 cards: ``cardtable solve -n 13 --ties discard``, a one-time build); for
    at most 10 cards it is solved in memory at the first move (10 cards: about 5 s);
 3. otherwise *exact subgame solving* once the rest of the game needs at most
@@ -47,7 +48,7 @@ class NashBot(GoofspielBot):
     name = "nash"
     description = (
         "samples bids from the exact equilibrium: a solved table (cardtable solve) if present; "
-        "carry-over without its table: the carry-over approximation, exact once 7 cards are left; "
+        "carry-over without its table: the carry-over approximation, exact from 8 cards left; "
         "else exact subgame solving once the rest is small, before that a one-round lookahead fallback"
     )
 
