@@ -40,7 +40,9 @@ from scipy import stats
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.bots.nash import NashBot
 from cardtable.platform.bot import load_bot
+from cardtable.solver.approx import CarryApproximation, exact_layers
 from cardtable.solver.equilibrium import discard_table
+from cardtable.solver.luck import adjusted_difference
 from cardtable.solver.position import Position, position_from_view
 from cardtable.solver.table import solve_subgame
 
@@ -80,12 +82,14 @@ def whole_subgame_seconds(rs: Ruleset, view) -> tuple[float, float]:
     return time.perf_counter() - w0, time.process_time() - c0
 
 
-def duplicate_deal(opponent: str, rs: Ruleset, deal: int) -> float:
-    """nash's mean point difference over the two seatings of deal ``deal`` against ``opponent``."""
+def duplicate_deal(opponent: str, rs: Ruleset, deal: int, approx: CarryApproximation) -> tuple[float, float]:
+    """nash's mean point difference over the two seatings of deal ``deal`` against
+    ``opponent``: raw, and luck-adjusted (:func:`cardtable.solver.luck.adjusted_difference`,
+    nash's own mixes known, the value estimate ``approx``)."""
     from cardtable.platform.tournament import parse_bot_spec
 
     entry = parse_bot_spec(opponent)
-    diffs = []
+    diffs, adjusted = [], []
     for seat in (0, 1):
         game = Game(rs, seed=deal)
         bots = [NashBot(seed=deal), load_bot("goofspiel", entry.target, seed=deal, **entry.options)]
@@ -93,14 +97,20 @@ def duplicate_deal(opponent: str, rs: Ruleset, deal: int) -> float:
             bots.reverse()
         for s, b in enumerate(bots):
             b.new_game(rs, s)
+        mixes = []
         while not game.is_over:
+            mix = bots[seat].policy(game.view(seat))  # nash's exact mixed bid, then its draw
+            mixes.append((mix, None) if seat == 0 else (None, mix))
             game.play([b.act(game.view(s)) for s, b in enumerate(bots)])
         pts = game.points
+        sign = 1 if seat == 0 else -1
         diffs.append(pts[seat] - pts[1 - seat])
-    return sum(diffs) / 2
+        adjusted.append(sign * adjusted_difference(game, approx, mixes))
+    return sum(diffs) / 2, sum(adjusted) / 2
 
 
 def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> None:
+    approx = CarryApproximation(rs, discard_table(rs), exact_layers(rs))  # the luck terms' values
     done = set()
     if log.exists():
         done = {(r["opponent"], r["deal"]) for r in map(json.loads, log.read_text().splitlines())}
@@ -110,23 +120,31 @@ def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> No
                 if (opp, deal) in done:
                     continue
                 t0 = time.perf_counter()
-                d = duplicate_deal(opp, rs, deal)
+                d, adj = duplicate_deal(opp, rs, deal, approx)
                 f.write(json.dumps({"opponent": opp, "deal": deal, "cards": rs.cards, "diff": d,
+                                    "adjusted": round(adj, 6),
                                     "seconds": round(time.perf_counter() - t0, 1)}) + "\n")
                 f.flush()
 
 
-def report(log: Path) -> None:
-    rows: dict[str, list[float]] = {}
-    for r in map(json.loads, log.read_text().splitlines()):
-        rows.setdefault(r["opponent"], []).append(r["diff"])
-    print("| pairing | deals | games | nash's mean point difference | 95% interval |")
-    print("|---|---:|---:|---:|---|")
+def _interval(x: np.ndarray) -> str:
+    half = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("inf")
+    return f"{x.mean():+.2f} [{x.mean() - half:+.2f}, {x.mean() + half:+.2f}]"
+
+
+def report(logs: list[Path]) -> None:
+    """The table of the logged deals (several logs: run in parallel, one opponent each)."""
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for log in logs:
+        for r in map(json.loads, log.read_text().splitlines()):
+            rows.setdefault(r["opponent"], []).append((r["diff"], r.get("adjusted", np.nan)))
+    print("| pairing | deals | games | nash's mean point difference, 95% interval | luck-adjusted, 95% interval |")
+    print("|---|---:|---:|---|---|")
     for opp, xs in rows.items():
         x = np.array(xs)
-        half = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("inf")
-        print(f"| nash vs {opp} | {len(x)} | {2 * len(x)} | {x.mean():+.2f} | "
-              f"[{x.mean() - half:+.2f}, {x.mean() + half:+.2f}] |")
+        adj = x[:, 1][~np.isnan(x[:, 1])]
+        print(f"| nash vs {opp} | {len(x)} | {2 * len(x)} | {_interval(x[:, 0])} | "
+              f"{_interval(adj) if len(adj) else '-'} |")
 
 
 def main() -> None:
@@ -136,15 +154,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=100)
     ap.add_argument("--h2h", default="", help="opponents of nash, separated by ';' or ','")
     ap.add_argument("--deals", type=int, default=1000)
-    ap.add_argument("--log", type=Path, default=Path("approx-h2h.jsonl"))
+    ap.add_argument("--log", type=Path, action="append",
+                    help="JSON-lines log of the deals (default approx-h2h.jsonl); --report reads every one given")
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args()
     rs = Ruleset(cards=args.cards, tie_rule="carry")
+    logs = args.log or [Path("approx-h2h.jsonl")]
     if args.report:
-        report(args.log)
+        report(logs)
         return
     if args.h2h:
-        head_to_head([o for o in args.h2h.replace(";", ",").split(",") if o], rs, args.deals, args.log)
+        head_to_head([o for o in args.h2h.replace(";", ",").split(",") if o], rs, args.deals, logs[0])
         return
     print(f"bench/approx.py {vars(args)}")
     t0 = time.perf_counter()

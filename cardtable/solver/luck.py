@@ -1,0 +1,89 @@
+"""Luck-adjusted point differences: an unbiased estimate of a bot's expected result
+with much less variance than the raw score (for benchmarks; docs/solver.md, Head to head).
+
+In a 13-card carry-over game the point difference of one game spreads over about
++-30 points, mostly by luck: the order in which the prizes turn up, and which card a
+mixing bot happened to draw. Following the control variates of AIVAT (Burch, Schmid,
+Moravcik, Morrill and Bowling, "AIVAT: A New Variance Reduction Technique for Agent
+Evaluation in Imperfect Information Games", AAAI 2018), each round subtracts two terms
+whose expectation is exactly 0, so the mean is unchanged:
+
+- *chance*: ``f(prize) - mean of f over the prizes face down``, where ``f(q)`` is the
+  value of the round's matrix game had ``q`` turned up. The next prize is uniform over
+  the face-down ones (docs/rules.md, The deal), so the term has mean 0 for any ``f``.
+- *bids* of a player whose exact mixed bid ``x`` is known (a ``policy(view)``):
+  ``W[a, b] - sum_a' x(a') W[a', b]`` for the row player's bid ``a`` against ``b``
+  (the column player alike), where ``W[a, b]`` is the round's outcome times the stake
+  plus an estimate of the value of the position after it. Bids are simultaneous, so
+  ``a`` is drawn from ``x`` independently of ``b``: mean 0 for any ``W``.
+
+``f`` and ``W`` come from a value estimate; the better it is, the more variance goes,
+but any estimate keeps the mean exact. Here: the carry-over approximation
+(:class:`cardtable.solver.approx.CarryApproximation`, its round matrices).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from cardtable.goofspiel import Game
+
+from .approx import CarryApproximation
+from .position import Position, position_from_view
+
+
+def adjusted_difference(game: Game, approx: CarryApproximation,
+                        mixes: Sequence[tuple[Mapping[int, float] | None, Mapping[int, float] | None]]) -> float:
+    """Player 1's luck-adjusted point difference (points of seat 0 minus seat 1) in ``game``.
+
+    Args:
+        game: a finished 2-player game of ``approx.ruleset`` (single-card bids).
+        approx: the value estimate (any estimate keeps the result unbiased).
+        mixes: per round, ``(x, y)``: the exact mixed bids ``{card: probability}`` the two
+            seats drew their bids from, or ``None`` for a seat whose mix is unknown (its
+            bid luck is then left in).
+
+    Returns:
+        ``points[0] - points[1]`` less the chance and bid-luck terms (module docstring);
+        its expectation over deals and draws equals that of the raw difference.
+
+    Raises:
+        ValueError: ``mixes`` does not have one entry per round, a mix does not cover the
+            card bid, or ``game`` is not of ``approx.ruleset``.
+    """
+    rs = game.ruleset
+    if rs != approx.ruleset:
+        raise ValueError(f"the game is {rs.describe()}, the estimate is for {approx.ruleset.describe()}")
+    if len(mixes) != len(game.history):
+        raise ValueError(f"{len(mixes)} mixes for {len(game.history)} rounds")
+    replay = Game(rs, prize_deck=game.initial_deck)
+    luck = 0.0
+    for r, (x, y) in zip(game.history, mixes):
+        pos, prize = position_from_view(replay.view(0))
+        pos = Position(pos.prizes, pos.hands, pos.pot, 0)
+        rounds = {q: approx.round_strategy(pos, q) for q in pos.prizes}
+        luck += rounds[prize].value - sum(s.value for s in rounds.values()) / len(rounds)
+        W = rounds[prize].matrix
+        rows = sorted(pos.hands[0], key=rs.strength)
+        cols = sorted(pos.hands[1], key=rs.strength)
+        a, b = r.bids[0][0], r.bids[1][0]
+        i, j = rows.index(a), cols.index(b)
+        if x is not None:
+            if a not in x:
+                raise ValueError(f"round {r.number}: seat 1's mix does not hold its bid {a}")
+            luck += W[i, j] - sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows))
+            if y is not None:  # the rest of the expectation, over the column player's draw
+                if b not in y:
+                    raise ValueError(f"round {r.number}: seat 2's mix does not hold its bid {b}")
+                col = sum(y.get(c, 0.0) * sum(x.get(cr, 0.0) * W[ii, jj] for ii, cr in enumerate(rows))
+                          for jj, c in enumerate(cols))
+                luck += sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows)) - col
+        elif y is not None:
+            if b not in y:
+                raise ValueError(f"round {r.number}: seat 2's mix does not hold its bid {b}")
+            luck += W[i, j] - sum(y.get(c, 0.0) * W[i, jj] for jj, c in enumerate(cols))
+        replay.play([a, b])
+    return float(game.points[0] - game.points[1]) - luck
+
+
+__all__ = ["adjusted_difference"]
