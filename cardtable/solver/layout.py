@@ -252,8 +252,9 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     """Fill the value array layer by layer (k = 1 .. top).
 
     Args:
-        progress: called as ``progress(k, games_done_estimate, games_total_estimate)``
-            after each chunk of about ``chunk_games`` matrix games.
+        progress: called as ``progress(k, games_done, games_total)`` (games solved so
+            far, and :func:`count_games`; the total is an upper bound for 'win') after
+            each chunk of about ``chunk_games`` matrix games (counted over all slots).
         out: a float64 array of ``layout.size`` to fill (e.g. a memory map);
             a new one otherwise.
         threads: > 1 spreads each layer's patterns over that many Numba threads
@@ -269,8 +270,7 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     values = out if out is not None else np.empty(layout.size, dtype=np.float64)
     values[:] = np.nan
     stats = np.zeros(4, dtype=np.float64)
-    total = sum(layer_games(layout, k) for k in range(1, layout.top + 1))
-    done = 0
+    total = count_games(layout)
     t0 = time.perf_counter()
     fewest, mtop, shtop = pot_reach(layout)
     layer_fn = kernel.solve_layer
@@ -299,9 +299,8 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
                     f"layer {k}: {int(stats[3])} matrix games failed the optimality check "
                     f"(guarantee gap {stats[2]:.3g} > {kernel.CHECK_TOL})"
                 )
-            done += (hi - lo) * per_pattern
             if progress is not None:
-                progress(k, done, total)
+                progress(k, int(stats[0]), total)
     return values, {
         "games": int(stats[0]), "positions": int(stats[1]), "max_gap": float(stats[2]),
         "seconds": time.perf_counter() - t0,

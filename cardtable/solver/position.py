@@ -103,10 +103,19 @@ class Position:
             raise ImpossiblePosition(f"the pot cannot be negative ({self.pot})")
         if self.pot and ruleset.tie_rule == "discard":
             raise ImpossiblePosition("with discard ties there is never a pot")
-        if self.pot and not _subset_sum(values, self.pot):
-            raise ImpossiblePosition(
-                f"a pot of {self.pot} is no sum of prizes already revealed ({gone})"
-            )
+        if self.pot:
+            fewest = _fewest_summing(values, self.pot)
+            if fewest is None:
+                raise ImpossiblePosition(
+                    f"a pot of {self.pot} is no sum of prizes already revealed ({gone})"
+                )
+            st = ruleset.strength
+            both = {st(c) for c in deck - set(self.hands[0])} & {st(c) for c in deck - set(self.hands[1])}
+            if fewest > len(both):  # docs/solver.md, Table format 2: states no game reaches
+                raise ImpossiblePosition(
+                    f"a pot of {self.pot} cannot arise with these hands (a pot of j prizes needs j "
+                    f"strengths that both players have played; {len(both)} have been)"
+                )
         if abs(self.diff) + self.pot > sum(values):
             raise ImpossiblePosition(
                 f"a point difference of {self.diff} with a pot of {self.pot} exceeds the "
@@ -114,11 +123,15 @@ class Position:
             )
 
 
-def _subset_sum(values: Iterable[int], target: int) -> bool:
-    reach = {0}
+def _fewest_summing(values: Iterable[int], target: int) -> int | None:
+    """The fewest of ``values`` (each used at most once) adding up to ``target``, or None."""
+    fewest = {0: 0}
     for v in values:
-        reach |= {r + v for r in reach if r + v <= target}
-    return target in reach
+        for total, count in list(fewest.items()):
+            t = total + v
+            if t <= target and fewest.get(t, count + 2) > count + 1:
+                fewest[t] = count + 1
+    return fewest.get(target)
 
 
 def position_from_view(view) -> tuple[Position, int]:

@@ -110,6 +110,10 @@ def _positions(n: int, kmin: int):
                 for b in combinations(deck, k):
                     for pot in pots:
                         pos = Position(frozenset(prizes), (frozenset(a), frozenset(b)), pot)
+                        try:
+                            pos.validate(Ruleset(cards=n, tie_rule="carry"))
+                        except ImpossiblePosition:  # a pot these hands cannot have carried
+                            continue
                         for prize in prizes:
                             yield pos, prize
 

@@ -236,3 +236,25 @@ def test_a_second_solve_of_the_same_table_stops_and_changes_nothing(tmp_path, fm
         time.sleep(0.1)
         r = CliRunner().invoke(app, args + ["--force"])
     assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_a_pot_these_hands_cannot_have_carried_is_refused_with_or_without_a_table(tmp_path, cache):
+    """A carried pot of j prizes needs j ties, each of a strength both players have played:
+    A has played 4 and 5, B 1 and 2, so no pot of 4 is possible (docs/solver.md, Table format
+    2). Refused the same way whether a table or a subgame solve would answer."""
+    from cardtable.solver import ImpossiblePosition, Position
+
+    args = ["strategy", "-n", "5", "--ties", "carry", "--prizes", "1,2,3", "--hand-a", "1,2,3",
+            "--hand-b", "3,4,5", "--pot", "4", "--cache", str(tmp_path)]
+    if cache:
+        assert run("solve", "-n", "5", "--ties", "carry", "--format", "1", "--cache", str(tmp_path)).exit_code == 0
+    r = run(*args)
+    assert r.exit_code == 2 and "a pot of 4 cannot arise with these hands" in " ".join(r.output.split()), r.output
+    f = frozenset(range(1, 6))
+    with pytest.raises(ImpossiblePosition, match="0 have been"):
+        Position(frozenset({1, 2, 3}), (frozenset({1, 2, 3}), frozenset({3, 4, 5})), 4).validate(Ruleset(cards=5))
+    # both played 4 and 5: a pot of 9 = 4 + 5 is possible, 12 = 3 + 4 + 5 (three ties) is not
+    Position(frozenset({1, 2}), (f - {3, 4, 5}, f - {1, 4, 5}), 9).validate(Ruleset(cards=5))
+    with pytest.raises(ImpossiblePosition, match="2 have been"):
+        Position(frozenset({1, 2}), (f - {3, 4, 5}, f - {1, 4, 5}), 12).validate(Ruleset(cards=5))

@@ -75,7 +75,8 @@ def test_reference_sees_a_nonzero_asymmetric_value():
 ])
 def test_subgame_matches_reference(tie, objective, pot, diff):
     rs = Ruleset(cards=7, tie_rule=tie)
-    pos = Position(frozenset({2, 4, 5, 6}), (frozenset({1, 3, 5, 7}), frozenset({2, 3, 4, 6})),
+    # both played 2 and 4 (two ties are possible: a pot of 8 = 1 + 7, or 3), A the 6, B the 7
+    pos = Position(frozenset({2, 4, 5, 6}), (frozenset({1, 3, 5, 7}), frozenset({1, 3, 5, 6})),
                    pot, diff)
     sub = solve_subgame(rs, pos, objective)
     ref = make_reference(7, tie, objective)
