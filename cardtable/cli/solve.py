@@ -156,8 +156,7 @@ def register(app: typer.Typer) -> None:
                 _check_threads(threads)
             be = _layer_backend(backend, threads, workers)
             if force:
-                for old in list(folder.glob("layer-*.json")) + [folder / "table.json"]:
-                    old.unlink(missing_ok=True)
+                _remove_old_records(folder)
             typer.echo(f"{rs.describe()} objective={objective}: {needs.describe(cores)} "
                        f"(estimate), backend {backend}; table folder {folder}")
             _solve_format2(rs, objective, folder, be, needs.games)
@@ -413,6 +412,25 @@ def _layer_backend(backend: str, threads: int, workers: int):
     else:
         be = LayerBackend(threads=threads)
     return be
+
+
+def _remove_old_records(folder: Path) -> None:
+    """``--force``: delete the records of a finished table (``table.json``, ``layer-*.json``)
+    so that every layer is solved again; refused in one line, before anything is deleted,
+    when one of them (or the folder) is of the wrong kind."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        fail(f"cannot write the table in {folder}: it is not a folder; remove it", 1)
+    if not folder.exists():
+        return
+    old = sorted(folder.glob("layer-*.json")) + [folder / "table.json"]
+    bad = [p for p in old if p.is_dir() and not p.is_symlink()]
+    if bad:
+        fail(f"cannot write the table in {folder}: {bad[0]} is a folder, not a table record; remove it", 1)
+    try:
+        for p in old:
+            p.unlink(missing_ok=True)
+    except OSError as exc:
+        fail(f"cannot write the table in {folder}: {exc.strerror or exc}", 1)
 
 
 def _table_lock(cache: Path, folder: Path):

@@ -54,7 +54,7 @@ from cardtable.platform.fairness import seed_commitment  # re-exported: records 
 from cardtable.platform.match import Match, MatchError, MatchFormat
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.records import (
-    MAX_LINE, check_size, is_tag_name, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
+    MAX_LINE, check_repeated_keys, check_size, is_tag_name, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
     strip_bom, whole_number,
 )
 
@@ -197,12 +197,9 @@ def record_from_game(
         check_player_names(players)
     except PlayerNameError as exc:
         raise GoofspielError(f"cannot be recorded: {exc}") from None
-    for name, value in tags:
-        if not is_tag_name(name) or name in _SPECIAL_TAGS or len(value) > MAX_LINE - 50 or "\n" in value:
-            raise GoofspielError(f"tag {short(name)}: a free tag has a name of letters, digits and '_' and a one-line value")
-        problem = _tag_value_problem(name, value)
-        if problem:
-            raise GoofspielError(f"cannot be recorded: {problem}")
+    problem = _free_tags_problem(tags)
+    if problem:
+        raise GoofspielError(f"cannot be recorded: tags[{problem[0]}]: {problem[1]}")
     if game.seed is not None and ("\n" in game.seed or len(game.seed) > MAX_LINE - 50):
         raise GoofspielError(f"seed {short(game.seed)} cannot be recorded: a seed is one line of text")
     return GameRecord(
@@ -285,6 +282,30 @@ def _tag_value_problem(name: str, value: str) -> str | None:
     if allowed is None or value in allowed:
         return None
     return f"bad {name} tag {short(value)}: {' or '.join(allowed)}"
+
+
+def _free_tags_problem(tags) -> tuple[int, str] | None:
+    """``(index, why)`` of the first free tag a record cannot hold, else ``None``: every
+    tag a ``(name, text)`` pair, a name of letters, digits and '_' that is no special tag
+    and appears once, a one-line value that a text record can hold (the text and JSON
+    notations and :func:`record_from_game` hold the same tags; docs/rules.md, Reading
+    records)."""
+    seen: set[str] = set()
+    for k, tag in enumerate(tags):
+        if not (isinstance(tag, (tuple, list)) and len(tag) == 2 and all(isinstance(t, str) for t in tag)):
+            return k, "a tag is a (name, text) pair"
+        name, value = tag
+        if name in _SPECIAL_TAGS or not is_tag_name(name):
+            return k, f"{short(name)} is not a free tag name"
+        if name in seen:
+            return k, f"tag {name} appears twice"
+        seen.add(name)
+        if len(value) > MAX_LINE - 50 or "\n" in value or "\r" in value:
+            return k, f"tag {name}: a free tag's value is one line of at most {MAX_LINE - 50} characters"
+        problem = _tag_value_problem(name, value)
+        if problem:
+            return k, problem
+    return None
 
 
 def _error(message: str, line: int | None) -> RecordError:
@@ -531,6 +552,7 @@ def from_json(text: str) -> list[GameRecord]:
     text = check_size(text, _error)
     try:
         data = _FileModel.model_validate_json(text)
+        check_repeated_keys(text, _error)
     except ValidationError as exc:
         message, loc = schema_error_text(exc.errors())
         if not loc:
@@ -556,12 +578,9 @@ def from_json(text: str) -> list[GameRecord]:
             players = tuple(check_player_names(g.players))
         except PlayerNameError as exc:
             raise fail(str(exc), ("players",)) from None
-        for k, (name, value) in enumerate(g.tags):
-            if name in _SPECIAL_TAGS or not is_tag_name(name):
-                raise fail(f"tags[{k}]: {short(name)} is not a free tag name", ("tags", k))
-            problem = _tag_value_problem(name, value)
-            if problem:
-                raise fail(f"tags[{k}]: {problem}", ("tags", k))
+        problem = _free_tags_problem(g.tags)
+        if problem:
+            raise fail(f"tags[{problem[0]}]: {problem[1]}", ("tags", problem[0]))
         rounds = tuple(
             RoundLine(
                 tuple(x.prizes), tuple(tuple(sorted(b)) for b in x.bids), x.winner,

@@ -195,6 +195,37 @@ def json_line_index(text: str, max_depth: int) -> dict[tuple, int]:
     return index
 
 
+class _RepeatedKey(Exception):
+    pass
+
+
+def _no_repeats(pairs: list) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
+    return out
+
+
+def check_repeated_keys(text: str, error: ErrorFactory) -> None:
+    """Refuse JSON in which one object gives a key twice (JSON parsers keep the last one
+    silently: a second ``"tags"`` or ``"seed"`` would replace the first unseen). Call it
+    after a schema parse has accepted ``text``. Raises (through ``error``) with the line
+    of the key's second appearance."""
+    try:
+        json.loads(text, object_pairs_hook=_no_repeats)
+    except _RepeatedKey as exc:
+        key = str(exc.args[0])
+        quoted = json.dumps(key)
+        first = text.find(quoted)
+        second = text.find(quoted, first + 1) if first >= 0 else -1
+        line = text.count("\n", 0, second) + 1 if second >= 0 else None
+        raise error(f"key {quoted[:60]} appears twice in one object", line) from None
+    except (ValueError, RecursionError):  # the schema parse has reported what it refuses
+        return
+
+
 def json_error_line(message: str) -> int | None:
     """The line number in a JSON syntax message (``... at line 3 column 5``), or ``None``."""
     _, sep, tail = message.rpartition(" at line ")

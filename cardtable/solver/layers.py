@@ -309,6 +309,13 @@ class LayeredTable:
     #: Largest format-1 view :attr:`values` builds (slots; 2**27 = 1 GiB of float64).
     DENSE_MAX = 1 << 27
 
+    def hand_code(self, pos: Position) -> int:
+        """Pattern code of the two hands (as :meth:`cardtable.solver.table.Table.hand_code`;
+        the carry-over approximation reads a discard table of either format through it)."""
+        from .table import Table
+
+        return Table.hand_code(self, pos)  # type: ignore[arg-type]
+
     @property
     def layout(self):
         """The format-1 :class:`~cardtable.solver.layout.Layout` of the same game (with
@@ -362,7 +369,7 @@ class LayeredTable:
         for c in pos.prizes:
             mask |= 1 << self.prize_cards.index(c)
         r = int(L.rank_of_mask[mask])
-        code = Table.hand_code(self, pos)  # type: ignore[arg-type]
+        code = self.hand_code(pos)
         sw = int(kernel.swap_code(code))
         canon, sign = (code, 1) if code <= sw else (sw, -1)
         lo, hi = int(L.code_off[k]), int(L.code_off[k + 1])

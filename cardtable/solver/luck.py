@@ -24,6 +24,8 @@ but any estimate keeps the mean exact. Here: the carry-over approximation
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 
 from cardtable.goofspiel import Game
@@ -48,19 +50,33 @@ def adjusted_difference(game: Game, approx: CarryApproximation,
         its expectation over deals and draws equals that of the raw difference.
 
     Raises:
-        ValueError: ``mixes`` does not have one entry per round, a mix does not cover the
-            card bid, or ``game`` is not of ``approx.ruleset``.
+        ValueError: ``game`` is not a finished game of ``approx.ruleset``; ``mixes`` is not a
+            sequence of one ``(x, y)`` pair per round; a mix is not a probability
+            distribution (finite, non-negative, summing to 1) over the seat's hand that
+            gives its bid a positive probability.
     """
+    if not isinstance(game, Game):
+        raise ValueError(f"a finished Goofspiel game is needed, not {type(game).__name__}")
     rs = game.ruleset
     if rs != approx.ruleset:
         raise ValueError(f"the game is {rs.describe()}, the estimate is for {approx.ruleset.describe()}")
+    if not game.is_over:
+        raise ValueError("the game is not finished: the luck terms are for whole games")
+    if not isinstance(mixes, Sequence) or isinstance(mixes, (str, bytes)):
+        raise ValueError(f"mixes must be a sequence of (x, y) pairs, not {type(mixes).__name__}")
     if len(mixes) != len(game.history):
         raise ValueError(f"{len(mixes)} mixes for {len(game.history)} rounds")
+    for r, pair in zip(game.history, mixes):
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise ValueError(f"round {r.number}: a mix entry is an (x, y) pair, not {pair!r:.60}")
     replay = Game(rs, prize_deck=game.initial_deck)
     luck = 0.0
     for r, (x, y) in zip(game.history, mixes):
         pos, prize = position_from_view(replay.view(0))
         pos = Position(pos.prizes, pos.hands, pos.pot, 0)
+        for seat, mix in ((0, x), (1, y)):
+            if mix is not None:
+                _check_mix(mix, pos.hands[seat], r.bids[seat][0], f"round {r.number}: seat {seat + 1}'s mix")
         rounds = {q: approx.round_strategy(pos, q) for q in pos.prizes}
         luck += rounds[prize].value - sum(s.value for s in rounds.values()) / len(rounds)
         W = rounds[prize].matrix
@@ -69,21 +85,32 @@ def adjusted_difference(game: Game, approx: CarryApproximation,
         a, b = r.bids[0][0], r.bids[1][0]
         i, j = rows.index(a), cols.index(b)
         if x is not None:
-            if a not in x:
-                raise ValueError(f"round {r.number}: seat 1's mix does not hold its bid {a}")
             luck += W[i, j] - sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows))
             if y is not None:  # the rest of the expectation, over the column player's draw
-                if b not in y:
-                    raise ValueError(f"round {r.number}: seat 2's mix does not hold its bid {b}")
                 col = sum(y.get(c, 0.0) * sum(x.get(cr, 0.0) * W[ii, jj] for ii, cr in enumerate(rows))
                           for jj, c in enumerate(cols))
                 luck += sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows)) - col
         elif y is not None:
-            if b not in y:
-                raise ValueError(f"round {r.number}: seat 2's mix does not hold its bid {b}")
             luck += W[i, j] - sum(y.get(c, 0.0) * W[i, jj] for jj, c in enumerate(cols))
         replay.play([a, b])
-    return float(game.points[0] - game.points[1]) - luck
+    return float(game.points[0] - game.points[1] - luck)
+
+
+def _check_mix(mix, hand, bid: int, where: str) -> None:
+    """Refuse a mix that is not a distribution over ``hand`` giving ``bid`` positive weight."""
+    if not isinstance(mix, Mapping):
+        raise ValueError(f"{where} is a mapping {{card: probability}}, not {type(mix).__name__}")
+    total = 0.0
+    for card, p in mix.items():
+        if card not in hand:
+            raise ValueError(f"{where} names {card!r:.20}, not a card of the hand {sorted(hand)}")
+        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not math.isfinite(p) or p < -1e-9:
+            raise ValueError(f"{where}: {p!r:.20} is no probability")
+        total += p
+    if abs(total - 1.0) > 1e-6:
+        raise ValueError(f"{where} sums to {total:.6g}, not 1")
+    if mix.get(bid, 0.0) <= 0:
+        raise ValueError(f"{where} does not hold its bid {bid} (a bid it could not have drawn)")
 
 
 __all__ = ["adjusted_difference"]

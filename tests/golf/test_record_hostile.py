@@ -108,3 +108,19 @@ def test_golf_match_numbering_is_checked():
         with pytest.raises(RecordError, match="MatchGame") as info:
             replay_text("\n".join(changed))
         assert info.value.line is not None
+
+
+def test_json_keys_given_twice_and_multi_line_tag_values_are_refused(data):
+    """A JSON object that names a key twice would keep only the last one unseen; a free tag's
+    value must be one line (its text record could not hold it otherwise). Same in Goofspiel."""
+    body = json.dumps(data, indent=1)
+    twice = body.replace('"players":', '"seed": "x",\n  "seed": "y",\n  "players":', 1)
+    with pytest.raises(RecordError, match='key "seed" appears twice') as info:
+        from_json(twice)
+    assert info.value.line is not None and info.value.line > 1
+    changed = json.loads(body)
+    changed[0]["tags"] = {"Event": "a\nb"}
+    with pytest.raises(RecordError, match="one line"):
+        from_json(json.dumps(changed, indent=1))
+    with pytest.raises(RecordError, match="one-line value"):
+        record_from_game(finished(), ["Ann", "Bot"], {"Event": "a\rb"})

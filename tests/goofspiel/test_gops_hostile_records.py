@@ -215,3 +215,31 @@ def test_a_good_hints_tag_reads_back(value):
     rec = load_records(text)[0]
     assert rec.tag("Hints") == value
     assert from_json(to_json(rec))[0].tag("Hints") == value
+
+
+def test_json_tags_and_keys_given_twice_are_refused_like_text():
+    data = json.loads(to_json(parse_text(GOOD)))
+    data["games"][0]["tags"] = [["Hints", "on"], ["Hints", "off"]]
+    with pytest.raises(RecordError, match="tags\\[1\\]: tag Hints appears twice"):
+        from_json(json.dumps(data, indent=1))
+    data["games"][0]["tags"] = [["Event", "a\nb"]]
+    with pytest.raises(RecordError, match="one line"):
+        from_json(json.dumps(data, indent=1))
+    data["games"][0]["tags"] = []
+    text = json.dumps(data, indent=1).replace('"players":', '"seed": "1",\n   "seed": "2",\n   "players":', 1)
+    with pytest.raises(RecordError, match='key "seed" appears twice') as info:
+        from_json(text)
+    assert info.value.line is not None and info.value.line > 1
+
+
+@pytest.mark.parametrize("tags, words", [
+    ([("Hints", "on"), ("Hints", "off")], "appears twice"),
+    ([("Event", "a"), ("Event", "b")], "appears twice"),
+    ([("Hints", None)], "pair"),
+    ([("Hints", 1)], "pair"),
+    ([("Event", "a\rb")], "one line"),
+])
+def test_record_from_game_refuses_tags_a_record_cannot_hold(tags, words):
+    game = replay(parse_text(GOOD)[0])
+    with pytest.raises(GoofspielError, match=words):
+        record_from_game(game, ["Anna", "Ben"], tags)

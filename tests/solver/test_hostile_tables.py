@@ -354,3 +354,39 @@ def test_an_oversized_layout_archive_is_refused_before_it_is_read(cache, monkeyp
     with pytest.raises(TableFileError, match="layout.npz is damaged"):
         open_layered(folder, verify=False)
     assert layers._stored_layout_digest(folder / "layout.npz") is None  # a resume rewrites it
+
+
+def test_analyze_reads_a_format2_discard_table_for_the_approximation(tmp_path):
+    """The carry-over approximation takes the discard-ties table in either format (a format-2
+    one crashed it with an AttributeError)."""
+    from cardtable.goofspiel import Game
+    from cardtable.goofspiel.record import record_from_game, write_text
+
+    cache = tmp_path / "cache"
+    assert CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "discard", "--format", "2",
+                                    "--cache", str(cache)]).exit_code == 0
+    g = Game(Ruleset(cards=4, tie_rule="carry"), seed=3)
+    for c in (1, 2, 3, 4):
+        g.play([c, 5 - c])
+    rec = tmp_path / "game.txt"
+    rec.write_text(write_text(record_from_game(g, ["a", "b"])))
+    r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
+                           env={"COLUMNS": "250"})
+    assert r.exit_code == 0 and "approximation" in r.output, r.output
+
+
+@pytest.mark.parametrize("case", ["folder is a file", "table.json is a folder", "layer-02.json is a folder"])
+def test_solve_force_refuses_records_of_the_wrong_kind_before_deleting(cache, case):
+    folder = cache / NAME
+    if case == "folder is a file":
+        shutil.rmtree(folder)
+        folder.write_text("x")
+    else:
+        _dir(folder / case.split()[0])
+    before = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else None
+    r = CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "carry", "--cache", str(cache), "--force"])
+    out = " ".join(r.output.split())
+    assert r.exit_code == 1 and "cannot write the table in" in out and "Traceback" not in out, out
+    assert isinstance(r.exception, SystemExit)
+    if before is not None:
+        assert sorted(p.name for p in folder.iterdir()) == before  # nothing deleted

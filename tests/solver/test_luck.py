@@ -75,3 +75,41 @@ def test_bad_input_is_refused():
     other = Game(Ruleset(cards=3, tie_rule="discard"), prize_deck=[1, 2, 3])
     with pytest.raises(ValueError, match="the estimate is for"):
         adjusted_difference(other, approx, [])
+
+
+@pytest.mark.parametrize("mix, words", [
+    ({1: -5.0, 2: 6.0}, "no probability"),
+    ({1: float("nan"), 2: 1.0}, "no probability"),
+    ({1: float("inf")}, "no probability"),
+    ({1: 5.0, 2: 5.0}, "sums to 10"),
+    ({1: 0.0, 2: 1.0}, "does not hold its bid 1"),
+    ({1: 0.5, 7: 0.5}, "not a card of the hand"),
+    ({1: "0.5", 2: 0.5}, "no probability"),
+    ([1.0], "is a mapping"),
+])
+def test_a_mix_that_is_no_distribution_over_the_hand_is_refused(mix, words):
+    rs = Ruleset(cards=3, tie_rule="carry")
+    approx = CarryApproximation(rs, solve(Ruleset(cards=3, tie_rule="discard")), 1)
+    game = Game(rs, prize_deck=[1, 2, 3])
+    for a, b in ((1, 2), (2, 1), (3, 3)):
+        game.play([a, b])
+    with pytest.raises(ValueError, match=words):
+        adjusted_difference(game, approx, [(mix, None)] + [(None, None)] * 2)
+
+
+def test_an_unfinished_game_and_odd_containers_are_refused():
+    rs = Ruleset(cards=3, tie_rule="carry")
+    approx = CarryApproximation(rs, solve(Ruleset(cards=3, tie_rule="discard")), 1)
+    game = Game(rs, prize_deck=[1, 2, 3])
+    game.play([1, 2])
+    with pytest.raises(ValueError, match="not finished"):
+        adjusted_difference(game, approx, [(None, None)])
+    game.play([2, 1])
+    game.play([3, 3])
+    with pytest.raises(ValueError, match="sequence"):
+        adjusted_difference(game, approx, ((None, None) for _ in range(3)))
+    with pytest.raises(ValueError, match="pair"):
+        adjusted_difference(game, approx, [None, None, None])
+    with pytest.raises(ValueError, match="finished Goofspiel game"):
+        adjusted_difference(None, approx, [])
+    assert isinstance(adjusted_difference(game, approx, [({1: 1.0}, None)] + [(None, None)] * 2), float)
