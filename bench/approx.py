@@ -19,9 +19,10 @@ Usage (the numbers in docs/solver.md)::
 duplicate games of ``nash`` against each opponent (each deal played with both
 seatings), one deal per opponent in turn, appended to the JSON-lines ``FILE``
 (run again to continue: deals already logged are skipped); ``--report --log
-FILE`` prints the table so far: nash's mean point difference per game with the
-95% interval (Student t over deals, the mean of a deal's two games being one
-observation).
+FILE [--log FILE2 ...]`` prints the table so far: nash's mean point difference per
+game with the 95% interval (Student t over deals, the mean of a deal's two games
+being one observation), raw and luck-adjusted (:mod:`cardtable.solver.luck`: the
+same mean, about a quarter of the spread).
 
 Needs the 13-card discard table (``cardtable solve -n 13 --ties discard``, a
 one-time build) in the cache folder (``CARDTABLE_CACHE``).
