@@ -64,7 +64,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.records import (
-    MAX_LINE, check_repeated_keys, check_size, is_tag_name, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
+    MAX_LINE, check_repeated_keys, check_size, is_tag_name, is_tag_value, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
     strip_bom, whole_number,
 )
 
@@ -144,8 +144,7 @@ def record_from_game(game: GolfGame, players: Sequence[str], tags: dict[str, str
     except PlayerNameError as exc:
         raise RecordError(f"cannot be recorded: {exc}") from None
     for name, value in (tags or {}).items():
-        if (not isinstance(name, str) or not isinstance(value, str) or not is_tag_name(name)
-                or name in _KNOWN_TAGS or "\n" in value or "\r" in value or len(value) > MAX_LINE - 50):
+        if not isinstance(name, str) or not is_tag_name(name) or name in _KNOWN_TAGS or not is_tag_value(value):
             raise RecordError(f"tag {short(name)}: a free tag has a name of letters, digits and '_' and a one-line value")
     res = game.result() if game.over else None
     return GolfRecord(
@@ -583,7 +582,7 @@ def from_json(text: str) -> list[GolfRecord]:
         for name, value in (d.tags or {}).items():
             if name in _KNOWN_TAGS or not is_tag_name(name):
                 raise RecordError(f"game {k}: tags: {short(name)} is not a free tag name", line_of("tags"))
-            if "\n" in value or "\r" in value or len(value) > MAX_LINE - 50:
+            if not is_tag_value(value):
                 raise RecordError(f"game {k}: tags: {name}: a free tag's value is one line of at most "
                                   f"{MAX_LINE - 50} characters", line_of("tags"))
         tag_lines = {name: line_of(key) for name, key in (

@@ -54,7 +54,7 @@ from cardtable.platform.fairness import seed_commitment  # re-exported: records 
 from cardtable.platform.match import Match, MatchError, MatchFormat
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.records import (
-    MAX_LINE, check_repeated_keys, check_size, is_tag_name, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
+    MAX_LINE, check_repeated_keys, check_size, is_tag_name, is_tag_value, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
     strip_bom, whole_number,
 )
 
@@ -300,7 +300,7 @@ def _free_tags_problem(tags) -> tuple[int, str] | None:
         if name in seen:
             return k, f"tag {name} appears twice"
         seen.add(name)
-        if len(value) > MAX_LINE - 50 or "\n" in value or "\r" in value:
+        if not is_tag_value(value):
             return k, f"tag {name}: a free tag's value is one line of at most {MAX_LINE - 50} characters"
         problem = _tag_value_problem(name, value)
         if problem:

@@ -75,6 +75,12 @@ def is_tag_name(name: str) -> bool:
     return 0 < len(name) <= 40 and name.isascii() and name[0].isalpha() and name.replace("_", "a").isalnum()
 
 
+def is_tag_value(value: object) -> bool:
+    """A free tag's value that a text record can hold: one line of text, at most
+    ``MAX_LINE - 50`` characters (room for the name and the brackets)."""
+    return isinstance(value, str) and "\n" not in value and "\r" not in value and len(value) <= MAX_LINE - 50
+
+
 def parse_tag(line: str, number: int, error: ErrorFactory) -> tuple[str, str]:
     """Split a tag line ``[Name "value"]`` (``\\\\`` and ``\\"`` escaped in the value), in linear time.
 

@@ -270,9 +270,10 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     values = out if out is not None else np.empty(layout.size, dtype=np.float64)
     values[:] = np.nan
     stats = np.zeros(4, dtype=np.float64)
-    total = count_games(layout)
     t0 = time.perf_counter()
-    fewest, mtop, shtop = pot_reach(layout)
+    reach = pot_reach(layout)
+    fewest, mtop, shtop = reach
+    total = count_games(layout, reach)
     layer_fn = kernel.solve_layer
     if threads > 1:
         import numba
@@ -307,13 +308,14 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     }
 
 
-def count_games(layout: Layout) -> int:
+def count_games(layout: Layout, reach: tuple | None = None) -> int:
     """Matrix games a full solve of ``layout`` needs: ``k`` per position of layer ``k``
-    that some game reaches (:func:`pot_reach`; an upper bound for 'win', whose decided
-    point differences need none). :func:`layer_games` counts every slot instead."""
+    that some game reaches (:func:`pot_reach`, or ``reach`` if already computed; an upper
+    bound for 'win', whose decided point differences need none). :func:`layer_games`
+    counts every slot instead."""
     if not layout.carry:
         return sum(layer_games(layout, k) for k in range(1, layout.top + 1))
-    fewest, mtop, shtop = pot_reach(layout)
+    fewest, mtop, shtop = reach if reach is not None else pot_reach(layout)
     total = 0
     for k in range(1, layout.top + 1):
         jmax = kernel.most_ties_each(layout.codes[layout.code_off[k]:layout.code_off[k + 1]], mtop, shtop)

@@ -221,8 +221,8 @@ def pot_prizes_allowed(lay: LeanLayout, k: int, lo: int = 0, hi: int | None = No
     those hands (the starting strengths less the ones still held; :func:`min_ties`),
     int64, shape ``(hi - lo,)``."""
     d = lay.dense
-    codes = d.codes[d.code_off[k]:d.code_off[k + 1]][lo:hi]
-    return top_strengths(lay.dense) - np.array([kernel.decode(int(c))[2] for c in codes], dtype=np.int64)
+    mtop = top_strengths(d)  # a whole game: both hands start equal, so shared = held
+    return kernel.most_ties_each(d.codes[d.code_off[k]:d.code_off[k + 1]][lo:hi], mtop, mtop)
 
 
 def reachable_games(lay: LeanLayout, k: int) -> tuple[int, int]:

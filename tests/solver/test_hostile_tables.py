@@ -220,19 +220,25 @@ def test_tournament_with_nash_and_a_damaged_table_is_refused_before_any_game(cac
     assert not db.exists()  # no game stored as a forfeit
 
 
-def test_analyze_with_a_damaged_discard_table_is_one_error_line(file1, tmp_path):
-    """The carry-over approximation reads the discard-ties table (here with --limit 0)."""
+def _carry_record(tmp_path: Path) -> Path:
+    """A finished 4-card carry-over game's record (bids 1-4 against 4-1), for analyze."""
     from cardtable.goofspiel import Game
     from cardtable.goofspiel.record import record_from_game, write_text
 
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    (cache / file1.name).write_bytes(file1.read_bytes()[:1000])  # truncated
     g = Game(Ruleset(cards=4, tie_rule="carry"), seed=3)
     for c in (1, 2, 3, 4):
         g.play([c, 5 - c])
     rec = tmp_path / "game.txt"
     rec.write_text(write_text(record_from_game(g, ["a", "b"])))
+    return rec
+
+
+def test_analyze_with_a_damaged_discard_table_is_one_error_line(file1, tmp_path):
+    """The carry-over approximation reads the discard-ties table (here with --limit 0)."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / file1.name).write_bytes(file1.read_bytes()[:1000])  # truncated
+    rec = _carry_record(tmp_path)
     r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0"], env={"CARDTABLE_CACHE": str(cache)})
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "truncated or damaged" in out, out
@@ -243,19 +249,12 @@ def test_analyze_reads_the_discard_table_from_its_cache_option(file1, tmp_path):
     """``analyze --cache FOLDER`` is the folder the carry-over approximation reads its
     discard-ties table from (it read only $CARDTABLE_CACHE before): a damaged table there
     is reported, while $CARDTABLE_CACHE points at an empty folder."""
-    from cardtable.goofspiel import Game
-    from cardtable.goofspiel.record import record_from_game, write_text
-
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / file1.name).write_bytes(file1.read_bytes()[:1000])  # truncated
     empty = tmp_path / "empty"
     empty.mkdir()
-    g = Game(Ruleset(cards=4, tie_rule="carry"), seed=3)
-    for c in (1, 2, 3, 4):
-        g.play([c, 5 - c])
-    rec = tmp_path / "game.txt"
-    rec.write_text(write_text(record_from_game(g, ["a", "b"])))
+    rec = _carry_record(tmp_path)
     r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
                            env={"CARDTABLE_CACHE": str(empty)})
     out = " ".join(r.output.split())
@@ -359,17 +358,10 @@ def test_an_oversized_layout_archive_is_refused_before_it_is_read(cache, monkeyp
 def test_analyze_reads_a_format2_discard_table_for_the_approximation(tmp_path):
     """The carry-over approximation takes the discard-ties table in either format (a format-2
     one crashed it with an AttributeError)."""
-    from cardtable.goofspiel import Game
-    from cardtable.goofspiel.record import record_from_game, write_text
-
     cache = tmp_path / "cache"
     assert CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "discard", "--format", "2",
                                     "--cache", str(cache)]).exit_code == 0
-    g = Game(Ruleset(cards=4, tie_rule="carry"), seed=3)
-    for c in (1, 2, 3, 4):
-        g.play([c, 5 - c])
-    rec = tmp_path / "game.txt"
-    rec.write_text(write_text(record_from_game(g, ["a", "b"])))
+    rec = _carry_record(tmp_path)
     r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
                            env={"COLUMNS": "250"})
     assert r.exit_code == 0 and "approximation" in r.output, r.output
