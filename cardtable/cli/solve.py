@@ -114,7 +114,7 @@ def register(app: typer.Typer) -> None:
         cache = writable_folder(cache, "--cache", cache_dir)
         folder = default_path(rs, objective, cache, FORMAT_LAYERED)
         path = default_path(rs, objective, cache)
-        with _table_lock(cache, folder):  # one solve per table at a time (--force deletes first)
+        with _table_lock(folder, path):  # one solve per table at a time (--force deletes first)
             if ((folder / "table.json").exists() or path.exists()) and not force:
                 from cardtable.solver.table import TableFileError, TableMismatchError
 
@@ -433,22 +433,25 @@ def _remove_old_records(folder: Path) -> None:
         fail(f"cannot write the table in {folder}: {exc.strerror or exc}", 1)
 
 
-def _table_lock(cache: Path, folder: Path):
-    """Hold the lock file ``.NAME.lock`` of a table in ``cache`` (held, not waited for:
-    a second ``cardtable solve`` of the same rules and objective into the same folder
-    stops with one line instead of writing the same layers, or deleting them with
-    ``--force``, while the first runs). Both formats share it; the OS releases it if
-    the process dies. Returns a context manager that releases it."""
+def _table_lock(folder: Path, path: Path):
+    """Hold the lock file ``.NAME.lock`` beside a table (held, not waited for: a second
+    ``cardtable solve`` of the same rules and objective into the same table stops with one
+    line instead of writing the same layers, or deleting them with ``--force``, while the
+    first runs). ``folder``, ``path``: the table's format-2 folder and format-1 file in the
+    cache folder; both formats share the lock, which sits where the existing one of them
+    really is (symbolic links resolved, so two cache folders that link to one table share
+    it). The OS releases it if the process dies. Returns a context manager that releases it."""
     from filelock import FileLock, Timeout
 
-    lock = FileLock(str(cache / f".{folder.name}.lock"))
+    real = (path if path.exists() and not folder.exists() else folder).resolve()
+    lock = FileLock(str(real.parent / f".{folder.name}.lock"))
     try:
         return lock.acquire(timeout=0)
     except Timeout:
-        fail(f"another `cardtable solve` is writing this table in {cache} (it holds {lock.lock_file}); "
+        fail(f"another `cardtable solve` is writing this table in {real.parent} (it holds {lock.lock_file}); "
              "wait for it to finish, or stop it (it resumes from its finished layers)", 1)
     except OSError as exc:
-        fail(f"cannot lock the table in {cache}: {exc.strerror or exc}", 1)
+        fail(f"cannot lock the table in {real.parent}: {exc.strerror or exc}", 1)
 
 
 def _solve_format2(rs, objective: str, folder: Path, be, games: int) -> None:

@@ -238,6 +238,38 @@ def test_a_second_solve_of_the_same_table_stops_and_changes_nothing(tmp_path, fm
     assert r.exit_code == 0, r.output
 
 
+@pytest.mark.parametrize("fmt", ["1", "2"])
+def test_a_table_linked_from_a_second_cache_folder_shares_its_lock(tmp_path, fmt):
+    """Cache folder b links to the table solved in cache folder a: a solve through b
+    (with --force, which deletes first) stops while a solve through a holds the lock."""
+    import subprocess
+    import sys
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    b.mkdir()
+    args = ["solve", "-n", "4", "--ties", "carry", "--format", fmt]
+    assert CliRunner().invoke(app, args + ["--cache", str(a)]).exit_code == 0
+    for table in a.iterdir():
+        if not table.name.startswith("."):
+            (b / table.name).symlink_to(table)
+    before = {p.name: p.read_bytes() for p in a.rglob("*") if p.is_file()}
+    lock = next(a.glob(".*.lock"))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from filelock import FileLock; "
+         "l = FileLock(sys.argv[1]); l.acquire(); print('held', flush=True); time.sleep(60)", str(lock)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        r = CliRunner().invoke(app, args + ["--cache", str(b), "--force"])
+        out = " ".join(r.output.split())
+        assert r.exit_code == 1 and "another `cardtable solve` is writing this table" in out, out
+        assert {p.name: p.read_bytes() for p in a.rglob("*") if p.is_file()} == before
+        assert not list(b.glob(".*.lock"))
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 @pytest.mark.parametrize("cache", [False, True])
 def test_a_pot_these_hands_cannot_have_carried_is_refused_with_or_without_a_table(tmp_path, cache):
     """A carried pot of j prizes needs j ties, each of a strength both players have played:
