@@ -60,4 +60,9 @@ def progress_bar(description: str, total: int | None = None,
             else:
                 bar.advance(task, n)
 
-        yield advance
+        try:
+            yield advance
+        except BaseException:  # a failed run: its error is the last word, not a half-drawn bar
+            bar.live.transient = True
+            bar.update(task, visible=False)
+            raise
