@@ -14,6 +14,7 @@ lookahead fallback it replaced) on the same deals.
 Usage (the numbers in docs/solver.md)::
 
     python bench/approx.py --games 3
+    python bench/approx.py --games 3 --subgame-limit 5000000   # exact from 9 cards left
 
 ``--h2h heuristic,matcher,mcts:iterations=200 --deals N --log FILE``: instead,
 duplicate games of ``nash`` against each opponent (each deal played with both
@@ -158,6 +159,8 @@ def main() -> None:
     ap.add_argument("--log", type=Path, action="append",
                     help="JSON-lines log of the deals (default approx-h2h.jsonl); --report reads every one given")
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--subgame-limit", type=int, default=2_000_000,
+                    help="nash's subgame_limit (5000000: exact subgames from 9 cards left)")
     args = ap.parse_args()
     rs = Ruleset(cards=args.cards, tie_rule="carry")
     logs = args.log or [Path("approx-h2h.jsonl")]
@@ -172,13 +175,14 @@ def main() -> None:
     if discard_table(rs) is None:
         raise SystemExit(f"no {args.cards}-card discard table: run `cardtable solve -n {args.cards} --ties discard`")
     print(f"one-time preparation: opening and checking the discard table {time.perf_counter() - t0:.1f} s")
-    bot = NashBot(seed=1)
+    bot = NashBot(seed=1, subgame_limit=args.subgame_limit)
     t0 = time.perf_counter()
     play(bot, rs, 1, args.seed - 1)  # compiles the kernels; not counted below
     print(f"one-time preparation: first game (kernel compilation) {time.perf_counter() - t0:.1f} s")
     print("| bot | source | moves | mean s (wall) | max s (wall) | mean s (CPU) | max s (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    for label, b in (("nash", bot), ("nash:approximation=false (reference)", NashBot(seed=1, approximation=False))):
+    label = "nash" if args.subgame_limit == 2_000_000 else f"nash:subgame_limit={args.subgame_limit}"
+    for label, b in ((label, bot), ("nash:approximation=false (reference)", NashBot(seed=1, approximation=False))):
         for source, ts in sorted(play(b, rs, args.games, args.seed).items()):
             wall = [w for w, _ in ts]
             cpu = [c for _, c in ts]

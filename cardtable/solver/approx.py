@@ -5,11 +5,14 @@ A carry-over table needs one value per pot (13 cards: about 45 GiB), the
 discard table of the same deck does not (1.3 GiB). Carry-over positions are
 valued from the discard table:
 
-- ``pot_model=3`` (the default): a least-squares fit to exact carry-over tables
-  (:data:`POT_MODEL_FILE`, by rounds played): at pot 0 on ``D(pos)``, the
-  discard value of the same position, and features of the hands
-  (:func:`fitted_value`); with a pot on ``D``, the value of the pot's next round
-  (``pot_model=2``) and ``pot tanh(8 D / R)`` (R = prize points face down);
+- ``pot_model=4`` (the default): a least-squares fit to exact carry-over tables
+  (:data:`POT_MODEL_FILES`, by rounds played; the 13-card deck fitted on its own
+  table) on ``D(pos)``, the discard value of the same position, features of the hands
+  and ``X2``, the next round's carry-over matrix games on discard values
+  (:func:`next_round_value`), at every pot (:func:`fitted_value4`);
+- ``pot_model=3`` (the default before): the same kind of fit, at pot 0 on ``D`` and
+  features of the hands (:func:`fitted_value`); with a pot on ``D``, ``X2`` and
+  ``pot tanh(8 D / R)`` (R = prize points face down);
 - ``pot_model=1`` (the earlier default): ``a_k D(pos)`` at pot 0 and
   ``a_k D(pos) (1 + pot / R)`` with a pot (the pot shared like the prizes left);
   0 and 2 value the pot's next round exactly (see :class:`CarryApproximation`).
@@ -45,11 +48,11 @@ from .table import RoundStrategy, Table, count_games, full_layout, subgame_layou
 TANH_SLOPE = 8.0
 
 #: The pot model the bot plays (:class:`CarryApproximation`; docs/solver.md compares them).
-DEFAULT_POT_MODEL = 3
+DEFAULT_POT_MODEL = 4
 
-#: The fitted pot model's data file (in this package; docs/solver.md, The carry-over
-#: approximation): coefficients by rounds played and how they were fitted.
-POT_MODEL_FILE = "carry_pot_model.json"
+#: The fitted models' data files (in this package; docs/solver.md, The carry-over
+#: approximation), by ``pot_model``: coefficients by rounds played and how they were fitted.
+POT_MODEL_FILES = {3: "carry_pot_model.json", 4: "carry_value_model.json"}
 
 
 @njit(cache=True)
@@ -85,28 +88,32 @@ def fitted_value(k, code, d, R, coef):
 
 
 @njit(cache=True)
-def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
-                 rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, M, tab, basis,
-                 x, y, cidx, csign, outc, pot_model=0):
-    """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
-    prize subset ``mask`` and ``pot``, from the discard layout arrays and values
-    ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``; ``coef[k]``:
-    the fitted model's :data:`NCOEF` coefficients of layer ``k`` (``pot_model`` 3).
-    Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
-    ``outc`` at least ``k x k`` (``tab``: (k+1) x (2k+1)).
-    Returns NaN if the pattern is missing from the layout."""
-    lo = code_off[k]
-    i = kernel._find(codes, lo, code_off[k + 1], code)
-    if i < 0:
-        return np.nan
-    r = rank_of_mask[mask]
-    npat = code_off[k + 1] - lo
-    s = kernel.slot(k, r, 0, 0, T - psum[mask], npat, base, base_off, val_off, False, False)
-    d = dvals[s + i]
-    if pot == 0 and pot_model == 3 and k > 1:
-        return fitted_value(k, code, d, psum[mask], coef)
-    if pot == 0 or pot_model == 1:
-        return scale[k] * d * (1.0 + pot / psum[mask])
+def fitted_value4(k, code, d, x2, R, pot, coef):
+    """``pot_model`` 4 (docs/solver.md, The carry-over approximation): ``d`` = discard
+    value ``D``, ``x2`` = :func:`next_round_value`, ``R`` = prize points face down,
+    ``s`` = shared cards / k; at pot 0 the features of :func:`fitted_value` and ``x2``
+    (``coef[k, 0:6]``); with a pot ``D, x2, pot tanh(8 D / R), pot D / R, x2 s, top R / k,
+    rank difference R / k^2, x2 |x2| / R, pot tanh(8 x2 / R), pot x2 / R``
+    (``coef[k, 6:16]``)."""
+    shared, top, diff = pattern_features(code)
+    if pot == 0:
+        return (coef[k, 0] * d + coef[k, 1] * d * shared / k + coef[k, 2] * top * R / k
+                + coef[k, 3] * diff * R / (k * k) + coef[k, 4] * d * abs(d) / R + coef[k, 5] * x2)
+    return (coef[k, 6] * d + coef[k, 7] * x2 + coef[k, 8] * pot * np.tanh(TANH_SLOPE * d / R)
+            + coef[k, 9] * pot * d / R + coef[k, 10] * x2 * shared / k + coef[k, 11] * top * R / k
+            + coef[k, 12] * diff * R / (k * k) + coef[k, 13] * x2 * abs(x2) / R
+            + coef[k, 14] * pot * np.tanh(TANH_SLOPE * x2 / R) + coef[k, 15] * pot * x2 / R)
+
+
+@njit(cache=True)
+def next_round_value(k, code, mask, pot, pval, T, codes, code_off, rank_of_mask, psum, base,
+                     base_off, val_off, dvals, scale, tie_pot, M, tab, basis, x, y, cidx, csign,
+                     outc):
+    """``X2``: the mean over the next prize ``q`` of the value of the matrix game
+    ``outcome x (pot + q) + a_(k-1) D(child)`` (``a = scale``, ``D`` the discard values
+    ``dvals``), a tied cell's child valued ``a D (1 + stake / R_child)`` when
+    ``tie_pot`` (the carried stake shared like the prizes left). Exact in the last
+    round. Returns NaN if a child pattern is missing. Workspaces as :func:`approx_value`."""
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
         return np.nan
     npat_c = code_off[k] - code_off[k - 1] if k > 1 else 0
@@ -126,16 +133,49 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
                 v = outc[a, b] * stake
                 if k > 1:
                     f = 1.0
-                    if pot_model >= 2 and outc[a, b] == 0:
+                    if tie_pot and outc[a, b] == 0:
                         f = 1.0 + stake / psum[cm]
                     v += csign[a, b] * scale[k - 1] * dvals[s0 + cidx[a, b]] * f
                 M[a, b] = v
         v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
         total += v
         count += 1
-    x2 = total / count
-    if pot_model == 3 and k > 1:  # (the last round's value is exact)
-        return coef[k, 5] * d + coef[k, 6] * x2 + coef[k, 7] * pot * np.tanh(TANH_SLOPE * d / psum[mask])
+    return total / count
+
+
+@njit(cache=True)
+def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
+                 rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, M, tab, basis,
+                 x, y, cidx, csign, outc, pot_model=0):
+    """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
+    prize subset ``mask`` and ``pot``, from the discard layout arrays and values
+    ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``; ``coef[k]``:
+    the fitted model's :data:`NCOEF` coefficients of layer ``k`` (``pot_model`` 3 or 4).
+    Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
+    ``outc`` at least ``k x k`` (``tab``: (k+1) x (2k+1)).
+    Returns NaN if the pattern is missing from the layout."""
+    lo = code_off[k]
+    i = kernel._find(codes, lo, code_off[k + 1], code)
+    if i < 0:
+        return np.nan
+    r = rank_of_mask[mask]
+    npat = code_off[k + 1] - lo
+    s = kernel.slot(k, r, 0, 0, T - psum[mask], npat, base, base_off, val_off, False, False)
+    d = dvals[s + i]
+    R = psum[mask]
+    if pot == 0 and pot_model == 3 and k > 1:
+        return fitted_value(k, code, d, R, coef)
+    if pot_model == 1 or (pot == 0 and (pot_model != 4 or k == 1)):
+        return scale[k] * d * (1.0 + pot / R)
+    x2 = next_round_value(k, code, mask, pot, pval, T, codes, code_off, rank_of_mask, psum, base,
+                          base_off, val_off, dvals, scale, pot_model >= 2, M, tab, basis, x, y,
+                          cidx, csign, outc)
+    if k == 1:  # the last round's value is exact
+        return x2
+    if pot_model == 3:
+        return coef[k, 5] * d + coef[k, 6] * x2 + coef[k, 7] * pot * np.tanh(TANH_SLOPE * d / R)
+    if pot_model == 4:
+        return fitted_value4(k, code, d, x2, R, pot, coef)
     return x2
 
 
@@ -183,8 +223,9 @@ def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_o
                       out, fewest, mtop, pot_model=0):
     """Write ``V~`` of every slot of layer ``k`` of a carry-over layout (``c*`` arrays;
     same codes and prize subsets as the discard layout ``d*``) into ``out``, except the
-    slots no game reaches (``fewest[mask, pot] > mtop - m``: a pot of j prizes needs j
-    strengths both players have played; :func:`cardtable.solver.layout.fewest_tied_prizes`)."""
+    slots no game reaches (``fewest[mask, pot]`` more than :func:`kernel.most_ties
+    <cardtable.solver.kernel.most_ties>`: a pot of j prizes needs j strengths both players
+    have played; :func:`cardtable.solver.layout.fewest_tied_prizes`)."""
     npat = code_off[k + 1] - code_off[k]
     nsub = mask_off[k + 1] - mask_off[k]
     M = np.empty((k, k))
@@ -197,7 +238,7 @@ def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_o
     outc = np.zeros((k, k), dtype=np.int64)
     for pi in range(npat):
         code = codes[code_off[k] + pi]
-        jmax = mtop - kernel.decode(code)[2]
+        jmax = kernel.most_ties(code, mtop, mtop)  # a whole game: both start with every strength
         for r in range(nsub):
             mask = masks[mask_off[k] + r]
             R = cT - psum[mask]
@@ -222,31 +263,41 @@ SCALE_BY_ROUNDS = (1.0, 1.28, 1.21, 1.15, 1.10, 1.06, 1.04, 1.03)
 SCALE_BY_CARDS = (1.0, 1.0, 1.093, 1.081, 1.068)
 
 
-#: Number of coefficients per layer of ``pot_model`` 3: five at pot 0 (:func:`fitted_value`),
-#: three with a pot (``D``, the value of ``pot_model`` 2, ``pot tanh(TANH_SLOPE D / R)``).
-NCOEF = 8
+#: Coefficients per layer: ``pot_model`` 3 uses the first 8 (five at pot 0,
+#: :func:`fitted_value`; three with a pot: ``D``, the value of ``pot_model`` 2,
+#: ``pot tanh(TANH_SLOPE D / R)``), ``pot_model`` 4 all 16 (:func:`fitted_value4`).
+NCOEF = 16
 
 
-@lru_cache(maxsize=1)
-def pot_model_data() -> dict:
-    """The fitted model's data file (:data:`POT_MODEL_FILE`) as a dict: ``by_rounds`` maps
-    rounds played ``p`` (a string) to ``{"pot0": 5 coefficients, "pot": 3 coefficients}``;
-    the other keys say how it was fitted and how well (RMS errors in points)."""
-    text = resources.files("cardtable.solver").joinpath("data", POT_MODEL_FILE).read_text()
+@lru_cache(maxsize=2)
+def pot_model_data(model: int = DEFAULT_POT_MODEL) -> dict:
+    """The data file of fitted ``pot_model`` 3 or 4 (:data:`POT_MODEL_FILES`) as a dict:
+    ``by_rounds`` maps rounds played ``p`` (a string) to ``{"pot0": [...], "pot": [...]}``
+    (3: 5 and 3 coefficients, 4: 6 and 10), ``by_cards`` (model 4) maps a deck fitted on
+    its own table to its own ``by_rounds``; the other keys say how it was fitted and how
+    well. Raises KeyError for another model."""
+    text = resources.files("cardtable.solver").joinpath("data", POT_MODEL_FILES[model]).read_text()
     return json.loads(text)
 
 
-def default_coef(cards: int, data: dict | None = None) -> np.ndarray:
+def default_coef(cards: int, data: dict | None = None,
+                 model: int = DEFAULT_POT_MODEL) -> np.ndarray:
     """The fitted model's coefficients of layers ``k = 0..cards``, shape ``(cards + 1,
-    NCOEF)``: row ``k`` from ``p = cards - k`` rounds played (the largest fitted ``p``
-    serves larger ones, the smallest smaller ones). ``data``: a model in the data
-    file's form (default: :func:`pot_model_data`)."""
-    data = pot_model_data() if data is None else data
+    NCOEF)``: row ``k`` holds the ``pot0`` then the ``pot`` coefficients of ``p = cards -
+    k`` rounds played (the largest fitted ``p`` serves larger ones, the smallest smaller
+    ones), zeros after them. ``data``: a model in the data file's form (default:
+    :func:`pot_model_data` of ``model``; models 0-2 read none: zeros); where its
+    ``by_cards`` holds this deck (coefficients fitted on that deck's table alone), those."""
+    if data is None:
+        if model not in POT_MODEL_FILES:
+            return np.zeros((cards + 1, NCOEF))
+        data = pot_model_data(model)
+    data = data.get("by_cards", {}).get(str(cards), data)  # a deck fitted on its own table
     by = {int(p): c["pot0"] + c["pot"] for p, c in data["by_rounds"].items()}
     out = np.zeros((cards + 1, NCOEF))
     for k in range(cards + 1):
         p = min(max(cards - k, min(by)), max(by))
-        out[k] = by[p]
+        out[k, :len(by[p])] = by[p]
     return out
 
 
@@ -290,15 +341,17 @@ class CarryApproximation:
         scale: per layer ``k`` (index k = 0..cards), the factor on the discard
             values (default :func:`default_scale`).
         pot_model: how a later position is valued (D = its discard value, R =
-            prize points face down): 3 (the default) a least-squares fit to
-            exact carry-over tables: at pot 0 on ``D`` and features of the hands
+            prize points face down): 4 (the default) a least-squares fit to exact
+            carry-over tables on ``D``, features of the hands and the next round's
+            value :func:`next_round_value` at every pot (:func:`fitted_value4`); 3
+            the earlier fit: at pot 0 on ``D`` and features of the hands
             (:func:`fitted_value`), with a pot on ``D``, the value of model 2 and
-            ``pot tanh(8 D / R)`` (coefficients ``coef``, default
-            :func:`default_coef`); 1 (the default before) ``a_k D (1 + pot / R)``
+            ``pot tanh(8 D / R)`` (3 and 4: coefficients ``coef``, default
+            :func:`default_coef`); 1 ``a_k D (1 + pot / R)``
             (the pot shared like the prizes left); 0 ``a_k D`` at pot 0 and the
             pot's next round valued exactly, a second tie dropping it; 2 as 0
             with tie cells valued as 1. docs/solver.md compares them.
-        coef: per layer ``k``, the coefficients of ``pot_model`` 3, shape
+        coef: per layer ``k``, the coefficients of ``pot_model`` 3 or 4, shape
             ``(cards + 1, NCOEF)``.
 
     Raises:
@@ -314,8 +367,8 @@ class CarryApproximation:
         if discard.layout.carry or d.cards != ruleset.cards or d.high_ace != ruleset.high_ace:
             raise ValueError(f"needs the discard table of {ruleset.cards} cards "
                              f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()}")
-        if pot_model not in (0, 1, 2, 3):
-            raise ValueError(f"pot_model must be 0, 1, 2 or 3, not {pot_model!r}")
+        if pot_model not in (0, 1, 2, 3, 4):
+            raise ValueError(f"pot_model must be 0, 1, 2, 3 or 4, not {pot_model!r}")
         self.ruleset = ruleset
         self.discard = discard
         self.exact = exact
@@ -323,7 +376,8 @@ class CarryApproximation:
         self.scale = default_scale(ruleset.cards) if scale is None else np.asarray(scale, dtype=float)
         if self.scale.shape != (ruleset.cards + 1,):
             raise ValueError(f"scale needs {ruleset.cards + 1} factors (layers 0..{ruleset.cards})")
-        self.coef = default_coef(ruleset.cards) if coef is None else np.asarray(coef, dtype=float)
+        self.coef = (default_coef(ruleset.cards, model=pot_model) if coef is None
+                     else np.asarray(coef, dtype=float))
         if self.coef.shape != (ruleset.cards + 1, NCOEF):
             raise ValueError(f"coef needs shape ({ruleset.cards + 1}, {NCOEF}) (layers 0..{ruleset.cards})")
 
