@@ -226,3 +226,41 @@ def test_best_response_copies_the_exact_layers_without_changing_the_result():
     # the bot hands the kernel its first approximate layer
     got = EquilibriumSource(rs, subgame_limit=300).best_response_values()
     assert len(got) == 3 and got[2] == 3
+
+
+def test_fit_script_writes_a_model_the_approximation_reads(tmp_path):
+    """scripts/fit_pot_model.py on small exact tables: pooled coefficients and a deck's own
+    (``--own``), which ``default_coef`` picks for that deck; in sample, least squares over
+    features that include ``D`` does at least as well as ``pot_model`` 1 (a multiple of ``D``)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from cardtable.cli import app
+
+    for n in (5, 6):
+        for ties in ("carry", "discard"):
+            r = CliRunner().invoke(app, ["solve", "-n", str(n), "--ties", ties, "--cache", str(tmp_path)])
+            assert r.exit_code == 0, r.output
+    out = tmp_path / "model.json"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "fit_pot_model.py"
+    res = subprocess.run([sys.executable, str(script), "--model", "4", "--cache", str(tmp_path),
+                          "--fit", "5", "--own", "6", "--kmin", "3", "--out", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = json.loads(out.read_text())
+    assert data["model"] == 4 and set(data["by_cards"]) == {"6"}
+    own = data["by_cards"]["6"]["by_rounds"]
+    assert default_coef(6, data, 4)[5, :16].tolist() == own["1"]["pot0"] + own["1"]["pot"]
+    assert default_coef(5, data, 4)[4, :16].tolist() == data["by_rounds"]["1"]["pot0"] + data["by_rounds"]["1"]["pot"]
+    rows = [r for r in data["rms_points"] if r["coefficients"] == "own"]
+    assert rows and all(r["rms_fit"] <= r["rms_model1"] + 1e-9 for r in rows)
+    rs = Ruleset(cards=6, tie_rule="carry")
+    approx = CarryApproximation(rs, solve(Ruleset(cards=6, tie_rule="discard")), 3,
+                                coef=default_coef(6, data, 4))
+    pos = Position(frozenset(range(1, 7)), (frozenset(range(1, 7)), frozenset(range(1, 7))), 0)
+    mix = approx.round_strategy(pos, 6).a
+    assert sum(mix.values()) == pytest.approx(1.0)
