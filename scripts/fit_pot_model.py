@@ -46,7 +46,7 @@ from numba import njit
 
 from cardtable.goofspiel import Ruleset
 from cardtable.solver import kernel
-from cardtable.solver.approx import (POT_MODEL_FILES, TANH_SLOPE, approx_value, default_scale,
+from cardtable.solver.approx import (NCOEF, POT_MODEL_FILES, TANH_SLOPE, approx_value, default_scale,
                                      next_round_value, pattern_features)
 from cardtable.solver.layers import folder_name, open_layered
 from cardtable.solver.lean import min_ties, pot_prizes_allowed
@@ -108,7 +108,7 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng, m
     minj = min_ties(lay)
     dvals = np.asarray(dt.values)
     scale = default_scale(n)
-    coef = np.zeros((n + 1, 16))
+    coef = np.zeros((n + 1, NCOEF))
     out = {}
     for k in range(kmin, n):
         lo, hi = int(DL.code_off[k]), int(DL.code_off[k + 1])
