@@ -23,11 +23,11 @@ they were not fitted on).
 
 Usage (tables from ``cardtable solve -n N --ties carry`` and ``--ties discard``)::
 
-    python scripts/fit_pot_model.py --model 4 --cache DIR --fit 8,9 --own 13
+    python scripts/fit_pot_model.py --model 4 --cache DIR --fit 8,9 --own 13,12
 
-(``--own 13``: the 13-card deck gets coefficients fitted on its own table alone, the
-16 GiB ``cardtable solve -n 13 --ties carry``, so the approximation for people without
-that table plays from a few hundred numbers distilled from it; other decks use the pooled
+(``--own 13,12``: the 13- and 12-card decks get coefficients fitted on their own tables alone
+(``cardtable solve -n 13 --ties carry``, 16 GiB), so the approximation for people without
+those tables plays from a few hundred numbers distilled from them; other decks use the pooled
 8- and 9-card fit)
 
 (model 4's data file; model 3's: ``--model 3 --fit 8,9 --check 11 --check-cache DIR11
