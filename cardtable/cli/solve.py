@@ -80,6 +80,10 @@ def register(app: typer.Typer) -> None:
                                     help="Ray workers, started here unless RAY_ADDRESS names a cluster."),
         table_format: Optional[int] = typer.Option(None, "--format", metavar="N", show_default="2 for carry-over ties, 1 for discard",
                                                    help="Table format: 2 (float32 layers, reachable pots only, resumable) or 1 (one float64 file)."),
+        layers: Optional[int] = typer.Option(None, "--layers", metavar="K",
+                                             help="Solve only the low layers 1..K (positions with at most K cards per hand; "
+                                                  "carry-over, points): the nash bot reads them in its exact subgames. "
+                                                  "A later full solve resumes from them."),
     ) -> None:
         """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
         import math
@@ -107,6 +111,15 @@ def register(app: typer.Typer) -> None:
             table_format = 2 if ties == "carry" else 1
         if table_format not in (1, 2):
             fail(f"--format must be 1 or 2, not {table_format}")
+        if layers is not None:
+            if ties != "carry" or objective != "points":
+                fail("--layers is for carry-over ties and the points objective (what the nash bot's "
+                     "exact subgames read)")
+            if not 1 <= layers < cards:
+                fail(f"--layers must be a layer 1..{cards - 1} (positions with at most that many cards "
+                     f"per hand), not {layers}")
+            if table_format != 2:
+                fail("--layers writes format 2 (a folder of layers); drop --format 1")
         if table_format == 1 and backend != "threads":
             fail("--format 1 is solved with --threads only; use --format 2 for --backend ray or cuda")
         from cardtable.platform.storage import cache_dir
@@ -132,6 +145,8 @@ def register(app: typer.Typer) -> None:
                 needs = estimate_solve(rs, objective)
             except UnsupportedRuleset as exc:
                 fail(str(exc))
+            if layers is not None:
+                needs = _low_needs(rs, objective, needs, layers)
             cores = workers if backend == "ray" else threads
             gib = 2 ** 30
             if table_format == 1:
@@ -159,7 +174,7 @@ def register(app: typer.Typer) -> None:
                 _remove_old_records(folder)
             typer.echo(f"{rs.describe()} objective={objective}: {needs.describe(cores)} "
                        f"(estimate), backend {backend}; table folder {folder}")
-            _solve_format2(rs, objective, folder, be, needs.games)
+            _solve_format2(rs, objective, folder, be, needs.games, layers)
 
     @app.command()
     def strategy(
@@ -454,9 +469,28 @@ def _table_lock(folder: Path, path: Path):
         fail(f"cannot lock the table in {real.parent}: {exc.strerror or exc}", 1)
 
 
-def _solve_format2(rs, objective: str, folder: Path, be, games: int) -> None:
+def _low_needs(rs, objective: str, needs, upto: int):
+    """``needs`` (the whole solve's estimate) scaled to layers ``1..upto``: games, disk
+    and time in proportion to the games of those layers (:func:`reachable_games`)."""
+    import dataclasses
+
+    from cardtable.solver.estimate import BASE_MEMORY
+    from cardtable.solver.layers import lean_layout
+    from cardtable.solver.lean import reachable_games
+
+    lay = lean_layout(rs, objective)
+    counts = [reachable_games(lay, k) for k in range(1, upto + 1)]
+    games = sum(g for _, g in counts)
+    f = games / max(1, needs.games)
+    top_two = lay.layer_size(upto) + (lay.layer_size(upto - 1) if upto > 1 else 0)  # read + written
+    return dataclasses.replace(needs, games=games, positions=sum(p for p, _ in counts),
+                               disk_bytes=4 * sum(lay.layer_size(k) for k in range(1, upto + 1)),
+                               memory_bytes=4 * top_two + BASE_MEMORY, cpu_seconds=needs.cpu_seconds * f)
+
+
+def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optional[int] = None) -> None:
     """Solve into a layered table folder (resuming finished layers) with the layer
-    backend ``be`` and report."""
+    backend ``be`` and report (``upto``: only the low layers ``1..upto``)."""
     from cardtable.solver import SolverError
     from cardtable.solver.layers import lean_layout, open_layered, solve_layered
 
@@ -467,7 +501,7 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int) -> None:
             advance(completed=before + k * lay.layer_size(k) * done // max(1, npat))
 
         try:
-            manifest = solve_layered(rs, objective, folder, be, progress, lay)
+            manifest = solve_layered(rs, objective, folder, be, progress, lay, upto)
         except SolverError as exc:
             fail(f"solver check failed: {exc}", 1)
         except OSError as exc:  # read-only folder, a folder where a layer file belongs, disk full
@@ -475,8 +509,17 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int) -> None:
         except KeyboardInterrupt:
             fail(f"interrupted: the finished layers are kept in {folder}; run the same command to resume", 130)
     st = manifest["stats"]
-    table = open_layered(folder)
+    table = open_layered(folder, low=upto is not None)
     size = sum(p.stat().st_size for p in folder.iterdir())
+    if upto is not None:
+        low = sum(p.stat().st_size for p in folder.glob("layer-*.f32"))
+        typer.echo(f"solved layers 1..{upto}: {st['positions']:,} positions, {st['games']:,} matrix games in "
+                   f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e})")
+        typer.echo(f"low layers: {folder} ({low / 2**20:.1f} MiB, float32); the nash bot's exact subgames "
+                   "read them (docs/solver.md, Low layers); the same command without --layers "
+                   "finishes the table")
+        table.close()
+        return
     resumed = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
     typer.echo(f"solved {st['positions']:,} positions, {st['games']:,} matrix games in "
                f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{resumed})")

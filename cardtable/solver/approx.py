@@ -314,18 +314,20 @@ def default_scale(cards: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def exact_layers(ruleset: Ruleset, limit: int = 2_000_000) -> int:
+def exact_layers(ruleset: Ruleset, limit: int = 2_000_000, above: int = 0) -> int:
     """Largest ``k`` whose exact subgame (the ``k`` most valuable prizes face down,
     no pot) needs at most ``limit`` matrix games: rounds with ``k`` or fewer cards
     per hand are solved exactly (13 cards carry-over, 2,000,000: 8, the 8-card subgame
-    needing 690,228 games once the unreachable pot states are skipped)."""
+    needing 690,228 games once the unreachable pot states are skipped). ``above``:
+    the layers ``1..above`` are read from stored low layers and not counted
+    (:func:`cardtable.solver.round_subgame.read_low_layers`)."""
     n = ruleset.cards
     best = 1
     for k in range(1, n + 1):
         cards = sorted(range(1, n + 1), key=ruleset.prize_value)[n - k:]
         hand = frozenset(sorted(range(1, n + 1), key=ruleset.strength)[n - k:])
         pos = Position(frozenset(cards), (hand, hand), 0)
-        if count_games(subgame_layout(ruleset, pos)) > limit:
+        if count_games(subgame_layout(ruleset, pos), above=above) > limit:
             break
         best = k
     return best

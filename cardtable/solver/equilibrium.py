@@ -16,7 +16,12 @@ at this position" for a ruleset, from the best source available, in order:
 
 A subgame is solved once per game, at its first exact move, for the positions
 after that round's prize only (:func:`.round_subgame.solve_round_subgame`);
-later moves read it.
+later moves read it. With carry-over ties and no table, the full game's **low
+layers** (:func:`low_layers`: the positions with at most ``K`` cards per hand,
+from ``cardtable solve --layers K``, or for 9 and 10 cards solved in memory at the
+first move) are read instead of searched, so the exact part
+starts a round earlier (13 cards with ``K = 5``: from 9 cards left instead of 8;
+docs/solver.md, Low layers).
 
 Every source is a function of the position only (points objective), so
 :mod:`.exploit` and :mod:`.exploit_kernel` compute its exact best response.
@@ -33,8 +38,9 @@ from cardtable.goofspiel import Ruleset
 from . import kernel
 from .approx import CarryApproximation, approx_value_array, exact_layers
 from .position import ImpossiblePosition, Position, check_supported
+from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
 from .round_subgame import solve_round_subgame
-from .table import Table, count_games, load_table, solve, subgame_layout
+from .table import FORMAT_LAYERED, Table, count_games, default_path, load_table, solve, subgame_layout
 
 #: Words for each source, for front ends.
 SOURCE_TEXT = {"table": "solved table", "subgame": "exact subgame solution",
@@ -45,6 +51,36 @@ _DISCARD: dict[tuple[int, bool], Table] = {}
 
 #: Most cards for which a missing discard table is solved in memory (10 cards: about 5 s).
 SOLVE_DISCARD_MAX = 10
+
+
+#: Low layers solved in memory in this process, by (cards, high ace).
+_LOW: dict[tuple[int, bool], LayeredTable] = {}
+
+#: Decks whose missing low layers are solved in memory, fewest and most cards (10 cards:
+#: 13.6 million matrix games, about 8 s; below 9 cards the whole game is one exact
+#: subgame anyway), and how many layers: ``LOW_LAYERS``.
+LOW_SOLVE_MIN = 9
+LOW_SOLVE_MAX = 10
+LOW_LAYERS = 5
+
+
+def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | None:
+    """The low layers of ``ruleset``'s carry-over points table (shuffled prizes): from
+    the cache folder when ``cardtable solve --cards N --ties carry --layers K`` wrote
+    them (``low-layers.json`` in the table's folder), else solved in memory when
+    ``LOW_SOLVE_MIN <= cards <= LOW_SOLVE_MAX`` (layers ``1..LOW_LAYERS``, kept for the
+    process), else None.
+
+    Raises:
+        TableFileError: the low layers in the cache folder are damaged."""
+    rs = Ruleset(cards=ruleset.cards, tie_rule="carry", high_ace=ruleset.high_ace)
+    folder = default_path(rs, "points", cache, FORMAT_LAYERED)
+    if (folder / LOW_MANIFEST).exists():
+        return open_layered(folder, low=True)
+    key = (rs.cards, rs.high_ace)
+    if key not in _LOW and LOW_SOLVE_MIN <= rs.cards <= LOW_SOLVE_MAX:
+        _LOW[key] = solve_low_in_memory(rs, LOW_LAYERS)
+    return _LOW.get(key)
 
 
 def discard_table(ruleset: Ruleset, cache: Path | None = None) -> Table | None:
@@ -71,7 +107,8 @@ class EquilibriumSource:
         ruleset: a ruleset the solver covers.
         objective: ``"points"`` or ``"win"``.
         subgame_limit: most matrix games for exact subgame solving.
-        use_table: look for a solved table in the cache folder.
+        use_table: look for a solved table in the cache folder (and, without one,
+            for the low layers: :func:`low_layers`).
         approximation: use the carry-over approximation where it applies.
         cache: the folder of solved tables (default ``$CARDTABLE_CACHE``, else the
             user cache folder), for this ruleset's table and the discard table.
@@ -92,13 +129,23 @@ class EquilibriumSource:
         self.table: Table | None = load_table(ruleset, objective, cache) if use else None
         self.sub: Table | None = None
         self.approx: CarryApproximation | None = None
+        #: the full game's low layers, read by every subgame solve (carry-over, points)
+        self.low: LayeredTable | None = None
+        if (self.table is None and use and objective == "points"
+                and ruleset.tie_rule == "carry" and not self.whole_game_fits()):
+            self.low = low_layers(ruleset, cache)
         if (self.table is None and approximation and objective == "points"
                 and ruleset.tie_rule == "carry" and not ruleset.fixed_order
                 and not self.whole_game_fits()):
             discard = discard_table(ruleset, cache)
             if discard is not None:
                 self.approx = CarryApproximation(ruleset, discard,
-                                                 exact_layers(ruleset, subgame_limit))
+                                                 exact_layers(ruleset, subgame_limit, self.low_upto))
+
+    @property
+    def low_upto(self) -> int:
+        """How many low layers subgame solves read (0: none)."""
+        return 0 if self.low is None else self.low.upto
 
     def whole_game_fits(self) -> bool:
         """True when exact subgame solving covers the game from its first move."""
@@ -106,7 +153,7 @@ class EquilibriumSource:
             return False
         full = frozenset(self.ruleset.deck)
         layout = subgame_layout(self.ruleset, Position(full, (full, full)), self.objective)
-        return count_games(layout) <= self.subgame_limit
+        return count_games(layout, above=self.low_upto) <= self.subgame_limit
 
     def strategy(self, pos: Position, prize: int) -> tuple[dict[int, float], str]:
         """(player A's mix ``{card: probability}``, source) at ``pos`` with ``prize`` up.
@@ -127,8 +174,8 @@ class EquilibriumSource:
                 self.sub = None
         if self.approx is not None or pos.k <= 10 or self.ruleset.fixed_order:
             layout = subgame_layout(self.ruleset, pos, self.objective)
-            if self.approx is not None or count_games(layout) <= self.subgame_limit:
-                self.sub = solve_round_subgame(self.ruleset, pos, prize, self.objective, layout)
+            if self.approx is not None or count_games(layout, above=self.low_upto) <= self.subgame_limit:
+                self.sub = solve_round_subgame(self.ruleset, pos, prize, self.objective, layout, self.low)
                 return self.sub.round_strategy(pos, prize).a, "subgame"
         return lookahead_strategy(self.ruleset, pos, prize), "lookahead"
 
@@ -163,7 +210,7 @@ class EquilibriumSource:
                 "CARRY-OVER APPROXIMATION (each round's matrix game solved exactly, later positions valued "
                 "from the discard-ties table by a model fitted to exact carry-over tables; measured "
                 f"exploitability in docs/solver.md) until {self.approx.exact} cards are left, then the exact "
-                "subgame equilibrium"
+                "subgame equilibrium" + self._low_note()
             )
         return (
             "no solved table for these rules: plays a one-round lookahead FALLBACK (not an equilibrium) "
@@ -174,6 +221,14 @@ class EquilibriumSource:
                f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties {rs.tie_rule}` for the "
                "exact equilibrium from the first move")
         )
+
+    def _low_note(self) -> str:
+        if self.low is not None:
+            where = "stored" if self.low.path is not None else "solved at the first move"
+            return f" (with the low layers 1..{self.low.upto}, {where})"
+        return (f"; `cardtable solve --cards {self.ruleset.cards} --ties carry --layers {LOW_LAYERS}` "
+                f"(a one-time build of the low layers) makes it exact from "
+                f"{exact_layers(self.ruleset, self.subgame_limit, LOW_LAYERS)} cards left")
 
     def best_response_values(self):
         """``(layout, values)`` of the full game that this source's mixes are the

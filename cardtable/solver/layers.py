@@ -10,6 +10,12 @@ Folder ``gops-n{N}-{ties}-{objective}-{ace}.v2/``::
     table.json        written last (the table is complete): ruleset, objective,
                       every file's SHA-256, stats, and ``digest`` = SHA-256 of
                       the rest of this JSON
+    low-layers.json   the same for layers ``1..upto`` only, written by a solve
+                      stopped on purpose after layer ``upto`` (``cardtable solve
+                      --layers K``): the *low layers* that exact subgame solving
+                      reads instead of searching them
+                      (:mod:`cardtable.solver.round_subgame`); a later full
+                      solve resumes from them
 
 Backward induction only reads layer ``k - 1`` while layer ``k`` is computed,
 chunk by chunk, and written sequentially to ``layer-KK.f32.partial``; so
@@ -39,6 +45,8 @@ from .lean import NSTATS, LeanLayout, build_lean, float32_bound, lean_slot, solv
 from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
 
 FORMAT_VERSION = 2
+#: The manifest of a folder that holds only the low layers (``solve_layered(..., upto=K)``).
+LOW_MANIFEST = "low-layers.json"
 _CHUNK = 16 << 20
 #: Largest ``table.json`` or ``layer-KK.json`` read (they are a few KiB; a larger one is damaged).
 _JSON_MAX = 1 << 20
@@ -181,15 +189,19 @@ def _merge(st: np.ndarray, s: np.ndarray) -> None:
 def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
                   backend: LayerBackend | None = None,
                   progress: Callable[[int, int, int, int], None] | None = None,
-                  lay: LeanLayout | None = None) -> dict:
+                  lay: LeanLayout | None = None, upto: int | None = None) -> dict:
     """Solve the whole game into ``folder`` (format 2), resuming finished layers.
 
     Args:
         progress: ``progress(k, patterns_done, patterns_of_layer, games_so_far)``
             after each chunk (and once per skipped layer).
+        upto: stop after layer ``upto`` (``1 <= upto < cards``): the low layers,
+            recorded in ``low-layers.json`` instead of ``table.json``. ``None``
+            (or ``cards``): the whole game.
 
     Returns:
-        the manifest (also written to ``folder / "table.json"``).
+        the manifest (also written to ``folder / "table.json"``, or
+        ``folder / "low-layers.json"`` with ``upto``).
 
     Raises:
         SolverError: a game failed its optimality check or a child was missing
@@ -198,10 +210,13 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     """
     backend = backend or LayerBackend()
     lay = lay if lay is not None else lean_layout(ruleset, objective)
+    if upto is not None and not 1 <= upto <= lay.top:
+        raise ValueError(f"upto must be a layer 1..{lay.top}, not {upto}")
+    last = lay.top if upto is None else upto
     digest = lay.digest()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    manifest_path = folder / "table.json"
+    manifest_path = folder / (LOW_MANIFEST if last < lay.top else "table.json")
     if manifest_path.exists() or manifest_path.is_symlink():
         if manifest_path.is_dir() and not manifest_path.is_symlink():
             raise IsADirectoryError(f"{manifest_path} is a folder, not the table's manifest: remove it")
@@ -218,7 +233,7 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     resumed = []
     backend.start(lay)
     try:
-        for k in range(1, lay.top + 1):
+        for k in range(1, last + 1):
             path = _layer_file(folder, k)
             meta = _layer_ok(folder, k, lay, digest)
             if meta is None:
@@ -253,11 +268,13 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
         "format": "cardtable GOPS table", "version": FORMAT_VERSION, "cards": ruleset.cards,
         "tie_rule": ruleset.tie_rule, "high_ace": ruleset.high_ace, "objective": objective,
         "prize_cards": list(range(1, ruleset.cards + 1)), "layout_file_sha256": sha256_file(lpath),
-        "layout_sha256": digest, "layers": layers, "float32_bound": float32_bound(lay, lay.top),
+        "layout_sha256": digest, "layers": layers, "float32_bound": float32_bound(lay, last),
         "stats": {"games": int(total[0]), "positions": int(total[1]), "max_gap": float(total[2]),
                   "seconds": time.perf_counter() - t0, "resumed_layers": resumed,
                   "backend": backend.name},
     }
+    if last < lay.top:
+        manifest["upto"] = last
     manifest["digest"] = _manifest_digest(manifest)
     _write_json(manifest_path, manifest)
     return manifest
@@ -309,6 +326,11 @@ class LayeredTable:
     #: Largest format-1 view :attr:`values` builds (slots; 2**27 = 1 GiB of float64).
     DENSE_MAX = 1 << 27
 
+    @property
+    def upto(self) -> int:
+        """The highest layer held: ``cards`` for a complete table, ``K`` for low layers."""
+        return len(self.layers) - 1
+
     def hand_code(self, pos: Position) -> int:
         """Pattern code of the two hands (as :meth:`cardtable.solver.table.Table.hand_code`;
         the carry-over approximation reads a discard table of either format through it)."""
@@ -337,6 +359,8 @@ class LayeredTable:
             from .table import TableFileError, full_layout
 
             L = full_layout(self.ruleset, self.objective)
+            if self.upto < L.top:
+                raise TableFileError(f"{self.path}: holds layers 1..{self.upto} only; no format-1 view")
             if L.size > self.DENSE_MAX:
                 raise TableFileError(f"{self.path}: a format-1 view of this table needs {L.size:,} slots "
                                      f"(more than {self.DENSE_MAX:,}); use value() and round_strategy()")
@@ -363,8 +387,8 @@ class LayeredTable:
 
         L = self.lay.dense
         k = pos.k
-        if k > L.top:
-            raise ImpossiblePosition(f"this table covers at most {L.top} cards per hand")
+        if k > self.upto:
+            raise ImpossiblePosition(f"this table covers at most {self.upto} cards per hand")
         mask = 0
         for c in pos.prizes:
             mask |= 1 << self.prize_cards.index(c)
@@ -447,12 +471,41 @@ class LayeredTable:
         self._dense_cache = None
 
 
-def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
+def solve_low_in_memory(ruleset: Ruleset, upto: int) -> LayeredTable:
+    """Layers ``1..upto`` of ``ruleset``'s points table solved in memory (no files): what
+    ``open_layered(folder, low=True)`` reads from disk, for decks small enough to build
+    at the first move (10 cards carry-over, 5 layers: 13.6 million matrix games).
+
+    Raises:
+        ValueError: ``upto`` is not a layer below the top.
+        SolverError: a game failing its optimality check.
+    """
+    from .lean import kernel_args
+
+    lay = lean_layout(ruleset, "points")
+    if not 1 <= upto < lay.top:
+        raise ValueError(f"upto must be a layer 1..{lay.top - 1}, not {upto}")
+    args = kernel_args(lay)
+    layers: list = [np.zeros(0, np.float32)]
+    games = 0
+    for k in range(1, upto + 1):
+        vals, st = solve_chunk(lay, k, 0, lay.npat(k), layers[-1], args=args)
+        layers.append(vals)
+        games += int(st[0])
+    return LayeredTable(ruleset, "points", lay, layers, tuple(range(1, ruleset.cards + 1)),
+                        {"games": games})
+
+
+def open_layered(folder: Path, verify: bool = True, low: bool = False) -> LayeredTable:
     """Open a complete format-2 table folder, memory-mapped.
 
     Args:
         verify: check every file's SHA-256 against ``table.json`` (reads each
             file once, in 16 MiB chunks).
+        low: open the low layers instead (``low-layers.json``, written by
+            ``solve_layered(..., upto=K)``): the result holds layers ``1..K``
+            (:attr:`LayeredTable.upto`), and queries of higher layers raise
+            :class:`ImpossiblePosition`.
 
     Raises:
         TableFileError: missing or unfinished table (no ``table.json``; run
@@ -462,11 +515,13 @@ def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
     from .table import TableFileError
 
     folder = Path(folder)
-    mpath = folder / "table.json"
+    name = LOW_MANIFEST if low else "table.json"
+    mpath = folder / name
     if not mpath.exists():
         what = "unfinished (resume it with the same `cardtable solve` command)" if folder.is_dir() else "missing"
-        raise TableFileError(f"table {str(folder)!r} is {what}")
-    damaged = f"{folder}: table.json is damaged"
+        raise TableFileError(f"table {str(folder)!r} is {what}" if not low
+                             else f"{folder}: no low layers ({name} is missing)")
+    damaged = f"{folder}: {name} is damaged"
     if not mpath.is_file():
         raise TableFileError(f"{damaged} (not a regular file); remove it and re-run `cardtable solve`")
     if mpath.stat().st_size > _JSON_MAX:
@@ -481,7 +536,7 @@ def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
     if manifest.get("version") != FORMAT_VERSION:
         raise TableFileError(f"{folder}: table format version {manifest.get('version')}, "
                              f"this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
-    problem = _manifest_problem(manifest)
+    problem = _manifest_problem(manifest, low)
     if problem:
         raise TableFileError(f"{damaged} ({problem}); re-run `cardtable solve`")
     lpath = folder / "layout.npz"
@@ -495,9 +550,10 @@ def open_layered(folder: Path, verify: bool = True) -> LayeredTable:
     if not same:
         raise TableFileError(f"{folder}: layout.npz is damaged or belongs to another table; re-run `cardtable solve`")
     recs = manifest["layers"]
-    if lay.top != manifest["cards"] or len(recs) != lay.top:
-        raise TableFileError(f"{damaged} (it lists {len(recs)} layers, the layout has {lay.top}); "
-                             "re-run `cardtable solve`")
+    want = manifest["upto"] if low else lay.top
+    if lay.top != manifest["cards"] or len(recs) != want or want > lay.top:
+        raise TableFileError(f"{damaged} (it lists {len(recs)} layers, the layout has {lay.top}"
+                             + (f", low layers 1..{want}" if low else "") + "); re-run `cardtable solve`")
     layers: list = [np.zeros(0, np.float32)]
     for k, rec in enumerate(recs, 1):
         if rec["k"] != k or rec["file"] != _layer_file(folder, k).name or rec["count"] != lay.layer_size(k):
@@ -521,14 +577,17 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _manifest_problem(m: dict) -> str | None:
-    """What is malformed in a ``table.json`` whose digest checks (its fields and their
-    types; a hand-made manifest with a recomputed digest), or None."""
+def _manifest_problem(m: dict, low: bool = False) -> str | None:
+    """What is malformed in a ``table.json`` (``low``: ``low-layers.json``) whose digest
+    checks (its fields and their types; a hand-made manifest with a recomputed digest),
+    or None."""
     from .table import game_fields_problem
 
     bad = game_fields_problem(m)
     if bad:
         return bad
+    if low and not (_is_int(m.get("upto")) and 1 <= m["upto"] < m["cards"]):
+        return "upto"
     if not isinstance(m.get("stats"), dict):
         return "stats"
     for key in ("layout_file_sha256", "layout_sha256"):

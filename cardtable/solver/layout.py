@@ -308,16 +308,17 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     }
 
 
-def count_games(layout: Layout, reach: tuple | None = None) -> int:
+def count_games(layout: Layout, reach: tuple | None = None, above: int = 0) -> int:
     """Matrix games a full solve of ``layout`` needs: ``k`` per position of layer ``k``
     that some game reaches (:func:`pot_reach`, or ``reach`` if already computed; an upper
     bound for 'win', whose decided point differences need none). :func:`layer_games`
-    counts every slot instead."""
+    counts every slot instead. ``above``: count layers ``k > above`` only (the lower
+    ones read from stored low layers)."""
     if not layout.carry:
-        return sum(layer_games(layout, k) for k in range(1, layout.top + 1))
+        return sum(layer_games(layout, k) for k in range(above + 1, layout.top + 1))
     fewest, mtop, shtop = reach if reach is not None else pot_reach(layout)
     total = 0
-    for k in range(1, layout.top + 1):
+    for k in range(above + 1, layout.top + 1):
         jmax = kernel.most_ties_each(layout.codes[layout.code_off[k]:layout.code_off[k + 1]], mtop, shtop)
         # patterns[j]: how many patterns of the layer allow j or more ties
         patterns = np.cumsum(np.bincount(jmax, minlength=layout.top + 2)[::-1])[::-1]

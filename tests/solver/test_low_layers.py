@@ -1,0 +1,176 @@
+"""Low layers (docs/solver.md, Low layers): layers 1..K of a carry-over table, solved
+on their own (``cardtable solve --layers K``) or in memory, read by the ``nash`` bot's
+exact subgames instead of searched; same equilibrium, fewer matrix games, damaged
+files refused."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cardtable.cli import app
+from cardtable.goofspiel import Ruleset
+from cardtable.solver import Position, solve
+from cardtable.solver import equilibrium
+from cardtable.solver.approx import exact_layers
+from cardtable.solver.equilibrium import EquilibriumSource, low_layers
+from cardtable.solver.layers import LOW_MANIFEST, open_layered, solve_layered, solve_low_in_memory
+from cardtable.solver.layout import SolverError
+from cardtable.solver.round_subgame import read_low_layers, restrict_to_prize, solve_round_subgame
+from cardtable.solver.table import FORMAT_LAYERED, TableFileError, default_path, subgame_layout
+from cardtable.platform.storage import cache_dir
+
+RS8 = Ruleset(cards=8, tie_rule="carry")
+# 3 rounds played (A's 8 beat B's 5 for the 2, then both bid 3 for the 7 and 4 for the 6:
+# 13 points in the pot)
+POT_POS = Position(frozenset({1, 3, 4, 5, 8}),
+                   (frozenset({1, 2, 5, 6, 7}), frozenset({1, 2, 6, 7, 8})), 13)
+# 1 round played (the 4, won by A's 6 over B's 2)
+EARLY_POS = Position(frozenset({1, 2, 3, 5, 6, 7, 8}),
+                     (frozenset({1, 2, 3, 4, 5, 7, 8}), frozenset({1, 3, 4, 5, 6, 7, 8})), 0)
+
+
+@pytest.fixture(scope="module")
+def low8():
+    return solve_low_in_memory(RS8, 4)
+
+
+@pytest.mark.parametrize("pos,prize", [(POT_POS, 8), (POT_POS, 1), (EARLY_POS, 5), (EARLY_POS, 8)])
+def test_subgame_on_low_layers_has_the_searched_equilibrium(low8, pos, prize):
+    searched = solve_round_subgame(RS8, pos, prize)
+    read = solve_round_subgame(RS8, pos, prize, low=low8)
+    assert read.stats["low_layers"] == min(4, pos.k - 1)
+    assert read.stats["games"] < searched.stats["games"]
+    a, b = searched.round_strategy(pos, prize), read.round_strategy(pos, prize)
+    assert np.allclose(a.matrix, b.matrix, atol=1e-5)  # float32 storage of the low layers
+    assert b.value == pytest.approx(a.value, abs=1e-5)
+    # every slot the search filled holds the same value when read (none left out)
+    both = ~np.isnan(searched.values)
+    assert not np.isnan(read.values[both]).any()
+    assert np.max(np.abs(read.values[both] - searched.values[both])) < 1e-5
+
+
+def test_low_layers_of_another_deck_or_too_few_are_refused(low8):
+    rs7 = Ruleset(cards=7, tie_rule="carry")
+    low7 = solve_low_in_memory(rs7, 2)
+    # the 8-card subgame's prize 8 does not exist in the 7-card table
+    lay = restrict_to_prize(subgame_layout(RS8, POT_POS), 0)
+    with pytest.raises(SolverError, match="another deck"):
+        read_low_layers(lay, low7, 2, np.full(lay.size, np.nan))
+    with pytest.raises(SolverError, match="do not fit"):
+        read_low_layers(lay, low7, 3, np.full(lay.size, np.nan))
+    with pytest.raises(ValueError, match="upto"):
+        solve_low_in_memory(rs7, 7)
+
+
+def test_stored_low_layers_equal_the_in_memory_ones_and_resume_into_the_table(tmp_path):
+    rs = Ruleset(cards=6, tie_rule="carry")
+    folder = tmp_path / "t6"
+    manifest = solve_layered(rs, "points", folder, upto=3)
+    assert manifest["upto"] == 3 and len(manifest["layers"]) == 3
+    assert (folder / LOW_MANIFEST).is_file() and not (folder / "table.json").exists()
+    assert not (folder / "layer-04.f32").exists()
+    low = open_layered(folder, low=True)
+    mem = solve_low_in_memory(rs, 3)
+    assert low.upto == 3
+    for k in (1, 2, 3):
+        assert np.asarray(low.layers[k]).tobytes() == mem.layers[k].tobytes()
+    with pytest.raises(TableFileError, match="unfinished"):
+        open_layered(folder)
+    with pytest.raises(Exception, match="at most 3 cards"):
+        low.value(Position(frozenset({1, 2, 3, 4}), (frozenset({1, 2, 3, 4}),) * 2))
+    low.close()
+    full = solve_layered(rs, "points", folder)
+    assert full["stats"]["resumed_layers"] == [1, 2, 3]
+    table = open_layered(folder)
+    assert table.upto == 6
+    solve_layered(rs, "points", tmp_path / "fresh")  # the same table solved in one go
+    fresh = open_layered(tmp_path / "fresh")
+    for k in range(1, 7):
+        assert np.asarray(table.layers[k]).tobytes() == np.asarray(fresh.layers[k]).tobytes()
+
+
+def _forge(folder, change):
+    path = folder / LOW_MANIFEST
+    m = json.loads(path.read_text())
+    change(m)
+    from cardtable.solver.layers import _manifest_digest
+
+    m["digest"] = _manifest_digest(m)
+    path.write_text(json.dumps(m))
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "upto 9", "upto 4", "upto true", "not json"])
+def test_damaged_low_layers_are_refused_and_the_source_says_so(tmp_path, damage):
+    rs = Ruleset(cards=6, tie_rule="carry")
+    folder = default_path(rs, "points", tmp_path, FORMAT_LAYERED)
+    solve_layered(rs, "points", folder, upto=3)
+    layer = folder / "layer-02.f32"
+    if damage == "flip a byte":
+        data = bytearray(layer.read_bytes())
+        data[5] ^= 0x40
+        layer.write_bytes(bytes(data))
+    elif damage == "truncate":
+        layer.write_bytes(layer.read_bytes()[:-4])
+    elif damage == "not json":
+        (folder / LOW_MANIFEST).write_text("{not json")
+    else:
+        value = {"upto 9": 9, "upto 4": 4, "upto true": True}[damage]
+        _forge(folder, lambda m: m.update(upto=value))
+    with pytest.raises(TableFileError):
+        open_layered(folder, low=True)
+    with pytest.raises(TableFileError):
+        low_layers(rs, tmp_path)
+
+
+def test_the_nash_source_reads_stored_low_layers_and_plays_exact_a_round_earlier(tmp_path, monkeypatch):
+    monkeypatch.setattr(equilibrium, "LOW_SOLVE_MAX", 0)  # no in-memory low layers: the stored ones only
+    limit = 40_000  # small enough that the approximation plays the first rounds of 8 cards
+    plain = EquilibriumSource(RS8, subgame_limit=limit, cache=tmp_path)
+    assert plain.low is None and plain.approx is not None
+    r = CliRunner().invoke(app, ["solve", "-n", "8", "--ties", "carry", "--layers", "4", "--cache", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    src = EquilibriumSource(RS8, subgame_limit=limit, cache=tmp_path)
+    assert src.low_upto == 4 and src.low.path is not None
+    assert src.approx.exact == exact_layers(RS8, limit, 4) > plain.approx.exact == exact_layers(RS8, limit)
+    k = src.approx.exact  # the first round played exactly with the low layers, approximately without
+    pos = Position(frozenset(range(9 - k, 9)), (frozenset(range(9 - k, 9)),) * 2, 0)
+    assert plain.strategy(pos, 8)[1] == "approximation"
+    mix, source = src.strategy(pos, 8)
+    assert source == "subgame" and src.sub.stats["low_layers"] == 4
+    want = solve(RS8).round_strategy(pos, 8)
+    assert mix == pytest.approx(want.a, abs=1e-5)
+
+
+def test_nine_cards_carry_over_are_played_exactly_from_the_first_move():
+    # layers 1..5 solved in memory leave about 1.04 million games above them: within the
+    # default limit, so the whole 9-card game is an exact subgame (exploitability 0)
+    src = EquilibriumSource(Ruleset(cards=9, tie_rule="carry"))
+    assert src.low_upto == 5 and src.approx is None and src.whole_game_fits()
+    assert "whole game is solved at the first move" in src.note()
+
+
+def test_cli_low_layers_and_bad_values(tmp_path):
+    def run(*args):
+        r = CliRunner().invoke(app, ["solve", "-n", "6", "--cache", str(tmp_path), *args])
+        return r.exit_code, " ".join(r.output.split())
+
+    folder = default_path(Ruleset(cards=6, tie_rule="carry"), "points", tmp_path, FORMAT_LAYERED)
+    for bad, why in ((["--layers", "0"], "layer 1..5"), (["--layers", "6"], "layer 1..5"),
+                     (["--layers", "-2"], "layer 1..5"),
+                     (["--ties", "discard", "--layers", "2"], "carry-over ties"),
+                     (["--objective", "win", "--layers", "2"], "points objective"),
+                     (["--format", "1", "--layers", "2"], "format 2")):
+        code, out = run(*bad)
+        assert code == 2 and why in out, (bad, out)
+        assert not folder.exists() and not list(tmp_path.iterdir())  # nothing written
+    code, out = run("--layers", "3")
+    assert code == 0, out
+    assert "solved layers 1..3" in out and "low layers:" in out
+    assert (folder / LOW_MANIFEST).is_file() and not (folder / "table.json").exists()
+    code, out = run()
+    assert code == 0 and "resumed layers [1, 2, 3]" in out and "value of the game" in out, out
+    assert cache_dir() != tmp_path
