@@ -16,6 +16,11 @@ Usage (the numbers in docs/solver.md)::
     python bench/approx.py --games 3
     python bench/approx.py --games 3 --subgame-limit 5000000   # exact from 9 cards left
 
+With the low layers in the cache folder (``cardtable solve -n 13 --ties carry
+--layers 5``) the bot plays exactly from 9 cards left at the default limit; the first
+exact move then has one more reference row, the same round subgame searched without
+them.
+
 ``--h2h heuristic,matcher,mcts:iterations=200 --deals N --log FILE``: instead,
 duplicate games of ``nash`` against each opponent (each deal played with both
 seatings), one deal per opponent in turn, appended to the JSON-lines ``FILE``
@@ -46,6 +51,7 @@ from cardtable.solver.approx import CarryApproximation, exact_layers
 from cardtable.solver.equilibrium import discard_table
 from cardtable.solver.luck import adjusted_difference
 from cardtable.solver.position import Position, position_from_view
+from cardtable.solver.round_subgame import solve_round_subgame
 from cardtable.solver.table import solve_subgame
 
 
@@ -69,6 +75,9 @@ def play(bot: NashBot, rs: Ruleset, games: int, seed: int) -> dict[str, list[tup
                 times.setdefault("subgame: first exact move", []).append(spent)
                 times.setdefault("(reference) the whole subgame solved at that move", []).append(
                     whole_subgame_seconds(rs, view))
+                if bot._source.low is not None:
+                    times.setdefault("(reference) that round's subgame searched without the low layers",
+                                     []).append(round_subgame_seconds(rs, view))
             theirs = other.act(game.view(1 - seat))
             game.play([mine, theirs] if seat == 0 else [theirs, mine])
     return times
@@ -81,6 +90,17 @@ def whole_subgame_seconds(rs: Ruleset, view) -> tuple[float, float]:
     pos = Position(pos.prizes, pos.hands, pos.pot, 0)
     w0, c0 = time.perf_counter(), time.process_time()
     solve_subgame(rs, pos)
+    return time.perf_counter() - w0, time.process_time() - c0
+
+
+def round_subgame_seconds(rs: Ruleset, view) -> tuple[float, float]:
+    """(wall, cpu) seconds of the first exact move's round subgame at ``view`` with every
+    layer searched (what it costs without the low layers, docs/solver.md, Low layers)."""
+    pos, prize = position_from_view(view)
+    if view.seat == 1:
+        pos = pos.swapped()
+    w0, c0 = time.perf_counter(), time.process_time()
+    solve_round_subgame(rs, Position(pos.prizes, pos.hands, pos.pot, 0), prize)
     return time.perf_counter() - w0, time.process_time() - c0
 
 
@@ -176,6 +196,13 @@ def main() -> None:
         raise SystemExit(f"no {args.cards}-card discard table: run `cardtable solve -n {args.cards} --ties discard`")
     print(f"one-time preparation: opening and checking the discard table {time.perf_counter() - t0:.1f} s")
     bot = NashBot(seed=1, subgame_limit=args.subgame_limit)
+    t0 = time.perf_counter()
+    bot.new_game(rs, 0)
+    src = bot._source
+    low = (f"low layers 1..{src.low_upto} ({'read' if src.low.path else 'solved in memory'})"
+           if src.low is not None else "no low layers")
+    print(f"one-time preparation: the bot's sources ({low}; exact from {src.approx.exact} cards left) "
+          f"{time.perf_counter() - t0:.1f} s")
     t0 = time.perf_counter()
     play(bot, rs, 1, args.seed - 1)  # compiles the kernels; not counted below
     print(f"one-time preparation: first game (kernel compilation) {time.perf_counter() - t0:.1f} s")

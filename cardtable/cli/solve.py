@@ -430,14 +430,14 @@ def _layer_backend(backend: str, threads: int, workers: int):
 
 
 def _remove_old_records(folder: Path) -> None:
-    """``--force``: delete the records of a finished table (``table.json``, ``layer-*.json``)
-    so that every layer is solved again; refused in one line, before anything is deleted,
+    """``--force``: delete the records of a finished table (``table.json``, ``low-layers.json``,
+    ``layer-*.json``) so that every layer is solved again; refused in one line, before anything is deleted,
     when one of them (or the folder) is of the wrong kind."""
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         fail(f"cannot write the table in {folder}: it is not a folder; remove it", 1)
     if not folder.exists():
         return
-    old = sorted(folder.glob("layer-*.json")) + [folder / "table.json"]
+    old = sorted(folder.glob("layer-*.json")) + [folder / "table.json", folder / "low-layers.json"]
     bad = [p for p in old if p.is_dir() and not p.is_symlink()]
     if bad:
         fail(f"cannot write the table in {folder}: {bad[0]} is a folder, not a table record; remove it", 1)
@@ -513,8 +513,9 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     size = sum(p.stat().st_size for p in folder.iterdir())
     if upto is not None:
         low = sum(p.stat().st_size for p in folder.glob("layer-*.f32"))
+        again = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
         typer.echo(f"solved layers 1..{upto}: {st['positions']:,} positions, {st['games']:,} matrix games in "
-                   f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e})")
+                   f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{again})")
         typer.echo(f"low layers: {folder} ({low / 2**20:.1f} MiB, float32); the nash bot's exact subgames "
                    "read them (docs/solver.md, Low layers); the same command without --layers "
                    "finishes the table")

@@ -26,7 +26,8 @@ Where a position's equilibrium comes from (:class:`RoundSources`), best first:
    later positions valued from the discard-ties table; not the exact
    equilibrium. It needs the discard table of the same deck (solved in memory
    for at most 10 cards, else ``cardtable solve -n N --ties discard``);
-   rounds where the approximation plays exactly are solved as subgames;
+   rounds where the approximation plays exactly are solved as subgames
+   (reading the low layers that the bot reads: docs/solver.md, Low layers);
 4. ``"not solved"``: none of these (e.g. 13 cards without any table, before
    the rest of the game is small).
 
@@ -122,6 +123,8 @@ class RoundSources:
         self.sub: Table | None = None
         self.cache = cache
         self._approx = None if approximation and table is None else False
+        #: the low layers the nash bot's subgames read (with the approximation), or None
+        self.low = None
 
     def approximation(self):
         """The ``nash`` bot's carry-over approximation for this ruleset, or ``None`` where it
@@ -131,8 +134,9 @@ class RoundSources:
             from .equilibrium import EquilibriumSource
 
             src = EquilibriumSource(self.ruleset, "points", self.limit, use_table=False, approximation=True,
-                                    cache=self.cache)
+                                    cache=self.cache, low=True)
             self._approx = src.approx or False
+            self.low = src.low
         return self._approx or None
 
     def find(self, pos: Position):
@@ -148,7 +152,7 @@ class RoundSources:
         if pos.k <= COUNT_FROM or rs.fixed_order or exact_now:
             layout = subgame_layout(rs, pos)
             if exact_now or count_games(layout) <= self.limit:
-                self.sub = solve_subgame(rs, pos, layout=layout)
+                self.sub = solve_subgame(rs, pos, layout=layout, low=self.low)
                 return self.sub, "subgame"
         if approx is not None:
             return _Approximation(approx), "approximation"

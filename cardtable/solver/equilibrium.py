@@ -107,9 +107,10 @@ class EquilibriumSource:
         ruleset: a ruleset the solver covers.
         objective: ``"points"`` or ``"win"``.
         subgame_limit: most matrix games for exact subgame solving.
-        use_table: look for a solved table in the cache folder (and, without one,
-            for the low layers: :func:`low_layers`).
+        use_table: look for a solved table in the cache folder.
         approximation: use the carry-over approximation where it applies.
+        low: read the low layers (:func:`low_layers`) in exact subgames, where there
+            is no table (default: as ``use_table``).
         cache: the folder of solved tables (default ``$CARDTABLE_CACHE``, else the
             user cache folder), for this ruleset's table and the discard table.
 
@@ -120,7 +121,7 @@ class EquilibriumSource:
 
     def __init__(self, ruleset: Ruleset, objective: str = "points", subgame_limit: int = 2_000_000,
                  use_table: bool = True, approximation: bool = True,
-                 cache: Path | None = None) -> None:
+                 cache: Path | None = None, low: bool | None = None) -> None:
         check_supported(ruleset)
         self.ruleset = ruleset
         self.objective = objective
@@ -131,8 +132,8 @@ class EquilibriumSource:
         self.approx: CarryApproximation | None = None
         #: the full game's low layers, read by every subgame solve (carry-over, points)
         self.low: LayeredTable | None = None
-        if (self.table is None and use and objective == "points"
-                and ruleset.tie_rule == "carry" and not self.whole_game_fits()):
+        if (self.table is None and (use_table if low is None else low) and not ruleset.fixed_order
+                and objective == "points" and ruleset.tie_rule == "carry" and not self.whole_game_fits()):
             self.low = low_layers(ruleset, cache)
         if (self.table is None and approximation and objective == "points"
                 and ruleset.tie_rule == "carry" and not ruleset.fixed_order

@@ -34,6 +34,7 @@ import json
 import mmap
 import os
 import struct
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -335,14 +336,30 @@ def subgame_layout(ruleset: Ruleset, pos: Position, objective: str = "points") -
 
 
 def solve_subgame(ruleset: Ruleset, pos: Position, objective: str = "points",
-                  layout: Layout | None = None) -> Table:
+                  layout: Layout | None = None, low=None) -> Table:
     """Solve only the positions reachable from ``pos`` (the ``nash`` bot without a table).
+
+    ``low``: the full game's stored low layers (carry-over, points): the positions with
+    at most ``low.upto`` cards per hand are read from them, not solved
+    (:func:`cardtable.solver.round_subgame.read_low_layers`; docs/solver.md, Low layers).
 
     Raises:
         UnsupportedRuleset, ImpossiblePosition.
+        SolverError: ``low`` does not fit this subgame.
     """
     if layout is None:
         layout = subgame_layout(ruleset, pos, objective)
+    if low is not None and objective == "points" and layout.carry and layout.top > 1:
+        from .round_subgame import read_low_layers, solve_low_layers
+
+        t0 = time.perf_counter()
+        read = min(low.upto, layout.top - 1)
+        values = np.full(layout.size, np.nan)
+        read_low_layers(layout, low, read, values)
+        st = solve_low_layers(layout, layout.top, values, read + 1)
+        stats = {"games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
+                 "seconds": time.perf_counter() - t0, "low_layers": read}
+        return Table(ruleset, objective, layout, values, layout.extra["prize_cards"], stats)
     values, stats = run_backward_induction(layout)
     return Table(ruleset, objective, layout, values, layout.extra["prize_cards"], stats)
 

@@ -171,6 +171,34 @@ def test_cli_low_layers_and_bad_values(tmp_path):
     assert code == 0, out
     assert "solved layers 1..3" in out and "low layers:" in out
     assert (folder / LOW_MANIFEST).is_file() and not (folder / "table.json").exists()
+    code, out = run("--layers", "3")  # again: verified and kept
+    assert code == 0 and "resumed layers [1, 2, 3]" in out, out
     code, out = run()
     assert code == 0 and "resumed layers [1, 2, 3]" in out and "value of the game" in out, out
     assert cache_dir() != tmp_path
+
+
+def test_analysis_plays_exact_where_the_bot_does_and_matches_the_bot(tmp_path):
+    from cardtable.goofspiel import Game
+    from cardtable.goofspiel.bots.nash import NashBot
+    from cardtable.platform.bot import load_bot
+    from cardtable.solver.analysis import analyze_game
+    from cardtable.solver.position import position_from_view
+
+    rs = Ruleset(cards=10, tie_rule="carry")
+    game = Game(rs, seed=11)
+    nash, other = NashBot(seed=3), load_bot("goofspiel", "heuristic", seed=4)
+    nash.new_game(rs, 0)
+    other.new_game(rs, 1)
+    mixes = []
+    while not game.is_over:
+        view = game.view(0)
+        mixes.append((nash.policy(view), nash.last_source))
+        game.play([nash.act(view), other.act(game.view(1))])
+    rounds = analyze_game(game, cache=tmp_path)
+    # 10 cards: one approximate round, then exact from 9 cards left (low layers 1..5 in memory)
+    assert [r.source for r in rounds[:3]] == ["approximation", "subgame", "subgame"]
+    assert [s for _, s in mixes[:3]] == ["approximation", "subgame", "subgame"]
+    for r, (mix, _) in zip(rounds, mixes):  # the coach shows the mixes the bot plays
+        got = {c: p for c, p in r.strategy.a.items() if p > 1e-9}
+        assert got == pytest.approx({c: p for c, p in mix.items() if p > 1e-9}, abs=1e-6)
