@@ -494,11 +494,16 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     from cardtable.solver import SolverError
     from cardtable.solver.layers import lean_layout, open_layered, solve_layered
 
+    from cardtable.solver.lean import reachable_games
+
     lay = lean_layout(rs, objective)
+    per_layer: dict[int, int] = {}  # the games of each layer that the solve plays (as the total)
     with progress_bar("solving (matrix games)", total=games) as advance:
 
         def progress(k: int, done: int, npat: int, before: int) -> None:
-            advance(completed=before + k * lay.layer_size(k) * done // max(1, npat))
+            if k not in per_layer:
+                per_layer[k] = reachable_games(lay, k)[1]
+            advance(completed=before + per_layer[k] * done // max(1, npat))
 
         try:
             manifest = solve_layered(rs, objective, folder, be, progress, lay, upto)
