@@ -40,7 +40,8 @@ from .approx import CarryApproximation, approx_value_array, exact_layers
 from .position import ImpossiblePosition, Position, check_supported
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
 from .round_subgame import solve_round_subgame
-from .table import FORMAT_LAYERED, Table, count_games, default_path, load_table, solve, subgame_layout
+from .table import (FORMAT_LAYERED, Table, check_table_matches, count_games, default_path, load_table, solve,
+                    subgame_layout)
 
 #: Words for each source, for front ends.
 SOURCE_TEXT = {"table": "solved table", "subgame": "exact subgame solution",
@@ -55,6 +56,8 @@ SOLVE_DISCARD_MAX = 10
 
 #: Low layers solved in memory in this process, by (cards, high ace).
 _LOW: dict[tuple[int, bool], LayeredTable] = {}
+#: The stored low layers verified last, by (manifest path, its mtime and size, ruleset).
+_LOW_OPENED: dict[tuple, LayeredTable] = {}
 
 #: Decks whose missing low layers are solved in memory, fewest and most cards (10 cards:
 #: 13.6 million matrix games, about 8 s; below 9 cards the whole game is one exact
@@ -72,11 +75,20 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
     process), else None.
 
     Raises:
-        TableFileError: the low layers in the cache folder are damaged."""
+        TableFileError: the low layers in the cache folder are damaged, or another
+            game's (``TableMismatchError``)."""
     rs = Ruleset(cards=ruleset.cards, tie_rule="carry", high_ace=ruleset.high_ace)
     folder = default_path(rs, "points", cache, FORMAT_LAYERED)
-    if (folder / LOW_MANIFEST).exists():
-        return open_layered(folder, low=True)
+    manifest = folder / LOW_MANIFEST
+    if manifest.exists():
+        st = manifest.stat()
+        opened = (str(manifest.resolve()), st.st_mtime_ns, st.st_size, rs)
+        if opened not in _LOW_OPENED:  # verify once per process while unchanged (bots are made per game)
+            low = open_layered(folder, low=True)
+            check_table_matches(low, rs, "points")
+            _LOW_OPENED.clear()
+            _LOW_OPENED[opened] = low
+        return _LOW_OPENED[opened]
     key = (rs.cards, rs.high_ace)
     if key not in _LOW and LOW_SOLVE_MIN <= rs.cards <= LOW_SOLVE_MAX:
         _LOW[key] = solve_low_in_memory(rs, LOW_LAYERS)

@@ -202,3 +202,17 @@ def test_analysis_plays_exact_where_the_bot_does_and_matches_the_bot(tmp_path):
     for r, (mix, _) in zip(rounds, mixes):  # the coach shows the mixes the bot plays
         got = {c: p for c, p in r.strategy.a.items() if p > 1e-9}
         assert got == pytest.approx({c: p for c, p in mix.items() if p > 1e-9}, abs=1e-6)
+
+
+def test_another_games_low_layers_under_this_name_are_refused_and_good_ones_verified_once(tmp_path):
+    from cardtable.solver.table import TableMismatchError
+
+    rs6, rs7 = Ruleset(cards=6, tie_rule="carry"), Ruleset(cards=7, tie_rule="carry")
+    solve_layered(rs7, "points", default_path(rs7, "points", tmp_path, FORMAT_LAYERED), upto=3)
+    default_path(rs7, "points", tmp_path, FORMAT_LAYERED).rename(default_path(rs6, "points", tmp_path, FORMAT_LAYERED))
+    with pytest.raises(TableMismatchError, match="copied or renamed"):
+        low_layers(rs6, tmp_path)
+    good = tmp_path / "good"
+    solve_layered(rs7, "points", default_path(rs7, "points", good, FORMAT_LAYERED), upto=3)
+    first = low_layers(rs7, good)
+    assert first.upto == 3 and low_layers(rs7, good) is first  # verified once, then shared
