@@ -151,7 +151,8 @@ class RoundSources:
         exact_now = approx is not None and pos.k <= approx.exact  # where the nash bot plays exactly
         if pos.k <= COUNT_FROM or rs.fixed_order or exact_now:
             layout = subgame_layout(rs, pos)
-            if exact_now or count_games(layout) <= self.limit:
+            above = self.low.upto if self.low is not None else 0  # the low layers are read, not solved
+            if exact_now or count_games(layout, above=above) <= self.limit:
                 self.sub = solve_subgame(rs, pos, layout=layout, low=self.low)
                 return self.sub, "subgame"
         if approx is not None:

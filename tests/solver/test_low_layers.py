@@ -216,3 +216,18 @@ def test_another_games_low_layers_under_this_name_are_refused_and_good_ones_veri
     solve_layered(rs7, "points", default_path(rs7, "points", good, FORMAT_LAYERED), upto=3)
     first = low_layers(rs7, good)
     assert first.upto == 3 and low_layers(rs7, good) is first  # verified once, then shared
+
+
+def test_analysis_of_a_nine_card_game_is_exact_from_the_first_round(tmp_path):
+    # the whole 9-card game fits the limit above the low layers: no approximate round, no
+    # "not solved" round (the coach counts the subgame as the bot does)
+    from cardtable.goofspiel.autoplay import play_game
+    from cardtable.platform.bot import load_bot
+    from cardtable.solver.analysis import analyze_game
+
+    rs = Ruleset(cards=9, tie_rule="carry")
+    game = play_game(rs, [load_bot("goofspiel", "heuristic", seed=1), load_bot("goofspiel", "random", seed=2)],
+                     seed=2)
+    rounds = analyze_game(game, cache=tmp_path)
+    assert [r.source for r in rounds] == ["subgame"] * 9
+    assert rounds[0].expected_before == pytest.approx(0, abs=1e-5)  # the game's value

@@ -57,10 +57,11 @@ def test_analysis_route_matches_the_record_and_refuses_early_or_unknown(make_cli
 
 
 def test_carry_over_analysis_without_table_labels_the_approximation(make_client):
-    # 9 cards carry-over, no carry-over table: the whole game exceeds the subgame limit (8 cards
-    # fit it), so the first round comes from the nash bot's carry-over approximation, labelled
+    # 10 cards carry-over, no carry-over table: the whole game exceeds the subgame limit (9 cards
+    # fit it above the low layers), so the first round comes from the nash bot's carry-over
+    # approximation, labelled
     client = make_client()
-    info = create_room(client, settings={"cards": 9, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}])
+    info = create_room(client, settings={"cards": 10, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}])
     ws = join(client, info["room"], info["seats"][0]["claim"])
     _play_out(ws)
     data = client.get(f"/api/rooms/{info['room']}/analysis?game=1").json()
@@ -223,7 +224,7 @@ def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_se
 @pytest.mark.browser
 def test_browser_analysis_draws_approximated_values_hollow(live_server):
     server = live_server()
-    cards = 9  # carry-over without table: round 1 from the carry-over approximation (8 cards fit)
+    cards = 10  # carry-over without table: round 1 from the carry-over approximation (9 cards fit)
     room, page_of = _browser_game(server, {"cards": cards, "tie_rule": "carry"}, "heuristic")
     with page_of() as page:
         page.goto(f"{server.url}/analysis/{room}?game=1")
