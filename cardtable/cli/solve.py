@@ -115,6 +115,8 @@ def register(app: typer.Typer) -> None:
             if ties != "carry" or objective != "points":
                 fail("--layers is for carry-over ties and the points objective (what the nash bot's "
                      "exact subgames read)")
+            if cards < 2:
+                fail("--layers needs at least 2 cards (the low layers lie below the top one)")
             if not 1 <= layers < cards:
                 fail(f"--layers must be a layer 1..{cards - 1} (positions with at most that many cards "
                      f"per hand), not {layers}")
@@ -128,6 +130,8 @@ def register(app: typer.Typer) -> None:
         folder = default_path(rs, objective, cache, FORMAT_LAYERED)
         path = default_path(rs, objective, cache)
         with _table_lock(folder, path):  # one solve per table at a time (--force deletes first)
+            if layers is not None:
+                _check_before_low_layers(rs, objective, cache, folder, path, force, layers)
             if ((folder / "table.json").exists() or path.exists()) and not force:
                 from cardtable.solver.table import TableFileError, TableMismatchError
 
@@ -467,6 +471,39 @@ def _table_lock(folder: Path, path: Path):
              "wait for it to finish, or stop it (it resumes from its finished layers)", 1)
     except OSError as exc:
         fail(f"cannot lock the table in {real.parent}: {exc.strerror or exc}", 1)
+
+
+def _check_before_low_layers(rs, objective: str, cache: Path, folder: Path, path: Path, force: bool,
+                             upto: int) -> None:
+    """``--layers``: refuse, in one line and before anything is written, to replace a
+    complete table by its low layers (``--force``), to leave a damaged complete table as it
+    is while saying it was solved, or to overwrite another game's low layers found under
+    this game's name; damaged low layers are solved again (with a warning)."""
+    from cardtable.solver.layers import LOW_MANIFEST, open_layered
+    from cardtable.solver.table import TableFileError, TableMismatchError, check_table_matches
+
+    if (folder / "table.json").exists() or path.exists():
+        if force:
+            fail(f"a complete table is in the cache folder ({folder if (folder / 'table.json').exists() else path}); "
+                 f"--force --layers {upto} would replace it by its layers 1..{upto}: drop --layers to solve "
+                 "the whole table again, or delete it first", 1)
+        try:
+            _table_or_none(rs, objective, cache, damaged_ok=True)
+        except TableMismatchError as exc:
+            fail(str(exc), 1)
+        except TableFileError as exc:
+            fail(f"{shown(exc)}: --layers does not repair a complete table; run the same command without "
+                 "--layers", 1)
+        return  # complete and sound: reported as already solved
+    manifest = folder / LOW_MANIFEST
+    if force or not (manifest.exists() or manifest.is_symlink()):
+        return
+    try:
+        check_table_matches(open_layered(folder, low=True), rs, objective)
+    except TableMismatchError as exc:
+        fail(str(exc), 1)
+    except TableFileError as exc:
+        err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
 
 
 def _low_needs(rs, objective: str, needs, upto: int):

@@ -70,9 +70,10 @@ LOW_LAYERS = 5
 def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | None:
     """The low layers of ``ruleset``'s carry-over points table (shuffled prizes): from
     the cache folder when ``cardtable solve --cards N --ties carry --layers K`` wrote
-    them (``low-layers.json`` in the table's folder), else solved in memory when
-    ``LOW_SOLVE_MIN <= cards <= LOW_SOLVE_MAX`` (layers ``1..LOW_LAYERS``, kept for the
-    process), else None.
+    them (``low-layers.json`` in the table's folder; verified and read into memory once
+    per process), else solved in memory when ``LOW_SOLVE_MIN <= cards <= LOW_SOLVE_MAX``
+    (layers ``1..LOW_LAYERS``, kept for the process; also when fewer layers are stored),
+    else None.
 
     Raises:
         TableFileError: the low layers in the cache folder are damaged, or another
@@ -80,17 +81,21 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
     rs = Ruleset(cards=ruleset.cards, tie_rule="carry", high_ace=ruleset.high_ace)
     folder = default_path(rs, "points", cache, FORMAT_LAYERED)
     manifest = folder / LOW_MANIFEST
-    if manifest.exists():
-        st = manifest.stat()
-        opened = (str(manifest.resolve()), st.st_mtime_ns, st.st_size, rs)
-        if opened not in _LOW_OPENED:  # verify once per process while unchanged (bots are made per game)
-            low = open_layered(folder, low=True)
+    in_memory = LOW_SOLVE_MIN <= rs.cards <= LOW_SOLVE_MAX
+    stored = None
+    if manifest.exists() or manifest.is_symlink():  # a dangling link is refused, not ignored
+        st = manifest.stat() if manifest.exists() else None
+        opened = (str(manifest.resolve()), st and st.st_mtime_ns, st and st.st_size, rs)
+        if opened not in _LOW_OPENED:  # verified once per process while unchanged (bots are made per game)
+            low = open_layered(folder, low=True)  # read into memory: later changes of the files do not reach it
             check_table_matches(low, rs, "points")
             _LOW_OPENED.clear()
             _LOW_OPENED[opened] = low
-        return _LOW_OPENED[opened]
+        stored = _LOW_OPENED[opened]
+        if not in_memory or stored.upto >= LOW_LAYERS:  # fewer stored layers than the ones solved here: not used
+            return stored
     key = (rs.cards, rs.high_ace)
-    if key not in _LOW and LOW_SOLVE_MIN <= rs.cards <= LOW_SOLVE_MAX:
+    if key not in _LOW and in_memory:
         _LOW[key] = solve_low_in_memory(rs, LOW_LAYERS)
     return _LOW.get(key)
 

@@ -593,8 +593,7 @@ def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None =
         opener = open_table
     else:
         return None  # not solved (or a layered solve still under way / interrupted)
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size, ruleset, objective)
+    key = _unchanged_key(path, ruleset, objective)
     if key in _OPENED:  # verified before, unchanged since: share the mapping
         return _OPENED[key]
     table = opener(path.parent if opener is open_layered else path, verify=verify)
@@ -603,6 +602,15 @@ def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None =
         _OPENED.clear()  # keep at most one large mapping per process
         _OPENED[key] = table
     return table
+
+
+def _unchanged_key(path: Path, ruleset: Ruleset, objective: str) -> tuple:
+    """What must stay the same for a verified table to be reused: the table file's (or
+    ``table.json``'s) path, modification time and size, and those of every layer file of
+    a format-2 folder (a layer edited or truncated in place is verified again)."""
+    files = [path] + (sorted(path.parent.glob("layer-*.f32")) if path.name == "table.json" else [])
+    return (str(path.resolve()), ruleset, objective,
+            tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files))
 
 
 def check_table_matches(table, ruleset: Ruleset, objective: str) -> None:

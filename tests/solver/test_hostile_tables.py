@@ -342,16 +342,16 @@ def test_solve_refuses_to_overwrite_another_games_table_under_this_name(tmp_path
 def test_an_oversized_layout_archive_is_refused_before_it_is_read(cache, monkeypatch):
     """layout.npz is checked by the sizes its zip directory declares before numpy unpacks it
     (a zip bomb would otherwise fill the memory); here the limit is lowered to below the
-    real 4-card layout. Reading refuses the folder; solve writes a fresh layout instead of
-    loading that one."""
+    real 4-card layout. Reading a table never unpacks it (the index arrays are rebuilt from
+    the game the manifest names; the file is only checksummed); solve writes a fresh layout
+    instead of loading that one."""
     from cardtable.solver import layers
 
     folder = cache / NAME
     monkeypatch.setattr(layers, "LAYOUT_MAX_BYTES", 1000)
     with pytest.raises(ValueError, match="unpacks to more than"):
         layers._load_layout(folder / "layout.npz")
-    with pytest.raises(TableFileError, match="layout.npz is damaged"):
-        open_layered(folder, verify=False)
+    assert open_layered(folder, verify=False).upto == 4  # not unpacked
     assert layers._stored_layout_digest(folder / "layout.npz") is None  # a resume rewrites it
 
 

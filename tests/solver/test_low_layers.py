@@ -231,3 +231,153 @@ def test_analysis_of_a_nine_card_game_is_exact_from_the_first_round(tmp_path):
     rounds = analyze_game(game, cache=tmp_path)
     assert [r.source for r in rounds] == ["subgame"] * 9
     assert rounds[0].expected_before == pytest.approx(0, abs=1e-5)  # the game's value
+
+
+# -- hostile caches (a session that tried to break the low layers found these) ----------------
+
+
+def _six(tmp_path, upto=3):
+    rs = Ruleset(cards=6, tie_rule="carry")
+    folder = default_path(rs, "points", tmp_path, FORMAT_LAYERED)
+    solve_layered(rs, "points", folder, upto=upto)
+    return rs, folder
+
+
+def test_another_games_layers_with_a_forged_manifest_are_refused(tmp_path):
+    # a high-ace folder whose manifest was edited to low ace (digest recomputed): the layout it
+    # lists is not the low-ace game's, so it is refused on opening, not at the first exact move
+    rs = Ruleset(cards=6, tie_rule="carry")
+    high = Ruleset(cards=6, tie_rule="carry", high_ace=True)
+    folder = default_path(rs, "points", tmp_path, FORMAT_LAYERED)
+    solve_layered(high, "points", folder, upto=3)
+    _forge(folder, lambda m: m.update(high_ace=False))
+    with pytest.raises(TableFileError, match="not the one of"):
+        low_layers(rs, tmp_path)
+    # the same for a complete table's table.json
+    full = tmp_path / "full"
+    tfolder = default_path(rs, "points", full, FORMAT_LAYERED)
+    solve_layered(high, "points", tfolder)
+    m = json.loads((tfolder / "table.json").read_text())
+    m["high_ace"] = False
+    from cardtable.solver.layers import _manifest_digest
+    from cardtable.solver.table import load_table
+
+    m["digest"] = _manifest_digest(m)
+    (tfolder / "table.json").write_text(json.dumps(m))
+    with pytest.raises(TableFileError, match="not the one of"):
+        load_table(rs, "points", full)
+
+
+def test_a_crafted_layout_with_matching_checksums_is_never_used(tmp_path):
+    # index arrays that would send the gather kernel outside its arrays (a crash, not an
+    # error) are not read at all: the layout is rebuilt from the game, and this one differs
+    import hashlib
+
+    from cardtable.solver.layers import _load_layout, sha256_file
+
+    rs, folder = _six(tmp_path)
+    lay = _load_layout(folder / "layout.npz")
+    arrs = lay.arrays()
+    arrs["skoff"] = arrs["skoff"].copy()
+    arrs["skoff"][3] = 10 ** 12
+    np.savez(folder / "layout.npz", **arrs)
+    forged = type(lay).from_arrays(arrs)
+    _forge(folder, lambda m: m.update(layout_sha256=forged.digest(),
+                                     layout_file_sha256=sha256_file(folder / "layout.npz")))
+    assert hashlib.sha256((folder / "layout.npz").read_bytes()).hexdigest() == sha256_file(folder / "layout.npz")
+    with pytest.raises(TableFileError, match="not the one of"):
+        low_layers(rs, tmp_path)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e30, 22.0])
+def test_values_outside_the_game_are_refused_even_with_matching_checksums(tmp_path, bad):
+    import hashlib
+
+    rs, folder = _six(tmp_path)  # 6 cards: no value exceeds the 21 prize points
+    layer = folder / "layer-03.f32"
+    vals = np.fromfile(layer, dtype="<f4")
+    vals[7] = bad
+    vals.astype("<f4").tofile(layer)
+    sha = hashlib.sha256(layer.read_bytes()).hexdigest()
+    _forge(folder, lambda m: m["layers"][2].update(sha256=sha))
+    with pytest.raises(TableFileError, match="values outside"):
+        low_layers(rs, tmp_path)
+
+
+def test_files_changed_after_opening_cannot_reach_the_bot(tmp_path):
+    # the low layers are read into memory once verified: a layer truncated afterwards (a bus
+    # error through a memory map) or edited in place changes nothing for this process
+    rs, folder = _six(tmp_path, upto=4)
+    src = EquilibriumSource(rs, subgame_limit=200, cache=tmp_path)
+    assert src.low_upto == 4 and src.low.path == folder
+    pos = Position(frozenset({1, 3, 4, 5, 6}), (frozenset({1, 2, 3, 5, 6}), frozenset({2, 3, 4, 5, 6})), 0)
+    before = src.strategy(pos, 5)
+    (folder / "layer-04.f32").write_bytes(b"")
+    src.sub = None
+    assert src.strategy(pos, 5) == before
+    # a complete table is memory-mapped: a layer changed in place is verified again on the next load
+    from cardtable.solver.table import load_table
+
+    full = tmp_path / "full"
+    tfolder = default_path(rs, "points", full, FORMAT_LAYERED)
+    solve_layered(rs, "points", tfolder)
+    assert load_table(rs, "points", full) is load_table(rs, "points", full)
+    data = bytearray((tfolder / "layer-05.f32").read_bytes())
+    data[9] ^= 0x10
+    (tfolder / "layer-05.f32").write_bytes(bytes(data))
+    with pytest.raises(TableFileError, match="checksum"):
+        load_table(rs, "points", full)
+
+
+def test_fewer_stored_layers_than_the_in_memory_ones_are_not_used(tmp_path):
+    rs = Ruleset(cards=9, tie_rule="carry")
+    solve_layered(rs, "points", default_path(rs, "points", tmp_path, FORMAT_LAYERED), upto=2)
+    low = low_layers(rs, tmp_path)
+    assert low.upto == 5 and low.path is None  # the 9-card game stays exact from its first move
+
+
+def test_a_dangling_manifest_link_is_refused_not_ignored(tmp_path):
+    rs = Ruleset(cards=6, tie_rule="carry")
+    folder = default_path(rs, "points", tmp_path, FORMAT_LAYERED)
+    folder.mkdir(parents=True)
+    (folder / LOW_MANIFEST).symlink_to(tmp_path / "nowhere.json")
+    with pytest.raises(TableFileError):
+        low_layers(rs, tmp_path)
+
+
+def test_cli_layers_never_loses_or_downgrades_a_table(tmp_path):
+    def run(*args):
+        r = CliRunner().invoke(app, ["solve", "-n", "6", "--cache", str(tmp_path), *args])
+        return r.exit_code, " ".join(r.output.split())
+
+    folder = default_path(Ruleset(cards=6, tie_rule="carry"), "points", tmp_path, FORMAT_LAYERED)
+    assert run("--layers", "3")[0] == 0
+    good = (folder / LOW_MANIFEST).read_bytes()
+    # a run that fails (a folder where layer 4 belongs) keeps the low layers it had
+    (folder / "layer-04.f32").mkdir()
+    code, out = run("--layers", "4")
+    assert code == 1 and "cannot write the table" in out
+    assert (folder / LOW_MANIFEST).read_bytes() == good and open_layered(folder, low=True).upto == 3
+    (folder / "layer-04.f32").rmdir()
+    # a complete table is not replaced by its low layers, and a damaged one is not said repaired
+    assert run()[0] == 0
+    code, out = run("--layers", "3", "--force")
+    assert code == 1 and "would replace it by its layers 1..3" in out
+    assert (folder / "table.json").is_file() and open_layered(folder).upto == 6
+    code, out = run("--layers", "3")
+    assert code == 0 and "already solved" in out
+    (folder / "table.json").write_text("junk")
+    code, out = run("--layers", "3")
+    assert code == 1 and "does not repair a complete table" in out
+    assert (folder / "table.json").read_text() == "junk"  # nothing changed
+    code, out = CliRunner().invoke(app, ["solve", "-n", "1", "--layers", "1", "--cache", str(tmp_path)]).exit_code, ""
+    assert code == 2
+
+
+def test_cli_refuses_to_overwrite_another_games_low_layers(tmp_path):
+    rs6, rs7 = Ruleset(cards=6, tie_rule="carry"), Ruleset(cards=7, tie_rule="carry")
+    other = default_path(rs7, "points", tmp_path, FORMAT_LAYERED)
+    solve_layered(rs7, "points", other, upto=3)
+    other.rename(default_path(rs6, "points", tmp_path, FORMAT_LAYERED))
+    r = CliRunner().invoke(app, ["solve", "-n", "6", "--layers", "3", "--cache", str(tmp_path)])
+    assert r.exit_code == 1 and "copied or renamed" in " ".join(r.output.split())
