@@ -137,6 +137,7 @@ class RoundSources:
                                     cache=self.cache, low=True)
             self._approx = src.approx or False
             self.low = src.low
+            self._source = src
         return self._approx or None
 
     def find(self, pos: Position):
@@ -151,7 +152,8 @@ class RoundSources:
         exact_now = approx is not None and pos.k <= approx.exact  # where the nash bot plays exactly
         if pos.k <= COUNT_FROM or rs.fixed_order or exact_now:
             layout = subgame_layout(rs, pos)
-            above = self.low.upto if self.low is not None else 0  # the low layers are read, not solved
+            # the low layers are read, not solved: not counted where the bot does not count them
+            above = self._source.counted_above(pos.k) if self.low is not None else 0
             if exact_now or count_games(layout, above=above) <= self.limit:
                 self.sub = solve_subgame(rs, pos, layout=layout, low=self.low)
                 return self.sub, "subgame"

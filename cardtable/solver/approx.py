@@ -38,7 +38,7 @@ from numba import njit
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .layout import Layout, SolverError, fewest_tied_prizes, top_strengths
+from .layout import Layout, SolverError, fewest_tied_prizes, games_per_layer, top_strengths
 from .position import ImpossiblePosition, Position
 from .round_subgame import solve_low_layers
 from .table import RoundStrategy, Table, count_games, full_layout, subgame_layout
@@ -313,21 +313,50 @@ def default_scale(cards: int) -> np.ndarray:
     return out
 
 
+def _symmetric_subgame(ruleset: Ruleset, k: int) -> Layout:
+    """The ``k``-card subgame of ``ruleset``'s deck with the ``k`` most valuable prizes
+    face down, both hands the ``k`` strongest cards, no pot."""
+    n = ruleset.cards
+    cards = sorted(range(1, n + 1), key=ruleset.prize_value)[n - k:]
+    hand = frozenset(sorted(range(1, n + 1), key=ruleset.strength)[n - k:])
+    return subgame_layout(ruleset, Position(frozenset(cards), (hand, hand), 0))
+
+
+@lru_cache(maxsize=64)
+def subgame_cost(ruleset: Ruleset, k: int, above: int = 0) -> tuple[int, int]:
+    """``(matrix games, work)`` of the symmetric ``k``-card subgame (:func:`_symmetric_subgame`)
+    above layer ``above``: ``work`` weighs each ``j x j`` game of layer ``j`` by ``j**2``, what
+    it costs the kernel (docs/solver.md, Speed: about 34 ns x j^2 per game)."""
+    games = games_per_layer(_symmetric_subgame(ruleset, k), above=above)
+    return sum(games), sum(g * j * j for j, g in enumerate(games, 1))
+
+
 @lru_cache(maxsize=32)
 def exact_layers(ruleset: Ruleset, limit: int = 2_000_000, above: int = 0) -> int:
     """Largest ``k`` whose exact subgame (the ``k`` most valuable prizes face down,
     no pot) needs at most ``limit`` matrix games: rounds with ``k`` or fewer cards
     per hand are solved exactly (13 cards carry-over, 2,000,000: 8, the 8-card subgame
-    needing 690,228 games once the unreachable pot states are skipped). ``above``:
-    the layers ``1..above`` are read from stored low layers and not counted
-    (:func:`cardtable.solver.round_subgame.read_low_layers`)."""
+    needing 690,228 games once the unreachable pot states are skipped).
+
+    ``above``: the layers ``1..above`` are read from stored low layers and not counted
+    (:func:`cardtable.solver.round_subgame.read_low_layers`). They move the start
+    earlier only as far as the first exact move costs no more work
+    (:func:`subgame_cost`) than it does without them: at 13 cards, layers 1..5 leave the
+    9-card subgame 39.2 million units of work against the 8-card one's 13.1 million
+    (measured 2.2 s against 0.5 s), so the start stays at 8; layers 1..6 leave 5.9 million
+    and it moves to 9 (docs/solver.md, Low layers)."""
     n = ruleset.cards
     best = 1
     for k in range(1, n + 1):
-        cards = sorted(range(1, n + 1), key=ruleset.prize_value)[n - k:]
-        hand = frozenset(sorted(range(1, n + 1), key=ruleset.strength)[n - k:])
-        pos = Position(frozenset(cards), (hand, hand), 0)
-        if count_games(subgame_layout(ruleset, pos), above=above) > limit:
+        if subgame_cost(ruleset, k)[0] > limit:
+            break
+        best = k
+    if not above:
+        return best
+    budget = subgame_cost(ruleset, best)[1]
+    for k in range(best + 1, n + 1):
+        games, work = subgame_cost(ruleset, k, above)
+        if games > limit or work > budget:
             break
         best = k
     return best

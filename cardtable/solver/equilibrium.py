@@ -60,11 +60,11 @@ _LOW: dict[tuple[int, bool], LayeredTable] = {}
 _LOW_OPENED: dict[tuple, LayeredTable] = {}
 
 #: Decks whose missing low layers are solved in memory, fewest and most cards (10 cards:
-#: 13.6 million matrix games, about 8 s; below 9 cards the whole game is one exact
+#: 13.6 million matrix games, about 6 s; below 9 cards the whole game is one exact
 #: subgame anyway), and how many layers: ``LOW_LAYERS``.
 LOW_SOLVE_MIN = 9
 LOW_SOLVE_MAX = 10
-LOW_LAYERS = 5
+LOW_LAYERS = 6
 
 
 def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | None:
@@ -165,13 +165,24 @@ class EquilibriumSource:
         """How many low layers subgame solves read (0: none)."""
         return 0 if self.low is None else self.low.upto
 
+    def counted_above(self, k: int) -> int:
+        """The low layers a subgame with ``k`` cards per hand reads without counting them
+        against ``subgame_limit``: all of them where they may move the exact start
+        (:func:`.approx.exact_layers`: not where they would make the first exact move
+        slower than it is without them), else 0."""
+        if not self.low_upto or k > exact_layers(self.ruleset, self.subgame_limit, self.low_upto):
+            return 0
+        return self.low_upto
+
     def whole_game_fits(self) -> bool:
         """True when exact subgame solving covers the game from its first move."""
         if self.ruleset.cards > 10 and not self.ruleset.fixed_order:
             return False
+        if self.low_upto:
+            return exact_layers(self.ruleset, self.subgame_limit, self.low_upto) >= self.ruleset.cards
         full = frozenset(self.ruleset.deck)
         layout = subgame_layout(self.ruleset, Position(full, (full, full)), self.objective)
-        return count_games(layout, above=self.low_upto) <= self.subgame_limit
+        return count_games(layout) <= self.subgame_limit
 
     def strategy(self, pos: Position, prize: int) -> tuple[dict[int, float], str]:
         """(player A's mix ``{card: probability}``, source) at ``pos`` with ``prize`` up.
@@ -192,7 +203,7 @@ class EquilibriumSource:
                 self.sub = None
         if self.approx is not None or pos.k <= 10 or self.ruleset.fixed_order:
             layout = subgame_layout(self.ruleset, pos, self.objective)
-            if self.approx is not None or count_games(layout, above=self.low_upto) <= self.subgame_limit:
+            if self.approx is not None or count_games(layout, above=self.counted_above(pos.k)) <= self.subgame_limit:
                 self.sub = solve_round_subgame(self.ruleset, pos, prize, self.objective, layout, self.low)
                 return self.sub.round_strategy(pos, prize).a, "subgame"
         return lookahead_strategy(self.ruleset, pos, prize), "lookahead"

@@ -478,7 +478,7 @@ class LayeredTable:
 def solve_low_in_memory(ruleset: Ruleset, upto: int) -> LayeredTable:
     """Layers ``1..upto`` of ``ruleset``'s points table solved in memory (no files): what
     ``open_layered(folder, low=True)`` reads from disk, for decks small enough to build
-    at the first move (10 cards carry-over, 5 layers: 13.6 million matrix games).
+    at the first move (10 cards carry-over, 5 layers: 13.6 million matrix games, about 6 s).
 
     Raises:
         ValueError: ``upto`` is not a layer below the top.

@@ -314,22 +314,32 @@ def count_games(layout: Layout, reach: tuple | None = None, above: int = 0) -> i
     bound for 'win', whose decided point differences need none). :func:`layer_games`
     counts every slot instead. ``above``: count layers ``k > above`` only (the lower
     ones read from stored low layers)."""
+    return sum(games_per_layer(layout, reach, above)[above:])
+
+
+def games_per_layer(layout: Layout, reach: tuple | None = None, above: int = 0) -> list[int]:
+    """The matrix games of :func:`count_games` layer by layer: item ``k - 1`` for layer
+    ``k``, 0 for the layers ``k <= above`` (not counted)."""
+    out = [0] * layout.top
     if not layout.carry:
-        return sum(layer_games(layout, k) for k in range(above + 1, layout.top + 1))
+        for k in range(above + 1, layout.top + 1):
+            out[k - 1] = layer_games(layout, k)
+        return out
     fewest, mtop, shtop = reach if reach is not None else pot_reach(layout)
-    total = 0
     for k in range(above + 1, layout.top + 1):
         jmax = kernel.most_ties_each(layout.codes[layout.code_off[k]:layout.code_off[k + 1]], mtop, shtop)
         # patterns[j]: how many patterns of the layer allow j or more ties
         patterns = np.cumsum(np.bincount(jmax, minlength=layout.top + 2)[::-1])[::-1]
+        total = 0
         for mask in layout.masks[layout.mask_off[k]:layout.mask_off[k + 1]]:
             R = layout.T - int(layout.psum[mask])
             need = fewest[mask, :R + 1]
             ok = need < len(patterns)
             diffs = 2 * (R - np.arange(R + 1)[ok]) + 1 if layout.win else 1  # the kernel's d range
             total += k * int((patterns[need[ok]] * diffs).sum())
-    return total
+        out[k - 1] = total
+    return out
 
 
-__all__ = ["Layout", "SolverError", "build_layout", "run_backward_induction", "count_games", "comb",
+__all__ = ["Layout", "SolverError", "build_layout", "run_backward_induction", "count_games", "games_per_layer", "comb",
            "pot_reach"]

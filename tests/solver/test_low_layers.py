@@ -127,29 +127,33 @@ def test_damaged_low_layers_are_refused_and_the_source_says_so(tmp_path, damage)
 
 
 def test_the_nash_source_reads_stored_low_layers_and_plays_exact_a_round_earlier(tmp_path, monkeypatch):
+    # 8 cards with a small limit stand for 13 cards with the default one: the stored layers
+    # 1..5 move the exact start from 6 to 7 cards left (the 7-card subgame above them costs
+    # less work than the 6-card one without them; layers 1..4 would not: exact_layers)
     monkeypatch.setattr(equilibrium, "LOW_SOLVE_MAX", 0)  # no in-memory low layers: the stored ones only
     limit = 40_000  # small enough that the approximation plays the first rounds of 8 cards
     plain = EquilibriumSource(RS8, subgame_limit=limit, cache=tmp_path)
     assert plain.low is None and plain.approx is not None
-    r = CliRunner().invoke(app, ["solve", "-n", "8", "--ties", "carry", "--layers", "4", "--cache", str(tmp_path)])
+    r = CliRunner().invoke(app, ["solve", "-n", "8", "--ties", "carry", "--layers", "5", "--cache", str(tmp_path)])
     assert r.exit_code == 0, r.output
     src = EquilibriumSource(RS8, subgame_limit=limit, cache=tmp_path)
-    assert src.low_upto == 4 and src.low.path is not None
-    assert src.approx.exact == exact_layers(RS8, limit, 4) > plain.approx.exact == exact_layers(RS8, limit)
+    assert src.low_upto == 5 and src.low.path is not None
+    assert src.approx.exact == exact_layers(RS8, limit, 5) > plain.approx.exact == exact_layers(RS8, limit)
     k = src.approx.exact  # the first round played exactly with the low layers, approximately without
     pos = Position(frozenset(range(9 - k, 9)), (frozenset(range(9 - k, 9)),) * 2, 0)
     assert plain.strategy(pos, 8)[1] == "approximation"
     mix, source = src.strategy(pos, 8)
-    assert source == "subgame" and src.sub.stats["low_layers"] == 4
+    assert source == "subgame" and src.sub.stats["low_layers"] == 5
     want = solve(RS8).round_strategy(pos, 8)
     assert mix == pytest.approx(want.a, abs=1e-5)
 
 
 def test_nine_cards_carry_over_are_played_exactly_from_the_first_move():
-    # layers 1..5 solved in memory leave about 1.04 million games above them: within the
-    # default limit, so the whole 9-card game is an exact subgame (exploitability 0)
+    # layers 1..6 solved in memory leave 120,177 games above them (5.9 million units of work,
+    # less than the 8-card subgame's 12.7 million without them): the whole 9-card game is an
+    # exact subgame (exploitability 0)
     src = EquilibriumSource(Ruleset(cards=9, tie_rule="carry"))
-    assert src.low_upto == 5 and src.approx is None and src.whole_game_fits()
+    assert src.low_upto == 6 and src.approx is None and src.whole_game_fits()
     assert "whole game is solved at the first move" in src.note()
 
 
@@ -196,7 +200,7 @@ def test_analysis_plays_exact_where_the_bot_does_and_matches_the_bot(tmp_path):
         mixes.append((nash.policy(view), nash.last_source))
         game.play([nash.act(view), other.act(game.view(1))])
     rounds = analyze_game(game, cache=tmp_path)
-    # 10 cards: one approximate round, then exact from 9 cards left (low layers 1..5 in memory)
+    # 10 cards: one approximate round, then exact from 9 cards left (low layers 1..6 in memory)
     assert [r.source for r in rounds[:3]] == ["approximation", "subgame", "subgame"]
     assert [s for _, s in mixes[:3]] == ["approximation", "subgame", "subgame"]
     for r, (mix, _) in zip(rounds, mixes):  # the coach shows the mixes the bot plays
@@ -333,7 +337,7 @@ def test_fewer_stored_layers_than_the_in_memory_ones_are_not_used(tmp_path):
     rs = Ruleset(cards=9, tie_rule="carry")
     solve_layered(rs, "points", default_path(rs, "points", tmp_path, FORMAT_LAYERED), upto=2)
     low = low_layers(rs, tmp_path)
-    assert low.upto == 5 and low.path is None  # the 9-card game stays exact from its first move
+    assert low.upto == 6 and low.path is None  # the 9-card game stays exact from its first move
 
 
 def test_a_dangling_manifest_link_is_refused_not_ignored(tmp_path):
@@ -381,3 +385,21 @@ def test_cli_refuses_to_overwrite_another_games_low_layers(tmp_path):
     other.rename(default_path(rs6, "points", tmp_path, FORMAT_LAYERED))
     r = CliRunner().invoke(app, ["solve", "-n", "6", "--layers", "3", "--cache", str(tmp_path)])
     assert r.exit_code == 1 and "copied or renamed" in " ".join(r.output.split())
+
+
+def test_low_layers_never_make_the_first_exact_move_slower():
+    # exact_layers moves the start only as far as the subgame's work above the low layers stays
+    # within the work of the first exact subgame without them
+    from cardtable.solver.approx import subgame_cost
+
+    for n in (9, 13):
+        rs = Ruleset(cards=n, tie_rule="carry")
+        base = exact_layers(rs)
+        assert base == 8
+        for above in (4, 5, 6):
+            k = exact_layers(rs, above=above)
+            assert subgame_cost(rs, k, above)[1] <= subgame_cost(rs, base)[1]
+            if k < n:  # the next round would cost more
+                nxt = subgame_cost(rs, k + 1, above)
+                assert nxt[0] > 2_000_000 or nxt[1] > subgame_cost(rs, base)[1]
+        assert exact_layers(rs, above=5) == 8 and exact_layers(rs, above=6) == 9
