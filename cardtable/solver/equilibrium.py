@@ -40,8 +40,8 @@ from .approx import CarryApproximation, approx_value_array, exact_layers
 from .position import ImpossiblePosition, Position, check_supported
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
 from .round_subgame import solve_round_subgame
-from .table import (FORMAT_LAYERED, Table, check_table_matches, count_games, default_path, load_table, solve,
-                    subgame_layout)
+from .table import (FORMAT_LAYERED, Table, unchanged_key, check_table_matches, count_games, default_path,
+                    load_table, solve, subgame_layout)
 
 #: Words for each source, for front ends.
 SOURCE_TEXT = {"table": "solved table", "subgame": "exact subgame solution",
@@ -70,8 +70,8 @@ LOW_LAYERS = 6
 def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | None:
     """The low layers of ``ruleset``'s carry-over points table (shuffled prizes): from
     the cache folder when ``cardtable solve --cards N --ties carry --layers K`` wrote
-    them (``low-layers.json`` in the table's folder; verified and read into memory once
-    per process), else solved in memory when ``LOW_SOLVE_MIN <= cards <= LOW_SOLVE_MAX``
+    them (``low-layers.json`` in the table's folder; memory-mapped, verified once per
+    process while no file of it changes), else solved in memory when ``LOW_SOLVE_MIN <= cards <= LOW_SOLVE_MAX``
     (layers ``1..LOW_LAYERS``, kept for the process; also when fewer layers are stored),
     else None.
 
@@ -84,10 +84,9 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
     in_memory = LOW_SOLVE_MIN <= rs.cards <= LOW_SOLVE_MAX
     stored = None
     if manifest.exists() or manifest.is_symlink():  # a dangling link is refused, not ignored
-        st = manifest.stat() if manifest.exists() else None
-        opened = (str(manifest.resolve()), st and st.st_mtime_ns, st and st.st_size, rs)
-        if opened not in _LOW_OPENED:  # verified once per process while unchanged (bots are made per game)
-            low = open_layered(folder, low=True)  # read into memory: later changes of the files do not reach it
+        opened = unchanged_key(manifest, rs, "points") if manifest.exists() else None
+        if opened is None or opened not in _LOW_OPENED:  # verified once per process while unchanged
+            low = open_layered(folder, low=True)
             check_table_matches(low, rs, "points")
             _LOW_OPENED.clear()
             _LOW_OPENED[opened] = low

@@ -570,17 +570,10 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
             raise TableFileError(f"{path}: " + (f"{size} bytes" if size >= 0 else "missing or not a regular file")
                                  + f", the table promises {4 * rec['count']} bytes "
                                  "(missing, truncated or damaged); re-run `cardtable solve`")
-        if low:  # small: read into memory, so that a later change of the file cannot reach this process
-            data = path.read_bytes()
-            if len(data) != size or (verify and hashlib.sha256(data).hexdigest() != rec["sha256"]):
-                raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); "
-                                     "re-run `cardtable solve`")
-            arr = np.frombuffer(data, dtype="<f4")
-        else:
-            if verify and sha256_file(path) != rec["sha256"]:
-                raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); "
-                                     "re-run `cardtable solve`")
-            arr = np.memmap(path, dtype="<f4", mode="r") if rec["count"] else np.zeros(0, np.float32)
+        if verify and sha256_file(path) != rec["sha256"]:
+            raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); "
+                                 "re-run `cardtable solve`")
+        arr = np.memmap(path, dtype="<f4", mode="r") if rec["count"] else np.zeros(0, np.float32)
         if verify and not _values_in_range(arr, bound):
             raise TableFileError(f"{path}: values outside -{bound:g}..{bound:g} (the file is damaged or "
                                  "forged); re-run `cardtable solve`")

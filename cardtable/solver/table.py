@@ -593,7 +593,7 @@ def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None =
         opener = open_table
     else:
         return None  # not solved (or a layered solve still under way / interrupted)
-    key = _unchanged_key(path, ruleset, objective)
+    key = unchanged_key(path, ruleset, objective)
     if key in _OPENED:  # verified before, unchanged since: share the mapping
         return _OPENED[key]
     table = opener(path.parent if opener is open_layered else path, verify=verify)
@@ -604,11 +604,13 @@ def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None =
     return table
 
 
-def _unchanged_key(path: Path, ruleset: Ruleset, objective: str) -> tuple:
+def unchanged_key(path: Path, ruleset: Ruleset, objective: str) -> tuple:
     """What must stay the same for a verified table to be reused: the table file's (or
-    ``table.json``'s) path, modification time and size, and those of every layer file of
-    a format-2 folder (a layer edited or truncated in place is verified again)."""
-    files = [path] + (sorted(path.parent.glob("layer-*.f32")) if path.name == "table.json" else [])
+    ``table.json``'s, ``low-layers.json``'s) path, modification time and size, and those of
+    every layer file of a format-2 folder (a layer edited or truncated in place is verified
+    again at the next load)."""
+    layered = path.name in ("table.json", "low-layers.json")
+    files = [path] + (sorted(path.parent.glob("layer-*.f32")) if layered else [])
     return (str(path.resolve()), ruleset, objective,
             tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files))
 

@@ -308,20 +308,23 @@ def test_values_outside_the_game_are_refused_even_with_matching_checksums(tmp_pa
         low_layers(rs, tmp_path)
 
 
-def test_files_changed_after_opening_cannot_reach_the_bot(tmp_path):
-    # the low layers are read into memory once verified: a layer truncated afterwards (a bus
-    # error through a memory map) or edited in place changes nothing for this process
+def test_files_changed_after_opening_are_verified_again(tmp_path):
+    # layers are memory-mapped (13 cards, layers 1..6: 1.6 GiB) and verified once per process
+    # while unchanged; a layer edited in place afterwards is verified again at the next load
+    # (before: reused through the old map, wrong mixes without an error)
+    from cardtable.solver.table import load_table
+
     rs, folder = _six(tmp_path, upto=4)
     src = EquilibriumSource(rs, subgame_limit=200, cache=tmp_path)
     assert src.low_upto == 4 and src.low.path == folder
-    pos = Position(frozenset({1, 3, 4, 5, 6}), (frozenset({1, 2, 3, 5, 6}), frozenset({2, 3, 4, 5, 6})), 0)
-    before = src.strategy(pos, 5)
-    (folder / "layer-04.f32").write_bytes(b"")
-    src.sub = None
-    assert src.strategy(pos, 5) == before
-    # a complete table is memory-mapped: a layer changed in place is verified again on the next load
-    from cardtable.solver.table import load_table
-
+    assert low_layers(rs, tmp_path) is src.low  # unchanged: shared
+    layer = folder / "layer-04.f32"
+    data = bytearray(layer.read_bytes())
+    data[9] ^= 0x10
+    layer.write_bytes(bytes(data))
+    with pytest.raises(TableFileError, match="checksum"):
+        low_layers(rs, tmp_path)
+    # the same for a complete table
     full = tmp_path / "full"
     tfolder = default_path(rs, "points", full, FORMAT_LAYERED)
     solve_layered(rs, "points", tfolder)
