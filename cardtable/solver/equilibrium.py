@@ -254,9 +254,12 @@ class EquilibriumSource:
         if self.low is not None:
             where = "stored" if self.low.path is not None else "solved at the first move"
             return f" (with the low layers 1..{self.low.upto}, {where})"
-        return (f"; `cardtable solve --cards {self.ruleset.cards} --ties carry --layers {LOW_LAYERS}` "
-                f"(a one-time build of the low layers) makes it exact from "
-                f"{exact_layers(self.ruleset, self.subgame_limit, LOW_LAYERS)} cards left")
+        upto = min(LOW_LAYERS, self.ruleset.cards - 1)
+        start = exact_layers(self.ruleset, self.subgame_limit, upto)
+        if self.approx is None or start <= self.approx.exact:
+            return ""
+        return (f"; `cardtable solve --cards {self.ruleset.cards} --ties carry --layers {upto}` "
+                f"(a one-time build of the low layers) makes it exact from {start} cards left")
 
     def best_response_values(self):
         """``(layout, values)`` of the full game that this source's mixes are the

@@ -81,7 +81,7 @@ def test_nash_names_the_approximation_in_the_standard_game_shape():
     bot = NashBot(seed=1, subgame_limit=20_000)  # the whole 7-card game does not fit: approximate
     bot.new_game(rs, 0)
     assert "CARRY-OVER APPROXIMATION" in bot.fallback_note
-    assert "--layers 5` (a one-time build of the low layers) makes it exact from" in bot.fallback_note
+    assert "--layers 6` (a one-time build of the low layers) makes it exact from" in bot.fallback_note
     game = Game(rs, seed=2)
     other = load_bot("goofspiel", "heuristic")
     other.new_game(rs, 1)
