@@ -56,7 +56,8 @@ SOLVE_DISCARD_MAX = 10
 
 #: Low layers solved in memory in this process, by (cards, high ace).
 _LOW: dict[tuple[int, bool], LayeredTable] = {}
-#: The stored low layers verified last, by (manifest path, its mtime and size, ruleset).
+#: The stored low layers verified last, by :func:`.table.unchanged_key` (the manifest's and
+#: every layer file's modification time and size).
 _LOW_OPENED: dict[tuple, LayeredTable] = {}
 
 #: Decks whose missing low layers are solved in memory, fewest and most cards (10 cards:
@@ -71,9 +72,9 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
     """The low layers of ``ruleset``'s carry-over points table (shuffled prizes): from
     the cache folder when ``cardtable solve --cards N --ties carry --layers K`` wrote
     them (``low-layers.json`` in the table's folder; memory-mapped, verified once per
-    process while no file of it changes), else solved in memory when ``LOW_SOLVE_MIN <= cards <= LOW_SOLVE_MAX``
-    (layers ``1..LOW_LAYERS``, kept for the process; also when fewer layers are stored),
-    else None.
+    process while no file of it changes), else solved in memory when
+    ``LOW_SOLVE_MIN <= cards <= LOW_SOLVE_MAX`` (layers ``1..LOW_LAYERS``, kept for the
+    process; also when fewer layers are stored), else None.
 
     Raises:
         TableFileError: the low layers in the cache folder are damaged, or another
@@ -82,7 +83,6 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
     folder = default_path(rs, "points", cache, FORMAT_LAYERED)
     manifest = folder / LOW_MANIFEST
     in_memory = LOW_SOLVE_MIN <= rs.cards <= LOW_SOLVE_MAX
-    stored = None
     if manifest.exists() or manifest.is_symlink():  # a dangling link is refused, not ignored
         opened = unchanged_key(manifest, rs, "points") if manifest.exists() else None
         if opened is None or opened not in _LOW_OPENED:  # verified once per process while unchanged
