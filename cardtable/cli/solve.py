@@ -434,9 +434,10 @@ def _layer_backend(backend: str, threads: int, workers: int):
 
 
 def _remove_old_records(folder: Path) -> None:
-    """``--force``: delete the records of a finished table (``table.json``, ``low-layers.json``,
-    ``layer-*.json``) so that every layer is solved again; refused in one line, before anything is deleted,
-    when one of them (or the folder) is of the wrong kind."""
+    """``--force``: delete the records of a finished table (``table.json``,
+    ``low-layers.json``, ``layer-*.json``) so that every layer is solved again; refused in
+    one line, before anything is deleted, when one of them (or the folder) is of the
+    wrong kind."""
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         fail(f"cannot write the table in {folder}: it is not a folder; remove it", 1)
     if not folder.exists():
@@ -530,7 +531,6 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     backend ``be`` and report (``upto``: only the low layers ``1..upto``)."""
     from cardtable.solver import SolverError
     from cardtable.solver.layers import lean_layout, open_layered, solve_layered
-
     from cardtable.solver.lean import reachable_games
 
     lay = lean_layout(rs, objective)
@@ -554,7 +554,7 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     table = open_layered(folder, low=upto is not None)
     size = sum(p.stat().st_size for p in folder.iterdir())
     if upto is not None:
-        low = sum(p.stat().st_size for p in folder.glob("layer-*.f32"))
+        low = sum((folder / f"layer-{k:02d}.f32").stat().st_size for k in range(1, upto + 1))
         again = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
         typer.echo(f"solved layers 1..{upto}: {st['positions']:,} positions, {st['games']:,} matrix games in "
                    f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{again})")
