@@ -65,14 +65,8 @@ FEATURES = {3: {"pot0": ["D", "D*shared/k", "top*R/k", "rankdiff*R/k^2", "D*|D|/
 @njit(cache=True)
 def _model_values(k, codes, masks, pots, pot_model, pval, T, lcodes, code_off, lmasks, mask_off,
                   rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, out):
-    M = np.empty((k, k))
-    tab = np.empty((k + 1, 2 * k + 1))
-    basis = np.empty(k, dtype=np.int64)
-    x = np.empty(k)
-    y = np.empty(k)
-    cidx = np.zeros((k, k), dtype=np.int64)
-    csign = np.ones((k, k), dtype=np.int64)
-    outc = np.zeros((k, k), dtype=np.int64)
+    M, tab, basis, x, y, _ = kernel.game_workspace(k)
+    cidx, csign, outc = kernel.children_workspace(k)
     for s in range(len(codes)):
         out[s] = approx_value(k, codes[s], masks[s], pots[s], pval, T, lcodes, code_off, lmasks,
                               mask_off, rank_of_mask, psum, base, base_off, val_off, dvals, scale,
@@ -82,14 +76,8 @@ def _model_values(k, codes, masks, pots, pot_model, pval, T, lcodes, code_off, l
 @njit(cache=True)
 def _x2_values(k, codes, masks, pots, pval, T, lcodes, code_off, rank_of_mask, psum, base, base_off,
                val_off, dvals, scale, out):
-    M = np.empty((k, k))
-    tab = np.empty((k + 1, 2 * k + 1))
-    basis = np.empty(k, dtype=np.int64)
-    x = np.empty(k)
-    y = np.empty(k)
-    cidx = np.zeros((k, k), dtype=np.int64)
-    csign = np.ones((k, k), dtype=np.int64)
-    outc = np.zeros((k, k), dtype=np.int64)
+    M, tab, basis, x, y, _ = kernel.game_workspace(k)
+    cidx, csign, outc = kernel.children_workspace(k)
     for s in range(len(codes)):
         out[s] = next_round_value(k, codes[s], masks[s], pots[s], pval, T, lcodes, code_off,
                                   rank_of_mask, psum, base, base_off, val_off, dvals, scale, True,

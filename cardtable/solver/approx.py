@@ -186,9 +186,7 @@ def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, 
     rows = the cards of the player whose hand is A in ``code`` (any orientation),
     low to high; prize index ``p`` turned up in subset ``mask``; ``pot`` carried.
     Returns False if a child pattern is missing."""
-    cidx = np.zeros((k, k), dtype=np.int64)
-    csign = np.ones((k, k), dtype=np.int64)
-    outc = np.zeros((k, k), dtype=np.int64)
+    cidx, csign, outc = kernel.children_workspace(k)
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
         return False
     kc = k - 1
@@ -228,14 +226,8 @@ def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_o
     have played; :func:`cardtable.solver.layout.fewest_tied_prizes`)."""
     npat = code_off[k + 1] - code_off[k]
     nsub = mask_off[k + 1] - mask_off[k]
-    M = np.empty((k, k))
-    tab = np.empty((k + 1, 2 * k + 1))
-    basis = np.empty(k, dtype=np.int64)
-    x = np.empty(k)
-    y = np.empty(k)
-    cidx = np.zeros((k, k), dtype=np.int64)
-    csign = np.ones((k, k), dtype=np.int64)
-    outc = np.zeros((k, k), dtype=np.int64)
+    M, tab, basis, x, y, _ = kernel.game_workspace(k)
+    cidx, csign, outc = kernel.children_workspace(k)
     for pi in range(npat):
         code = codes[code_off[k] + pi]
         jmax = kernel.most_ties(code, mtop, mtop)  # a whole game: both start with every strength

@@ -83,8 +83,8 @@ def folder_name(ruleset: Ruleset, objective: str) -> str:
     return f"gops-n{ruleset.cards}-{ruleset.tie_rule}-{objective}-{ace}.v{FORMAT_VERSION}"
 
 
-def sha256_file(path: Path) -> str:
-    """SHA-256 of a file, streamed in 16 MiB chunks."""
+def sha256_file(path: Path, each: Callable[[bytes], None] | None = None) -> str:
+    """SHA-256 of a file, streamed in 16 MiB chunks (each also passed to ``each``)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while True:
@@ -92,6 +92,8 @@ def sha256_file(path: Path) -> str:
             if not b:
                 break
             h.update(b)
+            if each is not None:
+                each(b)
     return h.hexdigest()
 
 
@@ -592,18 +594,14 @@ def _game_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
 def _check_layer_file(path: Path, bound: float) -> tuple[str, bool]:
     """(SHA-256 of a layer file, whether no value is infinite or larger than ``bound`` in
     size; NaN marks a state no game reaches), in one pass of 16 MiB chunks."""
-    h = hashlib.sha256()
-    ok = True
-    with open(path, "rb") as f:
-        while True:
-            b = f.read(_CHUNK)
-            if not b:
-                break
-            h.update(b)
-            if ok and len(b) >= 4:
-                v = np.abs(np.nan_to_num(np.frombuffer(b, dtype="<f4", count=len(b) // 4), nan=0.0))
-                ok = bool(v.max() <= bound * (1 + 1e-6) + 1e-6)
-    return h.hexdigest(), ok
+    ok = [True]
+
+    def in_range(b: bytes) -> None:
+        if ok[0] and len(b) >= 4:
+            v = np.abs(np.nan_to_num(np.frombuffer(b, dtype="<f4", count=len(b) // 4), nan=0.0))
+            ok[0] = bool(v.max() <= bound * (1 + 1e-6) + 1e-6)
+
+    return sha256_file(path, in_range), ok[0]
 
 
 def _is_int(x) -> bool:

@@ -247,9 +247,7 @@ def children(code: int, k: int, L: Layout) -> tuple[np.ndarray, np.ndarray, np.n
     Raises:
         SolverError: a child is missing from the layout (damaged or foreign table).
     """
-    cidx = np.zeros((k, k), dtype=np.int64)
-    csign = np.ones((k, k), dtype=np.int64)
-    outc = np.zeros((k, k), dtype=np.int64)
+    cidx, csign, outc = kernel.children_workspace(k)
     if not kernel.pattern_children(code, k, L.codes, L.code_off, cidx, csign, outc):
         raise SolverError("child position missing from the table layout")
     return cidx, csign, outc
