@@ -131,7 +131,7 @@ def register(app: typer.Typer) -> None:
         path = default_path(rs, objective, cache)
         with _table_lock(folder, path):  # one solve per table at a time (--force deletes first)
             if layers is not None:
-                _check_before_low_layers(rs, objective, cache, folder, path, force, layers)
+                _check_before_low_layers(rs, objective, folder, path, force, layers)
             if ((folder / "table.json").exists() or path.exists()) and not force:
                 from cardtable.solver.table import TableFileError, TableMismatchError
 
@@ -140,17 +140,18 @@ def register(app: typer.Typer) -> None:
                 except TableMismatchError as exc:
                     fail(str(exc), 1)
                 except TableFileError as exc:  # solve again what is missing or damaged (format 2: those layers)
+                    if layers is not None:
+                        fail(f"{shown(exc)}: --layers does not repair a complete table; run the same command "
+                             "without --layers", 1)
                     err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
                 else:
                     typer.echo(f"already solved: {table.path} (use --force to solve again)")
                     _print_value(table, rs)
                     return
             try:
-                needs = estimate_solve(rs, objective)
+                needs = estimate_solve(rs, objective, layers)
             except UnsupportedRuleset as exc:
                 fail(str(exc))
-            if layers is not None:
-                needs = _low_needs(rs, objective, needs, layers)
             cores = workers if backend == "ray" else threads
             gib = 2 ** 30
             if table_format == 1:
@@ -474,12 +475,11 @@ def _table_lock(folder: Path, path: Path):
         fail(f"cannot lock the table in {real.parent}: {exc.strerror or exc}", 1)
 
 
-def _check_before_low_layers(rs, objective: str, cache: Path, folder: Path, path: Path, force: bool,
-                             upto: int) -> None:
+def _check_before_low_layers(rs, objective: str, folder: Path, path: Path, force: bool, upto: int) -> None:
     """``--layers``: refuse, in one line and before anything is written, to replace a
-    complete table by its low layers (``--force``), to leave a damaged complete table as it
-    is while saying it was solved, or to overwrite another game's low layers found under
-    this game's name; damaged low layers are solved again (with a warning)."""
+    complete table by its low layers (``--force``; a damaged complete table is refused by
+    the caller) or to overwrite another game's low layers found under this game's name;
+    damaged low layers are solved again (with a warning)."""
     from cardtable.solver.layers import LOW_MANIFEST, open_layered
     from cardtable.solver.table import TableFileError, TableMismatchError, check_table_matches
 
@@ -488,14 +488,7 @@ def _check_before_low_layers(rs, objective: str, cache: Path, folder: Path, path
             fail(f"a complete table is in the cache folder ({folder if (folder / 'table.json').exists() else path}); "
                  f"--force --layers {upto} would replace it by its layers 1..{upto}: drop --layers to solve "
                  "the whole table again, or delete it first", 1)
-        try:
-            _table_or_none(rs, objective, cache, damaged_ok=True)
-        except TableMismatchError as exc:
-            fail(str(exc), 1)
-        except TableFileError as exc:
-            fail(f"{shown(exc)}: --layers does not repair a complete table; run the same command without "
-                 "--layers", 1)
-        return  # complete and sound: reported as already solved
+        return  # the caller reports it as already solved, or refuses it if damaged
     manifest = folder / LOW_MANIFEST
     if force or not (manifest.exists() or manifest.is_symlink()):
         return
@@ -507,33 +500,14 @@ def _check_before_low_layers(rs, objective: str, cache: Path, folder: Path, path
         err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
 
 
-def _low_needs(rs, objective: str, needs, upto: int):
-    """``needs`` (the whole solve's estimate) scaled to layers ``1..upto``: games, disk
-    and time in proportion to the games of those layers (:func:`reachable_games`)."""
-    import dataclasses
-
-    from cardtable.solver.estimate import BASE_MEMORY
-    from cardtable.solver.layers import lean_layout
-    from cardtable.solver.lean import reachable_games
-
-    lay = lean_layout(rs, objective)
-    counts = [reachable_games(lay, k) for k in range(1, upto + 1)]
-    games = sum(g for _, g in counts)
-    f = games / max(1, needs.games)
-    top_two = lay.layer_size(upto) + (lay.layer_size(upto - 1) if upto > 1 else 0)  # read + written
-    return dataclasses.replace(needs, games=games, positions=sum(p for p, _ in counts),
-                               disk_bytes=4 * sum(lay.layer_size(k) for k in range(1, upto + 1)),
-                               memory_bytes=4 * top_two + BASE_MEMORY, cpu_seconds=needs.cpu_seconds * f)
-
-
 def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optional[int] = None) -> None:
     """Solve into a layered table folder (resuming finished layers) with the layer
     backend ``be`` and report (``upto``: only the low layers ``1..upto``)."""
     from cardtable.solver import SolverError
-    from cardtable.solver.layers import lean_layout, open_layered, solve_layered
+    from cardtable.solver.layers import game_layout, open_layered, solve_layered
     from cardtable.solver.lean import reachable_games
 
-    lay = lean_layout(rs, objective)
+    lay = game_layout(rs, objective)  # the one the estimate built
     per_layer: dict[int, int] = {}  # the games of each layer that the solve plays (as the total)
     with progress_bar("solving (matrix games)", total=games) as advance:
 

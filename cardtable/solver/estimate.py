@@ -90,19 +90,20 @@ def _dur(hours: float) -> str:
 
 
 @lru_cache(maxsize=16)
-def estimate_solve(ruleset: Ruleset, objective: str = "points") -> SolveNeeds:
-    """Sizes and cost of solving the whole game of ``ruleset`` (format 2).
+def estimate_solve(ruleset: Ruleset, objective: str = "points", upto: int | None = None) -> SolveNeeds:
+    """Sizes and cost of solving the whole game of ``ruleset`` (format 2), or with
+    ``upto`` only its layers ``1..upto`` (the low layers, ``cardtable solve --layers``).
 
     Raises:
         UnsupportedRuleset, ValueError: as :func:`cardtable.solver.layers.lean_layout`.
     """
-    from .layers import lean_layout
-
+    from .layers import game_layout
     from .lean import reachable_games
 
-    lay = lean_layout(ruleset, objective)
-    sizes = [lay.layer_size(k) for k in range(lay.top + 1)]  # slots on disk, skipped states too
-    solved = [reachable_games(lay, k) for k in range(lay.top + 1)]  # (positions, games)
+    lay = game_layout(ruleset, objective)
+    top = lay.top if upto is None else min(upto, lay.top)
+    sizes = [lay.layer_size(k) for k in range(top + 1)]  # slots on disk, skipped states too
+    solved = [reachable_games(lay, k) for k in range(top + 1)]  # (positions, games)
     games = sum(g for _, g in solved)
     cpu = sum(g * NS_PER_GAME_K2 * k * k for k, (_, g) in enumerate(solved)) * 1e-9
     read = max(sizes[:-1]) if len(sizes) > 1 else 0  # layer k - 1 is read while k is written

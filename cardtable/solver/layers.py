@@ -551,7 +551,7 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
     rs = Ruleset(cards=manifest["cards"], tie_rule=manifest["tie_rule"], high_ace=manifest["high_ace"])
     # The index arrays are rebuilt from the game the manifest names, never taken from the file:
     # a layout of another game, or one crafted with matching checksums, cannot steer a kernel.
-    lay = _game_layout(rs, manifest["objective"])
+    lay = game_layout(rs, manifest["objective"])
     if lay.digest() != manifest["layout_sha256"]:
         raise TableFileError(f"{folder}: its layout is not the one of {rs.describe()} (objective "
                              f"{manifest['objective']}): damaged or another table's; re-run `cardtable solve`")
@@ -586,8 +586,9 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
 
 
 @lru_cache(maxsize=2)
-def _game_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
-    """:func:`lean_layout`, kept for the tables opened next (13 cards: 2.7 s to build)."""
+def game_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
+    """:func:`lean_layout`, kept for the next caller (13 cards: 2.7 s to build): the
+    estimate, the solve and the tables opened next read the same one."""
     return lean_layout(ruleset, objective)
 
 
