@@ -148,12 +148,13 @@ class EquilibriumSource:
         self.approx: CarryApproximation | None = None
         #: the full game's low layers, read by every subgame solve (carry-over, points)
         self.low: LayeredTable | None = None
-        if (self.table is None and (use_table if low is None else low) and not ruleset.fixed_order
-                and objective == "points" and ruleset.tie_rule == "carry" and not self.whole_game_fits()):
+        carry_points = (self.table is None and objective == "points" and ruleset.tie_rule == "carry"
+                        and not ruleset.fixed_order)
+        fits = carry_points and self.whole_game_fits()
+        if carry_points and (use_table if low is None else low) and not fits:
             self.low = low_layers(ruleset, cache)
-        if (self.table is None and approximation and objective == "points"
-                and ruleset.tie_rule == "carry" and not ruleset.fixed_order
-                and not self.whole_game_fits()):
+            fits = self.low is not None and self.whole_game_fits()  # they may make the whole game fit
+        if carry_points and approximation and not fits:
             discard = discard_table(ruleset, cache)
             if discard is not None:
                 self.approx = CarryApproximation(ruleset, discard,

@@ -162,6 +162,23 @@ def read_low_layers(lay: Layout, low, top: int, out: np.ndarray) -> None:
             raise SolverError(f"layer {k}: a pattern of the subgame is missing from the low layers")
 
 
+def solve_reading_low_layers(lay: Layout, top: int, low=None) -> tuple[np.ndarray, np.ndarray, int]:
+    """Exact values of layers ``1..top`` of the subgame layout ``lay`` in a new array, the
+    layers below its top read from ``low`` (:func:`read_low_layers`; carry-over, points;
+    ``None``: none read) and the rest solved (:func:`solve_low_layers`). Returns
+    ``(values, the kernel's stats, layers read)``.
+
+    Raises:
+        SolverError: as :func:`read_low_layers` and :func:`solve_low_layers`.
+    """
+    values = np.full(lay.size, np.nan)
+    read = 0
+    if low is not None and lay.carry and not lay.win:
+        read = min(low.upto, lay.top - 1)
+        read_low_layers(lay, low, read, values)
+    return values, solve_low_layers(lay, top, values, read + 1), read
+
+
 def solve_round_subgame(ruleset: Ruleset, pos: Position, prize: int, objective: str = "points",
                         layout: Layout | None = None, low=None) -> Table:
     """Solve the positions reachable from ``pos`` once ``prize`` is turned up.
@@ -183,16 +200,11 @@ def solve_round_subgame(ruleset: Ruleset, pos: Position, prize: int, objective: 
     if prize not in cards:
         raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(cards)}")
     lay = restrict_to_prize(layout, cards.index(prize))
-    values = np.full(lay.size, np.nan)
-    read = 0
-    if low is not None and objective == "points" and lay.carry:
-        read = min(low.upto, lay.top - 1)
-        read_low_layers(lay, low, read, values)
-    stats = solve_low_layers(lay, lay.top - 1, values, read + 1)
+    values, stats, read = solve_reading_low_layers(lay, lay.top - 1, low)
     return Table(ruleset, objective, lay, values, cards,
                  {"games": int(stats[0]), "positions": int(stats[1]), "max_gap": float(stats[2]),
                   "low_layers": read})
 
 
 __all__ = ["read_low_layers", "restrict_to_prize", "round_subgame_games", "solve_low_layers",
-           "solve_round_subgame"]
+           "solve_reading_low_layers", "solve_round_subgame"]

@@ -348,13 +348,10 @@ def solve_subgame(ruleset: Ruleset, pos: Position, objective: str = "points",
     if layout is None:
         layout = subgame_layout(ruleset, pos, objective)
     if low is not None and objective == "points" and layout.carry and layout.top > 1:
-        from .round_subgame import read_low_layers, solve_low_layers
+        from .round_subgame import solve_reading_low_layers
 
         t0 = time.perf_counter()
-        read = min(low.upto, layout.top - 1)
-        values = np.full(layout.size, np.nan)
-        read_low_layers(layout, low, read, values)
-        st = solve_low_layers(layout, layout.top, values, read + 1)
+        values, st, read = solve_reading_low_layers(layout, layout.top, low)
         stats = {"games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
                  "seconds": time.perf_counter() - t0, "low_layers": read}
         return Table(ruleset, objective, layout, values, layout.extra["prize_cards"], stats)
