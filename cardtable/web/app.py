@@ -40,13 +40,14 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from .coach import register as register_coach
 from .games import ADAPTERS, ActionError, SettingsError, get_adapter
 from .limits import Limits
 from .protocol import FLOOD_CLOSE_CODE, POLICY_CLOSE_CODE, ProtocolError, RateLimiter, error, parse_message, seat_label
-from .rooms import Connection, CredentialError, Hub, QuotaError, Room, new_seed
+from .rooms import Connection, CredentialError, Hub, QuotaError, Room, cut_id, new_seed
 from .schema import CREATE_ROOM, INVITE, SETTINGS_BODY, Act, Join, Next, Ping, SchemaError, validate_json
 from .storage import StorageError, Store
 
@@ -166,7 +167,7 @@ def create_app(
         if resumed:
             log.info("resumed %d unfinished room(s) from %s", resumed, store.path)
         loop = asyncio.get_running_loop()
-        tasks = [loop.create_task(_checkpoints(store)), loop.create_task(_sweeps(hub))]
+        tasks = [loop.create_task(_checkpoints(store)), loop.create_task(_sweeps(hub, analyses))]
         # long-lived objects (modules, loaded rooms) leave the cyclic GC's view, and
         # young collections run less often: full collections over a big heap paused
         # the event loop for 100+ ms under load (bench/server.py)
@@ -181,6 +182,7 @@ def create_app(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        analyses.close()
         hub.close()
         store.close()
 
@@ -196,8 +198,17 @@ def create_app(
             where = ".".join(str(x) for x in e.get("loc", ()) if x not in ("query", "path", "body"))
             problems.append(f"{where or 'request'}: {e.get('msg', 'invalid')}")
         return JSONResponse({"error": "bad request: " + "; ".join(problems)[:400]}, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        # Starlette's own answers (an unmatched route, a method a route does not take, a missing
+        # static file) in the project's format, never echoing more than 64 characters of the path
+        what = {404: "no such page", 405: "method not allowed"}.get(exc.status_code, str(exc.detail))
+        return JSONResponse({"error": f"{what}: {request.method} {cut_id(request.url.path)}"},
+                            status_code=exc.status_code, headers=exc.headers)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    register_coach(app, hub, STATIC)  # /analysis/{room} and its JSON (cardtable/web/coach.py)
+    analyses = register_coach(app, hub, STATIC)  # /analysis/{room} and its JSON (cardtable/web/coach.py)
+    app.state.analyses = analyses
 
     def refused(exc: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=status)
@@ -214,7 +225,7 @@ def create_app(
     async def play_page(room_id: str) -> Response:
         room = hub.room(room_id)
         if room is None:
-            return PlainTextResponse(f"no room {room_id[:64]!r}", status_code=404)
+            return JSONResponse({"error": f"no room {cut_id(room_id)}"}, status_code=404)
         return FileResponse(STATIC / room.adapter.page)
 
     @app.get("/api/games")
@@ -280,7 +291,7 @@ def create_app(
     async def record(room_id: str, match: int | None = None, game: int | None = None) -> Response:
         room = hub.room(room_id)
         if room is None:
-            return JSONResponse({"error": f"no room {room_id[:64]!r}"}, status_code=404)
+            return JSONResponse({"error": f"no room {cut_id(room_id)}"}, status_code=404)
         if game is not None and not any(s.game_no == game for s in room.slots):
             return JSONResponse({"error": f"no game {game}"}, status_code=404)
         if match is not None and not any(s.match_no == match for s in room.slots):
@@ -381,10 +392,12 @@ async def _checkpoints(store: Store, every: float = 1.0) -> None:
             log.warning("WAL checkpoint failed: %s", exc)
 
 
-async def _sweeps(hub: Hub) -> None:
-    """Every :attr:`Limits.sweep_every` seconds: expired lobby claims, abandoned rooms (:meth:`Hub.sweep`)."""
+async def _sweeps(hub: Hub, analyses: Any) -> None:
+    """Every :attr:`Limits.sweep_every` seconds: expired lobby claims, abandoned rooms (:meth:`Hub.sweep`),
+    full analysis quota buckets (:meth:`cardtable.web.coach.Analyses.sweep`)."""
     while True:
         await asyncio.sleep(hub.limits.sweep_every)
+        analyses.sweep()
         try:
             hub.sweep()
         except StorageError as exc:
@@ -425,7 +438,7 @@ def handle(hub: Hub, conn: Connection, data: Join | Act | Next | Ping) -> None:
                                 "once (open a new connection to change rooms or seats)")
         room = hub.room(data.room)
         if room is None:
-            raise ProtocolError("no_room", f"no room {data.room[:64]!r}")
+            raise ProtocolError("no_room", f"no room {cut_id(data.room)}")
         if data.token is not None and data.claim is not None:
             raise ProtocolError("bad_message", "join with a 'token' or a 'claim', not both")
         seat, token = None, None

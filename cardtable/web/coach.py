@@ -14,13 +14,16 @@ Routes (added to the app by :func:`register`):
 
 Errors (JSON ``{"error": text}``): 404 no such room or game, 409 the game is
 not finished, 400 a ruleset the solver does not cover (3+ players, multi-card
-bids, open prizes) or a game that is not Goofspiel.
+bids, open prizes) or a game that is not Goofspiel, 429 the address's analysis
+quota, 503 too many games being analysed (both with ``Retry-After``).
 
-The analysis is solved in a worker thread (a table lookup per round, one
-exact subgame solve of about a second, and in carry-over games without their
+Analyses are solved by :class:`Analyses` (docs/web.md, "Analyses"): in their
+own pool of :attr:`~cardtable.web.limits.Limits.analysis_workers` threads (never
+the room bots' pool), one solve per game however many requests ask for it, the
+most recent :data:`CACHE_SIZE` results kept. A solve is a table lookup per round,
+one exact subgame solve of about a second, and in carry-over games without their
 table the carry-over approximation of the ``nash`` bot for the early rounds,
-labelled ``"approximation"``; :mod:`cardtable.solver.analysis`) and kept for the
-most recent :data:`CACHE_SIZE` games.
+labelled ``"approximation"`` (:mod:`cardtable.solver.analysis`).
 
 Hints (settings key ``"hints": true``, a room with one person and bots only;
 :mod:`cardtable.web.games.goofspiel`) use :func:`hint_for`.
@@ -29,30 +32,123 @@ Hints (settings key ``"hints": true``, a room with one person and bots only;
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections import OrderedDict
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
+
+from .limits import Bucket, Limits
+from .rooms import QuotaError, cut_id
 
 CACHE_SIZE = 64
 
 
-def register(app: FastAPI, hub: Any, static_dir) -> None:
-    """Add the analysis page and its JSON route to ``app`` (rooms come from ``hub``)."""
-    cache: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+class AnalysisBusy(QuotaError):
+    """Too many distinct games are being analysed or wait for a worker (HTTP 503);
+    ``retry_after`` in seconds."""
+
+
+class Analyses:
+    """The analyses of finished games: a bounded pool, single flight, a cache and a quota.
+
+    - solves run in a pool of ``limits.analysis_workers`` threads owned by this object
+      (:meth:`close` shuts it down), so they never delay the room bots (their own pool);
+    - identical requests share one solve: a game (``key``) being solved is solved once,
+      and every request for it waits for that solve;
+    - the latest ``cache_size`` results are kept (least recently used dropped first);
+    - each address may ask for ``limits.analysis_burst`` analyses the cache does not
+      answer, refilled at ``limits.analyses_per_minute``;
+    - at most ``limits.analysis_queue`` distinct games are being solved or waiting.
+
+    Args:
+        limits: the server's limits.
+        cache_size: results kept (default :data:`CACHE_SIZE`).
+    """
+
+    def __init__(self, limits: Limits, cache_size: int = CACHE_SIZE) -> None:
+        self.limits = limits
+        self.cache_size = cache_size
+        self.pool = concurrent.futures.ThreadPoolExecutor(limits.analysis_workers,
+                                                          thread_name_prefix="cardtable-analysis")
+        self.cache: OrderedDict[Any, dict[str, Any]] = OrderedDict()
+        self.inflight: dict[Any, asyncio.Future] = {}
+        self._buckets: dict[str, Bucket] = {}
+
+    async def get(self, key: Any, state: Any, names: list[str], address: str) -> dict[str, Any]:
+        """The analysis of a finished game (``key``: ``(room id, game number)``; ``state``,
+        ``names``: see :func:`analyse_state`), from the cache, a solve in flight, or a new solve.
+
+        Returns:
+            :func:`analyse_state`'s JSON dict plus ``"game"`` (``key[1]``); shared, do not change it.
+
+        Raises:
+            QuotaError: ``address`` used up its analysis quota (nothing started).
+            AnalysisBusy: ``limits.analysis_queue`` games are already in the pool (nothing started).
+            UnsupportedRuleset, TableFileError (``ValueError``): from the solve, to every waiter.
+        """
+        data = self.cache.get(key)
+        if data is not None:
+            self.cache.move_to_end(key)
+            return data
+        lim = self.limits
+        future = self.inflight.get(key)
+        if future is None and len(self.inflight) >= lim.analysis_queue:
+            raise AnalysisBusy(f"the server is busy: {len(self.inflight)} games are being analysed; try again "
+                               "in a few seconds", 5.0)
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            bucket = self._buckets[address] = Bucket(lim.analyses_per_minute / 60.0, lim.analysis_burst)
+        if not bucket.take():
+            wait = bucket.wait()
+            raise QuotaError(f"too many analyses asked for from your address: at most {lim.analysis_burst} at once "
+                             f"and {lim.analyses_per_minute:g} per minute; try again in {wait:.0f} s", wait)
+        if future is None:
+            future = asyncio.get_running_loop().run_in_executor(self.pool, _solve, state, names, key[1])
+            self.inflight[key] = future
+            future.add_done_callback(lambda f: self._finished(key, f))
+        # shielded: a waiter that goes away does not cancel the solve the others wait for
+        return await asyncio.shield(future)
+
+    def _finished(self, key: Any, future: asyncio.Future) -> None:
+        self.inflight.pop(key, None)
+        if future.cancelled() or future.exception() is not None:
+            return  # an error is not kept: the next request tries again (and pays its quota)
+        self.cache[key] = future.result()
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+
+    def sweep(self) -> None:
+        """Forget the quota buckets that are full again (they hold nothing an address owes)."""
+        for address, bucket in list(self._buckets.items()):
+            if bucket.wait(bucket.capacity) == 0.0:
+                del self._buckets[address]
+
+    def close(self) -> None:
+        """Shut the pool down: waiting solves are dropped, a running one finishes in its thread."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def register(app: FastAPI, hub: Any, static_dir) -> Analyses:
+    """Add the analysis page and its JSON route to ``app`` (rooms come from ``hub``).
+
+    Returns:
+        The :class:`Analyses` serving the route (the app closes it at shutdown).
+    """
+    analyses = Analyses(hub.limits)
 
     @app.get("/analysis/{room_id}")
     async def analysis_page(room_id: str) -> Response:
         if hub.room(room_id) is None:
-            return JSONResponse({"error": f"no room {room_id!r}"}, status_code=404)
+            return JSONResponse({"error": f"no room {cut_id(room_id)}"}, status_code=404)
         return FileResponse(static_dir / "analysis.html")
 
     @app.get("/api/rooms/{room_id}/analysis")
-    async def analysis_json(room_id: str, game: int | None = None) -> Response:
+    async def analysis_json(room_id: str, request: Request, game: int | None = None) -> Response:
         room = hub.room(room_id)
         if room is None:
-            return JSONResponse({"error": f"no room {room_id!r}"}, status_code=404)
+            return JSONResponse({"error": f"no room {cut_id(room_id)}"}, status_code=404)
         if room.adapter.name != "goofspiel":
             return JSONResponse({"error": "the analysis covers Goofspiel games"}, status_code=400)
         finished = [s for s in room.slots if room.adapter.is_over(s.state)]
@@ -68,19 +164,23 @@ def register(app: FastAPI, hub: Any, static_dir) -> None:
             if slot not in finished:
                 return JSONResponse({"error": f"game {game} is not finished: the analysis is shown after the game"},
                                     status_code=409)
-        key = (room_id, slot.game_no)
-        data = cache.get(key)
-        if data is None:
-            names = [s.name for s in room.seats]
-            try:
-                data = await asyncio.to_thread(analyse_state, slot.state, names)
-            except ValueError as exc:  # UnsupportedRuleset, TableFileError
-                return JSONResponse({"error": str(exc)}, status_code=400)
-            data["game"] = slot.game_no
-            cache[key] = data
-            while len(cache) > CACHE_SIZE:
-                cache.popitem(last=False)
+        address = request.client.host if request.client is not None else ""
+        try:
+            data = await analyses.get((room_id, slot.game_no), slot.state, [s.name for s in room.seats], address)
+        except QuotaError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=503 if isinstance(exc, AnalysisBusy) else 429,
+                                headers={"retry-after": str(max(1, round(exc.retry_after)))})
+        except ValueError as exc:  # UnsupportedRuleset, TableFileError
+            return JSONResponse({"error": str(exc)}, status_code=400)
         return JSONResponse(data)
+
+    return analyses
+
+
+def _solve(state: Any, names: list[str], game_no: int) -> dict[str, Any]:
+    data = analyse_state(state, names)  # looked up at call time (tests count the solves)
+    data["game"] = game_no
+    return data
 
 
 def analyse_state(state: Any, names: list[str]) -> dict[str, Any]:

@@ -10,7 +10,7 @@
 >>> Limits().with_overrides(["nope=1"])
 Traceback (most recent call last):
 ...
-ValueError: unknown limit 'nope'; known: abandon_after, bot_pause_after, burst, byte_burst, byte_rate, claim_ttl, claims_per_address, connections_per_address, flood_factor, join_timeout, max_body_bytes, max_message_bytes, presence_delay, rate, room_burst, rooms_per_hour, sweep_every
+ValueError: unknown limit 'nope'; known: abandon_after, analyses_per_minute, analysis_burst, analysis_queue, analysis_workers, bot_deadline, bot_pause_after, bot_workers, burst, byte_burst, byte_rate, claim_ttl, claims_per_address, connections_per_address, flood_factor, join_timeout, max_body_bytes, max_message_bytes, presence_delay, rate, room_burst, rooms_per_hour, sweep_every
 """
 
 from __future__ import annotations
@@ -52,6 +52,18 @@ class Limits:
         bot_pause_after: seconds bots keep playing in a room nobody is connected to;
             they carry on when somebody joins.
         sweep_every: seconds between sweeps for expired claims and abandoned rooms.
+        bot_workers: threads that compute room bots' actions (their own pool: bots never
+            wait behind analyses or other work).
+        bot_deadline: seconds a bot's action may take, queueing included; beyond it (or
+            when the bot raises or answers an illegal action) a random legal action is
+            played for it (docs/web.md, "Bots").
+        analysis_workers: threads that solve analyses (``GET /api/rooms/R/analysis``);
+            their own pool, so analyses never delay bots.
+        analysis_queue: distinct games being analysed or waiting for a worker; one more
+            is answered 503 with ``Retry-After``.
+        analyses_per_minute, analysis_burst: analysis requests per address that the
+            cache does not answer: a bucket of ``analysis_burst`` refilled at
+            ``analyses_per_minute``; beyond it 429 with ``Retry-After``.
     """
 
     max_message_bytes: int = 4096
@@ -71,6 +83,12 @@ class Limits:
     abandon_after: float = 7 * 24 * 3600.0
     bot_pause_after: float = 60.0
     sweep_every: float = 10.0
+    bot_workers: int = 4
+    bot_deadline: float = 30.0
+    analysis_workers: int = 1
+    analysis_queue: int = 8
+    analyses_per_minute: float = 12.0
+    analysis_burst: int = 6
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

@@ -10,8 +10,10 @@ owns the authoritative state of its current game, through the game's adapter
   (:class:`~cardtable.web.storage.Store`) and only then applies it;
 - sends every connection its own view after each change (a seat's view, or
   the spectators' view), never anybody else's;
-- runs bots (in a worker thread) and the optional round timer; bots pause in a
-  room nobody has watched for :attr:`Limits.bot_pause_after` seconds;
+- runs bots (in the hub's own bot thread pool, each action within
+  :attr:`Limits.bot_deadline` seconds, else a random legal action for it) and
+  the optional round timer; bots pause in a room nobody has watched for
+  :attr:`Limits.bot_pause_after` seconds;
 - coalesces presence changes (joins, disconnects, claims) into one ``state``
   per connection every :attr:`Limits.presence_delay` seconds;
 - rebuilds itself after a restart by replaying the event log.
@@ -22,6 +24,7 @@ Nothing here knows a game's rules.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import re
@@ -62,6 +65,20 @@ class CredentialError(RuntimeError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+def cut_id(text: str, limit: int = 64) -> str:
+    """An id (or path) from a request, quoted for an error text and cut to ``limit`` characters,
+    so that an answer never echoes a huge input:
+
+    >>> cut_id("abc")
+    "'abc'"
+    >>> cut_id("x" * 5000)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (5000 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 def new_credential() -> str:
@@ -160,6 +177,8 @@ class Room:
         self._bot_task: asyncio.Task | None = None
         self._presence: asyncio.TimerHandle | None = None
         self.unwatched_since = time.monotonic()
+        self.retired: set[int] = set()  # seats whose bot overran its deadline this game (see _bot_action)
+        self._fallbacks: dict[int, Any] = {}  # seat -> the game's random bot, which acts for a failed bot
 
     # -- loading ------------------------------------------------------------------------
 
@@ -388,9 +407,13 @@ class Room:
         self.version += 1
         self.slots.append(GameSlot(game_no, match_no, seed, self._new_state(seed, match_no)))
         for s in self.seats:
-            # a bot that learns its opponent (the exploiter) keeps its memory for the room's next games
-            if s.bot and not getattr(self.bots.get(s.seat), "learns_across_games", False):
+            # a bot that learns its opponent (the exploiter) keeps its memory for the room's next games,
+            # unless it overran its deadline: its thread may still be using it
+            if s.bot and (s.seat in self.retired
+                          or not getattr(self.bots.get(s.seat), "learns_across_games", False)):
                 self.bots[s.seat] = self.adapter.new_bot(s.bot, s.seat, self.settings)
+        self.retired.clear()
+        self._fallbacks.clear()
 
     def changed(self) -> None:
         """After any change: send views, restart the round timer, wake the bots."""
@@ -416,28 +439,74 @@ class Room:
                     return
                 if not self.conns and time.monotonic() - self.unwatched_since > self.hub.limits.bot_pause_after:
                     return  # nobody is watching: paused until somebody joins (attach wakes the bots)
+                if self.hub.closed:
+                    return
                 seat = waiting[0]
-                view = self.adapter.bot_view(slot.state, seat)
-                try:
-                    action = await asyncio.to_thread(self.adapter.bot_action, self.bots[seat], view, seat)
-                except Exception:  # a broken bot must not stop the game
-                    log.exception("bot %s failed; playing the timeout action", self.seats[seat].bot)
-                    action = None
+                action = await self._bot_action(slot, seat)
                 if self.current is not slot or seat not in self.adapter.to_act(slot.state):
                     continue
+                if action is None:  # raised or overran its deadline (logged)
+                    self._submit_fallback(slot, seat)
+                    self._update_timer()
+                    self.broadcast()
+                    continue
                 try:
-                    if action is None:
-                        raise ActionError("bad_action", "bot failed")
                     self.submit(seat, action)
                 except ActionError as exc:
-                    log.warning("bot %s: %s; playing the timeout action", self.seats[seat].bot, exc)
-                    self.submit(seat, self.adapter.timeout_action(slot.state, seat), auto=True)
+                    log.warning("room %s: the %s bot of %s answered an illegal action (%s); a random legal "
+                                "action is played for it", self.id, self.seats[seat].bot, seat_label(seat), exc)
+                    self._submit_fallback(slot, seat)
                 self._update_timer()
                 self.broadcast()
         except StorageError:
             log.exception("room %s: could not store a bot action", self.id)
         finally:
             self._bot_task = None
+
+    async def _bot_action(self, slot: GameSlot, seat: int) -> Any:
+        """The bot's JSON action for ``seat``, computed in the hub's bot pool within
+        :attr:`Limits.bot_deadline` seconds (queueing included); ``None`` when it raised
+        or overran (logged). A bot that overran is retired for the rest of the game: its
+        thread cannot be stopped and may still be using it, so the fallback acts for it."""
+        if seat in self.retired:
+            return None
+        bot, name = self.bots[seat], self.seats[seat].bot
+        view = self.adapter.bot_view(slot.state, seat)
+        deadline = self.hub.limits.bot_deadline
+        future = asyncio.get_running_loop().run_in_executor(self.hub.bot_pool, self.adapter.bot_action, bot, view, seat)
+        try:
+            done, _ = await asyncio.wait({future}, timeout=deadline)
+        finally:
+            future.cancel()  # not started yet (queued, or the room stopped): it never runs; done: no effect
+        if not done:
+            self.retired.add(seat)
+            log.warning("room %s: the %s bot of %s took over %g s (bot_deadline); it is retired for this game "
+                        "and random legal actions are played for it", self.id, name, seat_label(seat), deadline)
+            return None
+        try:
+            return future.result()
+        except Exception:  # a broken bot must not stop the game
+            log.exception("room %s: the %s bot of %s failed; a random legal action is played for it",
+                          self.id, name, seat_label(seat))
+            return None
+
+    def _submit_fallback(self, slot: GameSlot, seat: int) -> None:
+        """Play a random legal action for ``seat`` (the game's ``random`` bot on the bot's view),
+        marked ``auto`` in the event log; if even that fails, the round timer's action
+        (:meth:`GameAdapter.timeout_action`). docs/web.md, "Bots"."""
+        try:
+            bot = self._fallbacks.get(seat)
+            if bot is None:
+                bot = self._fallbacks[seat] = self.adapter.new_bot("random", seat, self.settings)
+            action = self.adapter.bot_action(bot, self.adapter.bot_view(slot.state, seat), seat)
+            self.submit(seat, action, auto=True)
+            return
+        except StorageError:
+            raise
+        except Exception:
+            log.exception("room %s: the random fallback for %s failed; playing the timeout action",
+                          self.id, seat_label(seat))
+        self.submit(seat, self.adapter.timeout_action(slot.state, seat), auto=True)
 
     # -- round timer --------------------------------------------------------------------
 
@@ -487,7 +556,8 @@ class Room:
 
 class Hub:
     """All rooms of one server: creation, lazy loading from the database, the lobby,
-    seat credentials, per-address quotas and the sweeps of :meth:`sweep`.
+    seat credentials, per-address quotas, the sweeps of :meth:`sweep` and the bots'
+    thread pool (:attr:`Limits.bot_workers` threads; :meth:`close` shuts it down).
 
     Args:
         store: the database.
@@ -503,6 +573,9 @@ class Hub:
         self._creations: dict[str, Bucket] = {}
         self._holds: dict[tuple[str, int], str] = {}  # unconfirmed lobby claim -> the address holding it
         self._connections: dict[str, int] = {}
+        #: the room bots' own threads (not asyncio's default pool, which other work shares)
+        self.bot_pool = concurrent.futures.ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="cardtable-bot")
+        self.closed = False
 
     # -- rooms --------------------------------------------------------------------------
 
@@ -843,5 +916,9 @@ class Hub:
         return out
 
     def close(self) -> None:
+        """Stop every room and the bot pool (bot actions not started are dropped; one that
+        is running finishes in its thread, its result unused)."""
+        self.closed = True
         for room in self.rooms.values():
             room.stop()
+        self.bot_pool.shutdown(wait=False, cancel_futures=True)
