@@ -108,10 +108,12 @@ def determinize(view: GolfView, rng: random.Random) -> GolfGame:
     g.turn = view.turn
     g.drawn = drawn
     g.power_used = view.power_used
+    g.power_card = grids[view.current][view.power_pos] if view.power_pos is not None else None
     g.passer = view.actor if view.phase == "pass" else None
     g.pass_target = view.pass_target
     g.resume_phase = "drawn" if view.holding else "draw"
     g.snaps_made = list(view.snaps_made)
+    g.own_snaps = list(view.own_snaps)
     g.ended_by = view.ended_by
     g.last_turns = list(view.last_turns)
     g.end_reason = None

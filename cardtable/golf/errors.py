@@ -49,6 +49,16 @@ class NothingToSnap(IllegalAction):
     """A snap while the discard pile is empty."""
 
 
+class NoPenaltyCard(IllegalAction):
+    """A snap while the draw pile holds fewer cards than the penalty of a wrong snap
+    (docs/golf.md, "Snapping": the penalty card is a must, so no snap without one)."""
+
+
+class SameCard(IllegalAction):
+    """Swapping a drawn Detective or Thief into the card its power just used: it goes into a
+    further card (docs/golf.md, "The Detective")."""
+
+
 class EndTooSoon(IllegalAction):
     """Ending early before discarding enough grid cards, or not at the start of a turn."""
 

@@ -19,10 +19,16 @@ Phases (``game.phase``), docs/golf.md "A turn":
 - ``"over"``: the game has ended; :meth:`GolfGame.result` gives the scores.
 
 Snaps (:class:`~.actions.Snap`) are accepted from any player in phases
-``"draw"`` and ``"drawn"`` whenever the discard pile is not empty, and are
+``"draw"`` and ``"drawn"`` whenever the discard pile is not empty and the
+draw pile still holds the penalty card(s) a wrong snap costs, and are
 resolved in the order they are applied (docs/golf.md, "Snapping"); not
 by or against an early ender, whose grid is frozen (docs/golf.md, "Ending
 early"). An emptied grid ends the game at once (docs/golf.md, "End of the game").
+
+Ending early counts only the cards a player snapped from their *own* grid
+(``own_snaps``), not snaps of opponents' cards (docs/golf.md, "Ending early").
+A drawn Detective or Thief whose power was used cannot be swapped into the
+card that power just used (``power_card``; docs/golf.md, "The Detective").
 
 Knowledge: ``game.known[p]`` is the set of card ids player ``p`` has seen and
 may therefore know. Every movement of a card is public (positions are seen
@@ -59,9 +65,11 @@ from .errors import (
     GameOver,
     GolfError,
     IllegalAction,
+    NoPenaltyCard,
     NoSuchCard,
     NothingToSnap,
     NotYourTurn,
+    SameCard,
     WrongPhase,
 )
 from .ruleset import GolfRuleset
@@ -221,10 +229,12 @@ class GolfGame:
         self.turn = 1
         self.drawn: int | None = None
         self.power_used = False
+        self.power_card: int | None = None  # the card the held Detective/Thief just used
         self.passer: int | None = None
         self.pass_target: tuple[int, int] | None = None
         self.resume_phase: Phase = "draw"
-        self.snaps_made = [0] * n  # successful snaps: count toward ending early
+        self.snaps_made = [0] * n  # successful snaps, own and opponents' cards
+        self.own_snaps = [0] * n  # own grid cards discarded by a snap: count toward ending early
         self.ended_by: int | None = None
         self.last_turns: list[int] = []
         self.end_reason: EndReason | None = None
@@ -261,9 +271,29 @@ class GolfGame:
         return [i for i, c in enumerate(self.grids[seat]) if c is not None]
 
     def can_end_early(self, seat: int) -> bool:
-        """Whether ``EndEarly(seat)`` is legal now."""
+        """Whether ``EndEarly(seat)`` is legal now: the start of ``seat``'s turn, nobody has
+        ended early, and ``seat`` has snapped at least ``early_end_min`` cards of their own grid
+        (``own_snaps``; docs/golf.md, "Ending early")."""
         return (self.phase == "draw" and self.current == seat and self.ended_by is None
-                and self.snaps_made[seat] >= self.ruleset.early_end_min)
+                and self.own_snaps[seat] >= self.ruleset.early_end_min)
+
+    def snaps_open(self) -> bool:
+        """Whether snaps are accepted now (by a player whose grid is not frozen): phase
+        ``"draw"`` or ``"drawn"``, a card on the discard pile, and at least
+        ``ruleset.penalty_cards`` cards in the draw pile, so that a wrong snap can take its
+        penalty (docs/golf.md, "Snapping")."""
+        return (self.phase in ("draw", "drawn") and bool(self.discard)
+                and len(self.draw_pile) >= self.ruleset.penalty_cards)
+
+    def power_pos(self) -> int | None:
+        """The position in the current player's grid of the card the held Detective or Thief
+        just used (looked at, or received in the Thief's exchange), where that card may not be
+        swapped (docs/golf.md, "The Detective"); ``None`` when no power was used or that card
+        has left the grid."""
+        if self.power_card is None or self.drawn is None:
+            return None
+        grid = self.grids[self.current]
+        return grid.index(self.power_card) if self.power_card in grid else None
 
     def scores(self) -> tuple[int, ...]:
         """Points in each grid now (docs/golf.md, "Scoring": counted at the end)."""
@@ -313,7 +343,8 @@ class GolfGame:
             if self.can_end_early(seat):
                 acts.append(EndEarly(seat))
             return acts
-        acts = [Discard(seat)] + [Swap(seat, p) for p in own]
+        used = self.power_pos()
+        acts = [Discard(seat)] + [Swap(seat, p) for p in own if p != used]
         if not self.power_used:
             power = self.ruleset.power(card_rank(self.drawn))  # type: ignore[arg-type]
             if power == "detective":
@@ -325,7 +356,7 @@ class GolfGame:
 
     def legal_snaps(self, seat: int) -> list[Snap]:
         """Every snap ``seat`` may try now (right or wrong), own cards first."""
-        if self.phase not in ("draw", "drawn") or not self.discard or seat == self.ended_by:
+        if not self.snaps_open() or seat == self.ended_by:
             return []
         owners = [seat] + ([o for o in range(self.players) if o != seat and o != self.ended_by]
                            if self.ruleset.snap_opponents else [])
@@ -337,8 +368,9 @@ class GolfGame:
             self.ruleset, self.seed, self.initial_deck, self.first_player, self.extra_cards,
             tuple(map(tuple, self.grids)), tuple(map(tuple, self.slot_rows)),
             tuple(self.draw_pile), tuple(self.discard), tuple(frozenset(k) for k in self.known),
-            self.phase, self.current, self.turn, self.drawn, self.power_used, self.passer,
-            self.pass_target, self.resume_phase, tuple(self.snaps_made), self.ended_by,
+            self.phase, self.current, self.turn, self.drawn, self.power_used, self.power_card,
+            self.passer, self.pass_target, self.resume_phase, tuple(self.snaps_made),
+            tuple(self.own_snaps), self.ended_by,
             tuple(self.last_turns), self.end_reason, tuple(self.history),
         )
 
@@ -352,6 +384,7 @@ class GolfGame:
         g.discard = list(self.discard)
         g.known = [set(k) for k in self.known]
         g.snaps_made = list(self.snaps_made)
+        g.own_snaps = list(self.own_snaps)
         g.last_turns = list(self.last_turns)
         g.history = list(self.history)
         return g
@@ -366,7 +399,10 @@ class GolfGame:
             WrongPhase: an action that does not fit the step of the turn.
             NoSuchCard: a position that does not exist or is a hole.
             NothingToSnap: a snap onto an empty discard pile.
-            EndTooSoon: ending early without enough discarded grid cards.
+            NoPenaltyCard: a snap while the draw pile holds fewer cards than a wrong
+                snap's penalty (``ruleset.penalty_cards``).
+            SameCard: swapping a drawn Detective or Thief into the card its power just used.
+            EndTooSoon: ending early without enough own grid cards discarded by snapping.
             FrozenGrid: a snap by the early ender, or a snap or Thief swap against them.
             IllegalAction: any other rule violation (the base class of all above).
         """
@@ -415,6 +451,7 @@ class GolfGame:
         card = self.draw_pile.pop()
         self.drawn = card
         self.power_used = False
+        self.power_card = None
         self.phase = "drawn"
         public = self.ruleset.power(card_rank(card)) is not None
         seen = set(self._all()) if public else {a.player}
@@ -427,10 +464,11 @@ class GolfGame:
         if self.ended_by is not None:
             raise EndTooSoon(f"{format_seat(self.ended_by)} has already ended the game early", a.player)
         need = self.ruleset.early_end_min
-        if self.snaps_made[a.player] < need:
+        if self.own_snaps[a.player] < need:
             raise EndTooSoon(
-                f"ending early needs {need} discarded grid cards (successful snaps); "
-                f"you have {self.snaps_made[a.player]}", a.player)
+                f"ending early needs {need} discarded grid cards (cards of your own grid you "
+                f"snapped; snaps of opponents' cards do not count); you have {self.own_snaps[a.player]}",
+                a.player)
         self.ended_by = a.player
         n = self.players
         self.last_turns = [(a.player + k) % n for k in range(1, n)]
@@ -454,6 +492,12 @@ class GolfGame:
     def _swap(self, a: Swap) -> Event:
         self._need_turn(a, "drawn")
         old = self._need_card(a.player, a.pos)
+        if old == self.power_card:
+            power = "Detective" if self.ruleset.power(card_rank(self.drawn)) == "detective" else "Thief"  # type: ignore[arg-type]
+            used = "looked at" if power == "Detective" else "received from the exchange"
+            raise SameCard(
+                f"the {power} can only go into a further card of your grid, not position {a.pos + 1}, "
+                f"the card you just {used}", a.player)
         self.grids[a.player][a.pos] = self.drawn
         self.discard.append(old)
         self._reveal(old)
@@ -471,6 +515,7 @@ class GolfGame:
         card = self._need_card(a.player, a.pos)
         self.known[a.player].add(card)
         self.power_used = True
+        self.power_card = card
         return self._event(a, card, {a.player})
 
     def _steal(self, a: Steal) -> Event:
@@ -488,6 +533,7 @@ class GolfGame:
         self.grids[a.player][a.pos] = theirs
         self.grids[a.target][a.target_pos] = mine
         self.power_used = True
+        self.power_card = theirs
         return self._event(a)
 
     def _snap(self, a: Snap) -> Event:
@@ -495,6 +541,12 @@ class GolfGame:
             raise WrongPhase(f"wait: {format_seat(self.passer)} must first pass a card or pass nothing", a.player)  # type: ignore[arg-type]
         if not self.discard:
             raise NothingToSnap("the discard pile is empty: there is nothing to snap onto", a.player)
+        need = self.ruleset.penalty_cards
+        if len(self.draw_pile) < need:
+            left = "is empty" if not self.draw_pile else f"holds {len(self.draw_pile)} card(s)"
+            raise NoPenaltyCard(
+                f"no more snaps: the draw pile {left}, so a wrong snap could not take its "
+                f"{need} penalty card(s)", a.player)
         if not _is_seat(a.owner, self.players):
             raise IllegalAction(f"no player {_seat_text(a.owner)} to snap from", a.player)
         if a.owner != a.player and not self.ruleset.snap_opponents:
@@ -510,6 +562,8 @@ class GolfGame:
             self.grids[a.owner][a.pos] = None
             self.discard.append(card)
             self.snaps_made[a.player] += 1
+            if a.owner == a.player:
+                self.own_snaps[a.player] += 1
             ev = self._event(a, card, self._all(), correct=True)
             if self._grid_emptied():
                 return self._mark_end(ev)
@@ -518,12 +572,10 @@ class GolfGame:
                 self.phase = "pass"
                 self.passer = a.player
                 self.pass_target = (a.owner, a.pos)
-        else:
+        else:  # the card stays where it was, in its owner's grid (docs/golf.md, "Snapping")
             penalty = []
             first = len(self.grids[a.player])
-            for _ in range(self.ruleset.penalty_cards):
-                if not self.draw_pile:
-                    break
+            for _ in range(self.ruleset.penalty_cards):  # the draw pile holds them: checked above
                 penalty.append(self.draw_pile.pop())
                 self.grids[a.player].append(penalty[-1])
                 self.slot_rows[a.player].append(0)
@@ -568,6 +620,7 @@ class GolfGame:
     def _end_turn(self) -> None:
         self.turn += 1
         self.power_used = False
+        self.power_card = None
         if self.ended_by is not None:
             self.last_turns.pop(0)
             if not self.last_turns:

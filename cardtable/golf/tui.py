@@ -132,8 +132,8 @@ def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]],
                 style = "bold yellow" if cell not in ("▒▒", "·") else ("dim" if cell == "·" else "")
                 line.append(f"{cell:<3}", style=style)
             lines.append(line)
-        snaps = view.snaps_made[o]
-        lines.append(Text(f"snapped {snaps}", style="dim"))
+        snaps, own = view.snaps_made[o], view.own_snaps[o]  # only own cards count for ending early
+        lines.append(Text(f"snapped {snaps}" + (f" ({own} own)" if own != snaps else ""), style="dim"))
         columns.append(Group(*lines))
     grids.add_row(*columns)
     top = rank_label(view.top) if view.top is not None else "—"

@@ -71,9 +71,14 @@ class GolfView:
             see it (the drawer; everyone for a Detective or Thief); else ``None``.
         holding: whether the current player holds a drawn card.
         power_used: whether the held Detective/Thief has been used.
+        power_pos: the current player's position holding the card the held
+            Detective/Thief just used (looked at, or received in the exchange): the
+            power card may not be swapped there (docs/golf.md, "The Detective"); else ``None``.
         discard: ranks on the discard pile, bottom to top (face up: public).
-        draw_pile: cards left in the draw pile.
-        snaps_made: successful snaps per seat (ending early needs ``early_end_min``).
+        draw_pile: cards left in the draw pile (snaps need ``ruleset.penalty_cards`` of them).
+        snaps_made: successful snaps per seat, own and opponents' cards.
+        own_snaps: per seat, cards of their own grid they snapped (ending early needs
+            ``early_end_min``; docs/golf.md, "Ending early").
         ended_by: the seat that ended early, or ``None``.
         last_turns: seats still to take their last turn after an early end.
         pass_target: in ``"pass"``: ``(seat, position)`` the passed card goes to.
@@ -93,9 +98,11 @@ class GolfView:
     drawn: int | None
     holding: bool
     power_used: bool
+    power_pos: int | None
     discard: tuple[int, ...]
     draw_pile: int
     snaps_made: tuple[int, ...]
+    own_snaps: tuple[int, ...]
     ended_by: int | None
     last_turns: tuple[int, ...]
     pass_target: tuple[int, int] | None
@@ -126,7 +133,7 @@ class GolfView:
     def can_end_early(self) -> bool:
         """Whether the viewer may end the game early now."""
         return (self.phase == "draw" and self.actor == self.seat and self.ended_by is None
-                and self.snaps_made[self.seat] >= self.ruleset.early_end_min)
+                and self.own_snaps[self.seat] >= self.ruleset.early_end_min)
 
     def legal_actions(self) -> list[Action]:
         """The viewer's legal turn actions now (empty if not the viewer's to act)."""
@@ -138,7 +145,7 @@ class GolfView:
             return [Pass(s, p) for p in own] + [NoPass(s)]
         if self.phase == "draw":
             return [Draw(s)] + ([EndEarly(s)] if self.can_end_early() else [])
-        acts: list[Action] = [Discard(s)] + [Swap(s, p) for p in own]
+        acts: list[Action] = [Discard(s)] + [Swap(s, p) for p in own if p != self.power_pos]
         if not self.power_used and self.drawn is not None:
             power = self.ruleset.power(self.drawn)
             if power == "detective":
@@ -148,9 +155,15 @@ class GolfView:
                          for q in self.cards_in(t)]
         return acts
 
+    def snaps_open(self) -> bool:
+        """Whether snaps are accepted now: phase ``"draw"`` or ``"drawn"``, a card on the
+        discard pile, and the penalty card(s) of a wrong snap left in the draw pile."""
+        return (self.phase in ("draw", "drawn") and bool(self.discard)
+                and self.draw_pile >= self.ruleset.penalty_cards)
+
     def legal_snaps(self) -> list[Snap]:
         """Every snap the viewer may try now (right or wrong)."""
-        if self.phase not in ("draw", "drawn") or not self.discard or self.seat == self.ended_by:
+        if not self.snaps_open() or self.seat == self.ended_by:
             return []
         owners = [self.seat] + ([o for o in self.opponents if o != self.ended_by]
                                 if self.ruleset.snap_opponents else [])
@@ -172,8 +185,9 @@ class GolfView:
             "slot_rows": [list(r) for r in self.slot_rows],
             "seen_by": [[list(s) for s in g] for g in self.seen_by],
             "drawn": self.drawn, "holding": self.holding, "power_used": self.power_used,
-            "discard": list(self.discard), "draw_pile": self.draw_pile,
-            "snaps_made": list(self.snaps_made), "ended_by": self.ended_by,
+            "power_pos": self.power_pos, "discard": list(self.discard), "draw_pile": self.draw_pile,
+            "snaps_made": list(self.snaps_made), "own_snaps": list(self.own_snaps),
+            "ended_by": self.ended_by,
             "last_turns": list(self.last_turns),
             "pass_target": list(self.pass_target) if self.pass_target else None,
             "events": [dict(e) for e in self.events], "result": self.result,
@@ -218,8 +232,9 @@ def build_view(game: "GolfGame", seat: int) -> GolfView:
         seat=seat, ruleset=game.ruleset, phase=game.phase, current=game.current, actor=game.actor,
         turn=game.turn, grids=grids, slot_rows=tuple(map(tuple, game.slot_rows)), seen_by=seen_by,
         drawn=drawn, holding=game.drawn is not None, power_used=game.power_used,
+        power_pos=game.power_pos(),
         discard=tuple(card_rank(c) for c in game.discard), draw_pile=len(game.draw_pile),
-        snaps_made=tuple(game.snaps_made), ended_by=game.ended_by, last_turns=tuple(game.last_turns),
+        snaps_made=tuple(game.snaps_made), own_snaps=tuple(game.own_snaps), ended_by=game.ended_by, last_turns=tuple(game.last_turns),
         pass_target=game.pass_target,
         events=tuple(event_dict(e, seat) for e in game.history),
         result=game.result().to_dict() if over else None,

@@ -6,7 +6,7 @@ import pytest
 
 from cardtable.golf.actions import Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap
 from cardtable.golf.cards import card_rank
-from cardtable.golf.errors import EndTooSoon
+from cardtable.golf.errors import EndTooSoon, NoPenaltyCard, SameCard
 from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame
 from cardtable.golf.views import build_view
@@ -66,9 +66,15 @@ def test_detective_look_then_discard_or_swap(make_game):
     assert build_view(g, 1).seen_by[0][4] == (0,)  # P2 saw P1 look there
     with pytest.raises(Exception):
         g.apply(Peek(0, 3))  # only one look
-    g.apply(Swap(0, 4))  # the Detective itself may be swapped in
-    assert build_view(g, 1).grids[0][4] == 11  # everyone saw it, so everyone knows it
-    assert build_view(g, 1).top == 6
+    before = g.snapshot()
+    with pytest.raises(SameCard, match="further card.*not position 5"):
+        g.apply(Swap(0, 4))  # "eine weitere Karte": not the card just looked at
+    assert g.snapshot() == before
+    assert Swap(0, 4) not in g.legal_actions() and Swap(0, 4) not in build_view(g, 0).legal_actions()
+    assert build_view(g, 1).power_pos == 4
+    g.apply(Swap(0, 3))  # the Detective itself may be swapped into a further card
+    assert build_view(g, 1).grids[0][3] == 11  # everyone saw it, so everyone knows it
+    assert build_view(g, 1).top == 5
 
 
 def test_thief_blind_swap_moves_knowledge_for_both(make_game):
@@ -146,18 +152,52 @@ def burn_turns(g, keep):
         g.apply(Discard(g.current))
 
 
-def test_wrong_snap_with_empty_draw_pile_draws_no_penalty(make_game):
+def test_no_snaps_once_the_draw_pile_is_empty(make_game):
+    """Issue 24 section 7: wrong snaps were free after the last card was drawn. A snap, right
+    or wrong, is refused while no penalty card could be drawn (docs/golf.md, "Snapping")."""
     g = make_game([P1, P2], [])
     burn_turns(g, 1)
     g.apply(Draw(g.current))  # the last card; the drawer still holds it
     assert g.draw_pile == [] and g.phase == "drawn"
-    other = 1 - g.current
     top = card_rank(g.discard[-1])
-    pos = next(i for i, r in enumerate(ranks(g, other)) if r != top)
-    ev = g.apply(Snap(other, other, pos))
-    assert ev.correct is False and ev.penalty == () and len(g.grids[other]) == 9
+    for seat in (0, 1):
+        assert g.legal_snaps(seat) == [] and build_view(g, seat).legal_snaps() == []
+        wrong = next(i for i, r in enumerate(ranks(g, seat)) if r != top)
+        for snap in (Snap(seat, seat, wrong), Snap(seat, 1 - seat, 0)):
+            before = g.snapshot()
+            with pytest.raises(NoPenaltyCard, match="draw pile is empty"):
+                g.apply(snap)
+            assert g.snapshot() == before
     g.apply(Discard(g.current))
     assert g.over and g.result().reason == "pile"
+
+
+def test_a_right_snap_is_refused_too_when_no_penalty_card_is_left(make_game):
+    """Refusing only wrong snaps would tell the snapper whether a card matches."""
+    g = make_game([P1, P2], [])
+    burn_turns(g, 2)
+    swapper = g.current
+    g.apply(Draw(swapper))
+    g.apply(Swap(swapper, P1.index(2) if swapper == 0 else P2.index(2)))  # a 2 goes on top
+    g.apply(Draw(g.current))  # the last card
+    other = 1 - swapper
+    pos = ranks(g, other).index(2)
+    assert card_rank(g.discard[-1]) == 2 and g.draw_pile == []
+    before = g.snapshot()
+    with pytest.raises(NoPenaltyCard):
+        g.apply(Snap(other, other, pos))  # it would be right
+    assert g.snapshot() == before
+
+
+def test_snaps_need_every_penalty_card_of_the_ruleset(make_game):
+    """With ``penalty_cards=2`` a snap needs two cards in the draw pile: a wrong snap always
+    pays its whole penalty."""
+    g = make_game([P1, P2], [], ruleset=GolfRuleset(penalty_cards=2))
+    burn_turns(g, 2)
+    g.apply(Draw(g.current))
+    assert len(g.draw_pile) == 1 and g.legal_snaps(0) == [] and g.legal_snaps(1) == []
+    with pytest.raises(NoPenaltyCard, match="holds 1 card.*2 penalty"):
+        g.apply(Snap(0, 0, 0))
 
 
 def test_end_when_draw_pile_empty(make_game):

@@ -77,6 +77,8 @@ class HeuristicBot(GolfBot):
         value = rs.rank_value(rank)
         best_swap_gain, best_pos = 0.0, None
         for p, e in est.items():
+            if p == view.power_pos:  # the power card goes into a further card (docs/golf.md, "The Detective")
+                continue
             if e - value > best_swap_gain + 1e-9 or (best_pos is None and e - value > 0):
                 best_swap_gain, best_pos = e - value, p
         # discarding the drawn card lets us snap our own known card of that rank

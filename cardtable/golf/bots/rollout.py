@@ -77,8 +77,9 @@ def fast_act(game: GolfGame, mean: float, end_margin: float = 4.0) -> None:
                     return
     value = vals[rank - 1]
     best_gain, best_pos = 0.0, None
+    used = game.power_pos()  # the power card goes into a further card
     for pos, e in est.items():
-        if e - value > best_gain:
+        if e - value > best_gain and pos != used:
             best_gain, best_pos = e - value, pos
     match = any(game.grids[p][q] in known and game.grids[p][q] % 13 + 1 == rank for q in est)
     if match and value >= best_gain:
@@ -94,7 +95,7 @@ def fast_snaps(game: GolfGame, discarder: int, mean: float) -> None:
     """One round of sure snaps (known matching cards), next player first."""
     n = game.players
     for k in range(1, n + 1):
-        if game.over or not game.discard:
+        if not game.snaps_open():  # over, nothing to snap onto, or no penalty card left
             return
         q = (discarder + k) % n
         if q == game.ended_by:  # an early ender's grid is frozen: no snaps by or against them

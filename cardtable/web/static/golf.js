@@ -91,7 +91,7 @@
   // What the player whose turn it is does now; the status line and the hint both use it.
   function stepText(v, mine) {
     if (v.phase === "draw") {
-      const canEnd = mine ? legal(v, "end").length > 0 : v.ended_by === null && v.snaps_made[v.actor] >= v.ruleset.early_end_min;
+      const canEnd = mine ? legal(v, "end").length > 0 : v.ended_by === null && v.own_snaps[v.actor] >= v.ruleset.early_end_min;
       return canEnd ? "draw a card or end early" : "draw a card";
     }
     return { drawn: "place or discard the drawn card", pass: "pass a card to the snapped player, or pass nothing" }[v.phase] || v.phase;
@@ -136,7 +136,7 @@
     $("matchline").textContent = `match ${m.format} · game ${m.game}` + (m.scores.length ? ` · totals ${m.totals.map((t) => -t).join("–")}` : "");
     $("status").textContent = statusText(msg);
     $("status").classList.toggle("hidden", v.phase === "over");
-    $("turnline").textContent = `turn ${v.turn} · successful snaps ${v.snaps_made.join("/")} (end early after ${v.ruleset.early_end_min})` + (v.ended_by !== null ? ` · ${v.ended_by === me ? "you" : names[v.ended_by]} ended early` : "");
+    $("turnline").textContent = `turn ${v.turn} · own cards snapped ${v.own_snaps.join("/")} (end early after ${v.ruleset.early_end_min})` + (v.ended_by !== null ? ` · ${v.ended_by === me ? "you" : names[v.ended_by]} ended early` : "");
     // an empty draw pile is an empty slot, not a card back
     $("pile").replaceChildren(v.draw_pile > 0 ? face(0, { id: "pilecard" }) : el("div", { class: "slot-hole", id: "pilecard", title: "the draw pile is empty" }),
       el("span", { class: "mini", id: "pilecount", text: v.draw_pile > 0 ? ` ${v.draw_pile}` : " empty" }));
