@@ -324,7 +324,7 @@ def register(app: typer.Typer) -> None:
 
         from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
         from cardtable.solver import TableFileError, UnsupportedRuleset
-        from cardtable.solver.exploit import MAX_CARDS, best_response, is_positional
+        from cardtable.solver.exploit import MAX_CARDS, ImpossibleResult, best_response, is_positional
 
         rs = _ruleset(cards, ties, high_ace)
         if samples < 1:
@@ -350,6 +350,8 @@ def register(app: typer.Typer) -> None:
                 br = best_response(rs, b, samples, repeats)
         except TableFileError as exc:  # the bot's table (nash) is damaged
             fail(str(exc), 1)
+        except ImpossibleResult as exc:  # a policy that is no distribution, a figure out of range
+            fail(f"{entry.label}: {exc}", 1)
         except (UnsupportedRuleset, ValueError) as exc:
             fail(str(exc))
         secs = time.perf_counter() - t0

@@ -20,8 +20,13 @@ Everywhere a person names a bot (``play --vs``, ``exploit``, ``tournament``,
 - ``cmd:COMMAND`` or ``LABEL=cmd:COMMAND`` -- a program speaking the bot protocol
   (docs/protocol.md).
 
-:func:`load_bot_spec` turns a built-in specification into a bot, checking each
-option against the bot class's constructor.
+:func:`load_bot_spec` turns a built-in specification into a bot. Every bot class
+declares its options in ``option_schema`` (name -> :class:`Option`: type, range,
+unit); :func:`check_bot_options` checks values against it, and it is the one
+check: it runs whenever a bot class is constructed (:func:`load_bot`,
+:func:`load_bot_spec`, tournaments, the web, or ``HeuristicBot(noise=...)``
+directly), so a wrong value is refused with :class:`BotSpecError` and never
+reaches a game. ``cardtable bots`` lists every bot's options (docs/bots.md).
 
 >>> {"random", "matcher", "heuristic"} <= set(bot_names("goofspiel"))
 True
@@ -32,11 +37,13 @@ BotSpec(label='fast', kind='builtin', target='mcts', options={'iterations': 20})
 from __future__ import annotations
 
 import abc
+import functools
 import importlib
 import inspect
+import math
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping
 
 
 class UnknownBotError(ValueError):
@@ -44,7 +51,127 @@ class UnknownBotError(ValueError):
 
 
 class BotSpecError(ValueError):
-    """A malformed bot specification, or an option its bot does not take."""
+    """A malformed bot specification, an option its bot does not take, or an option
+    value outside the option's declared type or range (:class:`Option`)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One declared constructor option of a bot class (its ``option_schema``).
+
+    Attributes:
+        type: ``bool``, ``int``, ``float`` (an int is accepted and turned into a
+            float; never NaN or infinite), ``str`` or ``dict``.
+        default: the constructor's default.
+        minimum, maximum: inclusive bounds of a number (``None``: unbounded).
+        above_minimum: the minimum itself is excluded (``time_limit`` > 0).
+        below_maximum: the maximum itself is excluded (``smoothing`` < 1).
+        choices: the words a ``str`` option accepts.
+        bot_of: a ``str`` option naming a built-in bot of this game (``bait``'s ``weak``).
+        none: ``None`` is accepted (the option left unset).
+        unit: what one unit of a number is (``"s"``, ``"points"``, ``"matrix games"``).
+        help: one line for listings.
+    """
+
+    type: type
+    default: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    above_minimum: bool = False
+    below_maximum: bool = False
+    choices: tuple[str, ...] = ()
+    bot_of: str | None = None
+    none: bool = False
+    unit: str = ""
+    help: str = ""
+
+    def describe(self) -> str:
+        """What a value must be, in words (``"a number from 0 to 1"``)."""
+        if self.type is bool:
+            text = "true or false"
+        elif self.type is dict:
+            text = "a mapping of options"
+        elif self.type is str:
+            if self.bot_of:
+                text = f"a {self.bot_of} bot ({', '.join(bot_names(self.bot_of))})"
+            else:
+                text = "one of " + ", ".join(self.choices) if self.choices else "a word"
+        else:
+            text = ("a whole number" if self.type is int else "a number") + self._range_words()
+            if self.unit:
+                text += f" ({self.unit})"
+        return text + (" or unset" if self.none else "")
+
+    def range_text(self) -> str:
+        """The accepted values, short (``"0..1"``, ``"> 0, <= 3600 s"``, ``"duct|rm|exp3"``)."""
+        if self.type is bool:
+            return "true|false"
+        if self.type is dict:
+            return "options"
+        if self.type is str:
+            return "|".join(bot_names(self.bot_of)) if self.bot_of else "|".join(self.choices) or "word"
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and hi is not None and not (self.above_minimum or self.below_maximum):
+            text = f"{_number(lo)}..{_number(hi)}"
+        else:
+            parts = []
+            if lo is not None:
+                parts.append(f"{'>' if self.above_minimum else '>='} {_number(lo)}")
+            if hi is not None:
+                parts.append(f"{'<' if self.below_maximum else '<='} {_number(hi)}")
+            text = ", ".join(parts) or "any"
+        return f"{text} {self.unit}".strip()
+
+    def _range_words(self) -> str:
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and hi is not None and not (self.above_minimum or self.below_maximum):
+            return f" from {_number(lo)} to {_number(hi)}"
+        words = []
+        if lo is not None:
+            words.append(f"{'above' if self.above_minimum else 'at least'} {_number(lo)}")
+        if hi is not None:
+            words.append(f"{'below' if self.below_maximum else 'at most'} {_number(hi)}")
+        return " " + " and ".join(words) if words else ""
+
+    def check(self, value: Any) -> Any:
+        """``value`` as the bot receives it (an int made a float for a float option).
+
+        Raises:
+            ValueError: the value is not of the option's type, or outside its range
+                or choices (the message is :meth:`describe`).
+        """
+        if value is None and self.none:
+            return None
+        ok = False
+        if self.type is bool:
+            ok = isinstance(value, bool)
+        elif self.type is dict:
+            ok = isinstance(value, Mapping)
+            value = dict(value) if ok else value
+        elif self.type is str:
+            if isinstance(value, str):
+                if self.bot_of:
+                    ok = value in bot_names(self.bot_of)
+                else:
+                    ok = value in self.choices if self.choices else value.isprintable()
+        elif self.type in (int, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            if self.type is int:
+                ok = isinstance(value, int)
+            else:
+                ok = math.isfinite(value)
+                value = float(value) if ok else value
+            if ok:
+                lo, hi = self.minimum, self.maximum
+                ok = ((lo is None or (value > lo if self.above_minimum else value >= lo))
+                      and (hi is None or (value < hi if self.below_maximum else value <= hi)))
+        if not ok:
+            raise ValueError(f"must be {self.describe()}")
+        return value
+
+
+def _number(x: float) -> str:
+    """``10000000`` -> ``10,000,000``; ``0.5`` -> ``0.5``."""
+    return f"{x:,}" if isinstance(x, int) else f"{x:g}"
 
 
 class Bot(abc.ABC):
@@ -60,9 +187,25 @@ class Bot(abc.ABC):
 
     name: ClassVar[str] = "bot"
     description: ClassVar[str] = ""
+    #: The constructor options besides ``seed``: name -> :class:`Option`. It must name
+    #: exactly the constructor's keyword parameters (checked when the class is made);
+    #: every construction checks the values given (:func:`check_bot_options`).
+    #: ``None``: not a built-in bot (a protocol program declares its own options).
+    option_schema: ClassVar[dict[str, Option] | None] = {}
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = random.Random(seed)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.option_schema is None:
+            return
+        names = _init_option_names(cls.__init__)
+        if names is None or set(names) != set(cls.option_schema):
+            raise TypeError(f"{cls.__name__}: option_schema names {sorted(cls.option_schema)}, "
+                            f"but __init__ takes {names}")
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _checking_init(cls, cls.__dict__["__init__"])
 
     def new_game(self, ruleset: Any, seat: int) -> None:
         """Called once before each game with the game's ruleset and the bot's seat (0-based)."""
@@ -73,6 +216,42 @@ class Bot(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _init_option_names(init: Any) -> list[str] | None:
+    """The keyword parameters of a bot ``__init__`` besides ``self`` and ``seed``
+    (``None`` when it takes ``**kwargs``)."""
+    names = []
+    for p in list(inspect.signature(init).parameters.values())[1:]:
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) and p.name != "seed":
+            names.append(p.name)
+    return names
+
+
+def _checking_init(owner: type, init: Any) -> Any:
+    """``owner.__init__`` that first passes the options given through :func:`check_bot_options`."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def checked_init(self, *args: Any, **kwargs: Any) -> None:
+        # the schema of the class being made when it inherits this __init__, else (a
+        # subclass's own __init__ calling super().__init__) the schema of ``owner``
+        cls = type(self) if type(self).__init__ is checked_init else owner
+        check_bot_options(cls, {k: v for k, v in kwargs.items() if k != "seed"}, seed_hint="the seed argument")
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise BotSpecError(f"{cls.name}: {exc}") from None
+        options = {k: v for k, v in bound.arguments.items() if k not in ("self", "seed")}
+        bound.arguments.update(check_bot_options(cls, options))
+        init(*bound.args, **bound.kwargs)
+
+    return checked_init
+
+
+Bot.__init__ = _checking_init(Bot, Bot.__init__)  # type: ignore[method-assign]
 
 
 def _bots_table(game: str) -> dict[str, str]:
@@ -105,12 +284,65 @@ def bot_class(game: str, name: str) -> type[Bot]:
 
 
 def load_bot(game: str, name: str, seed: int | str | None = None, **options: Any) -> Bot:
-    """Create the bot registered as ``name`` for ``game``.
+    """Create the bot registered as ``name`` for ``game`` with constructor ``options``.
+
+    >>> load_bot("goofspiel", "heuristic", noise=0.2).noise
+    0.2
+    >>> load_bot("goofspiel", "heuristic", noise=5)
+    Traceback (most recent call last):
+    ...
+    cardtable.platform.bot.BotSpecError: heuristic: option noise must be a number from 0 to 1 (probability), not 5
 
     Raises:
         UnknownBotError: no such game or bot.
+        BotSpecError: an unknown option, or a value outside its declared type and
+            range (the bot's ``option_schema``; ``cardtable bots`` lists them).
     """
     return bot_class(game, name)(seed=seed, **options)
+
+
+#: How far the probabilities of a mixed move may sum from 1 (float rounding only).
+DISTRIBUTION_TOLERANCE = 1e-9
+
+
+def check_distribution(dist: Mapping[Any, float], moves: Any = None, what: str = "policy") -> dict[Any, float]:
+    """Check that ``dist`` (``{move: probability}``, a bot's mixed move) is a probability
+    distribution: every probability a finite number >= 0, their sum 1 within
+    ``DISTRIBUTION_TOLERANCE``, and (``moves`` given) every move with probability above 0
+    among ``moves`` (e.g. the cards of the hand).
+
+    >>> check_distribution({1: 0.25, 2: 0.75}, moves=(1, 2, 3))
+    {1: 0.25, 2: 0.75}
+    >>> check_distribution({1: -1.5, 2: 2.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: policy {1: -1.5, 2: 2.5} is not a probability distribution: probability -1.5 of 1 is negative
+
+    Returns:
+        ``dist`` as a dict.
+
+    Raises:
+        ValueError: empty, a negative, NaN or non-number probability, a sum other than 1,
+            or a move outside ``moves``.
+    """
+    out = dict(dist)
+    problem = None
+    if not out:
+        problem = "it is empty"
+    for move, p in out.items():
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p):
+            problem = f"probability {p!r} of {move!r} is not a finite number"
+        elif p < 0:
+            problem = f"probability {p!r} of {move!r} is negative"
+        elif p > 0 and moves is not None and move not in moves:
+            problem = f"{move!r} is not one of the legal moves {sorted(moves)}"
+        if problem:
+            break
+    if problem is None and abs(math.fsum(out.values()) - 1.0) > DISTRIBUTION_TOLERANCE:
+        problem = f"the probabilities sum to {math.fsum(out.values())!r}, not 1"
+    if problem:
+        raise ValueError(f"{what} {_short(out)} is not a probability distribution: {problem}")
+    return out
 
 
 # -- bot specifications ----------------------------------------------------------------------
@@ -186,56 +418,46 @@ def parse_bot_spec(text: str) -> BotSpec:
 
 
 def bot_option_names(cls: type) -> list[str] | None:
-    """The constructor keyword options of bot class ``cls``, in declaration order
-    (``seed`` excluded: the caller sets it); ``None`` when it takes ``**kwargs``."""
-    names = []
-    for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
-        if p.kind is inspect.Parameter.VAR_KEYWORD:
-            return None
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) and p.name != "seed":
-            names.append(p.name)
-    return names
+    """The options of bot class ``cls`` in declaration order (``seed`` excluded: the
+    caller sets it); ``None`` for a class without a schema (a protocol bot)."""
+    schema = getattr(cls, "option_schema", None)
+    return None if schema is None else list(schema)
 
 
-def check_bot_options(cls: type, options: dict[str, Any], seed_hint: str = "--seed") -> None:
-    """Check that every option is a constructor keyword of bot class ``cls``.
+def check_bot_options(cls: type, options: Mapping[str, Any], seed_hint: str = "--seed") -> dict[str, Any]:
+    """Check ``options`` against the declared ``option_schema`` of bot class ``cls``:
+    the one check of bot options (every construction of a bot runs it).
+
+    Returns:
+        the options as the constructor receives them (ints of float options as floats).
 
     Raises:
-        BotSpecError: ``seed`` (set by the caller; ``seed_hint`` says how) or an
-            unknown option (``mcts: unknown option 'foo'; options: iterations, ...``).
+        BotSpecError: ``seed`` (set by the caller; ``seed_hint`` says how), an unknown
+            option (``mcts: unknown option 'foo'; options: iterations, ...``), or a value
+            of the wrong type or out of range (``heuristic: option noise must be a number
+            from 0 to 1 (probability), not 5``).
     """
-    accepted = bot_option_names(cls)
-    if accepted is None:
-        return
-    for key in options:
-        if key == "seed":
-            raise BotSpecError(f"{cls.name}: option 'seed' is set by {seed_hint}")
-        if key not in accepted:
-            listed = ", ".join(accepted) if accepted else "none"
-            raise BotSpecError(f"{cls.name}: unknown option {key!r}; options: {listed}")
-    defaults = {p.name: p.default for p in inspect.signature(cls.__init__).parameters.values()}
+    schema = getattr(cls, "option_schema", None)
+    name = getattr(cls, "name", cls.__name__)
+    if schema is None:
+        return dict(options)
+    out = {}
     for key, value in options.items():
-        problem = _option_type_problem(defaults.get(key, inspect.Parameter.empty), value)
-        if problem:
-            raise BotSpecError(f"{cls.name}: option {key} must be {problem}, not {value!r}")
+        if key == "seed":
+            raise BotSpecError(f"{name}: option 'seed' is set by {seed_hint}")
+        if key not in schema:
+            listed = ", ".join(schema) if schema else "none"
+            raise BotSpecError(f"{name}: unknown option {key!r}; options: {listed}")
+        try:
+            out[key] = schema[key].check(value)
+        except ValueError as exc:
+            raise BotSpecError(f"{name}: option {key} {exc}, not {_short(value)}") from None
+    return out
 
 
-def _option_type_problem(default: Any, value: Any) -> str | None:
-    """What an option's value must be, judged by the kind of its constructor default
-    (true/false, a whole number, a finite number, a word), or None when it fits (or the
-    option has no typed default: the bot checks it)."""
-    import math
-
-    if isinstance(default, bool):
-        return None if isinstance(value, bool) else "true or false"
-    if isinstance(default, int):
-        return None if isinstance(value, int) and not isinstance(value, bool) else "a whole number"
-    if isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        return None if ok else "a finite number"
-    if isinstance(default, str):
-        return None if isinstance(value, str) else "a word"
-    return None
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def load_bot_spec(game: str, spec: str | BotSpec, seed: int | str | None = None) -> Bot:
@@ -243,7 +465,8 @@ def load_bot_spec(game: str, spec: str | BotSpec, seed: int | str | None = None)
 
     Raises:
         UnknownBotError: no such game or bot (the message lists the bots).
-        BotSpecError: a malformed specification, an unknown option, a program
+        BotSpecError: a malformed specification, an unknown option or a value
+            outside its declared range (:func:`check_bot_options`), a program
             specification (``cmd:``; those run in ``tournament`` and ``bot-check``),
             or options the bot's constructor refuses.
     """
@@ -255,8 +478,8 @@ def load_bot_spec(game: str, spec: str | BotSpec, seed: int | str | None = None)
             "'cardtable bot-check', not here; name a built-in bot"
         )
     cls = bot_class(game, spec.target)
-    check_bot_options(cls, spec.options)
+    options = check_bot_options(cls, spec.options)
     try:
-        return cls(seed=seed, **spec.options)
+        return cls(seed=seed, **options)
     except (TypeError, ValueError) as exc:
         raise BotSpecError(f"bot {spec.label!r}: {exc}") from None

@@ -458,6 +458,8 @@ class ProtocolBot(Bot):
     name = "protocol"
     description = "an external program speaking the cardtable bot protocol"
     game = ""
+    #: not a built-in bot: its options are the program's, declared in the handshake
+    option_schema = None
 
     def __init__(self, command: str | Sequence[str], time_ms: int = 1000, options: dict[str, Any] | None = None,
                  seed: int | str | None = None, **_: Any) -> None:

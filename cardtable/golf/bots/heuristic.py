@@ -22,6 +22,7 @@ Unknown cards are valued at the mean of the unseen cards
 
 from __future__ import annotations
 
+from ...platform.bot import Option
 from ..actions import Action, Discard, Draw, EndEarly, NoPass, Pass, Peek, Snap, Steal, Swap
 from ..views import GolfView
 from .base import GolfBot, estimated_score, expected_unknown, slot_estimates
@@ -38,6 +39,12 @@ class HeuristicBot(GolfBot):
 
     name = "heuristic"
     description = "remembers its cards, swaps high for low, snaps when sure, ends early when ahead"
+    option_schema = {
+        "swap_margin": Option(float, 0.5, 0.0, 100.0, unit="points",
+                              help="least estimated gain to swap a drawn card in"),
+        "end_margin": Option(float, 4.0, 0.0, 100.0, unit="points",
+                             help="lead in estimated points needed to end early"),
+    }
 
     def __init__(self, seed=None, swap_margin: float = 0.5, end_margin: float = 4.0) -> None:
         super().__init__(seed)

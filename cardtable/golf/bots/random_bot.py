@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...platform.bot import Option
 from ..actions import Action, Snap
 from ..views import GolfView
 from .base import GolfBot
@@ -17,6 +18,10 @@ class RandomBot(GolfBot):
 
     name = "random"
     description = "random legal moves, an occasional blind snap"
+    option_schema = {
+        "snap_rate": Option(float, 0.05, 0.0, 1.0, unit="probability",
+                            help="chance of trying a random snap when one is offered"),
+    }
 
     def __init__(self, seed=None, snap_rate: float = 0.05) -> None:
         super().__init__(seed)

@@ -23,6 +23,7 @@ heuristic bot (snap only when sure).
 
 from __future__ import annotations
 
+from ...platform.bot import Option
 from ..actions import Action, Peek, Steal
 from ..determinize import determinize
 from ..views import GolfView
@@ -42,6 +43,12 @@ class SearchBot(HeuristicBot):
 
     name = "search"
     description = "determinised Monte Carlo search over the cards it has not seen"
+    option_schema = {
+        "determinizations": Option(int, 16, 1, 1000, unit="deals per decision",
+                                   help="sampled deals consistent with its view, per decision"),
+        "steal_width": Option(int, 3, 0, 30, unit="cards",
+                              help="own and opponent cards considered for a Thief swap (0: none)"),
+    }
 
     def __init__(self, seed=None, determinizations: int = 16, steal_width: int = 3) -> None:
         super().__init__(seed)

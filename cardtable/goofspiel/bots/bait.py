@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from cardtable.platform.bot import Option
+
 from ..state import Bid, PlayerView
 from .base import GoofspielBot
 from .exploiter import ExploiterBot, opponent_view
@@ -39,17 +41,22 @@ class BaitBot(GoofspielBot):
             must be identical to predict its mix).
 
     Raises:
-        ValueError: a negative ``bait_games``.
+        BotSpecError: an option value outside ``option_schema`` (a negative
+            ``bait_games``, an unknown ``weak`` bot, a bad exploiter option).
     """
 
     name = "bait"
     description = "plays like a weak bot, then switches to its best response against the exploiter"
+    option_schema = {
+        "bait_games": Option(int, 3, 0, 1_000_000, unit="games", help="games played as the weak bot first"),
+        "weak": Option(str, "matcher", bot_of="goofspiel", help="the bot it imitates first"),
+        "exploiter_options": Option(dict, None, none=True,
+                                    help="options of the exploiter it faces (checked as the exploiter's)"),
+    }
 
     def __init__(self, seed: int | str | None = None, bait_games: int = 3, weak: str = "matcher",
                  exploiter_options: dict[str, Any] | None = None) -> None:
         super().__init__(seed)
-        if not isinstance(bait_games, int) or bait_games < 0:
-            raise ValueError(f"bait_games must be a whole number >= 0, not {bait_games!r}")
         from cardtable.platform.bot import load_bot
 
         self.bait_games = bait_games

@@ -27,6 +27,8 @@ from __future__ import annotations
 from itertools import combinations
 
 from ..state import Bid, PlayerView
+from cardtable.platform.bot import Option
+
 from .base import GoofspielBot
 
 
@@ -45,6 +47,12 @@ class HeuristicBot(GoofspielBot):
     name = "heuristic"
     description = "keeps big cards for big prizes, wins by one, dumps its lowest card, counts cards"
     positional = True
+    option_schema = {
+        "lam": Option(float, 0.5, 0.0, 100.0, unit="times a prize value",
+                      help="cost of spending a card: lam times the prize its rank in the hand matches"),
+        "noise": Option(float, 0.0, 0.0, 1.0, unit="probability",
+                        help="probability of playing a neighbouring card instead of the best one"),
+    }
 
     def __init__(self, seed: int | str | None = None, lam: float = 0.5, noise: float = 0.0) -> None:
         super().__init__(seed)

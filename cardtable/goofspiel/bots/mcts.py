@@ -64,6 +64,8 @@ import math
 import time
 from typing import Any
 
+from cardtable.platform.bot import Option
+
 from ..state import Bid, Game, PlayerView
 from . import opponent_model
 from .base import GoofspielBot
@@ -132,37 +134,35 @@ class MCTSBot(GoofspielBot):
     """Simultaneous-move MCTS (see the module docstring).
 
     Raises:
-        ValueError: a bad option value.
+        BotSpecError: an option value outside ``option_schema``.
     """
 
     name = "mcts"
     description = "simultaneous-move Monte Carlo tree search (decoupled UCT, EXP3 or regret matching)"
+    option_schema = {
+        "iterations": Option(int, None, 1, 10_000_000, none=True, unit="iterations per decision",
+                             help=f"search iterations per decision (unset, no time_limit: {DEFAULT_ITERATIONS:,})"),
+        "time_limit": Option(float, None, 0.0, 3600.0, above_minimum=True, none=True, unit="s",
+                             help="seconds per decision"),
+        "selection": Option(str, "duct", choices=SELECTIONS,
+                            help="decoupled UCT, regret matching or Exp3"),
+        "c": Option(float, 0.2, 0.0, 100.0, help="UCT exploration constant"),
+        "gamma": Option(float, 0.1, 0.0, 1.0, above_minimum=True, unit="probability",
+                        help="Exp3 and regret matching exploration"),
+        "playout": Option(str, "informed", choices=PLAYOUTS, help="playout policy"),
+        "final": Option(str, "mix", choices=FINALS, help="final move: the visit mix or the most visited"),
+        "epsilon": Option(float, 0.3, 0.0, 1.0, unit="probability",
+                          help="share of uniform play in informed playouts"),
+        "model": Option(bool, True, help="the Bayesian opponent model"),
+    }
 
     def __init__(self, seed: int | str | None = None, iterations: int | None = None,
                  time_limit: float | None = None, selection: str = "duct", c: float = 0.2,
                  gamma: float = 0.1, playout: str = "informed", final: str = "mix",
                  epsilon: float = 0.3, model: bool = True) -> None:
         super().__init__(seed)
-        if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
-                                       or iterations < 1):
-            raise ValueError(f"iterations must be a whole number >= 1, not {iterations!r}")
-        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-                                       or not time_limit > 0):
-            raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
-        if selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
-            raise ValueError(f"c must be a number >= 0, not {c!r}")
-        if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma <= 1:
-            raise ValueError(f"gamma must be in (0, 1], not {gamma!r}")
-        if playout not in PLAYOUTS:
-            raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {playout!r}")
-        if final not in FINALS:
-            raise ValueError(f"final must be one of {', '.join(FINALS)}, not {final!r}")
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
-            raise ValueError(f"epsilon must be in [0, 1], not {epsilon!r}")
         self.iterations = iterations
         self.time_limit = None if time_limit is None else float(time_limit)
         self.selection = selection
@@ -170,8 +170,6 @@ class MCTSBot(GoofspielBot):
         self.gamma = float(gamma)
         self.playout = playout
         self.final = final
-        if not isinstance(model, bool):
-            raise ValueError(f"model must be true or false, not {model!r}")
         self.epsilon = float(epsilon)
         self.model = model
         self.last_iterations = 0

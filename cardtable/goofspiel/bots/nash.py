@@ -29,6 +29,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..state import Bid, PlayerView
+from cardtable.platform.bot import Option
+
 from .base import GoofspielBot
 
 
@@ -52,12 +54,19 @@ class NashBot(GoofspielBot):
         "else exact subgame solving once the rest is small, before that a one-round lookahead fallback"
     )
 
+    option_schema = {
+        "objective": Option(str, "points", choices=("points", "win"),
+                            help="points: expected point difference; win: win 1, draw 0, loss -1"),
+        "subgame_limit": Option(int, 2_000_000, 0, 100_000_000, unit="matrix games",
+                                help="most matrix games for exact subgame solving"),
+        "use_table": Option(bool, True, help="look for a solved table in the cache folder"),
+        "approximation": Option(bool, True, help="the carry-over approximation where no table exists"),
+    }
+
     def __init__(self, seed: int | str | None = None, objective: str = "points",
                  subgame_limit: int = 2_000_000, use_table: bool = True,
                  approximation: bool = True) -> None:
         super().__init__(seed)
-        if objective not in ("points", "win"):
-            raise ValueError(f"objective must be 'points' or 'win', not {objective!r}")
         self.objective = objective
         #: the points objective reads only the position; the win objective also the score
         self.positional = objective == "points"
