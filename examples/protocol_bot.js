@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // An example Goofspiel bot for Node speaking the cardtable bot protocol
 // (docs/protocol.md). Strategy: a random legal bid from a small seeded
-// generator (option "seed"), the most valuable prize when choosing.
+// generator, the most valuable prize when choosing. The generator is reseeded
+// at every game from the "game id ... seed N" line (mixed with the option
+// "seed"), so a game plays the same whichever games came before it.
 // Try it:  cardtable bot-check "node examples/protocol_bot.js"
 "use strict";
 const readline = require("readline");
 
-let hand = [], perBid = 1, seed = 12345;
-function rand() { // a small linear congruential generator: reproducible games
-  seed = (seed * 1103515245 + 12345) % 2147483648;
-  return seed / 2147483648;
+let hand = [], perBid = 1, optionSeed = 12345, state = 12345;
+function rand() { // a linear congruential generator modulo 2^31, in exact 32-bit integer steps
+  state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+  return state / 2147483648;
 }
 function send(line) { process.stdout.write(line + "\n"); }
 
@@ -23,7 +25,8 @@ rl.on("line", (raw) => {
     send("option name seed type int default 12345");
     send("ready");
   } else if (cmd === "setoption" && args[1] === "seed") {
-    seed = parseInt(args[3], 10) || 1;
+    optionSeed = parseInt(args[3], 10) || 1;
+    state = optionSeed;
   } else if (cmd === "isready") {
     send("readyok");
   } else if (cmd === "newgame") {
@@ -35,6 +38,8 @@ rl.on("line", (raw) => {
     perBid = parseInt(rules.bid, 10);
     hand = [];
     for (let c = 1; c <= parseInt(rules.cards, 10); c++) hand.push(c);
+  } else if (cmd === "game") { // game id 0-1-3-0 seed 2840720121: right after newgame
+    state = (Number(args[args.indexOf("seed") + 1]) ^ optionSeed) & 0x7fffffff;
   } else if (cmd === "go" && args[0] === "bid") {
     const bid = [];
     for (let i = 0; i < perBid; i++) {

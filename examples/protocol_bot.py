@@ -3,11 +3,15 @@
 
 Strategy: bid the card ``margin`` (an option, default 1) above the pot's value
 when it holds it, else the closest card; fill a multi-card bid with its lowest cards; with open prizes,
-take the most valuable prize. Standard library only.
+take the most valuable prize. With probability ``noise`` (an option, default 0) a bid
+is a random legal one instead. The random generator is reseeded at every game from the
+``game id ... seed N`` line, so a game plays the same whichever games came before it
+(tournaments on any backend reproduce). Standard library only.
 
 Try it:  cardtable bot-check "python examples/protocol_bot.py"
 """
 
+import random
 import sys
 
 
@@ -17,7 +21,8 @@ def send(line):
 
 
 def main():
-    state = {"hand": set(), "per_bid": 1, "high_ace": False, "cards": 13, "pot": [], "margin": 1}
+    state = {"hand": set(), "per_bid": 1, "high_ace": False, "cards": 13, "pot": [], "margin": 1,
+             "noise": 0.0, "rng": random.Random(0)}
     for raw in sys.stdin:
         words = raw.split()
         if not words:
@@ -39,10 +44,13 @@ def handle(cmd, args, state):
         send("id name Example Python bot")
         send("id author cardtable examples")
         send("option name margin type int default 1")
+        send("option name noise type float default 0")
         send("ready")
     elif cmd == "setoption":  # setoption name margin value 2
         if args[1] == "margin":
             state["margin"] = int(args[3])
+        elif args[1] == "noise":
+            state["noise"] = float(args[3])
     elif cmd == "isready":
         send("readyok")
     elif cmd == "newgame":
@@ -51,6 +59,8 @@ def handle(cmd, args, state):
         state["per_bid"] = int(rules["bid"])
         state["high_ace"] = rules["ace"] == "high"
         state["hand"] = set(range(1, state["cards"] + 1))
+    elif cmd == "game":  # game id 0-1-3-0 seed 2840720121: right after newgame
+        state["rng"] = random.Random(int(args[args.index("seed") + 1]))
     elif cmd == "round":
         state["pot"] = [int(w) for w in args[args.index("pot") + 1:args.index("remaining")]]
     elif cmd == "go" and args[0] == "bid":
@@ -59,12 +69,15 @@ def handle(cmd, args, state):
         first = min(sorted(hand), key=lambda c: (abs(value(c) - target), c))
         rest = sorted(c for c in hand if c != first)[: per_bid - 1]
         bid = [first] + rest
+        if state["rng"].random() < state["noise"]:
+            bid = state["rng"].sample(sorted(hand), per_bid)
         hand.difference_update(bid)
         send("bid " + " ".join(map(str, sorted(bid))))
     elif cmd == "go" and args[0] == "choose":
         display = [int(w) for w in args[args.index("display") + 1:]]
         send(f"choose {max(display)}")
-    # round updates (points, reveal, result, taken, gameover) need no answer
+    # round updates (points, reveal, result, taken, gameover) and lines this bot does not
+    # know need no answer: a bot ignores them, so the host may add information lines
 
 
 if __name__ == "__main__":

@@ -52,14 +52,15 @@ def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int
     Shakes hands, then plays ``games`` games of each ruleset against the
     ``random`` bot (alternating seats); each violation forfeits that game and
     the program is restarted for the next one. Finally sends ``quit`` and
-    checks that the program exits within one second.
+    checks that the program exits within one second. The games' ``game`` lines carry
+    ids ``1``, ``2``, ... and seeds drawn from ``seed``, so a check is reproducible.
 
     Raises:
         ValueError: a bad command (program not found) or ruleset text.
     """
     parsed = [(text, parse_ruleset(text)) for text in rulesets]
     report = CheckReport(command)
-    bot = GoofspielProtocolBot(command, time_ms=time_ms)
+    bot = GoofspielProtocolBot(command, time_ms=time_ms, seed=seed)  # seeds its game lines
     if handshake_ms is not None:
         bot.handshake_ms = handshake_ms
     try:

@@ -3,17 +3,19 @@
 Controller to bot (cards are face ranks ``1..cards``; seats are 0-based)::
 
     newgame seat 0 ruleset cards=13 players=2 ties=carry ace=low bid=1 display=1 order=shuffled
+    game id 0-1-3-0 seed 2840720121   # the game's id and seed: a randomised bot reseeds from it
     round 1 pot 12 remaining 1 2 3 4 5 6 7 8 9 10 11 13
     points 0 0
-    go bid time 1000                  # reply within 1000 ms: "bid 13" (or "bid 3 9" for 2-card bids)
-    reveal 13 11                      # every seat's bid in seat order; a multi-card bid as 3+9
+    go bid time 1000                  # reply within 1000 ms: "bid 13" (or "bid 3 9" / "bid 3+9" for 2-card bids)
+    reveal 13 11                      # every seat's bid in seat order; a multi-card bid as one word, 3+9
     result win 0 12                   # seat 0 took prizes 12; or: result tie carried / tie discarded / tie unowned
+    taken 1:11                        # open prizes, before a choose request: the takes so far this round
     go choose time 1000 display 3 7 11  # open prizes: reply "choose 11"
     result take 1:11 0:7              # open prizes: the takes of the round, in order
     gameover points 47 44 result win  # the bot's own outcome; "forfeit S KIND" when a seat forfeited
 
 ``round`` adds ``upcoming P1 P2 ...`` (the face-down prizes in order) when the
-prize order is public.
+prize order is public. Every round's bid is requested, the last (forced) one too.
 """
 
 from __future__ import annotations
@@ -46,7 +48,10 @@ def format_result(r: RoundResult) -> str:
 
 
 def parse_bid_words(words: list[str]) -> tuple[int, ...]:
-    """The ranks of a ``bid`` reply (``bid 3 9`` or ``bid 3+9``).
+    """The ranks of a ``bid`` reply, sorted: ``bid 3 9``, ``bid 3+9`` and ``bid 9 3`` are all ``(3, 9)``.
+
+    Every ``+`` counts as a space; each rank is ASCII digits (leading zeros allowed:
+    ``012`` is 12). The number of cards is checked by the caller (an ``"illegal"`` bid).
 
     Raises:
         BotFailure: ``"garbage"`` when a word is not a whole number.
@@ -84,7 +89,8 @@ class GoofspielProtocolBot(ProtocolBot):
         return self.identity.name if self.identity else self.process.command
 
     def new_game(self, ruleset: Ruleset, seat: int) -> None:
-        """Start the program if needed and send ``newgame`` (failures surface at :meth:`act`)."""
+        """Start the program if needed and send ``newgame`` and the ``game`` line (its id and
+        seed: :meth:`set_game`, docs/protocol.md "A game"); failures surface at :meth:`act`."""
         self.seat = seat
         self._sent_rounds = 0
         self._revealed_pending = None
@@ -92,6 +98,7 @@ class GoofspielProtocolBot(ProtocolBot):
         try:
             self.ensure_started()
             self.process.send(f"newgame seat {seat} ruleset {ruleset.describe()}")
+            self.process.send(self.game_line())
         except BotFailure as exc:
             self._pending_failure = self.fail(exc)
 

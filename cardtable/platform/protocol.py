@@ -42,6 +42,7 @@ from __future__ import annotations
 import ctypes
 import os
 import queue
+import re
 import shlex
 import shutil
 import signal
@@ -61,6 +62,12 @@ PROTOCOL_VERSION = 1
 GRACE_MS = 250
 #: Milliseconds a program has to finish the handshake.
 HANDSHAKE_MS = 5000
+#: Bytes of a program's stderr kept from its start and from its end (quoted in crash reports).
+STDERR_KEPT = 2000
+#: Seeds in the ``game`` line are whole numbers ``0 <= seed < GAME_SEED_LIMIT``.
+GAME_SEED_LIMIT = 2 ** 32
+#: A game id in the ``game`` line: one word.
+GAME_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _EOF = object()
 
 
@@ -114,7 +121,49 @@ def split_command(command: str | Sequence[str]) -> list[str]:
     prog = argv[0]
     if shutil.which(prog) is None and not (os.sep in prog and Path(prog).is_file()):
         raise ValueError(f"bot command {command!r}: program {prog!r} not found")
+    script = script_argument(argv)
+    if script is not None and not Path(script).is_file():
+        where = "" if Path(script).is_absolute() else f" (a relative path is resolved against the current folder, {os.getcwd()})"
+        what = "is a folder, not a file" if Path(script).is_dir() else "not found"
+        raise ValueError(f"bot command {command!r}: script {script!r} {what}{where}")
     return argv
+
+
+#: Interpreters whose first argument, when it is not an option, is the script they run
+#: (``python bot.py``, ``node bot.js``): :func:`split_command` checks that the file exists.
+SCRIPT_INTERPRETERS = re.compile(r"(python|pypy)[0-9.]*|node|nodejs|ruby|perl|php|bash|sh|lua[0-9.]*|Rscript")
+
+
+def script_argument(argv: Sequence[str]) -> str | None:
+    """The script of an interpreter command (``["node", "bot.js"]`` -> ``"bot.js"``), or ``None``.
+
+    Only the plain form counts: an interpreter of :data:`SCRIPT_INTERPRETERS` (its file name,
+    any folder) directly followed by an argument that is not an option (``python -m pkg``,
+    ``node -r x bot.js`` and other commands are not looked into).
+    """
+    if len(argv) < 2 or not SCRIPT_INTERPRETERS.fullmatch(os.path.basename(argv[0])):
+        return None
+    first = argv[1]
+    return None if first.startswith("-") or first == "inspect" else first
+
+
+def split_words(line: str) -> list[str]:
+    """The words of a line from a bot (docs/protocol.md, "Conventions").
+
+    Words are separated by runs of spaces and tabs; spaces and tabs at either end, the
+    ending ``\n`` and one ``\r`` before it are ignored. Nothing else separates words: a
+    vertical tab, a no-break space or an ``\r`` inside the line stays part of its word (so
+    ``bid\u00a012`` is one word, not ``bid 12``). Case is kept: keywords are lower case
+    and ``BID 12`` is not a bid.
+
+    >>> split_words("bid  12\t\r\n")
+    ['bid', '12']
+    """
+    if line.endswith("\n"):
+        line = line[:-1]
+    if line.endswith("\r"):
+        line = line[:-1]
+    return [w for w in re.split(r"[ \t]+", line) if w]
 
 
 class BotProcess:
@@ -141,6 +190,7 @@ class BotProcess:
         self.transcript: list[tuple[str, str]] = []
         self._lines: queue.Queue = queue.Queue(maxsize=max_info + 50)
         self._stderr_tail = b""
+        self._stderr_head = b""
         self._flooded: str | None = None
 
     # -- process -------------------------------------------------------------------------
@@ -154,6 +204,7 @@ class BotProcess:
         self._lines = queue.Queue(maxsize=self.max_info + 50)
         self._flooded = None
         self._stderr_tail = b""
+        self._stderr_head = b""
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -201,15 +252,37 @@ class BotProcess:
                 chunk = proc.stderr.read(4096)
                 if not chunk:
                     break
-                self._stderr_tail = (self._stderr_tail + chunk)[-2000:]
+                if len(self._stderr_head) < STDERR_KEPT:
+                    self._stderr_head = (self._stderr_head + chunk)[:STDERR_KEPT]
+                self._stderr_tail = (self._stderr_tail + chunk)[-STDERR_KEPT:]
         except (OSError, ValueError):
             pass
         finally:
             proc.stderr.close()
 
     def stderr_tail(self) -> str:
-        """The last ~2000 bytes the program wrote to stderr."""
+        """The last :data:`STDERR_KEPT` bytes the program wrote to stderr."""
         return self._stderr_tail.decode("utf-8", "replace")
+
+    def stderr_summary(self) -> str:
+        """What a crash report quotes of stderr: its first and last lines.
+
+        The non-empty lines of the first and last :data:`STDERR_KEPT` bytes, joined by
+        ``" | "``: all of them when there are at most 7, else the first 4, ``...`` and the
+        last 3 (an interpreter's real reason, such as Node's ``Error: Cannot find module``,
+        is often near the top, under a stack trace that fills the end). ``""``: no stderr.
+        """
+        head = self._stderr_head.decode("utf-8", "replace")
+        tail = self._stderr_tail.decode("utf-8", "replace")
+        if len(self._stderr_head) < STDERR_KEPT or self._stderr_head == self._stderr_tail:
+            lines = [l.strip() for l in tail.splitlines() if l.strip()]  # all of stderr is in the tail
+            if len(lines) <= 7:
+                return " | ".join(lines)
+            first, last = lines[:4], lines[-3:]
+        else:
+            first = [l.strip() for l in head.splitlines() if l.strip()][:4]
+            last = [l.strip() for l in tail.splitlines() if l.strip()][-3:]
+        return " | ".join(first + ["..."] + last)
 
     def close(self, wait_s: float = 1.0) -> int | None:
         """Send ``quit``, wait up to ``wait_s`` seconds, then kill; returns the exit code (``None``: killed).
@@ -287,8 +360,8 @@ class BotProcess:
                 code = proc.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 pass
-        tail = self.stderr_tail().strip().splitlines()[-3:]
-        more = f"; stderr: {' | '.join(tail)}" if tail else ""
+        quoted = self.stderr_summary()
+        more = f"; stderr: {quoted}" if quoted else ""
         return BotFailure("crash", f"the program exited (code {code}){more}")
 
     def read_reply(self, expected: Sequence[str], timeout_ms: float,
@@ -329,13 +402,14 @@ class BotProcess:
                     raise BotFailure("flood", f"the program sent {self._flooded}")
                 raise self._crash()
             try:
-                line = raw.decode("utf-8").strip()
+                line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise BotFailure("garbage", f"a line that is not UTF-8: {raw[:60]!r}") from None
+            words = split_words(line)
+            line = " ".join(words)
             self._log("< ", line)
-            if not line:
+            if not words:
                 continue
-            words = line.split()
             if words[0] == "info":
                 infos += 1
                 if infos > self.max_info:
@@ -449,7 +523,8 @@ class ProtocolBot(Bot):
         command: the program's command line.
         time_ms: the per-decision time limit sent with each request.
         options: ``setoption`` values sent after the handshake (names the bot declared).
-        seed: unused (the program has its own randomness); kept for the :class:`Bot` signature.
+        seed: seeds the generator of the ``game`` line's seeds for games whose caller gives
+            none with :meth:`set_game` (``None``: from the operating system).
 
     Raises:
         ValueError: a bad command (checked at once, before any game).
@@ -471,6 +546,39 @@ class ProtocolBot(Bot):
         self.options = {key: check_option(key, value) for key, value in (options or {}).items()}
         self.identity: BotIdentity | None = None
         self.handshake_ms = HANDSHAKE_MS
+        self.games_started = 0
+        self._next_game: tuple[str, int] | None = None
+
+    def set_game(self, game_id: str, seed: int) -> None:
+        """The id and seed that the next game's ``game`` line carries (docs/protocol.md, "A game").
+
+        A tournament calls it before each game, so that a program reseeding from the line
+        plays the same whichever worker and which earlier games it had.
+
+        Args:
+            game_id: one word of 1-64 characters from ``A-Z a-z 0-9 . _ : -``.
+            seed: a whole number, ``0 <= seed < 2**32``.
+
+        Raises:
+            ValueError: a malformed id or seed (nothing is changed).
+        """
+        if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
+            raise ValueError(f"game id {game_id!r} must be 1-64 characters from A-Z a-z 0-9 . _ : -")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < GAME_SEED_LIMIT:
+            raise ValueError(f"game seed {seed!r} must be a whole number from 0 to {GAME_SEED_LIMIT - 1}")
+        self._next_game = (game_id, seed)
+
+    def game_line(self) -> str:
+        """The ``game id ID seed N`` line of the game starting now (sent right after ``newgame``).
+
+        The values given to :meth:`set_game` (used once), else the number of games this bot
+        has started (``1``, ``2``, ...) and a seed drawn from its own generator (``seed=``)."""
+        self.games_started += 1
+        if self._next_game is not None:
+            (game_id, seed), self._next_game = self._next_game, None
+        else:
+            game_id, seed = str(self.games_started), self.rng.getrandbits(32)
+        return f"game id {game_id} seed {seed}"
 
     def ensure_started(self) -> BotIdentity:
         """Start the program and do the handshake if it is not running.

@@ -18,7 +18,12 @@ Format (docs/research.md, "Tournaments"):
   ``workers`` processes), ``"serial"`` (in this process) or ``"ray"``
   (``ray.init(address=ray_address)``; a local instance by default).
 - every finished game is stored at once in SQLite (stdlib ``sqlite3``); running the
-  same configuration on the same database resumes and never replays a stored game.
+  same configuration on the same database resumes and never replays a stored game,
+  whatever the backend: the database is keyed by the configuration, not the backend,
+  because the games do not depend on it (each run's backend is recorded: :func:`runs`).
+- every bot is seeded per game by :func:`bot_seed` (tournament seed, pairing, deal,
+  seating, seat): a built-in bot through its constructor, a protocol program (which lives
+  across games) through its ``game`` line (``set_game(game_id, seed)``, docs/protocol.md).
 
 Statistics (:func:`standings`):
 
@@ -208,8 +213,20 @@ def deal_seed(config: TournamentConfig, deal: int) -> str:
     return f"{config.seed}:{deal}"
 
 
-def _bot_seed(config: TournamentConfig, key: GameKey, seat: int) -> int:
+def bot_seed(config: TournamentConfig, key: GameKey, seat: int) -> int:
+    """The seed of the bot in ``seat`` of game ``key``, ``0 <= seed < 2**32``: a built-in bot's
+    generator seed, and the seed a protocol program gets in its ``game`` line. It depends only
+    on the tournament seed, the game (pairing, deal, seating) and the seat, so every backend
+    plays every game alike."""
     return zlib.crc32(f"{config.seed}/{key}/{seat}".encode())
+
+
+
+def game_id(key: GameKey) -> str:
+    """The id a protocol program gets in its ``game`` line: ``A-B-D-S`` (the pairing's bot
+    indices ``A < B`` in the configuration's order, the deal ``D`` from 0, and the seating
+    ``S``: 0 when bot ``A`` sits in seat 0, 1 when swapped); unique within a tournament."""
+    return "-".join(str(int(k)) for k in key)
 
 
 # -- workers -------------------------------------------------------------------------------
@@ -242,9 +259,14 @@ def play_chunk(config_json: str, keys: Sequence[GameKey]) -> list[tuple[GameKey,
                 pkey = f"{config.time_ms}|{entry.label}|{entry.target}|{sorted(entry.options.items())}"
                 if pkey not in _PROGRAMS:
                     _PROGRAMS[pkey] = _make(adapter, config, entry, 0)
-                bots.append(_PROGRAMS[pkey])
+                program = _PROGRAMS[pkey]
+                # the program lives across games and workers: its game line says which game
+                # this is and how to seed it, so it plays alike on every backend
+                if hasattr(program, "set_game"):
+                    program.set_game(game_id(key), bot_seed(config, key, seat))
+                bots.append(program)
             else:
-                bots.append(_make(adapter, config, entry, _bot_seed(config, key, seat)))
+                bots.append(_make(adapter, config, entry, bot_seed(config, key, seat)))
         o = adapter.play_one(ruleset, bots, deal_seed(config, d))
         out.append((tuple(key), {
             "points": list(o.points), "outcomes": list(o.outcomes),
@@ -303,7 +325,41 @@ CREATE TABLE IF NOT EXISTS games (
     prize_deck TEXT NOT NULL,
     PRIMARY KEY (a, b, deal, swapped)
 );
+CREATE TABLE IF NOT EXISTS runs (
+    number INTEGER PRIMARY KEY, backend TEXT NOT NULL, workers INTEGER NOT NULL, played INTEGER NOT NULL
+);
 """
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One call of :func:`run` that stored games (calls that played none are not recorded):
+    where its games ran and how many it played."""
+
+    backend: str
+    workers: int
+    played: int
+
+    def describe(self) -> str:
+        """``"process -j 2"``, ``"serial"`` or ``"ray"``."""
+        return f"process -j {self.workers}" if self.backend == "process" else self.backend
+
+
+def runs(config: TournamentConfig, db: str | Path) -> list[RunRecord]:
+    """Every recorded :func:`run` on ``db``, oldest first (games stored by a version that did
+    not record runs have none). The results database is keyed by the configuration, not the
+    backend: a game stored by one backend is reused, not replayed, by another (the results do
+    not depend on the backend; docs/research.md, "Tournaments").
+
+    Raises:
+        TournamentError: the file holds a different tournament, or is not a database.
+    """
+    con = open_db(db, config)
+    try:
+        return [RunRecord(*row) for row in
+                con.execute("SELECT backend, workers, played FROM runs ORDER BY number")]
+    finally:
+        con.close()
 
 
 def open_db(path: str | Path, config: TournamentConfig) -> sqlite3.Connection:
@@ -405,16 +461,22 @@ def run(config: TournamentConfig, db: str | Path, *, workers: int = 2, backend: 
             if progress:
                 progress(count, total)
 
-        if backend == "serial":
-            try:
-                for chunk in chunks:
-                    store(play_chunk(text, chunk))
-            finally:
-                _close_programs()
-        elif backend == "process":
-            _run_processes(text, chunks, workers, store)
-        else:
-            _run_ray(text, chunks, ray_address, store)
+        try:
+            if backend == "serial":
+                try:
+                    for chunk in chunks:
+                        store(play_chunk(text, chunk))
+                finally:
+                    _close_programs()
+            elif backend == "process":
+                _run_processes(text, chunks, workers, store)
+            else:
+                _run_ray(text, chunks, ray_address, store)
+        finally:
+            if played:
+                with con:
+                    con.execute("INSERT INTO runs (backend, workers, played) VALUES (?, ?, ?)",
+                                (backend, workers, played))
         return played
     finally:
         con.close()

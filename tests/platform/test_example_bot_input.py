@@ -15,8 +15,8 @@ def test_malformed_host_lines_are_reported_and_the_bot_keeps_answering():
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     out = done.stdout.splitlines()
-    assert out[:4] == ["id name Example Python bot", "id author cardtable examples",
-                       "option name margin type int default 1", "ready"]
+    assert out[:5] == ["id name Example Python bot", "id author cardtable examples",
+                       "option name margin type int default 1", "option name noise type float default 0", "ready"]
     ignored = [line for line in out if line.startswith("info ignored a malformed line: ")]
     assert len(ignored) == 5
     assert out[-1] == "readyok"
