@@ -95,8 +95,8 @@ def _is_rules_file(rules: str, presets) -> bool:
         return True
     if "=" in text or text in presets or len(text) > 4096:
         return False
-    try:
-        return Path(text).is_file()
+    try:  # a FIFO, device or socket too, so that Ruleset.from_file refuses it by name
+        return Path(text).exists() and not Path(text).is_dir()
     except (OSError, ValueError):  # a name too long for the file system, a NUL byte
         return False
 
@@ -157,24 +157,30 @@ def read_record_file(path: Path) -> str:
     """The text of a record file (UTF-8, read up to a bound).
 
     Raises:
-        typer.Exit: (code 2) a folder, an unreadable, oversized (over 32 MiB) or non-UTF-8
-            file; (code 1, ``✗ PATH: not a game record``) a text that does not start
-            like a record (a tag line ``[Name "value"]`` or JSON).
+        typer.Exit: (code 2) a folder, a FIFO, device or socket (never waited on), an
+            unreadable, oversized (over 32 MiB) or non-UTF-8 file (NUL bytes, as in UTF-16
+            text, count as not UTF-8); (code 1, ``✗ PATH: not a game record``) a text that
+            does not start like a record (a tag line ``[Name "value"]`` or JSON).
     """
+    from cardtable.platform.files import FileTooLargeError, NotRegularFileError, read_regular_bytes
     from cardtable.platform.records import MAX_RECORD_CHARS
 
     if path.is_dir():
         fail(f"{path} is a folder, not a record file")
     try:
-        with path.open("rb") as f:
-            data = f.read(4 * MAX_RECORD_CHARS + 1)
-        if len(data) > 4 * MAX_RECORD_CHARS:
-            fail(f"{path} is over {4 * MAX_RECORD_CHARS // 2**20} MiB: not a record file")
-        text = data.decode("utf-8")
+        data = read_regular_bytes(path, 4 * MAX_RECORD_CHARS)
+    except FileTooLargeError:
+        fail(f"{path} is over {4 * MAX_RECORD_CHARS // 2**20} MiB: not a record file")
+    except NotRegularFileError as exc:
+        fail(f"{path} is {exc.strerror}: not a record file")
     except OSError as exc:
         fail(f"cannot read {path}: {exc.strerror}")
+    if b"\0" in data:  # valid UTF-8, yet never a record: UTF-16 text or a binary file
+        fail(f"{path} is not UTF-8 text (it holds NUL bytes: UTF-16 or a binary file)")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        fail(f"{path} is not a text file (UTF-8)")
+        fail(f"{path} is not UTF-8 text")
     if text.lstrip("\ufeff \t\r\n\x0b\x0c")[:1] not in ("[", "{"):
         reject_record(path, ValueError(
             "not a game record (a record starts with tags such as [Game \"goofspiel\"], or is JSON)"))

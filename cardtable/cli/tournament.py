@@ -10,13 +10,21 @@ import typer
 from .common import fail, shown, writable_folder
 
 
+#: The largest tournament configuration file read, in bytes (a real one is a few hundred).
+CONFIG_MAX_BYTES = 1 << 20
+
+
 def _load_config_file(path: Path) -> dict:
     import tomllib
 
+    from cardtable.platform.files import read_regular_bytes
+
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
+        data = tomllib.loads(read_regular_bytes(path, CONFIG_MAX_BYTES).decode("utf-8").removeprefix("\ufeff"))
+    except OSError as exc:  # also a FIFO, device or socket (refused at once) and an oversized file
         fail(f"config {path}: cannot be read: {exc.strerror}")
+    except UnicodeDecodeError:
+        fail(f"config {path}: not UTF-8 text")
     except tomllib.TOMLDecodeError as exc:
         fail(f"config {path}: not valid TOML: {exc}")
     known = {"bots", "ruleset", "games", "seed", "time_ms", "game"}
@@ -103,24 +111,10 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(130)
         st = T.standings(cfg, db)
         console.print(f"played {played} new game(s)")
-        if st.games > played:
-            console.print(_reuse_note(st.games - played, T.runs(cfg, db)[:-1] if played else T.runs(cfg, db)))
         _print_standings(console, st)
         if report is not None:
             paths = T.write_report(st, report, title=f"Tournament ({cfg.ruleset})")
             console.print("report: " + ", ".join(str(p) for p in paths))
-
-
-def _reuse_note(reused: int, earlier) -> str:
-    """The line saying that ``reused`` stored games were not replayed, and which backends
-    played them (``earlier``: the database's earlier runs, ``RunRecord``s)."""
-    ways = list(dict.fromkeys(r.describe() for r in earlier))
-    unrecorded = reused - sum(r.played for r in earlier)
-    if unrecorded > 0:
-        ways.append("an unrecorded backend")
-    return (f"reused {reused} game(s) stored in this file by an earlier run ({', '.join(ways)}), not "
-            "replayed: a game does not depend on the backend. To play them again (say, to compare "
-            "backends), use another --db.")
 
 
 def _print_standings(console, st) -> None:

@@ -226,20 +226,25 @@ class Ruleset:
     @classmethod
     def from_file(cls, path: str | Path) -> "Ruleset":
         """Load a ``.toml`` or ``.json`` rules file (keys as in :meth:`to_mapping`,
-        optionally ``preset = "discard"`` as the base).
+        optionally ``preset = "discard"`` as the base; UTF-8, a leading byte-order mark
+        skipped; at most :data:`MAX_FILE` bytes; docs/rules.md, "Rules notation and files").
 
         Raises:
-            RulesetError: unreadable file, bad syntax, unknown keys or invalid values.
+            RulesetError: unreadable file (also a FIFO, device or socket: refused at once,
+                never waited on), too large, not UTF-8, bad syntax, unknown keys or invalid values.
         """
+        from cardtable.platform.files import FileTooLargeError, read_regular_bytes
+
         p = Path(path)
         try:
-            if p.stat().st_size > MAX_FILE:
-                raise RulesetError(f"rules file {str(p)!r} is over {MAX_FILE} bytes: not a rules file")
-            text = p.read_text(encoding="utf-8")
+            text = read_regular_bytes(p, MAX_FILE).decode("utf-8")
+        except FileTooLargeError:
+            raise RulesetError(f"rules file {str(p)!r} is over {MAX_FILE} bytes: not a rules file") from None
         except OSError as exc:
             raise RulesetError(f"rules file {str(p)!r} cannot be read: {exc.strerror}") from exc
         except UnicodeDecodeError:
             raise RulesetError(f"rules file {str(p)!r} is not a text file (UTF-8 TOML or JSON)") from None
+        text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark is skipped, as in records
         try:
             if p.suffix.lower() == ".json":
                 data = json.loads(text, object_pairs_hook=_refuse_repeated_keys)

@@ -40,6 +40,7 @@ from typing import Callable
 import numpy as np
 
 from cardtable.goofspiel import Ruleset
+from cardtable.platform.files import open_regular, read_regular_bytes
 
 from . import kernel
 from .lean import NSTATS, LeanLayout, build_lean, float32_bound, lean_slot, solve_chunk
@@ -86,7 +87,7 @@ def folder_name(ruleset: Ruleset, objective: str) -> str:
 def sha256_file(path: Path, each: Callable[[bytes], None] | None = None) -> str:
     """SHA-256 of a file, streamed in 16 MiB chunks (each also passed to ``each``)."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:  # a FIFO, device or socket is refused, never waited on
         while True:
             b = f.read(_CHUNK)
             if not b:
@@ -118,7 +119,7 @@ def _layer_ok(folder: Path, k: int, lay: LeanLayout, digest: str) -> dict | None
     if meta_path.stat().st_size > _JSON_MAX:
         return None
     try:
-        meta = json.loads(meta_path.read_text())
+        meta = json.loads(read_regular_bytes(meta_path, _JSON_MAX))
         if not isinstance(meta, dict):
             return None
         if meta.get("layout_sha256") != digest or meta.get("count") != lay.layer_size(k):
@@ -292,11 +293,13 @@ def _load_layout(lpath: Path) -> LeanLayout:
     ``np.load``). Raises ValueError (or what a damaged archive raises) otherwise."""
     import zipfile
 
-    with zipfile.ZipFile(lpath) as zf:
-        if sum(i.file_size for i in zf.infolist()) > LAYOUT_MAX_BYTES:
-            raise ValueError(f"{lpath.name} unpacks to more than {LAYOUT_MAX_BYTES >> 20} MiB")
-    with np.load(lpath) as z:
-        return LeanLayout.from_arrays({k: z[k] for k in z.files})
+    with open_regular(lpath) as f:  # a FIFO, device or socket is refused, never waited on
+        with zipfile.ZipFile(f) as zf:
+            if sum(i.file_size for i in zf.infolist()) > LAYOUT_MAX_BYTES:
+                raise ValueError(f"{lpath.name} unpacks to more than {LAYOUT_MAX_BYTES >> 20} MiB")
+        f.seek(0)
+        with np.load(f) as z:
+            return LeanLayout.from_arrays({k: z[k] for k in z.files})
 
 
 def _stored_layout_digest(lpath: Path) -> str | None:
@@ -534,7 +537,7 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
         raise TableFileError(f"{damaged} ({mpath.stat().st_size:,} bytes; a manifest is a few KiB); "
                              "re-run `cardtable solve`")
     try:
-        manifest = json.loads(mpath.read_text())
+        manifest = json.loads(read_regular_bytes(mpath, _JSON_MAX))
     except (OSError, ValueError):
         raise TableFileError(f"{damaged}; re-run `cardtable solve`") from None
     if not isinstance(manifest, dict) or manifest.get("digest") != _manifest_digest(manifest):

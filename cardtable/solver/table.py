@@ -42,6 +42,7 @@ from typing import Callable
 import numpy as np
 
 from cardtable.goofspiel import Ruleset
+from cardtable.platform.files import open_regular
 
 from . import kernel
 from .layout import Layout, SolverError, build_layout, count_games, pot_reach, run_backward_induction
@@ -456,7 +457,7 @@ def open_table(path: Path, verify: bool = True) -> Table:
     """
     path = Path(path)
     try:
-        f = open(path, "rb")
+        f = open_regular(path)  # a FIFO, device or socket is refused, never waited on
     except OSError as exc:
         raise TableFileError(f"table file {str(path)!r} cannot be opened: {exc.strerror}") from None
     with f:
