@@ -258,7 +258,7 @@ def test_final_line_says_who_ended_early_and_points(tmp_path):
     buf = io.StringIO()
     run(auto=True, seed=7, save=False, console=Console(file=buf, width=200))
     out = buf.getvalue()
-    assert "heuristic 31 pts, random 42 pts; ended early by heuristic" in out
+    assert "heuristic 21 pts, random 47 pts; ended early by heuristic" in out
     assert "ended by early" not in out
 
 
