@@ -111,10 +111,24 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(130)
         st = T.standings(cfg, db)
         console.print(f"played {played} new game(s)")
+        if st.games > played:
+            console.print(_reuse_note(st.games - played, T.runs(cfg, db)[:-1] if played else T.runs(cfg, db)))
         _print_standings(console, st)
         if report is not None:
             paths = T.write_report(st, report, title=f"Tournament ({cfg.ruleset})")
             console.print("report: " + ", ".join(str(p) for p in paths))
+
+
+def _reuse_note(reused: int, earlier) -> str:
+    """The line saying that ``reused`` stored games were not replayed, and which backends
+    played them (``earlier``: the database's earlier runs, ``RunRecord``s)."""
+    ways = list(dict.fromkeys(r.describe() for r in earlier))
+    unrecorded = reused - sum(r.played for r in earlier)
+    if unrecorded > 0:
+        ways.append("an unrecorded backend")
+    return (f"reused {reused} game(s) stored in this file by an earlier run ({', '.join(ways)}), not "
+            "replayed: a game does not depend on the backend. To play them again (say, to compare "
+            "backends), use another --db.")
 
 
 def _print_standings(console, st) -> None:
