@@ -141,6 +141,17 @@ def test_the_web_adapter_refuses_a_snap_without_a_penalty_card(make_game):
     assert adapter.view(state, 1)["legal_snaps"] == []
 
 
+def test_a_record_with_a_snap_after_the_last_draw_is_refused(make_game):
+    g = _last_card_drawn(make_game)
+    text = write_text(record_from_game(g, ["Ann", "Ben"]))
+    n = len(g.history) + 1
+    seat = 1 - g.current
+    forged = text.rstrip("\n") + f"\n{n}. P{seat + 1} snap P{seat + 1}:1 = wrong 2C\n"
+    with pytest.raises(RecordError, match=rf"action {n}: illegal action P{seat + 1} snap P{seat + 1}:1: "
+                                          r"no more snaps: the draw pile is empty"):
+        replay_text(forged)
+
+
 def test_a_wrong_snap_that_takes_the_last_penalty_card_closes_the_snap_window(make_game):
     """The draw pile can also run out through a penalty card in the middle of a turn."""
     g = make_game([P1, P2], [])

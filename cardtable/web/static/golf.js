@@ -169,7 +169,7 @@
         const row = rows[key];
         row.forEach(([r, pos]) => {
           if (r === null) { grid.append(el("div", { class: "slot-hole" })); return; }
-          const targetable = me !== null && ((mode === "snap") || (s === me && ["swap", "peek", "pass", "steal"].includes(mode)) || (mode === "steal" && stealFrom !== null && s !== me));
+          const targetable = me !== null && ((mode === "snap") || (s === me && ["swap", "peek", "pass", "steal"].includes(mode) && !(mode === "swap" && pos === v.power_pos)) || (mode === "steal" && stealFrom !== null && s !== me));
           const card = face(r, { class: (targetable ? "target" : "") + (s === me && stealFrom === pos && mode === "steal" ? " selected" : ""), "data-owner": s, "data-pos": pos, onclick: () => clickSlot(s, pos) });
           const seen = v.seen_by[s][pos];
           if (seen.length) card.append(el("span", { class: "seenby", text: seen.map((x) => x + 1).join(",") }));
