@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "verify",
     "tournament",
     "bot_check",
+    "bots",
     "solve",
 ]
 

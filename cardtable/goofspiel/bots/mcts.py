@@ -140,7 +140,7 @@ class MCTSBot(GoofspielBot):
     name = "mcts"
     description = "simultaneous-move Monte Carlo tree search (decoupled UCT, EXP3 or regret matching)"
     option_schema = {
-        "iterations": Option(int, None, 1, 10_000_000, none=True, unit="iterations per decision",
+        "iterations": Option(int, None, 1, 10_000_000, none=True, unit="per decision",
                              help=f"search iterations per decision (unset, no time_limit: {DEFAULT_ITERATIONS:,})"),
         "time_limit": Option(float, None, 0.0, 3600.0, above_minimum=True, none=True, unit="s",
                              help="seconds per decision"),
