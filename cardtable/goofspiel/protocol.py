@@ -50,14 +50,18 @@ def format_result(r: RoundResult) -> str:
 def parse_bid_words(words: list[str]) -> tuple[int, ...]:
     """The ranks of a ``bid`` reply, sorted: ``bid 3 9``, ``bid 3+9`` and ``bid 9 3`` are all ``(3, 9)``.
 
-    Every ``+`` counts as a space; each rank is ASCII digits (leading zeros allowed:
-    ``012`` is 12). The number of cards is checked by the caller (an ``"illegal"`` bid).
+    ``words`` are the reply's words after ``bid`` (split on spaces and tabs only:
+    :func:`~cardtable.platform.protocol.split_words`); each ``+`` in them separates ranks
+    too, and empty parts are skipped (``3++9``, ``+12``). Each rank is ASCII digits, at most
+    3 after leading zeros (``012`` is 12); anything else in a word (``-3``, ``3.0``, ``²``,
+    a no-break space) makes the reply garbage. The number of cards is checked by the caller
+    (an ``"illegal"`` bid).
 
     Raises:
         BotFailure: ``"garbage"`` when a word is not a whole number.
     """
     cards = []
-    for w in " ".join(words).replace("+", " ").split():
+    for w in (part for word in words for part in word.split("+") if part):
         rank = whole_number(w, max_digits=3)
         if rank is None:
             raise BotFailure("garbage", f"'bid {' '.join(words)[:40]}': {w[:20]!r} is not a card rank")
