@@ -88,7 +88,7 @@ def register(app: typer.Typer) -> None:
         """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
         import math
         from cardtable.solver import UnsupportedRuleset
-        from cardtable.solver.estimate import estimate_solve
+        from cardtable.solver.estimate import estimate_solve, size_text
         from cardtable.solver.table import FORMAT_LAYERED, default_path
 
         rs = _ruleset(cards, ties, high_ace)
@@ -160,7 +160,7 @@ def register(app: typer.Typer) -> None:
                 return
             if needs.memory_bytes > max_memory * gib:
                 fail(f"this solve needs {needs.describe(cores)}: more memory than --max-memory "
-                     f"{max_memory:g} GiB. On a machine with {needs.memory_bytes / gib:.1f} GiB to spare, run it "
+                     f"{max_memory:g} GiB. On a machine with {size_text(needs.memory_bytes)} to spare, run it "
                      f"with --max-memory {math.ceil(needs.memory_bytes / gib)}; or: {needs.backend_advice(cores, max_memory)}")
             if backend != "cuda" and needs.hours(cores) > max_hours:
                 fail(f"this solve needs {needs.describe(cores)}: longer than --max-hours {max_hours:g}. "
@@ -169,9 +169,11 @@ def register(app: typer.Typer) -> None:
             import shutil
 
             free = shutil.disk_usage(folder.parent).free
-            if needs.disk_bytes > free + _bytes_done(folder):
-                fail(f"this solve needs {needs.disk_bytes / gib:.1f} GiB of disk in {folder.parent}, "
-                     f"{free / gib:.1f} GiB are free; choose another --cache folder")
+            done = _bytes_done(folder)
+            if needs.disk_bytes > free + done:
+                fail(f"this solve needs {size_text(needs.disk_bytes)} of disk in {folder.parent}"
+                     + (f" ({size_text(done)} of it already written)" if done else "")
+                     + f", {size_text(free)} are free; choose another --cache folder")
             if backend == "threads":
                 _check_threads(threads)
             be = _layer_backend(backend, threads, workers)
@@ -411,8 +413,9 @@ def _needs_text(rs, objective: str) -> str:
 
 
 def _bytes_done(folder: Path) -> int:
-    """Bytes of finished layer files already in the folder (a resume reuses them)."""
-    return sum(p.stat().st_size for p in folder.glob("layer-*.f32")) if folder.is_dir() else 0
+    """Bytes of the layer files already in the folder (a resume reuses them; regular files
+    only: a dangling link or a folder counts nothing)."""
+    return sum(p.stat().st_size for p in folder.glob("layer-*.f32") if p.is_file()) if folder.is_dir() else 0
 
 
 def _layer_backend(backend: str, threads: int, workers: int):
@@ -506,6 +509,7 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     """Solve into a layered table folder (resuming finished layers) with the layer
     backend ``be`` and report (``upto``: only the low layers ``1..upto``)."""
     from cardtable.solver import SolverError
+    from cardtable.solver.estimate import size_text
     from cardtable.solver.layers import game_layout, open_layered, solve_layered
     from cardtable.solver.lean import reachable_games
 
@@ -530,11 +534,15 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     table = open_layered(folder, low=upto is not None)
     size = sum(p.stat().st_size for p in folder.iterdir())
     if upto is not None:
+        if manifest["upto"] > upto:  # never shrunk (docs/solver.md, Low layers)
+            typer.echo(f"layers 1..{manifest['upto']} were already stored: kept and verified "
+                       f"(--layers {upto} asks for fewer)")
+            upto = manifest["upto"]
         low = sum((folder / f"layer-{k:02d}.f32").stat().st_size for k in range(1, upto + 1))
         again = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
         typer.echo(f"solved layers 1..{upto}: {st['positions']:,} positions, {st['games']:,} matrix games in "
                    f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{again})")
-        typer.echo(f"low layers: {folder} ({low / 2**20:.1f} MiB, float32); the nash bot's exact subgames "
+        typer.echo(f"low layers: {folder} ({size_text(low)}, float32); the nash bot's exact subgames "
                    "read them (docs/solver.md, Low layers); the same command without --layers "
                    "finishes the table")
         table.close()
@@ -542,7 +550,7 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     resumed = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
     typer.echo(f"solved {st['positions']:,} positions, {st['games']:,} matrix games in "
                f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{resumed})")
-    typer.echo(f"table: {folder} ({size / 2**20:.1f} MiB, float32; values within "
+    typer.echo(f"table: {folder} ({size_text(size)}, float32; values within "
                f"{manifest['float32_bound']:.1e} of the exact ones)")
     _print_value(table, rs)
 
@@ -552,6 +560,7 @@ def _solve_format1(rs, objective: str, path: Path, max_memory: float, threads: i
     import time
 
     from cardtable.solver import SolverError, open_table, write_table
+    from cardtable.solver.estimate import size_text
     from cardtable.solver.layout import count_games, run_backward_induction
     from cardtable.solver.table import Table, full_layout
 
@@ -559,7 +568,7 @@ def _solve_format1(rs, objective: str, path: Path, max_memory: float, threads: i
     layout = full_layout(rs, objective)
     need = layout.size * 8 * 1.1 + layout.codes.nbytes
     if need > max_memory * 2**30:
-        fail(f"format 1 keeps every value in memory: this solve needs about {need / 2**30:.1f} GiB, "
+        fail(f"format 1 keeps every value in memory: this solve needs about {size_text(need)}, "
              f"more than --max-memory {max_memory:g}; use --format 2 (float32 layers on disk)")
     games = count_games(layout)
     typer.echo(f"{rs.describe()} objective={objective}: {layout.size:,} slots, "
@@ -578,7 +587,7 @@ def _solve_format1(rs, objective: str, path: Path, max_memory: float, threads: i
     table = open_table(path)
     typer.echo(f"solved {stats['positions']:,} positions, {stats['games']:,} matrix games in "
                f"{stats['seconds']:.2f} s (largest guarantee gap {stats['max_gap']:.1e})")
-    typer.echo(f"table: {path} ({path.stat().st_size / 2**20:.1f} MiB)")
+    typer.echo(f"table: {path} ({size_text(path.stat().st_size)})")
     _print_value(table, rs)
 
 

@@ -58,9 +58,8 @@ class SolveNeeds:
 
     def describe(self, cores: int = 1) -> str:
         """One line: memory, disk, games and hours on ``cores`` cores."""
-        gib = 2 ** 30
-        return (f"{self.games:.3g} matrix games; {self.memory_bytes / gib:.1f} GiB of memory, "
-                f"{self.disk_bytes / gib:.1f} GiB of disk; about {_dur(self.hours(cores))} on "
+        return (f"{self.games:.3g} matrix games; {size_text(self.memory_bytes)} of memory, "
+                f"{size_text(self.disk_bytes)} of disk; about {_dur(self.hours(cores))} on "
                 f"{cores} core{'s' if cores != 1 else ''}")
 
     def backend_advice(self, cores: int, max_memory_gib: float) -> str:
@@ -71,12 +70,21 @@ class SolveNeeds:
             parts.append(f"`--threads {cores}` here ({_dur(self.hours(cores))})")
         for c in (64, 256):
             parts.append(f"`--backend ray` on {c} cores: about {_dur(self.hours(c))} "
-                         f"(layers on a folder all workers share, {self.disk_bytes / gib:.1f} GiB)")
+                         f"(layers on a folder all workers share, {size_text(self.disk_bytes)})")
         if GPU_GAMES_PER_S:
             parts.append(f"`--backend cuda` on one H200: about {_dur(self.games / GPU_GAMES_PER_S / 3600)}")
         else:
             parts.append("`--backend cuda` on a GPU (rate not measured yet)")
         return "; ".join(parts)
+
+
+def size_text(nbytes: float) -> str:
+    """A size in bytes as people read it, never rounded to zero: ``"16.1 GiB"`` from 1 GiB,
+    ``"53.7 MiB"`` from 1 MiB, ``"3.2 KiB"`` from 1 KiB, else ``"512 bytes"``."""
+    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.1f} {unit}"
+    return f"{max(0, int(nbytes))} bytes"
 
 
 def _dur(hours: float) -> str:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,7 +40,7 @@ from typing import Callable
 
 import numpy as np
 
-from cardtable.goofspiel import Ruleset
+from cardtable.goofspiel import Ruleset, RulesetError
 from cardtable.platform.files import open_regular, read_regular_bytes
 
 from . import kernel
@@ -100,39 +101,77 @@ def sha256_file(path: Path, each: Callable[[bytes], None] | None = None) -> str:
 
 def _write_json(path: Path, obj: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, sort_keys=True, indent=1))
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(obj, sort_keys=True, indent=1))
+        os.replace(tmp, path)
+    finally:
+        _discard(tmp)
 
 
 def _layer_file(folder: Path, k: int) -> Path:
     return folder / f"layer-{k:02d}.f32"
 
 
-def _layer_ok(folder: Path, k: int, lay: LeanLayout, digest: str) -> dict | None:
-    """The layer's record if its file is complete and verifies, else None (a missing,
-    unreadable or malformed ``.json``, or a layer that is no regular file, counts as not
-    done: the layer is solved again; nothing else in the folder is touched)."""
+def _read_layer_record(folder: Path, k: int, lay: LeanLayout, digest: str) -> tuple[dict | None, str]:
+    """Layer ``k``'s ``layer-KK.json``, checked by content: ``(record, "")`` when it is a
+    regular file of at most :data:`_JSON_MAX` bytes holding a JSON object for layer ``k`` of
+    the layout whose digest is ``digest``, with the layer's count, a SHA-256 text and the
+    numbers ``games``, ``positions``, ``seconds``, ``max_gap`` in 0..1e30; else
+    ``(None, what is wrong)``. The layer file itself is not read."""
     meta_path = _layer_file(folder, k).with_suffix(".json")
-    path = _layer_file(folder, k)
-    if not meta_path.is_file() or not path.is_file():  # no FIFO or folder is ever read
-        return None
-    if meta_path.stat().st_size > _JSON_MAX:
-        return None
+    if not meta_path.is_file():  # no FIFO or folder is ever read
+        return None, "missing or not a regular file"
     try:
+        if meta_path.stat().st_size > _JSON_MAX:
+            return None, f"{meta_path.stat().st_size:,} bytes (a layer's record is a few hundred)"
         meta = json.loads(read_regular_bytes(meta_path, _JSON_MAX))
-        if not isinstance(meta, dict):
-            return None
-        if meta.get("layout_sha256") != digest or meta.get("count") != lay.layer_size(k):
-            return None
-        if path.stat().st_size != 4 * lay.layer_size(k) or sha256_file(path) != meta.get("sha256"):
-            return None
     except (OSError, ValueError):
-        return None
+        return None, "unreadable or not JSON"
+    if not isinstance(meta, dict):
+        return None, "not a JSON object"
+    if meta.get("layout_sha256") != digest:
+        return None, "written for another layout"
+    if not _is_int(meta.get("k")) or meta["k"] != k or not _is_int(meta.get("count")) \
+            or meta["count"] != lay.layer_size(k):
+        return None, f"not the record of layer {k} of this layout (k or count)"
+    if not isinstance(meta.get("sha256"), str):
+        return None, "no sha256"
     for key in ("games", "positions", "seconds", "max_gap"):
         if isinstance(meta.get(key), bool) or not isinstance(meta.get(key), (int, float)) \
                 or not 0 <= meta[key] < 1e30:
-            return None  # a record edited by hand: solve the layer again
+            return None, f"{key} is not a number in 0..1e30"  # a record edited by hand
+    return meta, ""
+
+
+def _layer_ok(folder: Path, k: int, lay: LeanLayout, digest: str) -> dict | None:
+    """The layer's record if it checks (:func:`_read_layer_record`) and its file is complete
+    and verifies against it, else None (a missing, unreadable or malformed ``.json``, or a
+    layer that is no regular file, counts as not done: the layer is solved again; nothing
+    else in the folder is touched)."""
+    meta, _ = _read_layer_record(folder, k, lay, digest)
+    path = _layer_file(folder, k)
+    if meta is None or not path.is_file():
+        return None
+    try:
+        if path.stat().st_size != 4 * lay.layer_size(k) or sha256_file(path) != meta["sha256"]:
+            return None
+    except OSError:
+        return None
     return meta
+
+
+def _discard(path: Path) -> None:
+    """Remove the temporary file ``path`` if it is there (a file or a link; never a folder)."""
+    try:
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+    except OSError:
+        pass
+
+
+#: The temporary files a solve writes into a table folder (removed when it fails, and at the
+#: start of the next solve if a killed one left them).
+_TEMP_GLOBS = ("layer-*.f32.partial", "*.json.tmp", "layout.tmp.npz")
 
 
 @dataclass
@@ -201,7 +240,9 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
             after each chunk (and once per skipped layer).
         upto: stop after layer ``upto`` (``1 <= upto < cards``): the low layers,
             recorded in ``low-layers.json`` instead of ``table.json``. ``None``
-            (or ``cards``): the whole game.
+            (or ``cards``): the whole game. Low layers of this game already declared
+            above ``upto`` stay declared: the solve then runs (verifies) up to the
+            stored ``upto`` instead (docs/solver.md, Low layers).
 
     Returns:
         the manifest (also written to ``folder / "table.json"``, or
@@ -211,6 +252,9 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
         SolverError: a game failed its optimality check or a child was missing
             (nothing of the failed layer is kept).
         OSError: the folder cannot be written.
+
+    A failed or interrupted solve leaves no temporary file (``layer-KK.f32.partial``,
+    ``*.json.tmp``, ``layout.tmp.npz``); those a killed one left are removed first.
     """
     backend = backend or LayerBackend()
     lay = lay if lay is not None else lean_layout(ruleset, objective)
@@ -220,6 +264,11 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     digest = lay.digest()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    for pattern in _TEMP_GLOBS:
+        for p in folder.glob(pattern):
+            _discard(p)
+    if last < lay.top:  # never shrink the low layers already declared (verified again below)
+        last = max(last, _stored_low_upto(folder, ruleset, objective))
     manifest_path = folder / (LOW_MANIFEST if last < lay.top else "table.json")
     if manifest_path.exists() or manifest_path.is_symlink():
         if manifest_path.is_dir() and not manifest_path.is_symlink():
@@ -231,8 +280,11 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     lpath = folder / "layout.npz"
     if not lpath.is_file() or _stored_layout_digest(lpath) != digest:  # keep it on a resume
         tmp = folder / "layout.tmp.npz"
-        np.savez(tmp, **lay.arrays())
-        os.replace(tmp, lpath)
+        try:
+            np.savez(tmp, **lay.arrays())
+            os.replace(tmp, lpath)
+        finally:
+            _discard(tmp)
     t0 = time.perf_counter()
     total = np.zeros(5)
     layers = []
@@ -246,13 +298,16 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
             if meta is None:
                 part = path.with_name(path.name + ".partial")
                 t1 = time.perf_counter()
-                st, sha = backend.solve_layer(
-                    lay, k, prev, _layer_file(folder, k - 1) if k > 1 else None, part,
-                    lambda done, npat, k=k: progress and progress(k, done, npat, int(total[0])))
-                from .lean import check_stats
+                try:
+                    st, sha = backend.solve_layer(
+                        lay, k, prev, _layer_file(folder, k - 1) if k > 1 else None, part,
+                        lambda done, npat, k=k: progress and progress(k, done, npat, int(total[0])))
+                    from .lean import check_stats
 
-                check_stats(k, st)
-                os.replace(part, path)
+                    check_stats(k, st)
+                    os.replace(part, path)
+                finally:  # a failed check, write or Ctrl-C: nothing of the layer is kept
+                    _discard(part)
                 meta = {"k": k, "count": lay.layer_size(k), "sha256": sha, "layout_sha256": digest,
                         "games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
                         "seconds": time.perf_counter() - t1, "backend": backend.name}
@@ -267,7 +322,8 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
             total[1] += meta["positions"]
             total[2] = max(total[2], meta["max_gap"])
             layers.append({"k": k, "file": path.name, "count": meta["count"], "sha256": meta["sha256"],
-                           "seconds": meta["seconds"], "games": meta["games"]})
+                           "seconds": meta["seconds"], "games": meta["games"],
+                           "record_sha256": sha256_file(path.with_suffix(".json"))})
             prev = np.memmap(path, dtype="<f4", mode="r") if lay.layer_size(k) else np.zeros(1, np.float32)
     finally:
         backend.stop()
@@ -285,6 +341,52 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     manifest["digest"] = _manifest_digest(manifest)
     _write_json(manifest_path, manifest)
     return manifest
+
+
+def _stored_low_upto(folder: Path, ruleset: Ruleset, objective: str) -> int:
+    """The ``upto`` of the low layers of this game already declared in ``folder`` (their
+    ``low-layers.json`` checks; the layer files and records are verified by the solve, a
+    damaged one solved again), else 0."""
+    from .table import TableFileError
+
+    if not (folder / LOW_MANIFEST).is_file():
+        return 0
+    try:
+        manifest, rs = _read_manifest(folder, low=True)
+    except TableFileError:
+        return 0  # damaged or another game's: not kept
+    same = (rs.cards, rs.tie_rule, rs.high_ace, manifest["objective"]) == \
+        (ruleset.cards, ruleset.tie_rule, ruleset.high_ace, objective)
+    return manifest["upto"] if same else 0
+
+
+def repair_command(ruleset: Ruleset, objective: str, upto: int | None = None) -> str:
+    """The ``cardtable solve`` command that solves (or repairs) the format-2 table of
+    ``ruleset`` and ``objective`` (``upto``: its low layers ``1..upto``), e.g.
+    ``cardtable solve -n 6 --ties carry --layers 3``."""
+    cmd = f"cardtable solve -n {ruleset.cards} --ties {ruleset.tie_rule}"
+    if objective != "points":
+        cmd += f" --objective {objective}"
+    if ruleset.high_ace:
+        cmd += " --high-ace"
+    if ruleset.tie_rule != "carry":  # discard tables are of format 1 unless asked
+        cmd += " --format 2"
+    return cmd + (f" --layers {upto}" if upto is not None else "")
+
+
+_FOLDER_NAME = re.compile(r"gops-n(\d+)-(carry|discard)-(points|win)-(lowace|highace)\.v2")
+
+
+def game_of_folder(name: str) -> tuple[Ruleset, str] | None:
+    """(ruleset, objective) that the table folder name ``name`` stands for (the inverse of
+    :func:`folder_name`), or None for any other name."""
+    m = _FOLDER_NAME.fullmatch(name)
+    if m is None:
+        return None
+    try:
+        return Ruleset(cards=int(m[1]), tie_rule=m[2], high_ace=m[4] == "highace"), m[3]
+    except RulesetError:  # e.g. gops-n99-...
+        return None
 
 
 def _load_layout(lpath: Path) -> LeanLayout:
@@ -516,42 +618,31 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
             (:attr:`LayeredTable.upto`), and queries of higher layers raise
             :class:`ImpossiblePosition`.
 
+    Every file the manifest covers is checked: its digest and fields; ``layout.npz``
+    and every ``layer-KK.f32`` by size and (``verify``) SHA-256 and value range; every
+    ``layer-KK.json`` by content (the layer, count, checksum and numbers the manifest
+    records) and by the SHA-256 the manifest records of it (tables written since issue
+    24; always, being small). docs/solver.md, Table format 2.
+
     Raises:
+        TableMismatchError: (a ``TableFileError``) the manifest is of another game than
+            the one the folder's name stands for (:func:`folder_name`; a copied or
+            renamed table): both games are named.
         TableFileError: missing or unfinished table (no ``table.json``; run
-            ``cardtable solve`` again to resume it), damaged manifest, wrong
-            file size or checksum.
+            ``cardtable solve`` again to resume it), damaged manifest, a missing,
+            edited or garbage ``layer-KK.json``, wrong file size or checksum; the
+            message names the file and the command that repairs it.
     """
     from .table import TableFileError
 
     folder = Path(folder)
+    manifest, rs = _read_manifest(folder, low)
     name = LOW_MANIFEST if low else "table.json"
-    mpath = folder / name
-    if not mpath.exists():
-        what = "unfinished (resume it with the same `cardtable solve` command)" if folder.is_dir() else "missing"
-        raise TableFileError(f"table {str(folder)!r} is {what}" if not low
-                             else f"{folder}: no low layers ({name} is missing)")
     damaged = f"{folder}: {name} is damaged"
-    if not mpath.is_file():
-        raise TableFileError(f"{damaged} (not a regular file); remove it and re-run `cardtable solve`")
-    if mpath.stat().st_size > _JSON_MAX:
-        raise TableFileError(f"{damaged} ({mpath.stat().st_size:,} bytes; a manifest is a few KiB); "
-                             "re-run `cardtable solve`")
-    try:
-        manifest = json.loads(read_regular_bytes(mpath, _JSON_MAX))
-    except (OSError, ValueError):
-        raise TableFileError(f"{damaged}; re-run `cardtable solve`") from None
-    if not isinstance(manifest, dict) or manifest.get("digest") != _manifest_digest(manifest):
-        raise TableFileError(f"{damaged} (digest mismatch); re-run `cardtable solve`")
-    if manifest.get("version") != FORMAT_VERSION:
-        raise TableFileError(f"{folder}: table format version {manifest.get('version')}, "
-                             f"this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
-    problem = _manifest_problem(manifest, low)
-    if problem:
-        raise TableFileError(f"{damaged} ({problem}); re-run `cardtable solve`")
+    repair = f"re-run `{repair_command(rs, manifest['objective'], manifest['upto'] if low else None)}` to repair it"
     lpath = folder / "layout.npz"
     if not lpath.is_file() or (verify and sha256_file(lpath) != manifest["layout_file_sha256"]):
         raise TableFileError(f"{folder}: layout.npz is missing or damaged; re-run `cardtable solve`")
-    rs = Ruleset(cards=manifest["cards"], tie_rule=manifest["tie_rule"], high_ace=manifest["high_ace"])
     # The index arrays are rebuilt from the game the manifest names, never taken from the file:
     # a layout of another game, or one crafted with matching checksums, cannot steer a kernel.
     lay = game_layout(rs, manifest["objective"])
@@ -583,9 +674,60 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
             if not in_range:
                 raise TableFileError(f"{path}: values outside -{bound:g}..{bound:g} (the file is damaged or "
                                      "forged); re-run `cardtable solve`")
+        meta, problem = _read_layer_record(folder, k, lay, manifest["layout_sha256"])
+        if meta is not None and any(meta.get(key) != rec.get(key) for key in ("sha256", "games", "seconds")):
+            problem = "its checksum, games or seconds differ from the manifest's"
+        elif meta is not None and "record_sha256" in rec \
+                and sha256_file(path.with_suffix(".json")) != rec["record_sha256"]:
+            problem = "edited (its SHA-256 is not the one the manifest records)"
+        if problem:
+            raise TableFileError(f"{path.with_suffix('.json')}: {problem} (the record of layer {k} is "
+                                 f"damaged); {repair}")
         layers.append(np.memmap(path, dtype="<f4", mode="r") if rec["count"] else np.zeros(0, np.float32))
     return LayeredTable(rs, manifest["objective"], lay, layers, tuple(manifest["prize_cards"]),
                         dict(manifest["stats"]), folder)
+
+
+def _read_manifest(folder: Path, low: bool = False) -> tuple[dict, Ruleset]:
+    """(manifest, its ruleset) of the table folder ``folder`` (``low``: of its low layers):
+    ``table.json`` (``low-layers.json``) read and checked (regular file, size, digest,
+    version, fields) and of the game the folder's name stands for, if it is such a name.
+    The other files are not read.
+
+    Raises:
+        TableFileError, TableMismatchError: as :func:`open_layered`.
+    """
+    from .table import TableFileError, mismatch_error
+
+    name = LOW_MANIFEST if low else "table.json"
+    mpath = folder / name
+    if not mpath.exists():
+        what = "unfinished (resume it with the same `cardtable solve` command)" if folder.is_dir() else "missing"
+        raise TableFileError(f"table {str(folder)!r} is {what}" if not low
+                             else f"{folder}: no low layers ({name} is missing)")
+    damaged = f"{folder}: {name} is damaged"
+    if not mpath.is_file():
+        raise TableFileError(f"{damaged} (not a regular file); remove it and re-run `cardtable solve`")
+    if mpath.stat().st_size > _JSON_MAX:
+        raise TableFileError(f"{damaged} ({mpath.stat().st_size:,} bytes; a manifest is a few KiB); "
+                             "re-run `cardtable solve`")
+    try:
+        manifest = json.loads(read_regular_bytes(mpath, _JSON_MAX))
+    except (OSError, ValueError):
+        raise TableFileError(f"{damaged}; re-run `cardtable solve`") from None
+    if not isinstance(manifest, dict) or manifest.get("digest") != _manifest_digest(manifest):
+        raise TableFileError(f"{damaged} (digest mismatch); re-run `cardtable solve`")
+    if manifest.get("version") != FORMAT_VERSION:
+        raise TableFileError(f"{folder}: table format version {manifest.get('version')}, "
+                             f"this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
+    problem = _manifest_problem(manifest, low)
+    if problem:
+        raise TableFileError(f"{damaged} ({problem}); re-run `cardtable solve`")
+    rs = Ruleset(cards=manifest["cards"], tie_rule=manifest["tie_rule"], high_ace=manifest["high_ace"])
+    named = game_of_folder(folder.name)
+    if named is not None and (named[0], named[1]) != (rs, manifest["objective"]):
+        raise mismatch_error(mpath, rs, manifest["objective"], *named)
+    return manifest, rs
 
 
 @lru_cache(maxsize=2)
@@ -633,6 +775,7 @@ def _manifest_problem(m: dict, low: bool = False) -> str | None:
         return "layers"
     for rec in layers:
         if not isinstance(rec, dict) or not _is_int(rec.get("k")) or not _is_int(rec.get("count")) \
-                or not isinstance(rec.get("file"), str) or not isinstance(rec.get("sha256"), str):
+                or not isinstance(rec.get("file"), str) or not isinstance(rec.get("sha256"), str) \
+                or not isinstance(rec.get("record_sha256", ""), str):
             return "a layer record"
     return None

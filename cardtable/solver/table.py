@@ -603,12 +603,21 @@ def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None =
 def unchanged_key(path: Path, ruleset: Ruleset, objective: str) -> tuple:
     """What must stay the same for a verified table to be reused: the table file's (or
     ``table.json``'s, ``low-layers.json``'s) path, modification time and size, and those of
-    every layer file of a format-2 folder (a layer edited or truncated in place is verified
+    every other file of a format-2 folder that opening checks (``layer-KK.f32``,
+    ``layer-KK.json``, ``layout.npz``: one edited, truncated or removed in place is verified
     again at the next load)."""
     layered = path.name in ("table.json", "low-layers.json")
-    files = [path] + (sorted(path.parent.glob("layer-*.f32")) if layered else [])
-    return (str(path.resolve()), ruleset, objective,
-            tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+    files = [path] + (sorted(path.parent.glob("layer-*.f32")) + sorted(path.parent.glob("layer-*.json"))
+                      + [path.parent / "layout.npz"] if layered else [])
+
+    def seen(p: Path) -> tuple:
+        try:
+            st = p.stat()
+        except OSError:  # removed, or a dangling link: the next load refuses it
+            return (p.name, None, None)
+        return (p.name, st.st_mtime_ns, st.st_size)
+
+    return (str(path.resolve()), ruleset, objective, tuple(seen(p) for p in files))
 
 
 def check_table_matches(table, ruleset: Ruleset, objective: str) -> None:
@@ -622,11 +631,17 @@ def check_table_matches(table, ruleset: Ruleset, objective: str) -> None:
     got, want = table.ruleset, ruleset
     same = (got.cards, got.tie_rule, got.high_ace) == (want.cards, want.tie_rule, want.high_ace)
     if not same or table.objective != objective:
-        raise TableMismatchError(
-            f"{table.path} holds the table of {got.describe()} (objective {table.objective}), "
-            f"not of {want.describe()} (objective {objective}): it was copied or renamed; delete it "
-            "and run `cardtable solve` for these rules"
-        )
+        raise mismatch_error(table.path, got, table.objective, want, objective)
+
+
+def mismatch_error(path, got: Ruleset, got_objective: str, want: Ruleset, objective: str) -> TableMismatchError:
+    """The error for a table (file, folder or format-2 manifest ``path``) of the game ``got``
+    found where the one of ``want`` belongs; the message names both games."""
+    return TableMismatchError(
+        f"{path} holds the table of {got.describe()} (objective {got_objective}), "
+        f"not of {want.describe()} (objective {objective}): it was copied or renamed; delete it "
+        "and run `cardtable solve` for these rules"
+    )
 
 
 #: The last verified table of this process, keyed by (path, mtime, size).

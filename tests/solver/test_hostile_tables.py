@@ -382,3 +382,210 @@ def test_solve_force_refuses_records_of_the_wrong_kind_before_deleting(cache, ca
     assert isinstance(r.exception, SystemExit)
     if before is not None:
         assert sorted(p.name for p in folder.iterdir()) == before  # nothing deleted
+
+
+# -- issue 24, section 5: every file of a table is checked, a failed solve leaves no temp files --
+
+
+def _edit_record(folder: Path, k: int, change) -> None:
+    p = folder / f"layer-{k:02d}.json"
+    meta = json.loads(p.read_text())
+    change(meta)
+    p.write_text(json.dumps(meta, sort_keys=True, indent=1))
+
+
+RECORDS = {
+    "deleted": lambda f: (f / "layer-03.json").unlink(),
+    "garbage": lambda f: (f / "layer-03.json").write_bytes(b"\x00\xffgarbage"),
+    "a JSON list": lambda f: (f / "layer-03.json").write_text("[3]"),
+    "a folder": lambda f: _dir(f / "layer-03.json"),
+    "2 MiB": lambda f: _edit_record(f, 3, lambda m: m.update(padding="x" * (2 << 20))),
+    "sha256 edited": lambda f: _edit_record(f, 3, lambda m: m.update(sha256="0" * 64)),
+    "games edited": lambda f: _edit_record(f, 3, lambda m: m.update(games=m["games"] + 1)),
+    "seconds edited": lambda f: _edit_record(f, 3, lambda m: m.update(seconds=123.0)),
+    "count edited": lambda f: _edit_record(f, 3, lambda m: m.update(count=m["count"] - 1)),
+    "k edited": lambda f: _edit_record(f, 3, lambda m: m.update(k=2)),
+    "layout edited": lambda f: _edit_record(f, 3, lambda m: m.update(layout_sha256="0" * 64)),
+    # a field no content check reads: caught by the SHA-256 that table.json records of the file
+    "backend edited": lambda f: _edit_record(f, 3, lambda m: m.update(backend="ray")),
+}
+
+
+@pytest.mark.parametrize("case", list(RECORDS))
+def test_a_tampered_layer_record_of_a_complete_table_is_refused_with_the_repair_command(cache, case):
+    from cardtable.solver.table import load_table
+
+    folder = cache / NAME
+    RECORDS[case](folder)
+    for read in (lambda: open_layered(folder), lambda: open_layered(folder, verify=False),
+                 lambda: load_table(RS, "points", cache)):
+        with pytest.raises(TableFileError) as e:
+            read()
+        msg = str(e.value)
+        assert str(folder / "layer-03.json") in msg and "re-run `cardtable solve -n 4 --ties carry`" in msg, msg
+
+
+@pytest.mark.parametrize("case", ["deleted", "garbage", "games edited", "backend edited"])
+def test_solve_repairs_a_tampered_layer_record(good, cache, case):
+    folder = cache / NAME
+    RECORDS[case](folder)
+    code, out, exc = _solve(cache)
+    assert code == 0 and "layer-03.json" in out and "solving again what is damaged" in out, out
+    assert _files(folder) == _files(good / NAME)
+    if case in ("deleted", "garbage"):
+        assert "resumed layers [1, 2, 4]" in out  # only layer 3 solved again
+    open_layered(folder)
+
+
+def test_a_layer_record_edited_after_a_verified_load_is_verified_again(cache):
+    from cardtable.solver.table import load_table
+
+    assert load_table(RS, "points", cache) is load_table(RS, "points", cache)
+    RECORDS["seconds edited"](cache / NAME)
+    with pytest.raises(TableFileError, match="layer-03.json"):
+        load_table(RS, "points", cache)
+
+
+@pytest.mark.parametrize("case", ["deleted", "garbage", "seconds edited"])
+def test_a_tampered_layer_record_of_low_layers_is_refused_and_repaired(tmp_path, case):
+    rs6 = Ruleset(cards=6, tie_rule="carry")
+    folder = tmp_path / folder_name(rs6, "points")
+    solve_layered(rs6, "points", folder, upto=3)
+    RECORDS[case](folder)
+    with pytest.raises(TableFileError) as e:
+        open_layered(folder, low=True)
+    assert "layer-03.json" in str(e.value) and "`cardtable solve -n 6 --ties carry --layers 3`" in str(e.value)
+    r = CliRunner().invoke(app, ["solve", "-n", "6", "--layers", "3", "--cache", str(tmp_path)])
+    assert r.exit_code == 0 and "solving again what is damaged" in " ".join(r.output.split()), r.output
+    assert open_layered(folder, low=True).upto == 3
+
+
+def test_another_games_manifest_is_reported_as_such_naming_both_games(tmp_path):
+    """table.json of the 5-card game copied into the 4-card folder was reported as "layout.npz
+    is missing or damaged"; now a TableMismatchError naming both games, and solve changes nothing."""
+    from cardtable.solver.table import TableMismatchError, load_table
+
+    rs5 = Ruleset(cards=5, tie_rule="carry")
+    solve_layered(RS, "points", tmp_path / NAME)
+    solve_layered(rs5, "points", tmp_path / "five")
+    shutil.copy(tmp_path / "five" / "table.json", tmp_path / NAME / "table.json")
+    before = {p.name: p.read_bytes() for p in (tmp_path / NAME).iterdir()}
+    for read in (lambda: open_layered(tmp_path / NAME), lambda: load_table(RS, "points", tmp_path)):
+        with pytest.raises(TableMismatchError) as e:
+            read()
+        assert f"holds the table of {rs5.describe()}" in str(e.value)
+        assert f"not of {RS.describe()}" in str(e.value)
+        assert "layout.npz" not in str(e.value)
+    code, out, _ = _solve(tmp_path)
+    assert code == 1 and "copied or renamed" in out, out
+    assert {p.name: p.read_bytes() for p in (tmp_path / NAME).iterdir()} == before
+    # the same for low layers: 7 cards' low-layers.json in the 6-card folder
+    rs6, rs7 = Ruleset(cards=6, tie_rule="carry"), Ruleset(cards=7, tie_rule="carry")
+    six, seven = tmp_path / folder_name(rs6, "points"), tmp_path / "seven"
+    solve_layered(rs6, "points", six, upto=3)
+    solve_layered(rs7, "points", seven, upto=3)
+    shutil.copy(seven / "low-layers.json", six / "low-layers.json")
+    with pytest.raises(TableMismatchError, match="cards=7.*not of cards=6"):
+        open_layered(six, low=True)
+
+
+def _temp_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name.endswith((".partial", ".tmp", ".tmp.npz")) or ".tmp" in p.name)
+
+
+@pytest.mark.parametrize("how", ["replace refused", "solver check fails", "interrupted"])
+@pytest.mark.parametrize("damage", ["truncated layer", "layout.npz garbled", "table.json not JSON"])
+def test_a_failed_repair_leaves_no_temporary_files(cache, monkeypatch, how, damage):
+    from cardtable.solver import SolverError, lean
+
+    folder = cache / NAME
+    TAMPER[damage](folder)
+    os.truncate(folder / "layer-04.f32", 3)  # at least one layer is solved again
+    if how == "replace refused":
+        def refuse(src, dst):
+            raise PermissionError(13, "Permission denied", str(dst))
+        monkeypatch.setattr(os, "replace", refuse)
+    elif how == "solver check fails":
+        def failing(k, st):
+            raise SolverError(f"layer {k}: simulated failure")
+        monkeypatch.setattr(lean, "check_stats", failing)
+    else:
+        def interrupt(k, st):
+            raise KeyboardInterrupt
+        monkeypatch.setattr(lean, "check_stats", interrupt)
+    code, out, _ = _solve(cache)
+    assert code in (1, 130), out
+    assert _temp_files(folder) == [], out
+
+
+def test_a_solve_removes_the_temporary_files_a_killed_one_left(cache):
+    folder = cache / NAME
+    (folder / "table.json").unlink()  # a solve killed (SIGKILL) in the middle
+    for name in ("layer-04.f32.partial", "layer-03.json.tmp", "table.json.tmp", "layout.tmp.npz"):
+        (folder / name).write_bytes(b"half")
+    (folder / "keep.partial").mkdir()  # not a name the solve writes: left alone
+    solve_layered(RS, "points", folder)
+    assert _temp_files(folder) == ["keep.partial"]
+    open_layered(folder)
+
+
+def test_a_smaller_layers_run_keeps_the_higher_low_layers_declared(tmp_path):
+    """`solve --layers 4` then `--layers 2` shrank low-layers.json to layers 1..2 (3 and 4
+    were left on disk undeclared); now the stored 1..4 are verified and kept."""
+    from cardtable.solver.layers import LOW_MANIFEST
+
+    rs6 = Ruleset(cards=6, tie_rule="carry")
+    folder = tmp_path / folder_name(rs6, "points")
+
+    def run(k):
+        r = CliRunner().invoke(app, ["solve", "-n", "6", "--layers", str(k), "--cache", str(tmp_path)])
+        return r.exit_code, " ".join(r.output.split())
+
+    assert run(4)[0] == 0
+    code, out = run(2)
+    assert code == 0 and "layers 1..4 were already stored: kept and verified" in out, out
+    assert "solved layers 1..4" in out and "resumed layers [1, 2, 3, 4]" in out, out
+    assert json.loads((folder / LOW_MANIFEST).read_text())["upto"] == 4
+    assert open_layered(folder, low=True).upto == 4
+    # the same through the library; a damaged higher layer is solved again, not dropped
+    os.truncate(folder / "layer-04.f32", 8)
+    manifest = solve_layered(rs6, "points", folder, upto=1)
+    assert manifest["upto"] == 4 and manifest["stats"]["resumed_layers"] == [1, 2, 3]
+    assert open_layered(folder, low=True).upto == 4
+    # more layers than stored: extended as before
+    assert run(5)[0] == 0 and open_layered(folder, low=True).upto == 5
+
+
+@pytest.mark.parametrize("free, done, want", [
+    (1000, False, "1000 bytes are free"),
+    (1536, True, "1.5 KiB are free"),
+])
+def test_solve_refuses_without_disk_space_and_says_how_much_in_readable_units(tmp_path, monkeypatch,
+                                                                             free, done, want):
+    from collections import namedtuple
+
+    from cardtable.solver.estimate import estimate_solve, size_text
+
+    usage = namedtuple("usage", "total used free")
+    rs5 = Ruleset(cards=5, tie_rule="carry")
+    folder = tmp_path / folder_name(rs5, "points")
+    if done:
+        solve_layered(rs5, "points", folder, upto=1)
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10 ** 12, 10 ** 12 - free, free))
+    r = CliRunner().invoke(app, ["solve", "-n", "5", "--cache", str(tmp_path)])
+    out = " ".join(r.output.split())
+    need = size_text(estimate_solve(rs5, "points").disk_bytes)
+    assert r.exit_code == 2 and f"this solve needs {need} of disk in {tmp_path}" in out, out
+    assert want in out and "0.0 GiB" not in out and "choose another --cache folder" in out, out
+    assert ("of it already written" in out) == done
+    assert not (folder / "table.json").exists()
+
+
+@pytest.mark.parametrize("n, text", [(0, "0 bytes"), (1023, "1023 bytes"), (1024, "1.0 KiB"),
+                                     (5 << 20, "5.0 MiB"), ((1 << 30) - 1, "1024.0 MiB"),
+                                     (3 << 30, "3.0 GiB")])
+def test_size_text_never_rounds_a_size_to_zero_gib(n, text):
+    from cardtable.solver.estimate import size_text
+
+    assert size_text(n) == text
