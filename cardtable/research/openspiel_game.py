@@ -22,14 +22,33 @@ Structure (the same as OpenSpiel's ``goofspiel`` where both exist):
   node with one outcome (the last prize) and a round where every player has a
   single legal bid (the last cards) are not nodes.
 
-Parameters (defaults in brackets): ``num_cards`` [13], ``players`` [2],
+Parameters (defaults in brackets; docs/research.md, OpenSpiel, lists them beside
+OpenSpiel's ``goofspiel`` and its defaults): ``num_cards`` [13], ``players`` [2],
 ``tie_rule`` ["carry"] or "discard", ``unique_bids`` [False], ``high_ace``
-[False], ``cards_per_bid`` [1], ``open_prizes`` [1], ``points_order``
-["random"], "ascending" or "descending", ``returns_type``
-["point_difference"]: own points minus the mean of *all* players' points,
-exactly as OpenSpiel's ``goofspiel`` defines it (zero-sum; with 2 players it is
-half the engine's point difference ``p0 - p1``), or "win_loss" (+1/0/-1, 2
-players only).
+[False], ``cards_per_bid`` [1], ``open_prizes`` [1], and OpenSpiel's own names
+with OpenSpiel's meaning: ``points_order`` ["random"], "ascending" or
+"descending"; ``returns_type`` ["point_difference"]: own points minus the mean
+of all players' points (zero-sum, from ``-T/P`` to ``T*(P-1)/P`` with ``T`` the
+total prize value; with 2 players half the engine's ``p0 - p1``), "win_loss"
+(the players with the most points share +1, the others share -1, all level: 0)
+or "total_points" (own points, general-sum, ``0..T``); ``imp_info`` [False]:
+only False, since cardtable reveals every bid (True, OpenSpiel's hidden-bid
+variant, is refused with the reason); ``egocentric`` [False]: accepted, changes
+nothing (as in OpenSpiel when bids are public; our observation tensor is always
+relative to the viewer); ``num_turns`` [-1]: -1 or the number of rounds (a game
+cut short is refused). Bad values raise ``ValueError`` (``RulesetError`` for the
+ruleset's own) naming the parameter and the reason.
+
+Game type: the simultaneous form is ``PERFECT_INFORMATION`` (as OpenSpiel's
+``goofspiel`` with ``imp_info=False``: every bid is public once the round's bids
+are in, and the only hidden thing, the face-down prize order, is a chance node
+resolved in public), so OpenSpiel's simultaneous-move ``value_iteration``
+accepts it; the turn-based form is ``IMPERFECT_INFORMATION`` (a seat bids before
+seeing the earlier seats' bids of the round). ``ZERO_SUM`` except
+``total_points`` (``GENERAL_SUM``). ``max_game_length`` counts decisions as
+OpenSpiel does (a joint bid is one move, chance nodes are not counted): the
+rounds, plus at most one choice per prize with open prizes; times the players'
+bids per round in the turn-based form (4 and 8 at 4 cards, as OpenSpiel).
 
 Information states: bids are revealed after each round (docs/rules.md, What each
 player knows), so a player's information state is the public history (prizes turned
@@ -72,18 +91,39 @@ _DEFAULTS = {
     "open_prizes": 1,
     "points_order": "random",
     "returns_type": "point_difference",
+    "imp_info": False,
+    "egocentric": False,
+    "num_turns": -1,
 }
 
+#: OpenSpiel's ``goofspiel`` parameters and its defaults (for the docs and the tests;
+#: every one of them is accepted here with the same meaning, see the module docstring).
+NATIVE_DEFAULTS = {
+    "num_cards": 13,
+    "players": 2,
+    "points_order": "random",
+    "returns_type": "win_loss",
+    "imp_info": False,
+    "egocentric": False,
+    "num_turns": -1,
+}
 
-def _game_type(short_name: str, long_name: str, dynamics, tensors: bool) -> "pyspiel.GameType":
+RETURNS_TYPES = ("point_difference", "win_loss", "total_points")
+
+_PERFECT = pyspiel.GameType.Information.PERFECT_INFORMATION
+_IMPERFECT = pyspiel.GameType.Information.IMPERFECT_INFORMATION
+
+
+def _game_type(short_name: str, long_name: str, dynamics, tensors: bool, information,
+               utility=pyspiel.GameType.Utility.ZERO_SUM) -> "pyspiel.GameType":
     """The OpenSpiel game type of one form of the game (both forms share all but these)."""
     return pyspiel.GameType(
         short_name=short_name,
         long_name=long_name,
         dynamics=dynamics,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        information=information,
+        utility=utility,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=5,
         min_num_players=2,
@@ -96,22 +136,66 @@ def _game_type(short_name: str, long_name: str, dynamics, tensors: bool) -> "pys
     )
 
 
-_GAME_TYPE = _game_type(SHORT_NAME, "cardtable Goofspiel (every variant)",
-                        pyspiel.GameType.Dynamics.SIMULTANEOUS, tensors=True)
+#: (short name, long name, dynamics, tensors, information) of the simultaneous form
+_SIM_FORM = (SHORT_NAME, "cardtable Goofspiel (every variant)", pyspiel.GameType.Dynamics.SIMULTANEOUS,
+             True, _PERFECT)
+_GAME_TYPE = _game_type(*_SIM_FORM)
 
 
 def ruleset_from_params(params: dict[str, Any]) -> Ruleset:
-    """The engine ruleset for OpenSpiel parameters (see the module docstring).
+    """The engine ruleset for OpenSpiel parameters (see the module docstring);
+    parameters missing from ``params`` take their defaults.
 
     Raises:
-        RulesetError: invalid values; ``ValueError``: unknown ``points_order``.
+        RulesetError: invalid ruleset values; ``ValueError``: an unknown
+            ``points_order`` or ``returns_type``, ``imp_info=True``, or a
+            ``num_turns`` other than -1 and the number of rounds (each with the reason).
     """
+    params = {**_DEFAULTS, **params}
     order = {"random": "shuffled", "ascending": "ascending", "descending": "descending"}.get(params["points_order"])
     if order is None:
         raise ValueError(f"points_order must be random, ascending or descending, not {params['points_order']!r}")
-    return Ruleset(cards=params["num_cards"], players=params["players"], tie_rule=params["tie_rule"],
-                   unique_bids=params["unique_bids"], high_ace=params["high_ace"],
-                   cards_per_bid=params["cards_per_bid"], open_prizes=params["open_prizes"], prize_order=order)
+    if params["returns_type"] not in RETURNS_TYPES:
+        raise ValueError(f"returns_type must be one of {', '.join(RETURNS_TYPES)} (OpenSpiel's goofspiel "
+                         f"names and meanings), not {params['returns_type']!r}")
+    if params["imp_info"]:
+        raise ValueError("imp_info=True is refused: in OpenSpiel's goofspiel it hides the bids (only the "
+                         "round's winner is shown), a variant cardtable does not have; cardtable reveals every "
+                         "bid after the round (docs/rules.md, What each player knows), which is imp_info=False")
+    rs = Ruleset(cards=params["num_cards"], players=params["players"], tie_rule=params["tie_rule"],
+                 unique_bids=params["unique_bids"], high_ace=params["high_ace"],
+                 cards_per_bid=params["cards_per_bid"], open_prizes=params["open_prizes"], prize_order=order)
+    if params["num_turns"] not in (-1, rs.rounds):
+        raise ValueError(f"num_turns must be -1 or {rs.rounds} (every round of {rs.describe()}), not "
+                         f"{params['num_turns']!r}: a game cut short after some rounds is not a cardtable ruleset")
+    return rs
+
+
+def utility_range(ruleset: Ruleset, returns_type: str) -> tuple[float, float, float | None]:
+    """``(min_utility, max_utility, utility_sum)`` of a ruleset under ``returns_type``
+    (``utility_sum`` is ``None`` for the general-sum ``total_points``). The point
+    difference range is exact, ``-T/P .. T*(P-1)/P``; OpenSpiel's goofspiel computes
+    its minimum with integer division (-3 instead of -10/3 at 4 cards, 3 players).
+
+    Raises:
+        ValueError: an unknown ``returns_type``.
+    """
+    total, n = float(ruleset.total_prize_value), ruleset.players
+    if returns_type == "win_loss":
+        return -1.0, 1.0, 0.0
+    if returns_type == "point_difference":
+        return -total / n, total * (n - 1) / n, 0.0
+    if returns_type == "total_points":
+        return 0.0, total, None
+    raise ValueError(f"returns_type must be one of {', '.join(RETURNS_TYPES)}, not {returns_type!r}")
+
+
+def max_moves(ruleset: Ruleset, turn_based: bool = False) -> int:
+    """OpenSpiel's ``max_game_length``: the most decisions in one game (a joint bid
+    is one move, chance nodes do not count): a bid per round (one per seat in the
+    turn-based form), plus at most one prize choice per prize with open prizes."""
+    bids = ruleset.rounds * (ruleset.players if turn_based else 1)
+    return bids + (ruleset.cards if ruleset.open_prizes > 1 else 0)
 
 
 class CardtableGoofspielGame(pyspiel.Game):
@@ -121,29 +205,26 @@ class CardtableGoofspielGame(pyspiel.Game):
         RulesetError, ValueError: invalid parameters.
     """
 
-    _TYPE = _GAME_TYPE
+    _FORM = _SIM_FORM
+    _TURN_BASED = False
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = dict(_DEFAULTS)
         p.update(params or {})
         self.ruleset = rs = ruleset_from_params(p)
-        if p["returns_type"] not in ("point_difference", "win_loss"):
-            raise ValueError(f"returns_type must be point_difference or win_loss, not {p['returns_type']!r}")
-        if p["returns_type"] == "win_loss" and rs.players != 2:
-            raise ValueError("returns_type win_loss needs 2 players")
         self.returns_type = p["returns_type"]
-        total = rs.total_prize_value
-        bound = 1.0 if self.returns_type == "win_loss" else float(total)
+        low, high, total = utility_range(rs, self.returns_type)
+        utility = (pyspiel.GameType.Utility.GENERAL_SUM if total is None else pyspiel.GameType.Utility.ZERO_SUM)
         super().__init__(
-            self._TYPE,
+            _game_type(*self._FORM, utility=utility),
             pyspiel.GameInfo(
                 num_distinct_actions=num_actions(rs),
-                max_chance_outcomes=rs.cards,
+                max_chance_outcomes=0 if rs.fixed_order else rs.cards,
                 num_players=rs.players,
-                min_utility=-bound,
-                max_utility=bound,
-                utility_sum=0.0,
-                max_game_length=rs.cards * (2 + rs.players),
+                min_utility=low,
+                max_utility=high,
+                utility_sum=total,
+                max_game_length=max_moves(rs, self._TURN_BASED),
             ),
             p,
         )
@@ -340,8 +421,13 @@ def _returns(shared: "_Shared", h: _History) -> list[float]:
         out = [0.0] * n
     else:
         pts = g.points
-        if shared.returns_type == "win_loss":
-            out = [1.0 if pts[i] > pts[1 - i] else -1.0 if pts[i] < pts[1 - i] else 0.0 for i in range(2)]
+        if shared.returns_type == "win_loss":     # OpenSpiel's goofspiel: winners share +1, losers -1
+            best = max(pts)
+            winners = sum(x == best for x in pts)
+            out = ([0.0] * n if winners == n else
+                   [1.0 / winners if x == best else -1.0 / (n - winners) for x in pts])
+        elif shared.returns_type == "total_points":
+            out = [float(x) for x in pts]
         else:
             mean = sum(pts) / n
             out = [pts[i] - mean for i in range(n)]
@@ -368,9 +454,11 @@ def _observation_string(h: _History, player: int) -> str:
 
 
 def _state_string(h: _History) -> str:
+    """The whole state, one string per node (OpenSpiel's algorithms for perfect-information
+    games, ``value_iteration`` among them, key states by ``str(state)``)."""
     g = h.game
     return (f"round {g.round} phase {g.phase} pot {list(g.pot)} points {list(g.points)} "
-            f"hands {[sorted(x) for x in g.hands]}")
+            f"hands {[sorted(x) for x in g.hands]} {_public_history(h)}")
 
 
 class CardtableGoofspielState(pyspiel.State):
@@ -548,9 +636,9 @@ class GoofspielObserver:
 
 TURN_BASED_SHORT_NAME = "python_cardtable_goofspiel_turn_based"
 
-_TURN_GAME_TYPE = _game_type(TURN_BASED_SHORT_NAME,
-                             "cardtable Goofspiel (every variant), bids made in turn",
-                             pyspiel.GameType.Dynamics.SEQUENTIAL, tensors=False)
+_TURN_FORM = (TURN_BASED_SHORT_NAME, "cardtable Goofspiel (every variant), bids made in turn",
+              pyspiel.GameType.Dynamics.SEQUENTIAL, False, _IMPERFECT)
+_TURN_GAME_TYPE = _game_type(*_TURN_FORM)
 
 
 class _Turn:
@@ -620,10 +708,12 @@ class CardtableGoofspielTurnBasedGame(CardtableGoofspielGame):
 
     Information state of a seat: its information state in the simultaneous game,
     plus, during a round of bids, which seat bids now and its own bid if made.
-    Strings only (no tensors).
+    Strings only (no tensors). ``IMPERFECT_INFORMATION``: a seat bids without
+    seeing the bids made before it in the round.
     """
 
-    _TYPE = _TURN_GAME_TYPE
+    _FORM = _TURN_FORM
+    _TURN_BASED = True
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         super().__init__(params)

@@ -99,205 +99,179 @@ def test_every_variant_passes_openspiels_random_simulation_test(params):
 def test_bad_parameters_are_rejected():
     with pytest.raises(ValueError, match="points_order"):
         og.load(points_order="sideways")
-    with pytest.raises(ValueError, match="win_loss"):
-        og.load(players=3, returns_type="win_loss")
     with pytest.raises(ValueError, match="cards"):
         og.load(num_cards=20)
 
 
-def test_matrix_game_solver_on_matching_pennies():
-    v, x, y = solve_matrix_game(np.array([[1.0, -1.0], [-1.0, 1.0]]))
-    assert v == pytest.approx(0.0, abs=1e-9)
-    assert x == pytest.approx([0.5, 0.5]) and y == pytest.approx([0.5, 0.5])
-    v, x, _ = solve_matrix_game(np.array([[3.0, 1.0], [2.0, 0.0]]))
-    assert v == pytest.approx(1.0) and x == pytest.approx([1.0, 0.0])
+# -- OpenSpiel's own parameters, metadata and values (issue 22, item 2) ----------------------
+
+NATIVE_PARAMS = [
+    dict(num_cards=n, players=p, points_order=o, returns_type=r)
+    for n in (3, 4, 5) for p in (2, 3) for o in ("random", "ascending", "descending")
+    for r in ("point_difference", "win_loss", "total_points")
+]
 
 
-def _public_key(engine_game):
-    return (frozenset(engine_game.hands[0]), frozenset(engine_game.hands[1]),
-            tuple(engine_game.pot), frozenset(engine_game.deck))
+def _native(**params):
+    return pyspiel.load_game("goofspiel", {"imp_info": False, **params})
 
 
-def _info_keys(game):
-    """Turn-based information-state strings of each public state, by a walk of our game."""
-    keys = {}
-
-    def walk(s):
-        if s.is_terminal():
-            return
-        if s.is_chance_node():
-            for a, _ in s.chance_outcomes():
-                walk(s.child(a))
-            return
-        key = _public_key(s.engine_game)
-        for p in range(2):
-            keys[key, p] = f"Current player: {p}\n" + s.information_state_string(p)
-        for a0 in s.legal_actions(0):
-            for a1 in s.legal_actions(1):
-                c = s.clone()
-                c.apply_actions([a0, a1])
-                walk(c)
-
-    walk(game.new_initial_state())
-    return keys
+def test_native_parameter_names_and_defaults_are_known():
+    native = pyspiel.load_game("goofspiel").get_parameters()
+    assert native == og.NATIVE_DEFAULTS
+    ours = og.load().get_parameters()
+    assert set(native) <= set(ours)                      # every native name is accepted
+    differ = {k for k in native if native[k] != ours[k]}
+    assert differ == {"returns_type"}                    # win_loss there, point_difference here (documented)
 
 
-def test_cfr_on_carry_over_converges_to_the_reference_value():
-    rs = Ruleset(cards=3, tie_rule="carry")
-    ref = solve(rs)
-    assert ref.value == pytest.approx(0.0, abs=1e-9)   # symmetric game
-    assert any(abs(v) > 0.5 for v in ref.values.values())  # but not a trivial one
-
-    game = og.load(num_cards=3, tie_rule="carry")
-    tb = pyspiel.convert_to_turn_based(game)
-    keys = _info_keys(game)
-
-    # 1. the reference's LP equilibrium is an equilibrium of our OpenSpiel game
-    ref_policy = cfr.CFRSolver(tb).average_policy()  # a TabularPolicy over tb's information states
-    for (state, p), info in keys.items():
-        probs = ref.strategies[state][p]
-        row = ref_policy.policy_for_key(info)
-        row[:] = 0.0
-        for card, q in zip(sorted(state[p]), probs):
-            row[card - 1] = q
-    assert exploitability.nash_conv(tb, ref_policy) < 1e-6
-
-    # 2. OpenSpiel's CFR+ converges to the reference value
-    solver = cfr.CFRPlusSolver(tb)
-    convs = []
-    for i in range(40):
-        solver.evaluate_and_update_policy()
-        if i + 1 in (10, 40):
-            convs.append(exploitability.nash_conv(tb, solver.average_policy()))
-    avg = solver.average_policy()
-    assert convs[1] < convs[0] and convs[1] < 0.03
-    values = expected_game_score.policy_value(tb.new_initial_state(), [avg, avg])
-    assert values[0] == pytest.approx(ref.value, abs=0.01)
-
-    # 3. best responses to CFR's policy: the reference and OpenSpiel agree
-    def policy_at(state, seat):
-        row = avg.policy_for_key(keys[state, seat]) if (state, seat) in keys else None
-        cards = sorted(state[seat])
-        if row is None:  # forced last round: OpenSpiel never asks
-            return np.ones(len(cards)) / len(cards)
-        return np.array([row[c - 1] for c in cards])
-
-    info = exploitability.nash_conv(tb, avg, return_only_nash_conv=False)
-    for p in (0, 1):
-        ours = best_response_value(rs, p, policy_at) / 2 - values[p]  # returns are half of p0 - p1
-        assert ours == pytest.approx(info.player_improvements[p], abs=1e-9)
+@pytest.mark.parametrize("params", NATIVE_PARAMS, ids=lambda p: "-".join(map(str, p.values())))
+def test_metadata_matches_native(params):
+    native, ours = _native(**params), og.load(tie_rule="discard", **params)
+    assert ours.get_type().information == native.get_type().information == og._PERFECT
+    assert ours.get_type().utility == native.get_type().utility
+    assert ours.max_game_length() == native.max_game_length() == params["num_cards"]
+    assert ours.max_chance_outcomes() == native.max_chance_outcomes()
+    assert ours.num_distinct_actions() == native.num_distinct_actions()
+    assert ours.max_utility() == pytest.approx(native.max_utility())
+    total = params["num_cards"] * (params["num_cards"] + 1) // 2
+    if params["returns_type"] == "point_difference":    # native's minimum divides integers: -10 // 3
+        assert ours.min_utility() == pytest.approx(-total / params["players"])
+        assert native.min_utility() == -(total // params["players"])
+    else:
+        assert ours.min_utility() == native.min_utility()
+    if params["returns_type"] == "total_points":
+        assert ours.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    else:
+        assert ours.utility_sum() == native.utility_sum() == 0.0
+    # the turn-based forms: OpenSpiel's conversion and ours
+    converted, turn = pyspiel.convert_to_turn_based(native), og.load(tie_rule="discard", turn_based=True, **params)
+    assert turn.get_type().information == converted.get_type().information == og._IMPERFECT
+    assert turn.max_game_length() == converted.max_game_length() == params["num_cards"] * params["players"]
 
 
-# -- the information-state tensor --------------------------------------------------------
+def test_issue_example_4_cards_metadata():
+    game = og.load(num_cards=4, returns_type="point_difference")
+    assert (game.min_utility(), game.max_utility(), game.max_game_length()) == (-5.0, 5.0, 4)   # was -10, 10, 16
+    assert og.load(num_cards=4, turn_based=True).max_game_length() == 8
+    assert game.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION
 
-@pytest.mark.parametrize("params", [
-    dict(num_cards=3), dict(num_cards=3, tie_rule="discard"), dict(num_cards=4, open_prizes=2),
-    dict(num_cards=3, players=3, unique_bids=True), dict(num_cards=4, cards_per_bid=2),
-    dict(num_cards=3, points_order="descending"),
+
+def _lockstep(native, ours, rng):
+    """Play the same random moves in both games; return the two states at the end."""
+    t, s = native.new_initial_state(), ours.new_initial_state()
+    while not t.is_terminal():
+        assert not s.is_terminal()
+        if t.is_chance_node():
+            assert s.is_chance_node()
+            assert s.chance_outcomes() == t.chance_outcomes()
+            a = rng.choice([o for o, _ in t.chance_outcomes()])
+            t.apply_action(a)
+            s.apply_action(a)
+        else:
+            assert s.is_simultaneous_node()
+            acts = [rng.choice(t.legal_actions(p)) for p in range(t.num_players())]
+            assert [s.legal_actions(p) for p in range(s.num_players())] == \
+                [t.legal_actions(p) for p in range(t.num_players())]
+            t.apply_actions(acts)
+            s.apply_actions(acts)
+    assert s.is_terminal()
+    return t, s
+
+
+@pytest.mark.parametrize("params", NATIVE_PARAMS, ids=lambda p: "-".join(map(str, p.values())))
+def test_returns_match_native_on_identical_action_sequences(params):
+    rng = random.Random(str(params))
+    extra = [dict(), dict(egocentric=True), dict(num_turns=params["num_cards"])]   # accepted, same game
+    for i in range(24):
+        more = extra[i % 3]
+        t, s = _lockstep(_native(**params, **more), og.load(tie_rule="discard", **params, **more), rng)
+        assert s.returns() == pytest.approx(t.returns(), abs=1e-12)
+
+
+def test_win_loss_with_three_players_shares_the_win_as_native_does():
+    game = og.load(num_cards=3, players=3, tie_rule="discard", returns_type="win_loss")
+    s = game.new_initial_state()
+    s.apply_action(2)                    # prize 3
+    s.apply_actions([2, 2, 0])           # seats 0 and 1 tie on 3: discarded
+    s.apply_action(1)                    # prize 2
+    s.apply_actions([1, 0, 1])           # seats 0 and 2 tie on 2: discarded; last round forced
+    assert s.is_terminal() and s.engine_game.points == (0, 0, 1)
+    assert s.returns() == [-0.5, -0.5, 1.0]
+
+
+@pytest.mark.parametrize("bad, reason", [
+    (dict(imp_info=True), "hides the bids"),
+    (dict(num_cards=4, num_turns=3), "cut short"),
+    (dict(num_cards=4, cards_per_bid=2, num_turns=4), "num_turns must be -1 or 2"),
+    (dict(returns_type="points"), "returns_type must be one of point_difference, win_loss, total_points"),
+    (dict(points_order="sideways"), "points_order"),
 ])
-def test_distinct_information_states_have_distinct_tensors(params):
-    from open_spiel.python.algorithms import get_all_states
-
-    game = og.load(**params)
-    assert game.get_type().provides_information_state_tensor
-    assert game.information_state_tensor_shape() == [og.info_state_size(game.ruleset)]
-    tb = pyspiel.convert_to_turn_based(game)
-    states = get_all_states.get_all_states(tb, include_terminals=False, include_chance_states=False)
-    tensors: dict[str, tuple] = {}
-    for s in states.values():
-        p = s.current_player()
-        key, t = s.information_state_string(p), tuple(s.information_state_tensor(p))
-        assert tensors.setdefault(key, t) == t      # one tensor per information state
-    assert len(set(tensors.values())) == len(tensors)  # and distinct states, distinct tensors
-    if params == dict(num_cards=3):
-        assert len(tensors) == 114                  # the issue's example: 114 states, now 114 tensors
+def test_native_parameters_with_another_meaning_are_refused_with_the_reason(bad, reason):
+    with pytest.raises(ValueError, match=reason):
+        og.load(**bad)
+    with pytest.raises(ValueError, match=reason):
+        og.load(turn_based=True, **bad)
 
 
-def test_information_state_tensor_is_the_public_history():
-    game = og.load(num_cards=4, open_prizes=2, players=2)
-    s = game.new_initial_state()
-    s.apply_action(2)                    # prize 3 turned up
-    s.apply_action(0)                    # prize 1 turned up: the display holds 3 and 1
-    s.apply_actions([3, 0])              # bids 4 and 1: seat 0 chooses
-    s.apply_action(og.choice_to_action(game.ruleset, 3))
-    obs = og.GoofspielObserver(pyspiel.IIGObservationType(perfect_recall=True), game.ruleset)
-    obs.set_from(s, 1)
-    d = obs.dict
-    assert d["player"].tolist() == [0, 1]
-    assert d["prizes"][0].tolist() == [0, 0, 1, 0] and d["prizes"][1].tolist() == [1, 0, 0, 0]
-    assert d["bids"][0].tolist() == [[0, 0, 0, 1], [1, 0, 0, 0]] and d["bids"][1].sum() == 0
-    assert d["choices"][0, 0].tolist() == [0, 0, 1, 0]
-    assert np.array_equal(np.array(s.information_state_tensor(1)), obs.tensor)
+@pytest.mark.parametrize("points_order", ["random", "ascending", "descending"])
+@pytest.mark.parametrize("returns_type", ["point_difference", "win_loss"])
+def test_value_iteration_gives_native_values(points_order, returns_type):
+    """OpenSpiel's simultaneous-move value_iteration (refused before: IMPERFECT_INFORMATION)
+    gives the same value at every state both games reach by the same moves (3 cards)."""
+    pytest.importorskip("cvxpy")
+    from open_spiel.python.algorithms import value_iteration
+    params = dict(num_cards=3, points_order=points_order, returns_type=returns_type)
+    native, ours = _native(**params), og.load(tie_rule="discard", **params)
+    theirs_v = value_iteration.value_iteration(native, -1, 1e-6)
+    ours_v = value_iteration.value_iteration(ours, -1, 1e-6)
+    compared = set()
+
+    def walk(t, s):
+        assert t.is_terminal() == s.is_terminal()
+        if t.is_chance_node():
+            for a, _ in t.chance_outcomes():
+                walk(t.child(a), s.child(a))
+            return
+        assert ours_v[str(s)] == pytest.approx(theirs_v[str(t)], abs=1e-4)
+        compared.add(round(theirs_v[str(t)], 4))
+        if t.is_terminal():
+            return
+        for a0 in t.legal_actions(0):
+            for a1 in t.legal_actions(1):
+                tc, sc = t.clone(), s.clone()
+                tc.apply_actions([a0, a1])
+                sc.apply_actions([a0, a1])
+                walk(tc, sc)
+    walk(native.new_initial_state(), ours.new_initial_state())
+    assert len(compared) > 3          # not only the symmetric value 0
 
 
-def test_memoised_tree_is_bounded_and_states_stay_correct(monkeypatch):
-    monkeypatch.setattr(og, "MAX_CACHED_NODES", 5)
-    game = og.load(num_cards=5)
-    rng = random.Random(3)
-    for _ in range(20):
-        s = _random_play(game.new_initial_state(), rng)
-        pts = s.engine_game.points
-        assert s.returns() == [pts[0] - sum(pts) / 2, pts[1] - sum(pts) / 2]
-    assert game._shared.cached == 5
-    s = game.new_initial_state()
-    c = s.clone()
-    s.apply_action(s.chance_outcomes()[0][0])
-    assert c.is_chance_node() and not s.is_chance_node()   # a clone is independent
+@pytest.mark.parametrize("num_cards, players", [(3, 2), (4, 2), (3, 3)])
+@pytest.mark.parametrize("returns_type", ["point_difference", "win_loss", "total_points"])
+def test_nash_conv_of_uniform_play_matches_native(num_cards, players, returns_type):
+    """OpenSpiel's NashConv of uniform random play in the turn-based forms (our
+    Python one and ``convert_to_turn_based`` of native)."""
+    from open_spiel.python import policy
+    params = dict(num_cards=num_cards, players=players, returns_type=returns_type)
+    converted = pyspiel.convert_to_turn_based(_native(**params))
+    turn = og.load(tie_rule="discard", turn_based=True, **params)
+    theirs = exploitability.nash_conv(converted, policy.UniformRandomPolicy(converted))
+    ours = exploitability.nash_conv(turn, policy.UniformRandomPolicy(turn))
+    assert theirs > 0.1 and ours == pytest.approx(theirs, abs=1e-9)
 
 
-# -- the turn-based form -----------------------------------------------------------------
-
-@pytest.mark.parametrize("params", [
-    dict(num_cards=4), dict(num_cards=4, open_prizes=2), dict(num_cards=4, players=3, unique_bids=True),
-    dict(num_cards=5, cards_per_bid=2), dict(num_cards=4, points_order="descending", tie_rule="discard"),
-])
-def test_turn_based_form_passes_openspiels_random_simulation_test(params):
-    game = og.load(turn_based=True, **params)
-    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
-    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
-
-
-@pytest.mark.parametrize("params", [dict(num_cards=3), dict(num_cards=3, tie_rule="discard"),
-                                    dict(num_cards=3, players=3, unique_bids=True)])
-def test_turn_based_form_is_the_converted_game(params):
-    from open_spiel.python.algorithms import get_all_states
-
-    ours = og.load(turn_based=True, **params)
-    converted = pyspiel.convert_to_turn_based(og.load(**params))
-
-    def infosets(game):
-        states = get_all_states.get_all_states(game, include_terminals=False, include_chance_states=False)
-        return {(s.current_player(), tuple(s.legal_actions())) for s in states.values()}, \
-            len({s.information_state_string() for s in states.values()})
-
-    (acts_a, n_a), (acts_b, n_b) = infosets(ours), infosets(converted)
-    assert n_a == n_b and acts_a == acts_b
-    if params["num_cards"] == 3 and len(params) == 1:
-        assert n_a == 114
-    # CFR+ walks the same tree: the same NashConv, iteration for iteration
-    a, b = cfr.CFRPlusSolver(ours), cfr.CFRPlusSolver(converted)
-    for _ in range(5):
-        a.evaluate_and_update_policy()
-        b.evaluate_and_update_policy()
-    assert exploitability.nash_conv(ours, a.average_policy()) == pytest.approx(
-        exploitability.nash_conv(converted, b.average_policy()), abs=1e-9)
-
-
-def test_turn_based_bids_stay_hidden_until_the_round_is_complete():
-    game = og.load(turn_based=True, num_cards=4, tie_rule="discard")
-    s = game.new_initial_state()
-    s.apply_action(1)                                # prize 2 turned up
-    before = s.information_state_string(1)
-    s.apply_action(3)                                # seat 0 bids the 4
-    assert s.current_player() == 1
-    assert s.information_state_string(1) != before   # seat 1 sees that seat 0 has bid ...
-    other = game.new_initial_state()
-    other.apply_action(1)
-    other.apply_action(0)                            # ... but not which card: a bid of 1 looks the same
-    assert other.information_state_string(1) == s.information_state_string(1)
-    assert s.information_state_string(0) != other.information_state_string(0)   # seat 0 knows its own
-    with pytest.raises(ValueError, match="not a legal bid"):
-        s.apply_action(7)                            # no card 8: refused, nothing changes
-    assert s.current_player() == 1 and s.history() == [1, 3]
-    s.apply_action(0)                                # seat 1 bids the ace: seat 0 takes prize 2
-    assert s.engine_game.points == (2, 0) and s.is_chance_node()
+def test_sequence_form_lp_solves_the_turn_based_form_as_native():
+    """OpenSpiel's sequence-form LP: the same game value as native (0 by symmetry), and
+    its equilibrium of our game has NashConv 0 in our game."""
+    pytest.importorskip("cvxpy")
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import sequence_form_lp
+    params = dict(num_cards=3, points_order="descending", returns_type="point_difference")
+    converted = pyspiel.convert_to_turn_based(_native(**params))
+    turn = og.load(tie_rule="discard", turn_based=True, **params)
+    theirs, ours = sequence_form_lp.solve_zero_sum_game(converted), sequence_form_lp.solve_zero_sum_game(turn)
+    assert ours[0] == pytest.approx(theirs[0], abs=1e-6)
+    merged = policy.merge_tabular_policies([ours[2], ours[3]], turn)
+    assert exploitability.nash_conv(turn, merged) < 1e-5
+    assert exploitability.nash_conv(turn, policy.UniformRandomPolicy(turn)) > 0.1
