@@ -458,7 +458,7 @@ def _state_string(h: _History) -> str:
     games, ``value_iteration`` among them, key states by ``str(state)``)."""
     g = h.game
     return (f"round {g.round} phase {g.phase} pot {list(g.pot)} points {list(g.points)} "
-            f"hands {[sorted(x) for x in g.hands]} {_public_history(h)}")
+            f"hands {[sorted(x) for x in g.hands]} prizes {list(h.revealed)} moves {list(h.moves)}")
 
 
 class CardtableGoofspielState(pyspiel.State):

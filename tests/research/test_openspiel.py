@@ -275,3 +275,23 @@ def test_sequence_form_lp_solves_the_turn_based_form_as_native():
     merged = policy.merge_tabular_policies([ours[2], ours[3]], turn)
     assert exploitability.nash_conv(turn, merged) < 1e-5
     assert exploitability.nash_conv(turn, policy.UniformRandomPolicy(turn)) > 0.1
+
+
+@pytest.mark.parametrize("params", [
+    dict(num_cards=5, open_prizes=2), dict(num_cards=5, players=3, open_prizes=3),
+    dict(num_cards=6, cards_per_bid=2), dict(num_cards=4, points_order="ascending"),
+])
+def test_max_game_length_bounds_every_played_game(params):
+    sim, turn = og.load(**params), og.load(turn_based=True, **params)
+    rng = random.Random(7)
+    for _ in range(20):
+        s = _random_play(sim.new_initial_state(), rng)
+        assert len(s._h.moves) <= sim.max_game_length()          # a joint bid or a prize choice per move
+        t = turn.new_initial_state()
+        moves = 0
+        while not t.is_terminal():
+            if not t.is_chance_node():
+                moves += 1
+            t.apply_action(rng.choice(t.legal_actions()))
+        assert moves <= turn.max_game_length()
+    assert sim.max_game_length() == og.max_moves(sim.ruleset)
