@@ -47,7 +47,8 @@ class Draw:
 
 @dataclass(frozen=True)
 class EndEarly:
-    """End the game early at the start of one's turn (docs/golf.md, "Ending early": needs three discarded grid cards)."""
+    """End the game early at the start of one's turn (docs/golf.md, "Ending early": needs three cards of
+    one's own grid snapped)."""
     player: int
     kind: ClassVar[str] = "end"
 
@@ -62,7 +63,8 @@ class Discard:
 @dataclass(frozen=True)
 class Swap:
     """Put the drawn card face down at own ``pos``; the old card goes face up onto the discard pile
-    (docs/golf.md, "A turn")."""
+    (docs/golf.md, "A turn"). A Detective or Thief whose power was used goes into a further card,
+    not the one the power used (docs/golf.md, "The Detective")."""
     player: int
     pos: int
     kind: ClassVar[str] = "swap"

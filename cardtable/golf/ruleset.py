@@ -45,9 +45,10 @@ class GolfRuleset:
             card (11 = J); ``None`` disables the Detective.
         thief_rank: rank whose drawn card lets the drawer blind-swap one own
             card with an opponent's (12 = Q); ``None`` disables the Thief.
-        early_end_min: successful snaps (own or opponent's card) a player needs
-            before ending early (3).
-        penalty_cards: cards drawn face down after a wrong snap (1).
+        early_end_min: cards of their own grid a player must have snapped
+            before ending early (3; snaps of opponents' cards do not count).
+        penalty_cards: cards drawn face down after a wrong snap (1); no snap is
+            accepted while the draw pile holds fewer.
         ender_extra_cards: extra bottom-row cards for an early ender who does
             not win, in the next game (1).
         snap_opponents: whether known opponent cards may be snapped (True).
