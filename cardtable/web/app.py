@@ -66,10 +66,12 @@ def default_db_path() -> Path:
 def server_options(limits: Limits | None = None) -> dict[str, Any]:
     """uvicorn settings that enforce the limits at the transport: a WebSocket frame
     (message) over :attr:`Limits.max_message_bytes` closes the connection with 1009
-    before it is read into memory. ``cardtable serve``, the tests and the benchmarks
+    before it is read into memory; at shutdown, requests still waiting (an analysis in a
+    long queue) are cancelled after 5 s. ``cardtable serve``, the tests and the benchmarks
     pass these to ``uvicorn.run`` / ``uvicorn.Config``."""
     limits = limits or Limits()
-    return {"ws_max_size": limits.max_message_bytes, "ws_max_queue": 16, "timeout_keep_alive": 5}
+    return {"ws_max_size": limits.max_message_bytes, "ws_max_queue": 16, "timeout_keep_alive": 5,
+            "timeout_graceful_shutdown": 5}
 
 
 class BodyLimit:

@@ -73,7 +73,10 @@ class Analyses:
         self.pool = concurrent.futures.ThreadPoolExecutor(limits.analysis_workers,
                                                           thread_name_prefix="cardtable-analysis")
         self.cache: OrderedDict[Any, dict[str, Any]] = OrderedDict()
+        #: game key -> its solve being computed or waiting for a worker
         self.inflight: dict[Any, asyncio.Future] = {}
+        self._jobs: dict[Any, concurrent.futures.Future] = {}
+        self._waiters: dict[Any, int] = {}
         self._buckets: dict[str, Bucket] = {}
 
     async def get(self, key: Any, state: Any, names: list[str], address: str) -> dict[str, Any]:
@@ -105,14 +108,27 @@ class Analyses:
             raise QuotaError(f"too many analyses asked for from your address: at most {lim.analysis_burst} at once "
                              f"and {lim.analyses_per_minute:g} per minute; try again in {wait:.0f} s", wait)
         if future is None:
-            future = asyncio.get_running_loop().run_in_executor(self.pool, _solve, state, names, key[1])
-            self.inflight[key] = future
+            job = self.pool.submit(_solve, state, names, key[1])
+            future = self.inflight[key] = asyncio.wrap_future(job)
+            self._jobs[key], self._waiters[key] = job, 0
             future.add_done_callback(lambda f: self._finished(key, f))
-        # shielded: a waiter that goes away does not cancel the solve the others wait for
-        return await asyncio.shield(future)
+        job = self._jobs[key]
+        self._waiters[key] += 1
+        try:
+            # shielded: a waiter that goes away does not cancel the solve the others wait for
+            return await asyncio.shield(future)
+        finally:
+            if self._jobs.get(key) is job:  # still in flight
+                self._waiters[key] -= 1
+                if self._waiters[key] == 0:
+                    # the last waiter went away (the client closed the connection): a solve that
+                    # has not started is dropped; a running one finishes and is cached
+                    job.cancel()
 
     def _finished(self, key: Any, future: asyncio.Future) -> None:
         self.inflight.pop(key, None)
+        self._jobs.pop(key, None)
+        self._waiters.pop(key, None)
         if future.cancelled() or future.exception() is not None:
             return  # an error is not kept: the next request tries again (and pays its quota)
         self.cache[key] = future.result()
@@ -165,8 +181,19 @@ def register(app: FastAPI, hub: Any, static_dir) -> Analyses:
                 return JSONResponse({"error": f"game {game} is not finished: the analysis is shown after the game"},
                                     status_code=409)
         address = request.client.host if request.client is not None else ""
+        solve = asyncio.ensure_future(analyses.get((room_id, slot.game_no), slot.state, [s.name for s in room.seats],
+                                                   address))
+        gone = asyncio.ensure_future(_disconnected(request))
         try:
-            data = await analyses.get((room_id, slot.game_no), slot.state, [s.name for s in room.seats], address)
+            await asyncio.wait({solve, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            if not solve.done():  # the client left (or the server is stopping): stop waiting
+                solve.cancel()
+        if solve.cancelled():
+            return JSONResponse({"error": "the request was closed before its analysis was ready"}, status_code=499)
+        try:
+            data = solve.result()
         except QuotaError as exc:
             return JSONResponse({"error": str(exc)}, status_code=503 if isinstance(exc, AnalysisBusy) else 429,
                                 headers={"retry-after": str(max(1, round(exc.retry_after)))})
@@ -175,6 +202,12 @@ def register(app: FastAPI, hub: Any, static_dir) -> Analyses:
         return JSONResponse(data)
 
     return analyses
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client has closed the connection (its request body is already read)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def _solve(state: Any, names: list[str], game_no: int) -> dict[str, Any]:

@@ -301,3 +301,41 @@ def test_long_ids_are_cut_in_every_error_answer(make_client):
         assert set(r.json()) == {"error"} and len(text) < 140 and "(5" in text and "characters)" in text, text
     r = client.post(f"/api/rooms/{long_id}/join")  # answers without echoing the id
     assert r.status_code == 404 and len(r.json()["error"]) < 140
+
+
+def test_a_queued_analysis_nobody_waits_for_any_more_is_dropped(monkeypatch):
+    solves = []
+    gate = threading.Event()
+
+    def fake(state, names):
+        solves.append(state)
+        gate.wait(10)
+        return {"state": state}
+
+    monkeypatch.setattr(coach, "analyse_state", fake)
+
+    async def scenario():
+        a = Analyses(Limits(analysis_workers=1, analysis_burst=100))
+        try:
+            running = asyncio.ensure_future(a.get(("r", 1), "s1", [], "x"))
+            queued = [asyncio.ensure_future(a.get(("r", 2), "s2", [], "x")) for _ in range(2)]
+            for _ in range(2000):  # until s1 has started in the only worker; s2 waits behind it
+                if solves:
+                    break
+                await asyncio.sleep(0.01)
+            queued[0].cancel()  # one of two waiters leaves: the solve stays
+            await asyncio.sleep(0)
+            assert ("r", 2) in a.inflight
+            queued[1].cancel()  # the last one leaves: the solve, not started, is dropped
+            running.cancel()  # started: it finishes and is cached all the same
+            await asyncio.sleep(0)
+            gate.set()
+            for _ in range(2000):
+                if not a.inflight:
+                    break
+                await asyncio.sleep(0.01)
+            assert solves == ["s1"] and list(a.cache) == [("r", 1)]
+        finally:
+            a.close()
+
+    asyncio.run(scenario())
