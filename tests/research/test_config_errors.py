@@ -40,7 +40,9 @@ def test_cli_missing_script_is_reported_before_any_game(tmp_path):
     res = CliRunner().invoke(_app(), ["tournament", "random", f"x=cmd:{sys.executable} {tmp_path / 'nothere.py'}",
                                       "--games", "2", "--backend", "serial", "--db", str(db)])
     assert res.exit_code == 2, res.output
-    assert "bot 'x': failed the handshake: crash" in res.output and "nothere.py" in res.output
+    # the script is checked before the program starts (docs/protocol.md, "The bot's command")
+    text = " ".join(res.output.split())
+    assert "bot 'x': bot command" in text and f"script '{tmp_path / 'nothere.py'}' not found" in text
     assert "played" not in res.output and "Standings" not in res.output
     assert not db.exists()
 
@@ -60,7 +62,10 @@ def test_handshake_failures_name_the_bot_and_the_reason(tmp_path, mode, kind):
 
 def test_run_refuses_a_crashing_program_and_writes_nothing(tmp_path):
     db = tmp_path / "t.sqlite"
-    with pytest.raises(TournamentError, match="bot 'gone': failed the handshake: crash"):
+    with pytest.raises(TournamentError, match=r"bot 'gone': failed the handshake: crash: the program exited \(code 3\)"):
+        run(config("random", f"gone=cmd:{sys.executable} -c 'import sys; sys.exit(3)'"), db, backend="serial")
+    assert not db.exists()
+    with pytest.raises(TournamentError, match="bot 'gone': bot command .*: script .*missing.py' not found"):
         run(config("random", f"gone=cmd:{sys.executable} {tmp_path / 'missing.py'}"), db, backend="serial")
     assert not db.exists()
 
