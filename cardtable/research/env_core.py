@@ -14,6 +14,13 @@ Two kinds of bad action, handled differently (docs/research.md, "Bad actions"):
   ``infos[agent]["illegal_action"]`` names the offender(s); with
   ``illegal_action="raise"`` an :class:`IllegalActionError` (a ``ValueError``)
   is raised and nothing changes.
+
+The terminal mask (docs/research.md, "Masks at the end of an episode"): once an
+episode has ended -- the game is over, an illegal action ended it, or it was
+truncated -- every observation's ``action_mask`` is all zeros, in every env
+type: no action is accepted any more. :func:`sample_legal` draws from a mask or
+a batch of masks (a Gymnasium vector env's) and gives the placeholder action 0
+for an all-zero mask, which a vector env's autoreset step ignores.
 """
 
 from __future__ import annotations
@@ -110,3 +117,46 @@ class LegalDiscrete(spaces.Discrete):
 
     def __repr__(self) -> str:
         return f"Discrete({int(self.n)})"
+
+
+def sample_legal(action_space: spaces.Discrete | spaces.MultiDiscrete, action_mask: Any) -> np.int64 | np.ndarray:
+    """A random legal action for each mask, drawn by Gymnasium's masked sampling
+    (``Discrete.sample(mask=...)``, ``MultiDiscrete.sample(mask=...)``) with the
+    space's own random generator (seed it with ``action_space.seed``).
+
+    Args:
+        action_space: one env's ``Discrete(A)``, or a vector env's
+            ``action_space`` (``MultiDiscrete`` of ``N`` times ``A``).
+        action_mask: ``obs["action_mask"]``: shape ``(A,)`` for a ``Discrete``,
+            ``(N, A)`` for a vector env; entries 0/1 (ints or bools).
+
+    Returns:
+        One action (``np.int64``) for a ``Discrete``; an ``int64`` array of shape
+        ``(N,)`` for a ``MultiDiscrete``. An all-zero mask (an ended episode,
+        docs/research.md, "Masks at the end of an episode") gives action 0, a
+        placeholder: a vector env resets that env on the next step and ignores it.
+
+    Raises:
+        ValueError: another kind of space, a ``MultiDiscrete`` whose sizes differ,
+            or a mask of the wrong shape or with entries other than 0 and 1.
+    """
+    mask = np.asarray(action_mask)
+    if mask.dtype != np.bool_ and not np.issubdtype(mask.dtype, np.integer):
+        raise ValueError(f"action_mask must hold 0/1 integers or bools, not {mask.dtype}")
+    if not np.isin(mask, (0, 1)).all():
+        raise ValueError("action_mask entries must be 0 or 1")
+    mask = mask.astype(np.int8)
+    if isinstance(action_space, spaces.Discrete):
+        if mask.shape != (int(action_space.n),):
+            raise ValueError(f"action_mask of {action_space} must have shape ({int(action_space.n)},), "
+                             f"not {mask.shape}")
+        return action_space.sample(mask=mask)
+    if isinstance(action_space, spaces.MultiDiscrete):
+        nvec = np.asarray(action_space.nvec)
+        if nvec.ndim != 1 or len(set(nvec.tolist())) != 1:
+            raise ValueError(f"sample_legal needs a vector env's MultiDiscrete (N equal sizes), not {action_space}")
+        if mask.shape != (len(nvec), int(nvec[0])):
+            raise ValueError(f"action_mask of {action_space} must have shape ({len(nvec)}, {int(nvec[0])}), "
+                             f"not {mask.shape}")
+        return action_space.sample(mask=tuple(mask)).astype(np.int64)
+    raise ValueError(f"sample_legal needs a Discrete or a vector env's MultiDiscrete space, not {action_space!r}")

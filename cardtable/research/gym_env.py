@@ -15,6 +15,13 @@ raises ``ActionSpaceError``; an illegal one ends the episode with reward
 ``info["illegal_action"]``, or raises ``IllegalActionError`` with
 ``illegal_action="raise"``; both errors leave the env unchanged. Mask actions
 with ``obs["action_mask"]``; ``action_space.sample()`` draws a legal action.
+Once the episode has ended (game over, an illegal action, truncation) the mask
+is all zeros (:mod:`cardtable.research.env_core`).
+
+Vector envs: ``gymnasium.make_vec(..., vectorization_mode="sync" or "async")``
+works; their batched ``action_space.sample()`` cannot read the masks, so draw
+with :func:`sample_legal` ``(envs.action_space, obs["action_mask"])``
+(docs/research.md, Gymnasium, Vector envs).
 ``max_cycles`` truncates after that many learner steps. Render modes:
 ``"ansi"`` (``render()`` returns the table) and ``"human"`` (printed after every
 reset and step); ``metadata["render_fps"]`` is 1.
@@ -46,7 +53,9 @@ from cardtable.goofspiel import Game, Ruleset
 from cardtable.platform.bot import Bot, load_bot
 
 from .encoding import action_mask, decode_action, encode_observation, num_actions, observation_size
-from .env_core import IllegalActionError, LegalDiscrete, check_in_space, check_options
+from .env_core import IllegalActionError, LegalDiscrete, check_in_space, check_options, sample_legal
+
+__all__ = ["ENV_ID", "GoofspielGymEnv", "sample_legal"]
 from .render import table_text
 
 ENV_ID = "cardtable/Goofspiel-v0"
@@ -136,7 +145,7 @@ class GoofspielGymEnv(gym.Env):
 
     def _legal_mask_now(self) -> np.ndarray | None:
         g = self.game
-        return None if g is None or g.is_over else action_mask(g.view(self.seat))
+        return None if g is None or g.is_over or self._ended else action_mask(g.view(self.seat))
 
     def _needs_learner(self) -> bool:
         g = self.game
@@ -190,8 +199,12 @@ class GoofspielGymEnv(gym.Env):
         return self._obs(), reward, over, truncated, info
 
     def _obs(self) -> dict[str, np.ndarray]:
+        """The observation; once the episode has ended the mask is all zeros (no action is accepted)."""
         view = self.game.view(self.seat)
-        return {"observation": encode_observation(view), "action_mask": action_mask(view)}
+        mask = action_mask(view)
+        if self._ended:
+            mask[:] = 0
+        return {"observation": encode_observation(view), "action_mask": mask}
 
     def render(self) -> str | None:
         """``"ansi"``: the table text (:mod:`cardtable.research.render`); ``"human"``: print it."""

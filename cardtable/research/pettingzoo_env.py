@@ -25,7 +25,9 @@ Episodes end when the game is over (``terminations`` all true) or after
 (out of the space: ``ActionSpaceError``; illegal: the episode ends with the
 offender's ``illegal_reward``, or ``IllegalActionError`` with
 ``illegal_action="raise"``). ``action_space(agent).sample()`` draws a legal
-action of that agent now. Render modes: ``"ansi"`` (``render()`` returns the
+action of that agent now. Once the episode has ended (game over, an illegal
+action, truncation) every agent's ``action_mask`` is all zeros
+(:mod:`cardtable.research.env_core`). Render modes: ``"ansi"`` (``render()`` returns the
 table of :mod:`cardtable.research.render`) and ``"human"`` (printed after every
 reset and step).
 
@@ -193,6 +195,8 @@ class GoofspielParallelEnv(ParallelEnv):
         else:
             rewards = [0.0] * self.ruleset.players
         agents = self.agents
+        if over or truncated:
+            self.agents = []
         obs = self._observations()
         rew = {a: rewards[i] for i, a in enumerate(self.possible_agents)}
         term = {a: over for a in agents}
@@ -201,8 +205,6 @@ class GoofspielParallelEnv(ParallelEnv):
         if over:
             for i, a in enumerate(self.possible_agents):
                 infos[a]["result"] = game.result().outcomes[i]
-        if over or truncated:
-            self.agents = []
         if self.render_mode == "human":
             self.render()
         return obs, rew, term, trunc, infos
@@ -220,17 +222,21 @@ class GoofspielParallelEnv(ParallelEnv):
         agents = self.agents
         rew = {a: (self.illegal_reward if a in offenders else 0.0) for a in agents}
         infos = {a: {"phase": self.game.phase, "illegal_action": list(offenders)} for a in agents}
-        obs = self._observations()
         self.agents = []
+        obs = self._observations()
         if self.render_mode == "human":
             self.render()
         return obs, rew, {a: True for a in agents}, {a: False for a in agents}, infos
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The observation dict of ``agent`` now."""
+        """The observation dict of ``agent`` now; once the episode has ended
+        (``agents`` empty after a reset) its ``action_mask`` is all zeros."""
         seat = self.possible_agents.index(agent)
         view = self.game.view(seat)
-        return {"observation": encode_observation(view), "action_mask": action_mask(view)}
+        mask = action_mask(view)
+        if not self.agents:
+            mask[:] = 0
+        return {"observation": encode_observation(view), "action_mask": mask}
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         return {a: self.observe(a) for a in self.possible_agents}

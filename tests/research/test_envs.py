@@ -258,3 +258,155 @@ def test_ansi_render_is_a_readable_table():
     assert lines[1] == "round 2 of 5, bid phase"
     assert lines[3] == "last round: prize 5  player_0 bid 5, player_1 bid A, player_2 bid 2 -> player_0 took 5"
     assert lines[-3:] == ["player_0       5  A 2 3 4", "player_1       0  2 3 4 5", "player_2       0  A 3 4 5"]
+
+
+# -- vector envs, the masked sampler and the terminal mask (issue 22, item 3) ---------------
+
+from cardtable.research.gym_env import sample_legal  # noqa: E402
+from cardtable.research.pettingzoo_env import env as aec_env  # noqa: E402
+
+GYM_ID = "cardtable.research.gym_env:" + ENV_ID
+
+
+def _vec_episode_checks(envs, steps, seed):
+    """Step ``envs`` with :func:`sample_legal`; check every action against the mask it was
+    drawn from, and the terminal-mask rule on every ended env. Returns (illegal, ended)."""
+    envs.action_space.seed(seed)
+    obs, _ = envs.reset(seed=seed)
+    illegal = ended = 0
+    done = np.zeros(envs.num_envs, dtype=bool)       # NEXT_STEP autoreset: this step resets those envs
+    for _ in range(steps):
+        mask = obs["action_mask"]
+        actions = sample_legal(envs.action_space, mask)
+        assert actions.shape == (envs.num_envs,)
+        for i in range(envs.num_envs):
+            if done[i]:
+                assert not mask[i].any() and actions[i] == 0     # the placeholder, ignored by the reset
+            else:
+                assert mask[i][actions[i]] == 1
+        obs, _, term, trunc, info = envs.step(actions)
+        if "illegal_action" in info:
+            illegal += int(np.sum(info["illegal_action"][info["_illegal_action"]]))
+        done = term | trunc
+        ended += int(done.sum())
+        for i in range(envs.num_envs):
+            # the terminal mask rule: all zeros once the episode ended, a legal action otherwise
+            assert obs["action_mask"][i].any() != done[i]
+    return illegal, ended
+
+
+def test_sync_vector_env_with_the_masked_sampler_plays_no_illegal_action():
+    """The issue's example: 4 envs x 100 steps (plain ``action_space.sample()`` ended 84 of them illegally)."""
+    envs = gymnasium.make_vec(GYM_ID, num_envs=4, vectorization_mode="sync", ruleset="cards=4",
+                              opponents="random")
+    try:
+        illegal, ended = _vec_episode_checks(envs, 100, seed=0)
+    finally:
+        envs.close()
+    assert illegal == 0
+    assert ended >= 4 * 100 // 5          # 4-card games of 4 learner steps, then a reset step each
+
+
+def test_sync_vector_env_terminal_mask_with_truncation_and_open_prizes():
+    envs = gymnasium.make_vec(GYM_ID, num_envs=3, vectorization_mode="sync",
+                              ruleset="cards=5 display=2", opponents="random", max_cycles=3)
+    try:
+        illegal, ended = _vec_episode_checks(envs, 40, seed=1)
+    finally:
+        envs.close()
+    assert illegal == 0 and ended > 0
+
+
+def test_async_vector_env_terminal_mask_and_workers_exit():
+    envs = gymnasium.make_vec(GYM_ID, num_envs=2, vectorization_mode="async", ruleset="cards=3",
+                              opponents="random")
+    processes = list(envs.processes)
+    try:
+        illegal, ended = _vec_episode_checks(envs, 12, seed=2)
+    finally:
+        envs.close()
+    for p in processes:
+        p.join(timeout=10)
+    assert [p.is_alive() for p in processes] == [False, False]
+    assert [p.exitcode for p in processes] == [0, 0]
+    assert illegal == 0 and ended >= 2
+
+
+def test_sample_legal_on_one_env_and_bad_masks():
+    env = GoofspielGymEnv(Ruleset(cards=4))
+    obs, _ = env.reset(seed=0)
+    env.action_space.seed(0)
+    draws = {int(sample_legal(env.action_space, obs["action_mask"])) for _ in range(50)}
+    assert draws == {0, 1, 2, 3}
+    env.step(2)                                         # card 3 spent
+    obs, *_ = env.step(0)                               # card 1 spent
+    assert obs["action_mask"].tolist() == [0, 1, 0, 1]
+    assert {int(sample_legal(env.action_space, obs["action_mask"])) for _ in range(30)} == {1, 3}
+    assert sample_legal(env.action_space, np.zeros(4, np.int8)) == 0       # the ended episode's placeholder
+    assert sample_legal(env.action_space, np.array([False, False, True, False])) == 2
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        sample_legal(env.action_space, np.ones(5, np.int8))
+    with pytest.raises(ValueError, match="0 or 1"):
+        sample_legal(env.action_space, np.array([0, 2, 0, 0]))
+    with pytest.raises(ValueError, match="integers or bools"):
+        sample_legal(env.action_space, np.array([0.0, 1.0, 0.0, 0.0]))
+    with pytest.raises(ValueError, match=r"shape \(2, 4\)"):
+        sample_legal(gymnasium.spaces.MultiDiscrete([4, 4]), np.ones(4, np.int8))
+    with pytest.raises(ValueError, match="equal sizes"):
+        sample_legal(gymnasium.spaces.MultiDiscrete([4, 3]), np.ones((2, 4), np.int8))
+    with pytest.raises(ValueError, match="Discrete or"):
+        sample_legal(gymnasium.spaces.Box(0, 1, (4,)), np.ones(4, np.int8))
+
+
+def test_terminal_mask_is_all_zeros_however_a_gym_episode_ends():
+    rs = Ruleset(cards=4)
+    ends = []
+    g = GoofspielGymEnv(rs)                               # the game's end
+    obs, _ = g.reset(seed=0)
+    while True:
+        obs, _, term, trunc, _ = g.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        if term or trunc:
+            break
+        assert obs["action_mask"].any()
+    ends.append(obs["action_mask"])
+    g = GoofspielGymEnv(rs)                               # an illegal action (before: the legal mask)
+    g.reset(seed=0)
+    g.step(0)
+    ends.append(g.step(0)[0]["action_mask"])
+    g = GoofspielGymEnv(rs, max_cycles=1)                 # truncation (before: the legal mask)
+    g.reset(seed=0)
+    obs, _, term, trunc, _ = g.step(0)
+    assert trunc and not term
+    ends.append(obs["action_mask"])
+    assert [m.tolist() for m in ends] == [[0, 0, 0, 0]] * 3
+    assert obs["observation"].any()                       # the observation itself is kept
+
+
+def test_terminal_mask_is_all_zeros_however_a_pettingzoo_episode_ends():
+    rs = Ruleset(cards=4)
+    e = parallel_env(ruleset=rs, max_cycles=1)            # truncation
+    e.reset(seed=0)
+    obs, _, _, trunc, _ = e.step({"player_0": 0, "player_1": 1})
+    assert all(trunc.values()) and [o["action_mask"].tolist() for o in obs.values()] == [[0, 0, 0, 0]] * 2
+    e = parallel_env(ruleset=rs)                          # an illegal action
+    e.reset(seed=0)
+    e.step({"player_0": 0, "player_1": 1})
+    obs, _, term, _, _ = e.step({"player_0": 0, "player_1": 2})
+    assert all(term.values()) and [o["action_mask"].tolist() for o in obs.values()] == [[0, 0, 0, 0]] * 2
+    e.reset(seed=0)
+    assert e.observe("player_0")["action_mask"].tolist() == [1, 1, 1, 1]     # a reset starts afresh
+    a = aec_env(ruleset=rs)                               # AEC: an illegal action, then the game's end
+    a.reset(seed=0)
+    a.step(0)
+    a.step(0)
+    a.step(0)                                             # player_0: card 1 again
+    assert all(a.terminations.values()) and a.observe("player_1")["action_mask"].tolist() == [0, 0, 0, 0]
+    a.reset(seed=0)
+    for agent in a.agent_iter():
+        obs, _, term, trunc, _ = a.last()
+        if term or trunc:
+            assert obs["action_mask"].tolist() == [0, 0, 0, 0]
+            a.step(None)
+        else:
+            a.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    assert a.game.is_over
