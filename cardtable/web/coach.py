@@ -190,7 +190,7 @@ def register(app: FastAPI, hub: Any, static_dir) -> Analyses:
             gone.cancel()
             if not solve.done():  # the client left (or the server is stopping): stop waiting
                 solve.cancel()
-        if solve.cancelled():
+        if not solve.done() or solve.cancelled():  # being cancelled: its waiter count drops as it ends
             return JSONResponse({"error": "the request was closed before its analysis was ready"}, status_code=499)
         try:
             data = solve.result()

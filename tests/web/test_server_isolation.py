@@ -339,3 +339,39 @@ def test_a_queued_analysis_nobody_waits_for_any_more_is_dropped(monkeypatch):
             a.close()
 
     asyncio.run(scenario())
+
+
+def test_a_client_that_hangs_up_drops_its_queued_analysis(live_server, monkeypatch):
+    """Against real uvicorn: the route notices the closed connection and stops waiting, and the
+    solve nobody waits for any more never runs."""
+    import socket
+
+    import httpx
+
+    solves = []
+    gate = threading.Event()
+
+    def blocked(state, names):
+        solves.append(state)
+        gate.wait(60)
+        return {"hints": False}
+
+    monkeypatch.setattr(coach, "analyse_state", blocked)
+    server = live_server(limits=Limits(analysis_burst=50))
+    analyses = server.app.state.analyses
+    rooms = [httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 3},
+                        "seats": [{"bot": "random"}, {"bot": "random"}]}).json()["room"] for _ in range(2)]
+    for r in rooms:
+        _until(lambda r=r: httpx.get(f"{server.url}/api/rooms/{r}/record?game=1").status_code == 200, "a bot game")
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        try:
+            first = pool.submit(httpx.get, f"{server.url}/api/rooms/{rooms[0]}/analysis", timeout=60)
+            _until(lambda: solves, "the first solve running")
+            with socket.create_connection(("127.0.0.1", server.port)) as s:
+                s.sendall(f"GET /api/rooms/{rooms[1]}/analysis HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+                _until(lambda: (rooms[1], 1) in analyses.inflight, "the second analysis queued")
+            _until(lambda: (rooms[1], 1) not in analyses.inflight, "the hung-up request's solve dropped")
+        finally:
+            gate.set()
+        assert first.result().status_code == 200
+    assert len(solves) == 1 and list(analyses.cache) == [(rooms[0], 1)]
