@@ -132,6 +132,14 @@ def register(app: typer.Typer) -> None:
         with _table_lock(folder, path):  # one solve per table at a time (--force deletes first)
             if layers is not None:
                 _check_before_low_layers(rs, objective, folder, path, force, layers)
+                if not force:  # never shrink the stored low layers (docs/solver.md, Low layers)
+                    from cardtable.solver.layers import stored_low_upto
+
+                    kept = stored_low_upto(folder, rs, objective)
+                    if kept > layers:
+                        typer.echo(f"layers 1..{kept} are already stored: they are kept and verified "
+                                   f"(--layers {layers} asks for fewer)")
+                        layers = kept
             if ((folder / "table.json").exists() or path.exists()) and not force:
                 from cardtable.solver.table import TableFileError, TableMismatchError
 
@@ -534,10 +542,7 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     table = open_layered(folder, low=upto is not None)
     size = sum(p.stat().st_size for p in folder.iterdir())
     if upto is not None:
-        if manifest["upto"] > upto:  # never shrunk (docs/solver.md, Low layers)
-            typer.echo(f"layers 1..{manifest['upto']} were already stored: kept and verified "
-                       f"(--layers {upto} asks for fewer)")
-            upto = manifest["upto"]
+        upto = manifest["upto"]  # more, if the stored ones changed meanwhile: never shrunk
         low = sum((folder / f"layer-{k:02d}.f32").stat().st_size for k in range(1, upto + 1))
         again = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
         typer.echo(f"solved layers 1..{upto}: {st['positions']:,} positions, {st['games']:,} matrix games in "

@@ -268,7 +268,7 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
         for p in folder.glob(pattern):
             _discard(p)
     if last < lay.top:  # never shrink the low layers already declared (verified again below)
-        last = max(last, _stored_low_upto(folder, ruleset, objective))
+        last = max(last, stored_low_upto(folder, ruleset, objective))
     manifest_path = folder / (LOW_MANIFEST if last < lay.top else "table.json")
     if manifest_path.exists() or manifest_path.is_symlink():
         if manifest_path.is_dir() and not manifest_path.is_symlink():
@@ -343,7 +343,7 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     return manifest
 
 
-def _stored_low_upto(folder: Path, ruleset: Ruleset, objective: str) -> int:
+def stored_low_upto(folder: Path, ruleset: Ruleset, objective: str) -> int:
     """The ``upto`` of the low layers of this game already declared in ``folder`` (their
     ``low-layers.json`` checks; the layer files and records are verified by the solve, a
     damaged one solved again), else 0."""

@@ -544,8 +544,9 @@ def test_a_smaller_layers_run_keeps_the_higher_low_layers_declared(tmp_path):
 
     assert run(4)[0] == 0
     code, out = run(2)
-    assert code == 0 and "layers 1..4 were already stored: kept and verified" in out, out
+    assert code == 0 and "layers 1..4 are already stored: they are kept and verified" in out, out
     assert "solved layers 1..4" in out and "resumed layers [1, 2, 3, 4]" in out, out
+    assert "14,340 matrix games" in out and "1.43e+04 matrix games" in out  # the estimate covers 1..4
     assert json.loads((folder / LOW_MANIFEST).read_text())["upto"] == 4
     assert open_layered(folder, low=True).upto == 4
     # the same through the library; a damaged higher layer is solved again, not dropped
