@@ -100,7 +100,7 @@ class Option:
             text = ("a whole number" if self.type is int else "a number") + self._range_words()
             if self.unit:
                 text += f" ({self.unit})"
-        return text + (" or unset" if self.none else "")
+        return text + (", or left out" if self.none else "")
 
     def range_text(self) -> str:
         """The accepted values, short (``"0..1"``, ``"> 0, <= 3600 s"``, ``"duct|rm|exp3"``)."""
