@@ -590,3 +590,16 @@ def test_size_text_never_rounds_a_size_to_zero_gib(n, text):
     from cardtable.solver.estimate import size_text
 
     assert size_text(n) == text
+
+
+def test_a_table_written_before_record_checksums_opens_and_its_records_are_still_checked(cache):
+    """Tables solved before issue 24 have no record_sha256 in table.json: they open, and a
+    record that contradicts the manifest is still refused by its content."""
+    folder = cache / NAME
+    _forge(folder, lambda m: [rec.pop("record_sha256") for rec in m["layers"]])
+    assert open_layered(folder).upto == 4
+    RECORDS["backend edited"](folder)  # no checksum to catch it, and nothing a table reads
+    assert open_layered(folder).upto == 4
+    RECORDS["games edited"](folder)
+    with pytest.raises(TableFileError, match="layer-03.json: its checksum, games or seconds differ"):
+        open_layered(folder)
