@@ -148,7 +148,7 @@ def script_argument(argv: Sequence[str]) -> str | None:
 
 
 def split_words(line: str) -> list[str]:
-    """The words of a line from a bot (docs/protocol.md, "Conventions").
+    r"""The words of a line from a bot (docs/protocol.md, "Conventions").
 
     Words are separated by runs of spaces and tabs; spaces and tabs at either end, the
     ending ``\n`` and one ``\r`` before it are ignored. Nothing else separates words: a
