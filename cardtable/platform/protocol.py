@@ -31,10 +31,13 @@ Generic messages (``>`` controller to bot, ``<`` bot to controller)::
     > setoption name depth value 4            # zero or more
     > isready
     < readyok
-    ... game messages (newgame, go, ...) ...
+    > newgame ...                             # the game's first line (game package)
+    > game id 0-1-3-0 seed 2840720121         # ProtocolBot.game_line: a random bot reseeds here
+    ... game messages (round, go, ...) ...
     > quit
 
-At any time the bot may send ``info <text>`` (logged, otherwise ignored).
+At any time the bot may send ``info <text>`` (logged, otherwise ignored). A bot ignores
+controller lines it does not know (new information lines may come within a version).
 """
 
 from __future__ import annotations
