@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from .common import err_console, fail, read_record_file, record_game, shown, writable_folder
+from .common import err_console, fail, read_record_file, record_game, reject_record, shown, writable_folder
 from .progress import progress_bar
 
 _TIES = ("carry", "discard")
@@ -292,18 +292,13 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
 
         from cardtable.goofspiel.coach import analysis, render_analysis
-        from cardtable.goofspiel.record import RecordError, replay
         from cardtable.solver import TableFileError, UnsupportedRuleset
 
         _check_limit(limit)
         _check_cache(cache)
-        records = _read_records(record)
+        records, games = _read_records(record)
         console = Console(highlight=False)  # the terminal's width (COLUMNS when not a terminal)
-        for gi, rec in enumerate(records, 1):
-            try:
-                game = replay(rec)
-            except RecordError as exc:
-                fail(f"{record}: game {gi}: {exc}", 1)
+        for gi, (rec, game) in enumerate(zip(records, games), 1):
             table = _table_or_none(rec.ruleset, "points", cache)
             try:
                 with progress_bar(f"analysing game {gi}"):  # elapsed time; gone when done
@@ -597,34 +592,32 @@ def _solve_format1(rs, objective: str, path: Path, max_memory: float, threads: i
 
 
 def _read_records(path: Path):
-    from cardtable.goofspiel.record import RecordError, load_records
+    """The games of a Goofspiel record file and their replays, checked exactly as
+    ``cardtable replay`` checks them (one path: :func:`~cardtable.goofspiel.record.replay_match`,
+    the match tags too); an inconsistent record is refused as ``replay`` refuses it
+    (``✗ PATH: reason``, exit 1)."""
+    from cardtable.goofspiel.record import RecordError, load_records, replay_match
 
     text = read_record_file(path)
     if record_game(text) == "golf":
         fail(f"{path} is a Golf record: the equilibrium analysis is for Goofspiel records")
     try:
         records = load_records(text)
+        games, _ = replay_match(records)
     except RecordError as exc:
-        fail(f"{path}: {exc}", 1)
-    if not records:
-        fail(f"{path}: no game in the file", 1)
-    return records
+        reject_record(path, exc)
+    return records, games
 
 
 def _position_from_record(path: Path, game_no: int, round_no: int):
     """(ruleset, position before round ``round_no``'s bids, prize turned up)."""
     from cardtable.goofspiel import Game
-    from cardtable.goofspiel.record import RecordError, replay
     from cardtable.solver.position import position_from_view
 
-    records = _read_records(path)
+    records, games = _read_records(path)
     if not 1 <= game_no <= len(records):
         fail(f"--game {game_no}: the file holds {len(records)} game(s)")
-    rec = records[game_no - 1]
-    try:
-        game = replay(rec)
-    except RecordError as exc:
-        fail(f"{path}: {exc}", 1)
+    rec, game = records[game_no - 1], games[game_no - 1]
     from cardtable.solver import UnsupportedRuleset, check_supported
 
     try:

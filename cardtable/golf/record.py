@@ -64,8 +64,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.records import (
-    MAX_LINE, check_repeated_keys, check_size, is_tag_name, is_tag_value, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
-    strip_bom, whole_number,
+    MAX_GAMES, MAX_LINE, MAX_TAGS, check_repeated_keys, check_size, free_tags_problem, json_error_line, json_line, json_line_index, parse_tag, quote_tag,
+    record_lines, schema_error_text, short, strip_bom, tag_value_problem, whole_number,
 )
 
 from .actions import Action, action_from_dict, action_to_dict, format_action, format_seat, parse_action, parse_seat
@@ -139,28 +139,65 @@ def record_from_game(game: GolfGame, players: Sequence[str], tags: dict[str, str
     """
     if len(players) != game.players:
         raise RecordError(f"{len(players)} player name(s) for {game.players} seats")
-    try:
-        check_player_names(players)
-    except PlayerNameError as exc:
-        raise RecordError(f"cannot be recorded: {exc}") from None
-    for name, value in (tags or {}).items():
-        if not isinstance(name, str) or not is_tag_name(name) or name in _KNOWN_TAGS or not is_tag_value(value):
-            raise RecordError(f"tag {short(name)}: a free tag has a name of letters, digits and '_' and a one-line value")
     res = game.result() if game.over else None
-    return GolfRecord(
+    record = GolfRecord(
         ruleset=game.ruleset, players=list(players), deck=game.initial_deck,
         first_player=game.first_player, extra_cards=tuple(game.extra_cards),
         actions=[(e.action, outcome_text(e)) for e in game.history], seed=game.seed,
         scores=res.scores if res else None, outcomes=res.outcomes if res else None,
         end=res.reason if res else None, tags=dict(tags or {}),
     )
+    check_record(record)
+    return record
+
+
+def check_record(record: GolfRecord) -> None:
+    """Refuse a record that a notation cannot hold or read back as it is: the one check of
+    names, seed and free tags that :func:`record_from_game`, both writers (:func:`write_text`,
+    :func:`to_json`) and both readers apply, so the text and JSON notations hold the same
+    records (docs/rules.md, "Reading records").
+
+    Raises:
+        RecordError: ``cannot be recorded: ...``: not one name per seat, a name the name
+            policy refuses (:mod:`cardtable.platform.names`), a seed that is no one-line text
+            (:func:`~cardtable.platform.records.tag_value_problem`), a free tag whose name is
+            not letters, digits and ``_`` or is a tag the record writes itself, more than 100
+            free tags, or a value that is no one-line text.
+    """
+    problem = _record_problem(record)
+    if problem:
+        raise RecordError(f"cannot be recorded: {problem}")
+
+
+def _record_problem(record: GolfRecord) -> str | None:
+    players = record.players
+    if not isinstance(players, (tuple, list)) or len(players) != record.ruleset.players:
+        return f"{record.ruleset.players} player names needed, got {short(repr(players))}"
+    try:
+        check_player_names(players)
+    except PlayerNameError as exc:
+        return str(exc)
+    if record.seed is not None:
+        problem = tag_value_problem("Seed", record.seed)
+        if problem:
+            return problem
+    if not isinstance(record.tags, dict):
+        return "tags are a mapping of name to text"
+    found = free_tags_problem(list(record.tags.items()), _KNOWN_TAGS)
+    return f"tags: {found[1]}" if found else None
 
 
 def write_text(records: GolfRecord | Sequence[GolfRecord]) -> str:
-    """The text notation of one record or several (a match), ending in a newline."""
+    """The text notation of one record or several (a match), ending in a newline.
+
+    Raises:
+        RecordError: a game the notations cannot hold (:func:`check_record`), e.g. a
+            hand-built record with a name the name policy refuses.
+    """
     recs = [records] if isinstance(records, GolfRecord) else list(records)
     blocks = []
     for r in recs:
+        check_record(r)
         tags = [("Game", GAME_TAG), ("Rules", r.ruleset.describe()), ("Players", "; ".join(r.players))]
         if r.seed is not None:
             tags.append(("Seed", r.seed))
@@ -183,6 +220,8 @@ def write_text(records: GolfRecord | Sequence[GolfRecord]) -> str:
 
 
 _KNOWN_TAGS = {"Game", "Rules", "Players", "Seed", "First", "Extra", "Deck", "Scores", "Result", "End"}
+#: How a game ends (the ``End`` tag; ``end`` in JSON).
+_ENDS = ("grid", "pile", "early")
 
 
 def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> GolfRecord:
@@ -192,7 +231,7 @@ def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> Gol
         return tags[name]
 
     game, line = need("Game")
-    if game.strip().lower() != GAME_TAG:
+    if game != GAME_TAG:
         raise RecordError(f'this is not a Golf record ([Game "{game}"])', line)
     text, line = need("Rules")
     try:
@@ -235,6 +274,8 @@ def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> Gol
         outcomes = tuple(tags["Result"][0].split())
         if len(outcomes) != rs.players or not set(outcomes) <= {"win", "draw", "loss"}:
             raise RecordError("Result: one of win/draw/loss per seat expected", tags["Result"][1])
+    if "End" in tags and tags["End"][0] not in _ENDS:
+        raise RecordError(f"End: one of {', '.join(_ENDS)} expected, not {short(tags['End'][0])}", tags["End"][1])
     return GolfRecord(
         ruleset=rs, players=players, deck=deck, first_player=first, extra_cards=extra,
         actions=actions, seed=tags["Seed"][0] if "Seed" in tags else None, scores=scores,
@@ -264,10 +305,18 @@ def parse_text(text: str) -> list[GolfRecord]:
             if actions or (name == "Game" and "Game" in tags):
                 records.append(_finish(tags, actions, lines, start))
                 tags, actions, lines = {}, [], []
+                if len(records) == MAX_GAMES:
+                    raise RecordError(f"more than {MAX_GAMES:,} games in one record", n)
             if not tags:
                 start = n
             if name in tags:
                 raise RecordError(f"tag {name} appears twice", n)
+            if name not in _KNOWN_TAGS and len(tags) - len(_KNOWN_TAGS.intersection(tags)) == MAX_TAGS:
+                raise RecordError(f"more than {MAX_TAGS} free tags in one game", n)
+            if name == "Seed" or name not in _KNOWN_TAGS:
+                problem = tag_value_problem(name, value)
+                if problem:
+                    raise RecordError(problem, n)
             tags[name] = (value, n)
             continue
         head, dot, rest = line.partition(".")
@@ -469,10 +518,15 @@ def replay_text(text: str) -> str:
 
 # ---------------------------------------------------------------------- JSON
 def to_json(records: GolfRecord | Sequence[GolfRecord]) -> str:
-    """JSON text: a list of game objects (see :func:`from_json`)."""
+    """JSON text: a list of game objects (see :func:`from_json`).
+
+    Raises:
+        RecordError: a game the notations cannot hold (:func:`check_record`).
+    """
     recs = [records] if isinstance(records, GolfRecord) else list(records)
     out = []
     for r in recs:
+        check_record(r)
         out.append({
             "game": GAME_TAG, "rules": r.ruleset.to_dict(), "players": r.players, "seed": r.seed,
             "first": r.first_player, "extra": list(r.extra_cards or (0,) * r.ruleset.players),
@@ -501,12 +555,12 @@ class _GameModel(BaseModel):
     scores: Annotated[list[Annotated[int, Field(ge=-100_000, le=100_000)]], Field(max_length=6)] | None = None
     result: Annotated[list[Literal["win", "draw", "loss"]], Field(max_length=6)] | None = None
     end: Literal["grid", "pile", "early"] | None = None
-    tags: Annotated[dict[str, Annotated[str, Field(max_length=MAX_LINE)]], Field(max_length=100)] | None = None
+    tags: Annotated[dict[str, Annotated[str, Field(max_length=MAX_LINE)]], Field(max_length=MAX_TAGS)] | None = None
 
 
 class _FileModel(BaseModel):
     model_config = _STRICT
-    games: Annotated[list[_GameModel], Field(min_length=1, max_length=10_000)]
+    games: Annotated[list[_GameModel], Field(min_length=1, max_length=MAX_GAMES)]
 
 
 def is_json(text: str) -> bool:
@@ -560,6 +614,10 @@ def from_json(text: str) -> list[GolfRecord]:
             players = check_player_names(d.players)
         except PlayerNameError as exc:
             raise RecordError(f"game {k}: {exc}", line_of("players")) from None
+        if len(players) != rs.players:
+            raise RecordError(f"game {k}: {len(players)} player name(s) for {rs.players} seats", line_of("players"))
+        if d.seed is not None and tag_value_problem("Seed", d.seed):
+            raise RecordError(f"game {k}: {tag_value_problem('Seed', d.seed)}", line_of("seed"))
         try:
             deck = tuple(cards_from_names(list(d.deck), rs.decks))  # type: ignore[arg-type]
         except GolfError as exc:
@@ -579,12 +637,9 @@ def from_json(text: str) -> list[GolfRecord]:
                 actions.append((action_from_dict(a), outcome))
             except GolfError as exc:
                 raise RecordError(f"game {k}, action {i + 1}: {exc}", line_of("actions", i)) from None
-        for name, value in (d.tags or {}).items():
-            if name in _KNOWN_TAGS or not is_tag_name(name):
-                raise RecordError(f"game {k}: tags: {short(name)} is not a free tag name", line_of("tags"))
-            if not is_tag_value(value):
-                raise RecordError(f"game {k}: tags: {name}: a free tag's value is one line of at most "
-                                  f"{MAX_LINE - 50} characters", line_of("tags"))
+        found = free_tags_problem(list((d.tags or {}).items()), _KNOWN_TAGS)
+        if found:
+            raise RecordError(f"game {k}: tags: {found[1]}", line_of("tags"))
         tag_lines = {name: line_of(key) for name, key in (
             ("Seed", "seed"), ("Extra", "extra"), ("Deck", "deck"), ("Scores", "scores"), ("Result", "result"),
             ("End", "end"), ("First", "first"), ("Rules", "rules"), ("Game", "game"))}

@@ -54,8 +54,8 @@ from cardtable.platform.fairness import seed_commitment  # re-exported: records 
 from cardtable.platform.match import Match, MatchError, MatchFormat
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.records import (
-    MAX_LINE, check_repeated_keys, check_size, is_tag_name, is_tag_value, json_error_line, json_line, json_line_index, parse_tag, quote_tag, record_lines, schema_error_text, short,
-    strip_bom, whole_number,
+    MAX_GAMES, MAX_LINE, MAX_TAGS, check_repeated_keys, check_size, free_tags_problem, json_error_line, json_line, json_line_index, parse_tag, quote_tag,
+    record_lines, schema_error_text, short, strip_bom, tag_value_problem, whole_number,
 )
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card, split_suit
@@ -193,16 +193,7 @@ def record_from_game(
         scores, result = res.points, res.outcomes
     if len(players) != rs.players:
         raise GoofspielError(f"{rs.players} player names needed, got {len(players)}")
-    try:
-        check_player_names(players)
-    except PlayerNameError as exc:
-        raise GoofspielError(f"cannot be recorded: {exc}") from None
-    problem = _free_tags_problem(tags)
-    if problem:
-        raise GoofspielError(f"cannot be recorded: tags[{problem[0]}]: {problem[1]}")
-    if game.seed is not None and ("\n" in game.seed or len(game.seed) > MAX_LINE - 50):
-        raise GoofspielError(f"seed {short(game.seed)} cannot be recorded: a seed is one line of text")
-    return GameRecord(
+    record = GameRecord(
         ruleset=rs,
         players=tuple(players),
         rounds=tuple(rounds),
@@ -211,6 +202,42 @@ def record_from_game(
         result=result,
         tags=tuple(tags),
     )
+    check_record(record)
+    return record
+
+
+def check_record(record: GameRecord) -> None:
+    """Refuse a record that a notation cannot hold or read back as it is: the one check of
+    names, seed and free tags that :func:`record_from_game`, both writers (:func:`write_text`,
+    :func:`to_json`) and both readers apply, so the text and JSON notations hold the same
+    records (docs/rules.md, "Reading records").
+
+    Raises:
+        RecordError: (a ``GoofspielError``) ``cannot be recorded: ...``: not one name per
+            seat, a name the name policy refuses (:mod:`cardtable.platform.names`), a seed
+            that is no one-line text (:func:`~cardtable.platform.records.tag_value_problem`),
+            a free tag that is not a ``(name, text)`` pair, is repeated or reserved, more
+            than 100 free tags, or a ``Hints`` value other than ``on``/``off``.
+    """
+    problem = _record_problem(record)
+    if problem:
+        raise RecordError(f"cannot be recorded: {problem}")
+
+
+def _record_problem(record: GameRecord) -> str | None:
+    players = record.players
+    if not isinstance(players, (tuple, list)) or len(players) != record.ruleset.players:
+        return f"{record.ruleset.players} player names needed, got {short(repr(players))}"
+    try:
+        check_player_names(players)
+    except PlayerNameError as exc:
+        return str(exc)
+    if record.seed is not None:
+        problem = tag_value_problem("Seed", record.seed)
+        if problem:
+            return problem
+    found = _free_tags_problem(record.tags)
+    return f"tags[{found[0]}]: {found[1]}" if found else None
 
 
 def _round_line(r: RoundResult, rs: Ruleset, last: bool) -> RoundLine:
@@ -245,7 +272,13 @@ def format_round(number: int, line: RoundLine) -> str:
 
 
 def write_game(record: GameRecord) -> str:
-    """The text notation of one game (no trailing blank line)."""
+    """The text notation of one game (no trailing blank line).
+
+    Raises:
+        RecordError: a record the notations cannot hold (:func:`check_record`), e.g. a
+            hand-built one with a name the name policy refuses.
+    """
+    check_record(record)
     tags = [("Game", GAME_TAG), ("Rules", record.ruleset.describe()), ("Players", "; ".join(record.players))]
     if record.seed is not None:
         tags.append(("Seed", record.seed))
@@ -261,7 +294,11 @@ def write_game(record: GameRecord) -> str:
 
 
 def write_text(records: GameRecord | Sequence[GameRecord]) -> str:
-    """The text notation of one game or several (a match), games separated by a blank line."""
+    """The text notation of one game or several (a match), games separated by a blank line.
+
+    Raises:
+        RecordError: a game the notations cannot hold (:func:`check_record`).
+    """
     if isinstance(records, GameRecord):
         records = [records]
     return "\n".join(write_game(r) for r in records)
@@ -285,23 +322,14 @@ def _tag_value_problem(name: str, value: str) -> str | None:
 
 
 def _free_tags_problem(tags) -> tuple[int, str] | None:
-    """``(index, why)`` of the first free tag a record cannot hold, else ``None``: every
-    tag a ``(name, text)`` pair, a name of letters, digits and '_' that is no special tag
-    and appears once, a one-line value that a text record can hold (the text and JSON
-    notations and :func:`record_from_game` hold the same tags; docs/rules.md, Reading
-    records)."""
-    seen: set[str] = set()
-    for k, tag in enumerate(tags):
-        if not (isinstance(tag, (tuple, list)) and len(tag) == 2 and all(isinstance(t, str) for t in tag)):
-            return k, "a tag is a (name, text) pair"
-        name, value = tag
-        if name in _SPECIAL_TAGS or not is_tag_name(name):
-            return k, f"{short(name)} is not a free tag name"
-        if name in seen:
-            return k, f"tag {name} appears twice"
-        seen.add(name)
-        if not is_tag_value(value):
-            return k, f"tag {name}: a free tag's value is one line of at most {MAX_LINE - 50} characters"
+    """``(index, why)`` of the first free tag a record cannot hold, else ``None``
+    (:func:`~cardtable.platform.records.free_tags_problem`, and a ``Hints`` value is
+    ``on`` or ``off``): the text and JSON notations and :func:`record_from_game` hold the
+    same tags (docs/rules.md, Reading records)."""
+    found = free_tags_problem(tags, _SPECIAL_TAGS)
+    if found:
+        return found
+    for k, (name, value) in enumerate(tags):
         problem = _tag_value_problem(name, value)
         if problem:
             return k, problem
@@ -328,6 +356,8 @@ def parse_text(text: str) -> list[GameRecord]:
         if line.startswith("[") and seen_rounds:
             games.append(current)
             current, seen_rounds = [], False
+            if len(games) == MAX_GAMES:
+                raise RecordError(f"more than {MAX_GAMES:,} games in one record", number)
         if not line.startswith("["):
             seen_rounds = True
         current.append((number, line))
@@ -363,8 +393,12 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
             tag_lines[name] = number
             if name in _SPECIAL_TAGS:
                 tags[name] = value
+                if name == "Seed" and tag_value_problem(name, value):
+                    raise RecordError(str(tag_value_problem(name, value)), number)
             else:
-                problem = _tag_value_problem(name, value)
+                if len(extra) == MAX_TAGS:
+                    raise RecordError(f"more than {MAX_TAGS} free tags in one game", number)
+                problem = tag_value_problem(name, value) or _tag_value_problem(name, value)
                 if problem:
                     raise RecordError(problem, number)
                 extra.append((name, value))
@@ -499,7 +533,7 @@ class _GameModel(BaseModel):
     rules: dict[str, Any]
     players: Annotated[list[str], Field(min_length=2, max_length=5)]
     seed: Annotated[str, Field(max_length=MAX_LINE)] | None
-    tags: Annotated[list[tuple[str, Annotated[str, Field(max_length=MAX_LINE)]]], Field(max_length=100)]
+    tags: Annotated[list[tuple[str, Annotated[str, Field(max_length=MAX_LINE)]]], Field(max_length=MAX_TAGS)]
     scores: Annotated[list[Annotated[int, Field(ge=0, le=10_000)]], Field(min_length=2, max_length=5)] | None
     result: Annotated[list[Literal["win", "draw", "loss"]], Field(min_length=2, max_length=5)] | None
     rounds: Annotated[list[_RoundModel], Field(max_length=13)]
@@ -509,15 +543,20 @@ class _FileModel(BaseModel):
     model_config = _STRICT
     format: Literal["cardtable-goofspiel-record"]
     version: Literal[1]
-    games: Annotated[list[_GameModel], Field(min_length=1, max_length=10_000)]
+    games: Annotated[list[_GameModel], Field(min_length=1, max_length=MAX_GAMES)]
 
 
 def to_json(records: GameRecord | Sequence[GameRecord]) -> str:
-    """The JSON notation: ``{"format": "cardtable-goofspiel-record", "version": 1, "games": [...]}``."""
+    """The JSON notation: ``{"format": "cardtable-goofspiel-record", "version": 1, "games": [...]}``.
+
+    Raises:
+        RecordError: a game the notations cannot hold (:func:`check_record`).
+    """
     if isinstance(records, GameRecord):
         records = [records]
     games = []
     for r in records:
+        check_record(r)
         games.append(
             {
                 "rules": r.ruleset.to_mapping(),
@@ -578,6 +617,10 @@ def from_json(text: str) -> list[GameRecord]:
             players = tuple(check_player_names(g.players))
         except PlayerNameError as exc:
             raise fail(str(exc), ("players",)) from None
+        if len(players) != rs.players:
+            raise fail(f"players names {len(players)} player(s); the rules have {rs.players}", ("players",))
+        if g.seed is not None and tag_value_problem("Seed", g.seed):
+            raise fail(str(tag_value_problem("Seed", g.seed)), ("seed",))
         problem = _free_tags_problem(g.tags)
         if problem:
             raise fail(f"tags[{problem[0]}]: {problem[1]}", ("tags", problem[0]))

@@ -7,7 +7,10 @@ way in both (docs/rules.md, "Reading records"):
 - a record is at most :data:`MAX_RECORD_CHARS` characters and a line at most
   :data:`MAX_LINE` characters; every parse is linear in the input (no backtracking
   regular expressions);
-- a UTF-8 byte-order mark at the very start is skipped (as PGN readers do);
+- a UTF-8 byte-order mark at the very start is skipped (as PGN readers do); a NUL character
+  (UTF-16 text read as UTF-8) makes the text "not UTF-8";
+- a game has at most :data:`MAX_TAGS` free tags and a file at most :data:`MAX_GAMES` games;
+  a tag's value follows :func:`tag_value_problem` in both notations;
 - lines end at ``\\n`` only (``\\r\\n`` accepted), so no other Unicode line break splits a tag;
 - numbers are ASCII digits (``²`` or ``٣`` are not numbers), at most :data:`MAX_DIGITS` long;
 - error messages quote at most :data:`QUOTE` characters of the input.
@@ -26,7 +29,8 @@ Functions take an ``error(message, line)`` factory so each game raises its own
 from __future__ import annotations
 
 import json
-from typing import Callable, Iterator, Sequence
+import re
+from typing import Callable, Container, Iterable, Iterator, Sequence
 
 #: The longest record file, in characters (a 13-round game is about 1,000).
 MAX_RECORD_CHARS = 8 * 2**20
@@ -36,6 +40,10 @@ MAX_LINE = 4096
 MAX_DIGITS = 9
 #: The most characters of the input that an error message quotes.
 QUOTE = 60
+#: The most free tags of one game (``Event``, ``Date``, ...), in either notation.
+MAX_TAGS = 100
+#: The most games of one record file, in either notation.
+MAX_GAMES = 10_000
 
 ErrorFactory = Callable[[str, "int | None"], Exception]
 
@@ -51,9 +59,14 @@ def strip_bom(text: str) -> str:
 
 
 def check_size(text: str, error: ErrorFactory) -> str:
-    """``text`` without a byte-order mark, refused when longer than :data:`MAX_RECORD_CHARS`."""
+    """``text`` without a byte-order mark, refused when longer than :data:`MAX_RECORD_CHARS`
+    or when it holds a NUL character (valid UTF-8 but never a record: UTF-16 text read as
+    UTF-8, or a binary file)."""
     if len(text) > MAX_RECORD_CHARS:
         raise error(f"the record is {len(text):,} characters long; at most {MAX_RECORD_CHARS:,} are read", None)
+    nul = text.find("\0")
+    if nul >= 0:
+        raise error("not UTF-8 text: it holds NUL characters (UTF-16 text or a binary file)", text.count("\n", 0, nul) + 1)
     return strip_bom(text)
 
 
@@ -75,10 +88,52 @@ def is_tag_name(name: str) -> bool:
     return 0 < len(name) <= 40 and name.isascii() and name[0].isalpha() and name.replace("_", "a").isalnum()
 
 
-def is_tag_value(value: object) -> bool:
-    """A free tag's value that a text record can hold: one line of text, at most
-    ``MAX_LINE - 50`` characters (room for the name and the brackets)."""
-    return isinstance(value, str) and "\n" not in value and "\r" not in value and len(value) <= MAX_LINE - 50
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode category Cc
+
+
+def tag_value_problem(name: str, value: object) -> str | None:
+    """Why ``value`` cannot be the value of the tag ``name`` (a free tag or ``Seed``) in a
+    record, or ``None``. The one rule of both notations, of both readers and of every writer
+    (docs/rules.md, "Reading records"): text without control characters (Unicode ``Cc``:
+    ``\\n``, ``\\r``, TAB, NUL, ESC, ...), whose tag line ``[Name "value"]``, quoted, has at
+    most :data:`MAX_LINE` characters.
+
+    >>> tag_value_problem("Event", "Club night")
+    >>> tag_value_problem("Seed", "a\\rb")
+    "Seed: a tag's value is one line of text without control characters (it holds U+000D)"
+    """
+    if not isinstance(value, str):
+        return f"{name}: a tag's value is text, not {type(value).__name__}"
+    bad = _CONTROL.search(value)
+    if bad:
+        return f"{name}: a tag's value is one line of text without control characters (it holds U+{ord(bad.group()):04X})"
+    size = len(quote_tag(name, value))
+    if size > MAX_LINE:
+        return f"{name}: a tag's value must fit one line: its tag line is {size:,} characters, at most {MAX_LINE} are read"
+    return None
+
+
+def free_tags_problem(tags: Iterable[object], reserved: Container[str]) -> tuple[int, str] | None:
+    """``(index, why)`` of the first free tag a record cannot hold, else ``None``: at most
+    :data:`MAX_TAGS` tags, each a ``(name, text)`` pair whose name is letters, digits and
+    ``_`` (:func:`is_tag_name`), not one of ``reserved`` and given once, and whose value
+    passes :func:`tag_value_problem`. Both notations of both games and every writer use it."""
+    seen: set[str] = set()
+    for k, tag in enumerate(tags):
+        if k >= MAX_TAGS:
+            return k, f"more than {MAX_TAGS} free tags in one game"
+        if not (isinstance(tag, (tuple, list)) and len(tag) == 2 and all(isinstance(t, str) for t in tag)):
+            return k, "a tag is a (name, text) pair"
+        name, value = tag
+        if name in reserved or not is_tag_name(name):
+            return k, f"{short(name)} is not a free tag name"
+        if name in seen:
+            return k, f"tag {name} appears twice"
+        seen.add(name)
+        problem = tag_value_problem(name, value)
+        if problem:
+            return k, problem
+    return None
 
 
 def parse_tag(line: str, number: int, error: ErrorFactory) -> tuple[str, str]:

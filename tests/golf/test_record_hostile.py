@@ -122,5 +122,71 @@ def test_json_keys_given_twice_and_multi_line_tag_values_are_refused(data):
     changed[0]["tags"] = {"Event": "a\nb"}
     with pytest.raises(RecordError, match="one line"):
         from_json(json.dumps(changed, indent=1))
-    with pytest.raises(RecordError, match="one-line value"):
+    with pytest.raises(RecordError, match="one line of text"):
         record_from_game(finished(), ["Ann", "Bot"], {"Event": "a\rb"})
+
+
+# -- issue 24, section 4: the text and JSON notations accept the same records ------------------
+
+@pytest.mark.parametrize("seed", ['3/0\n[Scores "0 0"]', "3\r0", "nul\x00"])
+def test_a_golf_seed_with_a_control_character_is_refused_in_json_and_by_the_writers(data, seed):
+    changed = json.loads(json.dumps(data))
+    changed[0]["seed"] = seed
+    with pytest.raises(RecordError, match="Seed: a tag's value is one line of text without control characters"):
+        from_json(json.dumps(changed, indent=1))
+    record = record_from_game(finished(), ["Ann", "Bot"])
+    record.seed = seed
+    for write in (write_text, to_json):
+        with pytest.raises(RecordError, match="cannot be recorded: Seed"):
+            write(record)
+
+
+def test_a_golf_text_tag_with_a_carriage_return_is_refused_like_its_json_form(text, data):
+    changed = text.replace('[Game "golf"]', '[Game "golf"]\n[Event "club\rnight"]', 1)
+    with pytest.raises(RecordError, match="U\\+000D") as info:
+        replay_text(changed)
+    assert info.value.line == 2
+    body = json.loads(json.dumps(data))
+    body[0]["tags"] = {"Event": "club\rnight"}
+    with pytest.raises(RecordError, match="U\\+000D"):
+        replay_text(json.dumps(body))
+
+
+@pytest.mark.parametrize("players", [["Ann", "Bot\x1b"], ["Ann;", "Bot"], ["Ann"], ["Ann", "ann"]])
+def test_golf_writers_check_the_names_of_a_hand_built_record(players):
+    record = record_from_game(finished(), ["Ann", "Bot"])
+    record.players = players
+    for write in (write_text, to_json):
+        with pytest.raises(RecordError, match="cannot be recorded"):
+            write(record)
+
+
+def test_golf_json_names_one_player_per_seat_like_text(data):
+    body = json.loads(json.dumps(data))
+    body[0]["players"] = ["Ann", "Bot", "Cy"]
+    with pytest.raises(RecordError, match="3 player name\\(s\\) for 2 seats"):
+        from_json(json.dumps(body))
+
+
+def test_golf_end_and_game_tags_take_the_json_values_only(text):
+    unfinished = "\n".join(line for line in text.splitlines() if not line[:1].isdigit()
+                           and not line.startswith(("[Scores", "[Result", "[End"))) + "\n"
+    replay_text(unfinished)  # an unfinished game with no End tag
+    with pytest.raises(RecordError, match="End: one of grid, pile, early expected"):
+        replay_text(unfinished + '[End "later"]\n')
+    with pytest.raises(RecordError, match="not a Golf record"):
+        replay_text(unfinished.replace('[Game "golf"]', '[Game "GOLF"]'))
+
+
+def test_a_golf_record_of_705k_tag_lines_is_refused_at_its_101st_free_tag(text):
+    head = text.split("\n\n")[0] + "\n"
+    many = head + "".join(f'[T{i} "x"]\n' for i in range(705_000))
+    with pytest.raises(RecordError, match="more than 100 free tags in one game") as info:
+        parse_text(many[:8 * 2**20])
+    assert info.value.line == head.count("\n") + 101
+    assert len(parse_text(head + "".join(f'[T{i} "x"]\n' for i in range(100)))[0].tags) == 100
+
+
+def test_a_utf16_golf_record_without_byte_order_mark_is_not_utf8(text):
+    with pytest.raises(RecordError, match="not UTF-8 text"):
+        replay_text(text.encode("utf-16-le").decode("utf-8"))

@@ -3,6 +3,7 @@ line number (never another exception), in bounded time and memory; matches and n
 cannot fool the checks."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -243,3 +244,85 @@ def test_record_from_game_refuses_tags_a_record_cannot_hold(tags, words):
     game = replay(parse_text(GOOD)[0])
     with pytest.raises(GoofspielError, match=words):
         record_from_game(game, ["Anna", "Ben"], tags)
+
+
+# -- issue 24, section 4: the text and JSON notations accept the same records ------------------
+
+def _json_game(**changes):
+    data = json.loads(to_json(parse_text(GOOD)))
+    data["games"][0].update(changes)
+    return json.dumps(data, indent=1)
+
+
+@pytest.mark.parametrize("seed", ["1\n[Scores \"9 9\"]", "a\rb", "tab\there", "nul\x00", "\x1b[31m"])
+def test_a_seed_with_a_control_character_is_refused_in_json_and_by_the_writers(seed):
+    body = _json_game(seed=seed)
+    with pytest.raises(RecordError, match="Seed: a tag's value is one line of text without control characters") as info:
+        from_json(body)
+    assert info.value.line == body[:body.index('"seed"')].count("\n") + 1  # the line of "seed"
+    record = replace(parse_text(GOOD)[0], seed=seed)
+    for write in (write_text, to_json):  # never a text record with an injected tag line
+        with pytest.raises(RecordError, match="cannot be recorded: Seed: a tag's value is one line"):
+            write(record)
+
+
+def test_a_text_tag_with_a_carriage_return_is_refused_like_its_json_form():
+    text = GOOD.replace('[Players "Anna; Ben"]', '[Players "Anna; Ben"]\n[Event "club\rnight"]')
+    err = rejected(text)
+    assert err.line == 4 and "U+000D" in str(err)
+    with pytest.raises(RecordError, match="U\\+000D"):
+        from_json(_json_game(tags=[["Event", "club\rnight"]]))
+    seed = GOOD.replace('[Players "Anna; Ben"]', '[Players "Anna; Ben"]\n[Seed "7\r8"]')
+    assert rejected(seed).line == 4
+
+
+def test_a_value_whose_quoted_tag_line_is_too_long_is_refused_in_both_notations():
+    value = '"' * 3000  # 3,000 characters, 6,000 once quoted: no text record can hold it
+    with pytest.raises(RecordError, match="its tag line is 6,010 characters"):
+        from_json(_json_game(tags=[["Event", value]]))
+    with pytest.raises(RecordError, match="at most 4096"):
+        parse_text(GOOD.replace("[Scores", '[Event "' + value.replace('"', '\\"') + '"]\n[Scores'))
+    fits = '"' * 2000
+    assert from_json(_json_game(tags=[["Event", fits]]))[0].tag("Event") == fits
+    assert parse_text(write_text(from_json(_json_game(tags=[["Event", fits]]))))[0].tag("Event") == fits
+
+
+@pytest.mark.parametrize("players", [("Anna", "Ben\x1b"), ("Anna;", "Ben"), ("Anna",), ("Anna", "anna")])
+def test_write_text_and_to_json_check_the_names_of_a_hand_built_record(players):
+    record = replace(parse_text(GOOD)[0], players=players)
+    for write in (write_text, to_json):
+        with pytest.raises(RecordError, match="cannot be recorded"):
+            write(record)
+
+
+def test_json_names_one_player_per_seat_like_text():
+    with pytest.raises(RecordError, match="players names 3 player\\(s\\); the rules have 2"):
+        from_json(_json_game(players=["Anna", "Ben", "Cy"]))
+
+
+def test_a_record_of_705k_tag_lines_is_refused_at_its_101st_free_tag():
+    """The 8 MiB example: refused at the tag line past the limit, not after reading every line."""
+    head = GOOD.split("\n\n")[0] + "\n"
+    text = head + "".join(f'[T{i} "x"]\n' for i in range(705_000))
+    text = text[:8 * 2**20 - 100] + '\n\n1. A♦ | 2♠ 2♣ | tie carried\n'
+    err = rejected(text)
+    assert err.line == 106 and "more than 100 free tags in one game" in str(err)
+    with pytest.raises(RecordError, match="List should have at most 100 items"):
+        from_json(_json_game(tags=[[f"T{i}", "x"] for i in range(101)]))
+    assert len(from_json(_json_game(tags=[[f"T{i}", "x"] for i in range(100)]))[0].tags) == 100
+    assert len(parse_text(head + "".join(f'[T{i} "x"]\n' for i in range(100)))[0].tags) == 100
+
+
+def test_more_games_than_json_allows_are_refused_in_text_too():
+    game = GOOD.replace("[Scores \"3 3\"]\n[Result \"draw draw\"]\n", "")
+    text = "\n".join([game] * 10_001)
+    with pytest.raises(RecordError, match="more than 10,000 games in one record") as info:
+        parse_text(text)
+    assert info.value.line == 10_000 * (game.count("\n") + 1) + 1
+
+
+def test_a_utf16_record_without_byte_order_mark_is_not_utf8():
+    text = GOOD.encode("utf-16-le").decode("utf-8")  # valid UTF-8: every other byte is NUL
+    for read in (parse_text, load_records, from_json):
+        with pytest.raises(RecordError, match="not UTF-8 text: it holds NUL characters"):
+            read(text)
