@@ -277,9 +277,12 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
         ``exact`` is false for the bot's fallback, which is not an equilibrium.
 
     Raises:
-        UnsupportedRuleset, ValueError (no bid pending).
+        UnsupportedRuleset, ValueError (no bid pending, or a mix that is not a probability
+            distribution over the hand: :func:`cardtable.platform.bot.check_distribution`).
     """
-    dist = bot.policy(view)
+    from cardtable.platform.bot import check_distribution
+
+    dist = check_distribution(bot.policy(view), view.hand, "hint")
     exact = bot.last_source in ("table", "subgame")
     source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
     return {"round": view.round, "strategy": {str(c): float(p) for c, p in sorted(dist.items())},

@@ -241,3 +241,18 @@ def test_bots_command_lists_every_option_with_its_range():
                 assert f"      {key} " in res.output, (game, name, key)
     res = invoke("bots", "chess")
     assert res.exit_code == 2 and "unknown game 'chess'" in res.output
+
+
+def test_the_hint_shows_only_a_distribution():
+    from cardtable.goofspiel.coach import hint
+
+    class Broken:
+        last_source, last_source_text = "table", "solved table"
+
+        def policy(self, view):
+            return {min(view.hand): -1.5, max(view.hand): 2.5}
+
+    view = Game(Ruleset(cards=3), seed=1).view(0)
+    with pytest.raises(ValueError, match="hint .* is not a probability distribution"):
+        hint(Broken(), view)
+    assert sum(hint(load_bot("goofspiel", "nash"), view)["strategy"].values()) == pytest.approx(1.0)
