@@ -1,8 +1,13 @@
 """Test-wide settings: every test writes its files (records, tables, databases)
-under a temporary CARDTABLE_HOME, never into the user's folders."""
+under a temporary CARDTABLE_HOME, never into the user's folders; after every test of a
+module that starts bot programs, no process it started is left running."""
 
+import ctypes
+import gc
 import os
 import signal
+import sys
+import time
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -25,4 +30,100 @@ def _cardtable_home(tmp_path, monkeypatch):
     monkeypatch.setenv("CARDTABLE_HOME", str(tmp_path / "cardtable-home"))
     monkeypatch.delenv("CARDTABLE_RECORDS", raising=False)
     monkeypatch.delenv("CARDTABLE_CACHE", raising=False)
+    yield
+
+
+# -- no process outlives a protocol test ----------------------------------------------------
+
+#: Test modules that start protocol bot programs (by file name, without ``.py``, or prefix).
+PROTOCOL_TEST_MODULES = ("test_protocol", "test_tournament", "test_config_errors", "test_example_bot_input")
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def processes_below(root: int) -> dict[int, tuple[str, str]]:
+    """``{pid: (state, command line)}`` of every process below ``root``, from /proc (a
+    state ``Z`` is a zombie: finished, not yet reaped)."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                table[int(entry)] = (int(fields[1]), fields[0].decode())
+            except (OSError, IndexError, ValueError):
+                pass
+    found, frontier = {}, {root}
+    while frontier:
+        frontier = {pid for pid, (ppid, _) in table.items() if ppid in frontier and pid not in found}
+        for pid in frontier:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+            except OSError:
+                cmd = "?"
+            found[pid] = (table[pid][1], cmd)
+    return found
+
+
+def _process_helpers() -> set[int]:
+    """Long-lived helpers that the standard library starts once and keeps for the whole
+    session: multiprocessing's resource tracker and fork server."""
+    import multiprocessing.forkserver
+    import multiprocessing.resource_tracker
+
+    pids = {getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None),
+            getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)}
+    return {pid for pid in pids if pid}
+
+
+@pytest.fixture
+def no_leaked_processes():
+    """Fail the test when a process started during it below the test process is still
+    running afterwards. For the test's length this process is a child subreaper (Linux
+    ``prctl``), so a grandchild that double-forked and called ``setsid()`` is found too
+    instead of escaping to init. Waits up to 10 s for processes on their way out (a hang
+    guard); what is left is killed, so the next tests run clean. Zombies left below this
+    process are reaped. Not counted: processes already running before the test, and the
+    standard library's long-lived helpers (:func:`_process_helpers`). A no-op without /proc."""
+    if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self"):
+        yield
+        return
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    me = os.getpid()
+    prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    before = set(processes_below(me))  # long-lived helpers started earlier are not this test's
+    try:
+        yield
+        gc.collect()  # a bot dropped without close() is killed by its finaliser
+        end = time.monotonic() + 10
+        while True:
+            left = {pid: cmd for pid, (state, cmd) in processes_below(me).items()
+                    if state != "Z" and pid not in before | _process_helpers()}
+            if not left or time.monotonic() > end:
+                break
+            time.sleep(0.05)
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.1 if left else 0)
+        for pid, (state, _) in processes_below(me).items():
+            if pid not in before and state == "Z":
+                try:
+                    os.waitpid(pid, os.WNOHANG)  # an orphan that came to this subreaper
+                except ChildProcessError:
+                    pass  # not a child of this process: its own parent reaps it
+        assert not left, f"processes left running after the test: {left}"
+    finally:
+        prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+@pytest.fixture(autouse=True)
+def _protocol_tests_leave_no_process(request):
+    """Every test of :data:`PROTOCOL_TEST_MODULES` runs under :func:`no_leaked_processes`."""
+    module = getattr(request, "module", None)
+    name = getattr(module, "__name__", "").rsplit(".", 1)[-1]
+    if name.startswith(PROTOCOL_TEST_MODULES):
+        request.getfixturevalue("no_leaked_processes")
     yield

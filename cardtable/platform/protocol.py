@@ -46,10 +46,12 @@ import ctypes
 import os
 import queue
 import re
+import select
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 import unicodedata
@@ -199,7 +201,8 @@ class BotProcess:
     # -- process -------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the program.
+        """Start the program (on Linux under a keeper process, so that nothing it starts
+        outlives it: :func:`keeps_descendants`, docs/protocol.md "Processes").
 
         Raises:
             BotFailure: ``"crash"`` when it cannot be started.
@@ -208,13 +211,7 @@ class BotProcess:
         self._flooded = None
         self._stderr_tail = b""
         self._stderr_head = b""
-        try:
-            self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.cwd, bufsize=0, start_new_session=True, preexec_fn=die_with_parent,
-            )
-        except OSError as exc:
-            raise BotFailure("crash", f"cannot start {self.command!r}: {exc}") from None
+        self.proc, self._kept = _spawn(self.argv, self.cwd, self.command)
         threading.Thread(target=self._read_stdout, args=(self.proc, self._lines), daemon=True).start()
         threading.Thread(target=self._read_stderr, args=(self.proc,), daemon=True).start()
 
@@ -290,8 +287,8 @@ class BotProcess:
     def close(self, wait_s: float = 1.0) -> int | None:
         """Send ``quit``, wait up to ``wait_s`` seconds, then kill; returns the exit code (``None``: killed).
 
-        The program's whole process group is killed in any case, so nothing it started
-        outlives it."""
+        Everything the program started is killed in any case (:meth:`kill`), so nothing
+        it started outlives it."""
         proc = self.proc
         if proc is None:
             return None
@@ -316,11 +313,17 @@ class BotProcess:
         return code
 
     def kill(self) -> None:
-        """Kill the program's whole process group at once, also when the program itself has
-        already exited (a child it forked may still hold the group, and its pipes)."""
+        """Kill the program and everything it started, also when the program itself has
+        already exited (a child it forked may still hold its pipes).
+
+        On Linux (:func:`keeps_descendants`) the keeper is sent SIGTERM: it kills every
+        descendant of the program, a grandchild in a session of its own included, and
+        exits. Then, everywhere, the program's process group is killed at once."""
         proc = self.proc
         if proc is None:
             return
+        if self._kept:
+            _stop_keeper(proc)
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # the program leads its own session and group
         except (ProcessLookupError, PermissionError):
@@ -487,6 +490,94 @@ def die_with_parent() -> None:
     controller that is itself killed (SIGKILL included)."""
     if _PRCTL is not None:
         _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+
+
+#: The keeper script, run by path with the standard library only (:mod:`cardtable.platform.keeper`).
+KEEPER = Path(__file__).with_name("keeper.py")
+#: Seconds the keeper has to report that the program started, and to stop it.
+KEEPER_WAIT_S = 5.0
+
+
+def keeps_descendants() -> bool:
+    """True where a bot program runs under a keeper process (:mod:`cardtable.platform.keeper`)
+    that kills every process the program started when the program ends, a grandchild that
+    double-forked and called ``setsid()`` included: Linux, with ``prctl`` and ``/proc``.
+    Elsewhere (macOS, other systems) only the program's process group is killed
+    (docs/protocol.md, "Processes")."""
+    return (_PRCTL is not None and sys.platform.startswith("linux") and bool(sys.executable)
+            and os.path.isdir("/proc/self"))
+
+
+def _spawn(argv: list[str], cwd: str | None, command: str) -> tuple[subprocess.Popen, bool]:
+    """Start ``argv`` with pipes, in a new session, dying with this thread; under the keeper
+    where :func:`keeps_descendants`. Returns ``(process, kept)``; the process is the keeper
+    when ``kept``.
+
+    Raises:
+        BotFailure: ``"crash"`` when the program cannot be started (the ``OSError`` text).
+    """
+    pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, bufsize=0,
+                 start_new_session=True, preexec_fn=die_with_parent)
+    if not keeps_descendants():
+        try:
+            return subprocess.Popen(argv, **pipes), False
+        except OSError as exc:
+            raise BotFailure("crash", f"cannot start {command!r}: {exc}") from None
+    status_r, status_w = os.pipe()
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", "-S", str(KEEPER), str(status_w), str(os.getpid()), *argv],
+                                pass_fds=(status_w,), **pipes)
+    except OSError as exc:
+        os.close(status_r)
+        raise BotFailure("crash", f"cannot start {command!r}: {exc}") from None
+    finally:
+        os.close(status_w)
+    try:
+        why = _read_status(status_r, KEEPER_WAIT_S)
+    finally:
+        os.close(status_r)
+    if why:
+        _stop_keeper(proc)
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+        raise BotFailure("crash", f"cannot start {command!r}: {why}")
+    return proc, True
+
+
+def _read_status(fd: int, wait_s: float) -> str:
+    """The keeper's report: ``""`` (the program runs) or why it could not be started."""
+    data, end = b"", time.monotonic() + wait_s
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return f"the keeper process did not report within {wait_s:.0f} s"
+        if not select.select([fd], [], [], left)[0]:
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return data.decode("utf-8", "replace")
+        data += chunk
+
+
+def _stop_keeper(proc: subprocess.Popen, wait_s: float = KEEPER_WAIT_S) -> None:
+    """SIGTERM to a running keeper, and wait up to ``wait_s`` seconds until it has killed the
+    program's tree and exited; it is left unreaped, so its pid (the group's) cannot be reused
+    before :meth:`BotProcess.kill` signals the group."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.kill(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        try:
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return
+        except ChildProcessError:
+            return
+        time.sleep(0.005)
 
 
 def check_option(key: str, value: Any) -> str:

@@ -507,7 +507,7 @@ def _run_processes(text: str, chunks, workers: int, store) -> None:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
         try:
             for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                proc.terminate()  # SIGTERM: the worker kills its bots' process groups and exits
+                proc.terminate()  # SIGTERM: the worker kills its bots (each with all it started) and exits
             pool.shutdown(wait=True, cancel_futures=True)
         finally:
             if previous is not None:

@@ -129,6 +129,7 @@ def test_golf_bots_take_specs_too():
     assert res.exit_code == 2 and "unknown option 'foo'; options: determinizations" in res.output
 
 
+@pytest.mark.usefixtures("no_leaked_processes")  # it runs a protocol program (tests/conftest.py)
 def test_bot_check_takes_the_tournament_form(tmp_path):
     """`bot-check "cmd:COMMAND"` and `"LABEL=cmd:COMMAND"` name the same program as in tournaments."""
     res = invoke("bot-check", "mine=cmd:", "--games", "1")

@@ -7,7 +7,9 @@ then one more ``bid`` line); early (bids at ``round``, before being asked); fork
 (forks a child that keeps stdout open and sleeps, then exits; the child's pid is written
 to the file named by $BADBOT_PIDS); legal (plays legal bids, writing every line it
 receives to the file named by $BADBOT_LOG, and its pid to $BADBOT_PIDS); markup (an
-identity and a reply holding Rich markup and a terminal escape).
+identity and a reply holding Rich markup and a terminal escape); daemon (at its start,
+double-forks a grandchild that calls ``setsid()``, lets go of stdin/stdout/stderr, writes its
+pid to $BADBOT_PIDS and sleeps; the program itself then plays legal bids).
 """
 
 import os
@@ -27,10 +29,27 @@ def note_pid(pid):
             f.write(f"{pid}\n")
 
 
+def daemonize():
+    """The classic double fork: the grandchild leads a new session, its parent exits at once."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            note_pid(os.getpid())
+            time.sleep(3600)
+        os._exit(0)
+    os.wait()
+
+
 def main(mode):
     hand, seat = [], 0
     if mode in ("legal", "slow"):
         note_pid(os.getpid())
+    if mode == "daemon":
+        daemonize()
+        mode = "legal"
     for raw in sys.stdin:
         if mode == "legal" and os.environ.get("BADBOT_LOG"):
             with open(os.environ["BADBOT_LOG"], "a") as f:
