@@ -88,9 +88,13 @@ def test_a_game_plays_the_same_whatever_the_program_played_before(command):
         used.close()
 
 
-def test_bot_check_is_reproducible_with_a_random_program():
-    a = check_bot(PY, rulesets=["cards=5"], games=2, seed=3)
-    assert a.ok, a.violations
+def test_without_set_game_the_lines_follow_the_bots_seed():
+    # what bot-check relies on (it passes its seed): the same seed, the same game lines
+    bots = [GoofspielProtocolBot(PY, seed=s) for s in (3, 3, 4)]  # no program starts for game_line
+    seqs = [[bot.game_line() for _ in range(3)] for bot in bots]
+    assert seqs[0] == seqs[1] != seqs[2]
+    assert [line.split()[2] for line in seqs[0]] == ["1", "2", "3"]
+    assert check_bot(PY, rulesets=["cards=5"], games=2, seed=3).ok
 
 
 def _rows(db):
