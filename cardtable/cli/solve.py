@@ -289,14 +289,15 @@ def register(app: typer.Typer) -> None:
         limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
     ) -> None:
         """Walk finished games: bids, equilibrium per round, expected points given up, a chart."""
+        _check_limit(limit)
+        _check_cache(cache)
+        records, games = _read_records(record)  # before the solver is imported: a bad file is refused at once
+
         from rich.console import Console
 
         from cardtable.goofspiel.coach import analysis, render_analysis
         from cardtable.solver import TableFileError, UnsupportedRuleset
 
-        _check_limit(limit)
-        _check_cache(cache)
-        records, games = _read_records(record)
         console = Console(highlight=False)  # the terminal's width (COLUMNS when not a terminal)
         for gi, (rec, game) in enumerate(zip(records, games), 1):
             table = _table_or_none(rec.ruleset, "points", cache)

@@ -352,14 +352,19 @@ def parse_text(text: str) -> list[GameRecord]:
     games: list[list[tuple[int, str]]] = []
     current: list[tuple[int, str]] = []
     seen_rounds = False
+    free_tags = 0  # of the current game: a file of many tag lines is refused at the first too many
     for number, line in record_lines(text, _error):
         if line.startswith("[") and seen_rounds:
             games.append(current)
-            current, seen_rounds = [], False
+            current, seen_rounds, free_tags = [], False, 0
             if len(games) == MAX_GAMES:
                 raise RecordError(f"more than {MAX_GAMES:,} games in one record", number)
         if not line.startswith("["):
             seen_rounds = True
+        elif line[1:].partition(" ")[0] not in _SPECIAL_TAGS:
+            free_tags += 1
+            if free_tags > MAX_TAGS:
+                raise RecordError(f"more than {MAX_TAGS} free tags in one game", number)
         current.append((number, line))
     if current:
         games.append(current)
