@@ -81,7 +81,7 @@ def test_bid_notations_refused(words):
 def _transcript_game(rs, opponent="random", seat=0):
     bot = GoofspielProtocolBot(PY, time_ms=3000, seed=1)
     try:
-        bots = [load_bot("goofspiel", opponent, seed=2) for _ in range(rs.players)]
+        bots = [load_bot("goofspiel", opponent, seed=2 + s) for s in range(rs.players)]
         bots[seat] = bot
         out = play_one(rs, bots, seed="msg")
         assert out.forfeit is None, out.forfeit
@@ -125,11 +125,12 @@ def test_the_high_ace_keeps_rank_1_and_is_worth_cards_plus_1():
 
 
 def test_taken_comes_before_a_choice_and_result_take_after_the_round():
-    rs = Ruleset(cards=6, open_prizes=3)
-    sent, _ = _transcript_game(rs)
+    # 3 players: the strongest bid takes first, then the second; the weakest takes nothing
+    rs = Ruleset(cards=8, players=3, open_prizes=3)
+    sent, _ = _transcript_game(rs, seat=1)
     takens = [i for i, line in enumerate(sent) if line.startswith("taken ")]
     results = [i for i, line in enumerate(sent) if line.startswith("result take ")]
-    assert results
+    assert takens and results
     for i in takens:
         nxt = next(line for line in sent[i + 1:] if line != "isready")
         assert nxt.startswith("go choose ")
