@@ -139,6 +139,7 @@ def create_app(
     max_bytes: int | None = None,
     synchronous: str = "NORMAL",
     limits: Limits | None = None,
+    analysis_executor: Callable[[int], Any] | None = None,
 ) -> FastAPI:
     """The ASGI app of ``cardtable serve``.
 
@@ -150,6 +151,9 @@ def create_app(
             and ``limits.max_message_bytes``.
         synchronous: SQLite durability, ``"NORMAL"`` (survives a killed process)
             or ``"FULL"`` (also survives a power loss).
+        analysis_executor: makes the analyses' pool from ``limits.analysis_workers``
+            (default worker processes, :func:`cardtable.web.coach.process_pool`; tests
+            pass ``concurrent.futures.ThreadPoolExecutor`` to count solves in-process).
 
     Raises:
         StorageError: the database cannot be opened.
@@ -209,7 +213,7 @@ def create_app(
         return JSONResponse({"error": f"{what}: {request.method} {cut_id(request.url.path)}"},
                             status_code=exc.status_code, headers=exc.headers)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    analyses = register_coach(app, hub, STATIC)  # /analysis/{room} and its JSON (cardtable/web/coach.py)
+    analyses = register_coach(app, hub, STATIC, analysis_executor)  # /analysis/{room} and its JSON (cardtable/web/coach.py)
     app.state.analyses = analyses
 
     def refused(exc: Exception, status: int = 400) -> JSONResponse:

@@ -18,8 +18,8 @@ bids, open prizes) or a game that is not Goofspiel, 429 the address's analysis
 quota, 503 too many games being analysed (both with ``Retry-After``).
 
 Analyses are solved by :class:`Analyses` (docs/web.md, "Analyses"): in their
-own pool of :attr:`~cardtable.web.limits.Limits.analysis_workers` threads (never
-the room bots' pool), one solve per game however many requests ask for it, the
+own pool of :attr:`~cardtable.web.limits.Limits.analysis_workers` worker
+processes (so a solve never holds the server's interpreter lock), one solve per game however many requests ask for it, the
 most recent :data:`CACHE_SIZE` results kept. A solve is a table lookup per round,
 one exact subgame solve of about a second, and in carry-over games without their
 table the carry-over approximation of the ``nash`` bot for the early rounds,
@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
+import multiprocessing
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -43,6 +45,21 @@ from .limits import Bucket, Limits
 from .rooms import QuotaError, cut_id
 
 CACHE_SIZE = 64
+
+log = logging.getLogger("cardtable.web")
+
+
+def process_pool(workers: int) -> concurrent.futures.Executor:
+    """The default analysis pool: ``workers`` processes, started by ``spawn`` (the server has threads,
+    which ``fork`` would copy half-way), each importing the solver on its first analysis."""
+    return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+class Finished(NamedTuple):
+    """What a solve needs of a finished game's state, sent to a worker process (pickled)."""
+
+    game: Any
+    hints: bool
 
 
 class AnalysisBusy(QuotaError):
@@ -53,8 +70,10 @@ class AnalysisBusy(QuotaError):
 class Analyses:
     """The analyses of finished games: a bounded pool, single flight, a cache and a quota.
 
-    - solves run in a pool of ``limits.analysis_workers`` threads owned by this object
-      (:meth:`close` shuts it down), so they never delay the room bots (their own pool);
+    - solves run in a pool of ``limits.analysis_workers`` workers owned by this object
+      (:meth:`close` shuts it down; processes by default, so a solve never holds the
+      server's interpreter lock), so they never delay the room bots (their own pool);
+      a pool whose worker died is replaced;
     - identical requests share one solve: a game (``key``) being solved is solved once,
       and every request for it waits for that solve;
     - the latest ``cache_size`` results are kept (least recently used dropped first);
@@ -65,13 +84,16 @@ class Analyses:
     Args:
         limits: the server's limits.
         cache_size: results kept (default :data:`CACHE_SIZE`).
+        executor: makes the pool from the number of workers (default :func:`process_pool`;
+            tests pass ``concurrent.futures.ThreadPoolExecutor``).
     """
 
-    def __init__(self, limits: Limits, cache_size: int = CACHE_SIZE) -> None:
+    def __init__(self, limits: Limits, cache_size: int = CACHE_SIZE,
+                 executor: Callable[[int], concurrent.futures.Executor] | None = None) -> None:
         self.limits = limits
         self.cache_size = cache_size
-        self.pool = concurrent.futures.ThreadPoolExecutor(limits.analysis_workers,
-                                                          thread_name_prefix="cardtable-analysis")
+        self._make_pool = executor or process_pool
+        self.pool = self._make_pool(limits.analysis_workers)
         self.cache: OrderedDict[Any, dict[str, Any]] = OrderedDict()
         #: game key -> its solve being computed or waiting for a worker
         self.inflight: dict[Any, asyncio.Future] = {}
@@ -80,8 +102,9 @@ class Analyses:
         self._buckets: dict[str, Bucket] = {}
 
     async def get(self, key: Any, state: Any, names: list[str], address: str) -> dict[str, Any]:
-        """The analysis of a finished game (``key``: ``(room id, game number)``; ``state``,
-        ``names``: see :func:`analyse_state`), from the cache, a solve in flight, or a new solve.
+        """The analysis of a finished game (``key``: ``(room id, game number)``; ``state``
+        (a :class:`Finished`, picklable for a worker process), ``names``: see
+        :func:`analyse_state`), from the cache, a solve in flight, or a new solve.
 
         Returns:
             :func:`analyse_state`'s JSON dict plus ``"game"`` (``key[1]``); shared, do not change it.
@@ -89,6 +112,7 @@ class Analyses:
         Raises:
             QuotaError: ``address`` used up its analysis quota (nothing started).
             AnalysisBusy: ``limits.analysis_queue`` games are already in the pool (nothing started).
+            concurrent.futures.BrokenExecutor: the worker died during this solve (the pool is replaced).
             UnsupportedRuleset, TableFileError (``ValueError``): from the solve, to every waiter.
         """
         data = self.cache.get(key)
@@ -108,7 +132,11 @@ class Analyses:
             raise QuotaError(f"too many analyses asked for from your address: at most {lim.analysis_burst} at once "
                              f"and {lim.analyses_per_minute:g} per minute; try again in {wait:.0f} s", wait)
         if future is None:
-            job = self.pool.submit(_solve, state, names, key[1])
+            try:
+                job = self.pool.submit(_solve, state, names, key[1])
+            except concurrent.futures.BrokenExecutor:
+                self._renew()
+                job = self.pool.submit(_solve, state, names, key[1])
             future = self.inflight[key] = asyncio.wrap_future(job)
             self._jobs[key], self._waiters[key] = job, 0
             future.add_done_callback(lambda f: self._finished(key, f))
@@ -129,11 +157,21 @@ class Analyses:
         self.inflight.pop(key, None)
         self._jobs.pop(key, None)
         self._waiters.pop(key, None)
-        if future.cancelled() or future.exception() is not None:
+        if future.cancelled():
+            return
+        if isinstance(future.exception(), concurrent.futures.BrokenExecutor):
+            self._renew()
+        if future.exception() is not None:
             return  # an error is not kept: the next request tries again (and pays its quota)
         self.cache[key] = future.result()
         while len(self.cache) > self.cache_size:
             self.cache.popitem(last=False)
+
+    def _renew(self) -> None:
+        """A worker died (killed, out of memory): the pool is broken for good, so make another."""
+        log.warning("an analysis worker stopped; starting a new analysis pool")
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = self._make_pool(self.limits.analysis_workers)
 
     def sweep(self) -> None:
         """Forget the quota buckets that are full again (they hold nothing an address owes)."""
@@ -146,13 +184,15 @@ class Analyses:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def register(app: FastAPI, hub: Any, static_dir) -> Analyses:
-    """Add the analysis page and its JSON route to ``app`` (rooms come from ``hub``).
+def register(app: FastAPI, hub: Any, static_dir,
+             executor: Callable[[int], concurrent.futures.Executor] | None = None) -> Analyses:
+    """Add the analysis page and its JSON route to ``app`` (rooms come from ``hub``;
+    ``executor``: see :class:`Analyses`).
 
     Returns:
         The :class:`Analyses` serving the route (the app closes it at shutdown).
     """
-    analyses = Analyses(hub.limits)
+    analyses = Analyses(hub.limits, executor=executor)
 
     @app.get("/analysis/{room_id}")
     async def analysis_page(room_id: str) -> Response:
@@ -181,7 +221,8 @@ def register(app: FastAPI, hub: Any, static_dir) -> Analyses:
                 return JSONResponse({"error": f"game {game} is not finished: the analysis is shown after the game"},
                                     status_code=409)
         address = request.client.host if request.client is not None else ""
-        solve = asyncio.ensure_future(analyses.get((room_id, slot.game_no), slot.state, [s.name for s in room.seats],
+        finished = Finished(slot.state.game, bool(getattr(slot.state, "hints", False)))
+        solve = asyncio.ensure_future(analyses.get((room_id, slot.game_no), finished, [s.name for s in room.seats],
                                                    address))
         gone = asyncio.ensure_future(_disconnected(request))
         try:
@@ -199,6 +240,9 @@ def register(app: FastAPI, hub: Any, static_dir) -> Analyses:
                                 headers={"retry-after": str(max(1, round(exc.retry_after)))})
         except ValueError as exc:  # UnsupportedRuleset, TableFileError
             return JSONResponse({"error": str(exc)}, status_code=400)
+        except concurrent.futures.BrokenExecutor:
+            return JSONResponse({"error": "the analysis worker stopped; try again"}, status_code=503,
+                                headers={"retry-after": "1"})
         return JSONResponse(data)
 
     return analyses
@@ -217,7 +261,8 @@ def _solve(state: Any, names: list[str], game_no: int) -> dict[str, Any]:
 
 
 def analyse_state(state: Any, names: list[str]) -> dict[str, Any]:
-    """The coach's analysis of a web game state (:class:`~cardtable.web.games.goofspiel.GoofspielState`).
+    """The coach's analysis of a finished game: ``state`` has ``game`` and ``hints``
+    (a :class:`Finished`, or a :class:`~cardtable.web.games.goofspiel.GoofspielState`).
 
     Raises:
         UnsupportedRuleset: a ruleset outside the solver; TableFileError: a damaged table.

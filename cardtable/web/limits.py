@@ -57,7 +57,7 @@ class Limits:
         bot_deadline: seconds a bot's action may take, queueing included; beyond it (or
             when the bot raises or answers an illegal action) a random legal action is
             played for it (docs/web.md, "Bots").
-        analysis_workers: threads that solve analyses (``GET /api/rooms/R/analysis``);
+        analysis_workers: worker processes that solve analyses (``GET /api/rooms/R/analysis``);
             their own pool, so analyses never delay bots.
         analysis_queue: distinct games being analysed or waiting for a worker; one more
             is answered 503 with ``Retry-After``.

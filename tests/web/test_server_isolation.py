@@ -24,6 +24,10 @@ from cardtable.web.limits import Limits
 from cardtable.web.rooms import QuotaError
 from web_helpers import create_room, join
 
+#: the analyses' pool in threads, so that a monkeypatched solve counts in this process
+#: (the server's default pool is worker processes, used by the quota test and test_web_coach.py)
+THREADS = concurrent.futures.ThreadPoolExecutor
+
 
 def _until(predicate, what: str, timeout: float = 20.0) -> None:
     """Poll ``predicate`` (a failure bound for the test, not a timing assertion)."""
@@ -140,7 +144,7 @@ def test_bots_have_their_own_pool_and_do_not_wait_behind_analyses(make_client, m
         return {"hints": False}
 
     monkeypatch.setattr(coach, "analyse_state", blocked)
-    client = make_client(limits=Limits(analysis_queue=20, analysis_burst=20))
+    client = make_client(limits=Limits(analysis_queue=20, analysis_burst=20), analysis_executor=THREADS)
     finished = []
     for _ in range(8):  # one-card games between two bots finish by themselves
         finished.append(create_room(client, settings={"cards": 1}, seats=[{"bot": "random"}, {"bot": "random"}])["room"])
@@ -187,7 +191,7 @@ def test_concurrent_identical_analysis_requests_start_one_solve(make_client, mon
 
     monkeypatch.setattr(coach, "analyse_state", counted)
     monkeypatch.setattr(Analyses, "get", counting_get)
-    client = make_client(limits=Limits(analysis_burst=10))
+    client = make_client(limits=Limits(analysis_burst=10), analysis_executor=THREADS)
     room = _finished_bot_game(client)
     with concurrent.futures.ThreadPoolExecutor(10) as pool:
         try:
@@ -205,7 +209,8 @@ def test_concurrent_identical_analysis_requests_start_one_solve(make_client, mon
 
 
 def test_analysis_quota_per_address_answers_429(make_client):
-    # a 3-player game: the solver refuses it (400), nothing is cached, every request costs a token
+    # a 3-player game: the solver (in the default worker process) refuses it (400), nothing is
+    # cached, every request costs a token
     client = make_client(limits=Limits(analysis_burst=2, analyses_per_minute=1))
     room = create_room(client, settings={"cards": 2, "players": 3},
                        seats=[{"bot": "random"}, {"bot": "random"}, {"bot": "random"}])["room"]
@@ -231,7 +236,7 @@ def test_analyses_unit_single_flight_busy_bound_cache_and_errors(monkeypatch):
     monkeypatch.setattr(coach, "analyse_state", fake)
 
     async def scenario():
-        a = Analyses(Limits(analysis_queue=1, analysis_burst=100), cache_size=1)
+        a = Analyses(Limits(analysis_queue=1, analysis_burst=100), cache_size=1, executor=THREADS)
         try:
             first = [asyncio.ensure_future(a.get(("r", 1), "s1", [], "x")) for _ in range(5)]
             await asyncio.sleep(0)
@@ -258,7 +263,7 @@ def test_analysis_quota_unit_refuses_before_anything_starts(monkeypatch):
     monkeypatch.setattr(coach, "analyse_state", lambda state, names: {"state": state})
 
     async def scenario():
-        a = Analyses(Limits(analysis_burst=1, analyses_per_minute=6))
+        a = Analyses(Limits(analysis_burst=1, analyses_per_minute=6), executor=THREADS)
         try:
             await a.get(("r", 1), "s1", [], "addr")
             with pytest.raises(QuotaError) as refused:
@@ -315,7 +320,7 @@ def test_a_queued_analysis_nobody_waits_for_any_more_is_dropped(monkeypatch):
     monkeypatch.setattr(coach, "analyse_state", fake)
 
     async def scenario():
-        a = Analyses(Limits(analysis_workers=1, analysis_burst=100))
+        a = Analyses(Limits(analysis_workers=1, analysis_burst=100), executor=THREADS)
         try:
             running = asyncio.ensure_future(a.get(("r", 1), "s1", [], "x"))
             queued = [asyncio.ensure_future(a.get(("r", 2), "s2", [], "x")) for _ in range(2)]
@@ -357,7 +362,7 @@ def test_a_client_that_hangs_up_drops_its_queued_analysis(live_server, monkeypat
         return {"hints": False}
 
     monkeypatch.setattr(coach, "analyse_state", blocked)
-    server = live_server(limits=Limits(analysis_burst=50))
+    server = live_server(limits=Limits(analysis_burst=50), analysis_executor=THREADS)
     analyses = server.app.state.analyses
     rooms = [httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 3},
                         "seats": [{"bot": "random"}, {"bot": "random"}]}).json()["room"] for _ in range(2)]
