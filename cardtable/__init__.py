@@ -12,6 +12,14 @@ The packages, one concern each:
   browser and command-line front ends.
 - :mod:`cardtable.research` -- PettingZoo/OpenSpiel adapters, bot protocol,
   tournaments, batched simulation.
+
+Every error that cardtable raises on purpose derives from :class:`CardtableError`
+(:mod:`cardtable.errors`). The package ships ``py.typed``: its type hints are part of
+its interface.
 """
+
+from cardtable.errors import CardtableError
+
+__all__ = ["CardtableError", "__version__"]
 
 __version__ = "0.1.0"

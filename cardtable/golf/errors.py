@@ -8,8 +8,10 @@ exactly as it was (it validates everything before it changes anything).
 
 from __future__ import annotations
 
+from cardtable.errors import CardtableError
 
-class GolfError(ValueError):
+
+class GolfError(CardtableError, ValueError):
     """Base class of every Golf input error."""
 
 

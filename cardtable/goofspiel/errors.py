@@ -8,8 +8,10 @@ always leaves the state exactly as it was.
 
 from __future__ import annotations
 
+from cardtable.errors import CardtableError
 
-class GoofspielError(ValueError):
+
+class GoofspielError(CardtableError, ValueError):
     """Base class of every Goofspiel input error."""
 
 

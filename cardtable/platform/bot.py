@@ -45,12 +45,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
+from cardtable.errors import CardtableError
 
-class UnknownBotError(ValueError):
+
+class UnknownBotError(CardtableError, ValueError):
     """Raised by :func:`load_bot` for a bot name the game does not have."""
 
 
-class BotSpecError(ValueError):
+class BotSpecError(CardtableError, ValueError):
     """A malformed bot specification, an option its bot does not take, or an option
     value outside the option's declared type or range (:class:`Option`)."""
 

@@ -38,13 +38,15 @@ import stat
 from pathlib import Path
 from typing import IO
 
+from cardtable.errors import CardtableError
+
 __all__ = ["NotRegularFileError", "FileTooLargeError", "open_regular", "read_regular_bytes", "file_kind"]
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
 
 
-class NotRegularFileError(OSError):
+class NotRegularFileError(CardtableError, OSError):
     """The path names something other than a regular file (a FIFO, a device, a socket, a
     folder). An ``OSError``, so a reader's ``except OSError`` reports it; ``strerror`` says
     what the path is, e.g. ``"a FIFO (named pipe), not a regular file"``."""
@@ -56,7 +58,7 @@ class NotRegularFileError(OSError):
         return f"{self.filename} is {self.strerror}"
 
 
-class FileTooLargeError(OSError):
+class FileTooLargeError(CardtableError, OSError):
     """A regular file larger than the reader's limit (``strerror``: ``"over N bytes"``)."""
 
     def __init__(self, path: str | os.PathLike, limit: int) -> None:

@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal, Sequence
 
+from cardtable.errors import CardtableError
+
 MatchKind = Literal["total", "best-of"]
 Tiebreak = Literal["extra-game", "total-points"]
 
 
-class MatchError(ValueError):
+class MatchError(CardtableError, ValueError):
     """A malformed match format, or a game added to a match that is over."""
 
 

@@ -29,6 +29,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+from cardtable.errors import CardtableError
+
 #: The longest name, in characters.
 MAX_NAME = 40
 
@@ -45,7 +47,7 @@ _REFUSED_CATEGORIES = {
 _REFUSED_CHARACTERS = {";": "';' (it separates names in records)", '"': "'\"'", "\\": "'\\\\'"}
 
 
-class PlayerNameError(ValueError):
+class PlayerNameError(CardtableError, ValueError):
     """A player name the policy refuses; the message names the offending character."""
 
 

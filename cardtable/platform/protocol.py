@@ -59,6 +59,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from cardtable.errors import CardtableError
+
 from .bot import Bot
 
 #: Protocol version sent in the greeting.
@@ -76,7 +78,7 @@ GAME_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _EOF = object()
 
 
-class BotFailure(Exception):
+class BotFailure(CardtableError, Exception):
     """A protocol violation or failure of a bot program; the bot loses the game.
 
     Attributes:

@@ -21,8 +21,10 @@ from pathlib import Path
 
 import platformdirs
 
+from cardtable.errors import CardtableError
 
-class FolderError(ValueError):
+
+class FolderError(CardtableError, ValueError):
     """A folder that cannot be created or written to; the message names it and why."""
 
 

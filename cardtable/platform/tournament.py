@@ -48,11 +48,13 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from cardtable.errors import CardtableError
+
 from .bot import BotSpec, BotSpecError, bot_option_names  # noqa: F401  (bot_option_names: public here too)
 from .bot import parse_bot_spec as _parse_spec
 
 
-class TournamentError(ValueError):
+class TournamentError(CardtableError, ValueError):
     """A malformed tournament configuration, or a database holding another tournament."""
 
 

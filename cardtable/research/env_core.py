@@ -30,6 +30,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from cardtable.errors import CardtableError
+
 from .extra import require
 
 require("the research envs", "gymnasium")
@@ -41,11 +43,11 @@ from cardtable.goofspiel import Ruleset
 ILLEGAL_ACTION_RULES = ("penalty", "raise")
 
 
-class ActionSpaceError(ValueError):
+class ActionSpaceError(CardtableError, ValueError):
     """An action outside the agent's ``Discrete`` action space."""
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(CardtableError, ValueError):
     """An action inside the space that the rules do not allow now (``illegal_action="raise"``)."""
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import importlib.util
 
+from cardtable.errors import CardtableError
+
 INSTALL = "pip install 'cardtable[research]'"
 
 
-class MissingExtraError(ModuleNotFoundError):
+class MissingExtraError(CardtableError, ModuleNotFoundError):
     """A module of the ``research`` extra is missing; the message is one line naming the extra."""
 
 

@@ -31,6 +31,8 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from cardtable.errors import CardtableError
+
 from . import kernel
 from .layers import LayerBackend
 from .lean import LeanLayout, min_ties, pot_prizes_allowed
@@ -39,7 +41,7 @@ from .lean import LeanLayout, min_ties, pot_prizes_allowed
 KMAX = 13
 
 
-class CudaUnavailable(RuntimeError):
+class CudaUnavailable(CardtableError, RuntimeError):
     """No usable CUDA device (or the numba-cuda extra is missing)."""
 
 

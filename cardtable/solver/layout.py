@@ -21,10 +21,12 @@ from typing import Callable
 
 import numpy as np
 
+from cardtable.errors import CardtableError
+
 from . import kernel
 
 
-class SolverError(ValueError):
+class SolverError(CardtableError, ValueError):
     """A solve that failed its own checks (missing child, guarantee gap > 1e-9)."""
 
 

@@ -16,16 +16,18 @@ from typing import Iterable
 
 from cardtable.goofspiel import Ruleset
 
+from cardtable.errors import CardtableError
+
 Objective = str  # "points" | "win"
 OBJECTIVES = ("points", "win")
 TIE_RULES = ("carry", "discard")
 
 
-class UnsupportedRuleset(ValueError):
+class UnsupportedRuleset(CardtableError, ValueError):
     """The ruleset is outside the exact solver's reach (3+ players, multi-card bids, open prizes)."""
 
 
-class ImpossiblePosition(ValueError):
+class ImpossiblePosition(CardtableError, ValueError):
     """A position that no game of the ruleset can reach (the message says why)."""
 
 

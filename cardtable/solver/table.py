@@ -41,6 +41,7 @@ from typing import Callable
 
 import numpy as np
 
+from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset
 from cardtable.platform.files import open_regular
 
@@ -54,7 +55,7 @@ _ALIGN = 64
 _CHUNK = 16 << 20
 
 
-class TableFileError(ValueError):
+class TableFileError(CardtableError, ValueError):
     """A table file that is missing, damaged, truncated or of another version."""
 
 

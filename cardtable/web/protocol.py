@@ -33,6 +33,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from cardtable.errors import CardtableError
+
 from .limits import Bucket
 from .schema import CLIENT_TYPES, MAX_REF_CHARS, MAX_REF_INT, Act, Join, Next, Ping, SchemaError, message_ref, parse_client_message
 
@@ -47,7 +49,7 @@ FLOOD_CLOSE_CODE = 1008
 POLICY_CLOSE_CODE = 1008
 
 
-class ProtocolError(ValueError):
+class ProtocolError(CardtableError, ValueError):
     """A message the server cannot accept.
 
     Attributes:

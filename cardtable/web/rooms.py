@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from cardtable.errors import CardtableError
 from cardtable.platform.match import Match, MatchError, MatchFormat
 from cardtable.platform.names import PlayerNameError, check_player_name, check_player_names
 
@@ -47,7 +48,7 @@ log = logging.getLogger("cardtable.web")
 _ID = re.compile(ID_PATTERN)
 
 
-class QuotaError(RuntimeError):
+class QuotaError(CardtableError, RuntimeError):
     """An address used up one of its quotas (HTTP 429); ``retry_after`` in seconds."""
 
     def __init__(self, message: str, retry_after: float) -> None:
@@ -55,7 +56,7 @@ class QuotaError(RuntimeError):
         self.retry_after = retry_after
 
 
-class CredentialError(RuntimeError):
+class CredentialError(CardtableError, RuntimeError):
     """A claim code, token or owner key that does not (or no longer) work.
 
     Attributes:

@@ -23,6 +23,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
+from cardtable.errors import CardtableError
+
 #: Room ids, seat tokens, claim codes and owner keys: URL-safe base64 text.
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
@@ -47,7 +49,7 @@ class Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
-class SchemaError(ValueError):
+class SchemaError(CardtableError, ValueError):
     """Input the schema refuses.
 
     Attributes:

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from cardtable.errors import CardtableError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY,
@@ -99,7 +101,7 @@ _ADDED_COLUMNS = (
 _SEAT_COLUMNS = "seat, token, name, bot, claimed, claim, hold_until, reserved"
 
 
-class StorageError(RuntimeError):
+class StorageError(CardtableError, RuntimeError):
     """The database cannot be opened or a write was refused (the action is not accepted)."""
 
 

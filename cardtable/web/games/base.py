@@ -22,12 +22,14 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar, Hashable, Sequence
 
+from cardtable.errors import CardtableError
 
-class SettingsError(ValueError):
+
+class SettingsError(CardtableError, ValueError):
     """Bad creation settings (unknown game, invalid ruleset, bad seat list)."""
 
 
-class ActionError(ValueError):
+class ActionError(CardtableError, ValueError):
     """An action the game rejects; the state is unchanged.
 
     Attributes:
