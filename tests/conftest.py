@@ -76,6 +76,30 @@ def _process_helpers() -> set[int]:
     return {pid for pid in pids if pid}
 
 
+def _freeze_and_kill(root: int, spare: set[int]) -> None:
+    """SIGKILL every live process below ``root`` but ``spare``: SIGSTOP first, repeated
+    until 20 reads of /proc in a row find nothing new (a runaway chain of forks cannot
+    move on once stopped, and one read can miss a process that forks and exits)."""
+    stopped: set[int] = set()
+    quiet = 0
+    while quiet < 20:
+        new = [pid for pid, (state, _) in processes_below(root).items()
+               if state != "Z" and pid not in spare | stopped]
+        quiet = 0 if new else quiet + 1
+        for pid in new:
+            stopped.add(pid)
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+    for pid in stopped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    time.sleep(0.2)
+
+
 @pytest.fixture
 def no_leaked_processes():
     """Fail the test when a process started during it below the test process is still
@@ -102,12 +126,8 @@ def no_leaked_processes():
             if not left or time.monotonic() > end:
                 break
             time.sleep(0.05)
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.1 if left else 0)
+        if left:
+            _freeze_and_kill(me, before | _process_helpers())
         for pid, (state, _) in processes_below(me).items():
             if pid not in before and state == "Z":
                 try:

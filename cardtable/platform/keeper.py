@@ -15,8 +15,8 @@ library only (``python -I -S keeper.py STATUS_FD HOST_PID PROGRAM ARGS...``). Th
    to ``STATUS_FD`` nothing (end of file: the program runs) or why it could not be started
    (the ``OSError`` text), then lets go of its own standard streams;
 4. reaps every child; when the program exits, or on SIGTERM, SIGHUP or SIGINT, it kills
-   every descendant (:func:`kill_tree`), reaps them, and exits with the program's exit
-   code (killed by a signal: the same signal), or with 128 + the signal that stopped it.
+   and reaps every descendant (:func:`end_tree`), and exits with the program's exit code
+   (killed by a signal: the same signal), or with 128 + the signal that stopped it.
 
 :func:`descendants` and :func:`kill_tree` are also used by tests. Limits: a process that
 the program has started through another service (``systemd-run``, ``at``, a D-Bus call)
@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -124,14 +125,23 @@ def _on_signal(signum, frame):
     raise _Stop(signum)
 
 
-def _reap_all() -> None:
-    while True:
+def end_tree(wait_s: float = 4.0) -> None:
+    """Kill and reap every descendant of this process, which must be a child subreaper.
+
+    Below a subreaper every living descendant has an ancestor that is a child of it, so
+    "no child left" (``waitpid`` fails with ``ECHILD``) means the tree is empty: until
+    then :func:`kill_tree` is repeated (one read of ``/proc`` can miss a process that
+    forks and exits while it is read) and whatever has died is reaped. Gives up after
+    ``wait_s`` seconds (a process that cannot be killed)."""
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        kill_tree(os.getpid())
         try:
-            os.waitpid(-1, 0)
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
         except ChildProcessError:
             return
-        except InterruptedError:  # pragma: no cover - PEP 475 retries
-            continue
+        time.sleep(0.002)
 
 
 def _exit_like(status: int | None, stop_signal: int | None) -> None:
@@ -199,8 +209,7 @@ def main(argv: list[str]) -> None:
     except _Stop as stop:
         stop_signal = stop.args[0]
     signal.pthread_sigmask(signal.SIG_BLOCK, set(handled))  # clean up without interruption
-    kill_tree(os.getpid())
-    _reap_all()
+    end_tree()
     _exit_like(status, stop_signal)
 
 

@@ -30,7 +30,9 @@ def note_pid(pid):
 
 
 def daemonize():
-    """The classic double fork: the grandchild leads a new session, its parent exits at once."""
+    """The classic double fork: the grandchild leads a new session, its parent exits at once.
+    The program goes on once the grandchild has written its pid."""
+    noted, note = os.pipe()
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
@@ -38,8 +40,12 @@ def daemonize():
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
             note_pid(os.getpid())
+            os.write(note, b"x")
             time.sleep(3600)
         os._exit(0)
+    os.close(note)
+    os.read(noted, 1)
+    os.close(noted)
     os.wait()
 
 

@@ -208,3 +208,35 @@ def test_kill_tree_kills_below_the_root_only():
     finally:
         root.kill()
         root.wait()
+
+
+#: A bot that starts a runaway chain: a process that forks, leaves its child in a new
+#: session and exits, over and over (so its pid keeps changing), each writing its pid.
+RUNAWAY_BOT = """
+import os, sys, time
+if os.fork() == 0:
+    while True:
+        if os.fork():
+            os._exit(0)
+        os.setsid()
+        with open(sys.argv[1], "a") as f:
+            f.write(f"{os.getpid()}\\n")
+        time.sleep(0.01)
+for line in sys.stdin:
+    pass
+"""
+
+
+def test_a_runaway_chain_of_setsid_forks_is_frozen_and_killed(tmp_path):
+    pids = tmp_path / "chain.txt"
+    bot = BotProcess([sys.executable, "-c", RUNAWAY_BOT, str(pids)])
+    bot.start()
+    try:
+        end = time.monotonic() + 30
+        while len(read_pids(pids)) < 5 and time.monotonic() < end:
+            time.sleep(0.05)
+        assert len(read_pids(pids)) >= 5
+    finally:
+        bot.close()
+    time.sleep(0.2)  # a surviving chain would have written its newer pids by now
+    assert running(read_pids(pids)) == []
