@@ -364,7 +364,8 @@ def main() -> None:
         out.append("")
     if analysis_rows:
         out.append(f"cardtable server under analysis load: good 13-card games (at least {args.games}, for at least "
-                   f"{args.seconds:g} s per row) against the {args.bot} bot (one seat, bids at once); {args.analyses} concurrent analysis requests over "
+                   f"{args.seconds:g} s per row) against the {args.bot} bot (one seat, bids at once); "
+                   f"{args.analyses} concurrent analysis requests over "
                    f"{args.analysis_games} finished 13-card games; quota and bound on analyses raised")
         out.append("")
         out += table(analysis_rows, ["analyses in flight", "seconds", "good games", "analyses answered", "429", "503",

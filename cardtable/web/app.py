@@ -213,7 +213,8 @@ def create_app(
         return JSONResponse({"error": f"{what}: {request.method} {cut_id(request.url.path)}"},
                             status_code=exc.status_code, headers=exc.headers)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    analyses = register_coach(app, hub, STATIC, analysis_executor)  # /analysis/{room} and its JSON (cardtable/web/coach.py)
+    # /analysis/{room} and its JSON (cardtable/web/coach.py)
+    analyses = register_coach(app, hub, STATIC, analysis_executor)
     app.state.analyses = analyses
 
     def refused(exc: Exception, status: int = 400) -> JSONResponse:

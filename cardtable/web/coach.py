@@ -19,9 +19,11 @@ quota, 503 too many games being analysed (both with ``Retry-After``).
 
 Analyses are solved by :class:`Analyses` (docs/web.md, "Analyses"): in their
 own pool of :attr:`~cardtable.web.limits.Limits.analysis_workers` worker
-processes (so a solve never holds the server's interpreter lock), one solve per game however many requests ask for it, the
-most recent :data:`CACHE_SIZE` results kept. A solve is a table lookup per round,
-one exact subgame solve of about a second, and in carry-over games without their
+processes (so a solve never holds the server's interpreter lock), one solve
+per game however many requests ask for it, the most recent :data:`CACHE_SIZE`
+results kept; a request whose client closes the connection stops waiting
+(answered 499, which nobody reads). A solve is a table lookup per round, one
+exact subgame solve of about a second, and in carry-over games without their
 table the carry-over approximation of the ``nash`` bot for the early rounds,
 labelled ``"approximation"`` (:mod:`cardtable.solver.analysis`).
 

@@ -575,7 +575,8 @@ class Hub:
         self._holds: dict[tuple[str, int], str] = {}  # unconfirmed lobby claim -> the address holding it
         self._connections: dict[str, int] = {}
         #: the room bots' own threads (not asyncio's default pool, which other work shares)
-        self.bot_pool = concurrent.futures.ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="cardtable-bot")
+        self.bot_pool = concurrent.futures.ThreadPoolExecutor(self.limits.bot_workers,
+                                                              thread_name_prefix="cardtable-bot")
         self.closed = False
 
     # -- rooms --------------------------------------------------------------------------

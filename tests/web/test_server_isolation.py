@@ -147,7 +147,8 @@ def test_bots_have_their_own_pool_and_do_not_wait_behind_analyses(make_client, m
     client = make_client(limits=Limits(analysis_queue=20, analysis_burst=20), analysis_executor=THREADS)
     finished = []
     for _ in range(8):  # one-card games between two bots finish by themselves
-        finished.append(create_room(client, settings={"cards": 1}, seats=[{"bot": "random"}, {"bot": "random"}])["room"])
+        info = create_room(client, settings={"cards": 1}, seats=[{"bot": "random"}, {"bot": "random"}])
+        finished.append(info["room"])
     for r in finished:
         _until(lambda r=r: client.get(f"/api/rooms/{r}/record?game=1").status_code == 200, "an all-bot game")
     analyses = client.app.state.analyses
