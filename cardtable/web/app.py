@@ -22,7 +22,9 @@ Routes:
 - ``WS /ws`` -- the game protocol (:mod:`cardtable.web.protocol`).
 
 Every body and message is validated by :mod:`cardtable.web.schema`; every limit
-is in :class:`cardtable.web.limits.Limits` (docs/web.md, "Limits").
+is in :class:`cardtable.web.limits.Limits` (docs/web.md, "Limits"). Every error
+answer is ``{"error": text}`` (Starlette's own 404 and 405 included), and quotes
+at most 64 characters of an id or path (:func:`cardtable.web.rooms.cut_id`).
 """
 
 from __future__ import annotations
