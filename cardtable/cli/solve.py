@@ -88,7 +88,6 @@ def register(app: typer.Typer) -> None:
         """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
         import math
         from cardtable.solver import UnsupportedRuleset
-        from cardtable.solver.estimate import estimate_solve, size_text
         from cardtable.solver.table import FORMAT_LAYERED, default_path
 
         rs = _ruleset(cards, ties, high_ace)
@@ -156,40 +155,26 @@ def register(app: typer.Typer) -> None:
                     typer.echo(f"already solved: {table.path} (use --force to solve again)")
                     _print_value(table, rs)
                     return
-            try:
-                needs = estimate_solve(rs, objective, layers)
-            except UnsupportedRuleset as exc:
-                fail(str(exc))
-            cores = workers if backend == "ray" else threads
-            gib = 2 ** 30
-            if table_format == 1:
-                _check_threads(threads)
-                _solve_format1(rs, objective, path, max_memory, threads)
-                return
-            if needs.memory_bytes > max_memory * gib:
-                fail(f"this solve needs {needs.describe(cores)}: more memory than --max-memory "
-                     f"{max_memory:g} GiB. On a machine with {size_text(needs.memory_bytes)} to spare, run it "
-                     f"with --max-memory {math.ceil(needs.memory_bytes / gib)}; or: {needs.backend_advice(cores, max_memory)}")
-            if backend != "cuda" and needs.hours(cores) > max_hours:
-                fail(f"this solve needs {needs.describe(cores)}: longer than --max-hours {max_hours:g}. "
-                     f"Raise --max-hours to run it here (it resumes after an interruption), or: "
-                     f"{needs.backend_advice(cores, max_memory)}")
-            import shutil
+            from cardtable.solver.plan import SolveRefused, plan_solve
 
-            free = shutil.disk_usage(folder.parent).free
-            done = _bytes_done(folder)
-            if needs.disk_bytes > free + done:
-                fail(f"this solve needs {size_text(needs.disk_bytes)} of disk in {folder.parent}"
-                     + (f" ({size_text(done)} of it already written)" if done else "")
-                     + f", {size_text(free)} are free; choose another --cache folder")
+            cores = workers if backend == "ray" else threads
+            try:
+                plan = plan_solve(rs, objective, path if table_format == 1 else folder,
+                                  table_format=table_format, upto=layers, backend=backend, cores=cores,
+                                  max_memory_gib=max_memory, max_hours=max_hours)
+            except (SolveRefused, UnsupportedRuleset) as exc:  # nothing started, nothing written
+                fail(str(exc))
             if backend == "threads":
                 _check_threads(threads)
+            if table_format == 1:
+                typer.echo(plan.describe())
+                _solve_format1(rs, objective, path, plan.layout, threads)
+                return
             be = _layer_backend(backend, threads, workers)
             if force:
                 _remove_old_records(folder)
-            typer.echo(f"{rs.describe()} objective={objective}: {needs.describe(cores)} "
-                       f"(estimate), backend {backend}; table folder {folder}")
-            _solve_format2(rs, objective, folder, be, needs.games, layers)
+            typer.echo(plan.describe())
+            _solve_format2(rs, objective, folder, be, plan.needs.games, layers)
 
     @app.command()
     def strategy(
@@ -416,12 +401,6 @@ def _needs_text(rs, objective: str) -> str:
         return ""
 
 
-def _bytes_done(folder: Path) -> int:
-    """Bytes of the layer files already in the folder (a resume reuses them; regular files
-    only: a dangling link or a folder counts nothing)."""
-    return sum(p.stat().st_size for p in folder.glob("layer-*.f32") if p.is_file()) if folder.is_dir() else 0
-
-
 def _layer_backend(backend: str, threads: int, workers: int):
     """The ``LayerBackend`` of ``--backend``, made before anything is written or deleted
     (no GPU: one error line, and ``--force`` has not removed the old table yet)."""
@@ -556,40 +535,56 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     _print_value(table, rs)
 
 
-def _solve_format1(rs, objective: str, path: Path, max_memory: float, threads: int) -> None:
-    """The single-file float64 table (format 1, dense pots)."""
+def _solve_format1(rs, objective: str, path: Path, layout, threads: int) -> None:
+    """The single-file float64 table (format 1, dense pots) of the full-game ``layout``
+    (checked by ``plan_solve``). Its values live in memory until the file is written:
+    Ctrl-C says what was lost and how to solve resumably instead (exit 130)."""
     import time
 
     from cardtable.solver import SolverError, open_table, write_table
     from cardtable.solver.estimate import size_text
     from cardtable.solver.layout import count_games, run_backward_induction
-    from cardtable.solver.table import Table, full_layout
+    from cardtable.solver.table import Table
 
-    t0 = time.perf_counter()
-    layout = full_layout(rs, objective)
-    need = layout.size * 8 * 1.1 + layout.codes.nbytes
-    if need > max_memory * 2**30:
-        fail(f"format 1 keeps every value in memory: this solve needs about {size_text(need)}, "
-             f"more than --max-memory {max_memory:g}; use --format 2 (float32 layers on disk)")
     games = count_games(layout)
-    typer.echo(f"{rs.describe()} objective={objective}: {layout.size:,} slots, "
-               f"up to {games:,} matrix games (layout {time.perf_counter() - t0:.1f} s)")
+    done = [0]
+    t0 = time.perf_counter()
     with progress_bar("solving (matrix games)", total=games) as advance:
 
-        def progress(k: int, done: int, total: int) -> None:
-            advance(completed=done)
+        def progress(k: int, solved: int, total: int) -> None:
+            done[0] = solved
+            advance(completed=solved)
 
         try:
             values, stats = run_backward_induction(layout, progress, threads=threads)
+            table = Table(rs, objective, layout, values, tuple(rs.deck), stats)
+            write_table(table, path)  # a temporary file renamed: removed if interrupted
         except SolverError as exc:
             fail(f"solver check failed: {exc}", 1)
-    table = Table(rs, objective, layout, values, tuple(rs.deck), stats)
-    write_table(table, path)
+        except OSError as exc:
+            fail(f"cannot write the table {path}: {exc.strerror or exc}", 1)
+        except KeyboardInterrupt:
+            fail(_format1_interrupted(rs, objective, done[0], games, time.perf_counter() - t0), 130)
     table = open_table(path)
     typer.echo(f"solved {stats['positions']:,} positions, {stats['games']:,} matrix games in "
                f"{stats['seconds']:.2f} s (largest guarantee gap {stats['max_gap']:.1e})")
     typer.echo(f"table: {path} ({size_text(path.stat().st_size)})")
     _print_value(table, rs)
+
+
+def _format1_interrupted(rs, objective: str, done: int, games: int, seconds: float) -> str:
+    """What a Ctrl-C during a format-1 solve lost, and the two ways to go on."""
+    from cardtable.solver.layers import repair_command
+
+    cmd = repair_command(rs, objective)  # the format-2 command of this game
+    if " --format 2" not in cmd:
+        cmd += " --format 2"
+    share = f" ({100 * done / games:.0f}%)" if games else ""
+    return (f"interrupted after {done:,} of {games:,} matrix games{share}, {seconds:.0f} s of work: "
+            "format 1 holds every value in memory until the table is written, so this work is lost "
+            "and no file was written. The same command starts again from the beginning; "
+            f"`{cmd}` solves in layers that are kept when it is interrupted, and the same command "
+            "resumes it (docs/solver.md, Table files)")
 
 
 def _read_records(path: Path):

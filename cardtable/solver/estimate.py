@@ -30,7 +30,8 @@ GPU_GAMES_PER_S: float | None = None
 
 @dataclass(frozen=True)
 class SolveNeeds:
-    """Needs of one whole-game solve in table format 2 (float32 layers on disk).
+    """Needs of one whole-game solve: table format 2 (float32 layers on disk) unless
+    ``table_format`` is 1 (one float64 file, every value in memory while it is solved).
 
     Attributes:
         cards, tie_rule, objective: the game.
@@ -38,9 +39,11 @@ class SolveNeeds:
             rules out are skipped; upper bound for ``win``: decided positions need none).
         positions: positions solved (after the player-swap symmetry).
         memory_bytes: peak resident memory: the largest layer that is read
-            (memory-mapped) while the next one is written, plus ``BASE_MEMORY``.
-        disk_bytes: size of the finished table folder.
+            (memory-mapped) while the next one is written, plus ``BASE_MEMORY``
+            (format 1: every float64 value and the layout arrays, plus ``BASE_MEMORY``).
+        disk_bytes: size of the finished table folder (format 1: of the table file).
         cpu_seconds: estimated CPU seconds on one core of this machine.
+        table_format: 2 (layers, resumable) or 1 (one file, not resumable).
     """
 
     cards: int
@@ -51,6 +54,7 @@ class SolveNeeds:
     memory_bytes: int
     disk_bytes: int
     cpu_seconds: float
+    table_format: int = 2
 
     def hours(self, cores: int = 1) -> float:
         """Estimated wall-clock hours on ``cores`` cores (threads or Ray workers; linear)."""
@@ -66,6 +70,11 @@ class SolveNeeds:
         """Which backend does it: threads here, Ray on a cluster, CUDA on a GPU."""
         gib = 2 ** 30
         parts = []
+        if self.table_format == 1:  # in memory, one thread pool: only format 2 has other backends
+            note = ("; the `nash` bot's carry-over approximation reads the 13-card discard table "
+                    "in format 1 only" if self.tie_rule == "discard" and self.cards >= 13 else "")
+            return ("`--format 2` (float32 layers on disk, less memory, resumable after an "
+                    f"interruption; also solved by `--backend ray` or `--backend cuda`{note})")
         if self.memory_bytes <= max_memory_gib * gib and self.hours(cores) <= 12:
             parts.append(f"`--threads {cores}` here ({_dur(self.hours(cores))})")
         for c in (64, 256):
@@ -98,13 +107,24 @@ def _dur(hours: float) -> str:
 
 
 @lru_cache(maxsize=16)
-def estimate_solve(ruleset: Ruleset, objective: str = "points", upto: int | None = None) -> SolveNeeds:
+def estimate_solve(ruleset: Ruleset, objective: str = "points", upto: int | None = None,
+                   table_format: int = 2) -> SolveNeeds:
     """Sizes and cost of solving the whole game of ``ruleset`` (format 2), or with
-    ``upto`` only its layers ``1..upto`` (the low layers, ``cardtable solve --layers``).
+    ``upto`` only its layers ``1..upto`` (the low layers, ``cardtable solve --layers``);
+    ``table_format=1``: of the single float64 file (:func:`estimate_format1`).
 
     Raises:
-        UnsupportedRuleset, ValueError: as :func:`cardtable.solver.layers.lean_layout`.
+        UnsupportedRuleset, ValueError: as :func:`cardtable.solver.layers.lean_layout`;
+            ValueError also for ``upto`` with format 1 or a format other than 1 and 2.
     """
+    if table_format == 1:
+        if upto is not None:
+            raise ValueError("format 1 holds the whole game: low layers (upto) are format 2")
+        from .table import full_layout
+
+        return estimate_format1(ruleset, objective, full_layout(ruleset, objective))
+    if table_format != 2:
+        raise ValueError(f"table format must be 1 or 2, not {table_format!r}")
     from .layers import game_layout
     from .lean import reachable_games
 
@@ -118,3 +138,35 @@ def estimate_solve(ruleset: Ruleset, objective: str = "points", upto: int | None
     layout_bytes = sum(a.nbytes for a in lay.arrays().values())
     return SolveNeeds(ruleset.cards, ruleset.tie_rule, objective, games, sum(p for p, _ in solved),
                       4 * read + BASE_MEMORY + layout_bytes, 4 * sum(sizes) + layout_bytes, cpu)
+
+
+#: Bytes of a format-1 file besides its arrays: magic, version, JSON header, its digest
+#: and padding (the header is under 1 KiB; rounded up).
+FORMAT1_HEADER_BYTES = 4 << 10
+
+
+def estimate_format1(ruleset: Ruleset, objective: str, layout) -> SolveNeeds:
+    """Needs of a format-1 solve (``cardtable solve --format 1``, the default for discard
+    ties) of the full-game ``layout`` (:func:`cardtable.solver.table.full_layout`, built
+    by the caller and reused by the solve): one float64 per slot held in memory with the
+    layout arrays (plus ``BASE_MEMORY``); the file holds the same arrays, each padded to
+    64 bytes, and a header. Games are those the in-memory kernel solves
+    (:func:`cardtable.solver.layout.games_per_layer`), priced like format 2's
+    (``NS_PER_GAME_K2``: the 13-card discard solve, 8.82e10 games x k^2 in 32 min of one
+    core, is 21.8 ns per game x k^2).
+
+    Raises:
+        ValueError: ``objective`` is neither ``points`` nor ``win``.
+    """
+    from .layout import games_per_layer
+
+    if objective not in ("points", "win"):
+        raise ValueError(f"objective must be points or win, not {objective!r}")
+    per = games_per_layer(layout)
+    games = sum(per)
+    positions = sum(g // k for k, g in enumerate(per, 1))
+    cpu = sum(g * NS_PER_GAME_K2 * k * k for k, g in enumerate(per, 1)) * 1e-9
+    arrays = [a.nbytes for a in layout.arrays().values()] + [8 * int(layout.size)]
+    disk = sum((n + 63) // 64 * 64 for n in arrays) + FORMAT1_HEADER_BYTES
+    return SolveNeeds(ruleset.cards, ruleset.tie_rule, objective, games, positions,
+                      sum(arrays) + BASE_MEMORY, disk, cpu, table_format=1)
