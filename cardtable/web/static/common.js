@@ -80,12 +80,114 @@ const CT = (() => {
   const RANKS = { 1: "A", 11: "J", 12: "Q", 13: "K" };
   const rankName = (r) => RANKS[r] || String(r);
 
+  // A card face; extra.tag "button" makes it a real button (focusable, Enter/Space click it).
   function card(rank, suit, extra = {}) {
+    const { tag = "div", ...rest } = extra;
     const red = suit === "♦" || suit === "♥";
-    const cls = ["card", red ? "red" : "", extra.class || ""].join(" ").trim();
-    const attrs = { ...extra, class: cls, "data-rank": rank, title: rankName(rank) + suit };
-    return el("div", attrs, el("span", { class: "rank", text: rankName(rank) }), el("span", { class: "suit", text: suit }));
+    const cls = ["card", red ? "red" : "", rest.class || ""].join(" ").trim();
+    const attrs = { title: rankName(rank) + suit, ...rest, class: cls, "data-rank": rank };
+    if (tag === "button") attrs.type = "button";
+    return el(tag, attrs, el("span", { class: "rank", "aria-hidden": "true", text: rankName(rank) }),
+      el("span", { class: "suit", "aria-hidden": "true", text: suit }));
   }
+
+  // The forms a card is typed in, as the terminal takes them (cardtable/goofspiel/cards.py):
+  // K, 13, K♠, ks, 10, T, a, 1. Returns {rank} or {error}.
+  const NAME_RANKS = { A: 1, J: 11, Q: 12, K: 13, T: 10 };
+  const SUIT_LETTERS = { s: "♠", c: "♣", h: "♥", d: "♦" };
+  const SUIT_ALIASES = [["♠️", "♠"], ["♣️", "♣"], ["♥️", "♥"], ["♦️", "♦"], ["♡", "♥"], ["♢", "♦"], ["♤", "♤"], ["♧", "♧"]];
+  function wholeNumber(t) {
+    if (!/^[0-9]+$/.test(t)) return null;
+    const sig = t.replace(/^0+/, "");
+    return sig.length > 3 ? null : Number(sig || "0");
+  }
+  function splitSuit(text) {
+    const t = text.trim();
+    for (const [alias, suit] of SUIT_ALIASES) if (t.endsWith(alias)) return [t.slice(0, -alias.length).trim(), suit];
+    if (t && "♠♣♥♦♤♧".includes(t[t.length - 1])) return [t.slice(0, -1).trim(), t[t.length - 1]];
+    const last = t[t.length - 1] || "";
+    if (t.length >= 2 && SUIT_LETTERS[last.toLowerCase()]) {
+      const head = t.slice(0, -1).trim();
+      if (head && (wholeNumber(head) !== null || head.toUpperCase() in NAME_RANKS)) return [head, SUIT_LETTERS[last.toLowerCase()]];
+    }
+    return [t, null];
+  }
+  function parseCard(text, cards, suit = null) {
+    const [head, written] = splitSuit(text);
+    const t = (head || text).trim().toUpperCase(), n = wholeNumber(t);
+    let rank;
+    if (t in NAME_RANKS) rank = NAME_RANKS[t];
+    else if (n !== null) rank = n;
+    else return { error: `${text.trim()} is not a card: type a rank from A to ${rankName(cards)}` + (cards >= 10 ? " (10 or T)" : "") };
+    if (rank < 1 || rank > cards) return { error: `${text.trim()} is not a card of this game: ranks run from A to ${rankName(cards)}` };
+    if (suit && written && written !== suit) return { error: `${text.trim()} is not your suit: you bid with ${suit}` };
+    return { rank };
+  }
+  // A typed bid of `k` cards ("7 9", "7,9", "7+9"): {cards} or {error}, checked against the hand.
+  function parseBid(text, k, cards, suit, hand) {
+    const tokens = text.replace(/[,+]/g, " ").split(/\s+/).filter(Boolean);
+    if (!tokens.length) return { error: "type a card from your hand" };
+    if (tokens.length !== k) return { error: `bid exactly ${k} card(s), you typed ${tokens.length}` };
+    const out = [];
+    for (const tok of tokens) {
+      const got = parseCard(tok, cards, suit);
+      if (got.error) return got;
+      if (!hand.includes(got.rank)) return { error: `${rankName(got.rank)}${suit} is not in your hand (already spent)` };
+      if (out.includes(got.rank)) return { error: "the same card twice" };
+      out.push(got.rank);
+    }
+    return { cards: out.sort((a, b) => a - b) };
+  }
+
+  // Say `text` to screen readers: appended to the page's #announce log (aria-live), last few kept.
+  function announce(text) {
+    const box = document.getElementById("announce");
+    if (!box || !text) return;
+    box.append(el("p", { text }));
+    while (box.children.length > 4) box.firstChild.remove();
+  }
+
+  // Replace box's children, keeping the keyboard focus on the same control (same id or data-key)
+  // when it was inside; if that control is gone, focus fallback() or the box's first enabled button.
+  function replaceKeepingFocus(box, children, fallback = null) {
+    const a = document.activeElement, had = !!a && a !== document.body && box.contains(a);
+    const id = had ? a.id : "", key = had ? a.dataset.key : undefined;
+    box.replaceChildren(...children);
+    if (!had) return;
+    let t = id ? document.getElementById(id) : null;
+    if (!t && key !== undefined) t = box.querySelector(`[data-key="${CSS.escape(key)}"]`);
+    if (!t || t.disabled) t = (fallback && fallback()) || box.querySelector("button:not([disabled])");
+    if (t) t.focus({ preventScroll: true });
+  }
+
+  // True when keys typed at `target` belong to it (a text field, a select) rather than to page shortcuts.
+  function typingInto(target) {
+    return !!target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  }
+
+  const reducedMotion = () => !!(window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches);
+
+  // An optional beep (WebAudio), off unless the page's #sound box is ticked (remembered in this browser).
+  let audio = null;
+  function soundOn() { const box = document.getElementById("sound"); return !!(box && box.checked); }
+  function beep(freq = 660, ms = 90) {
+    if (!soundOn()) return;
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const osc = audio.createOscillator(), gain = audio.createGain();
+      osc.frequency.value = freq;
+      gain.gain.value = 0.08;
+      osc.connect(gain).connect(audio.destination);
+      osc.start();
+      osc.stop(audio.currentTime + ms / 1000);
+    } catch (e) { /* no audio here */ }
+  }
+  document.addEventListener("DOMContentLoaded", () => {
+    const box = document.getElementById("sound");
+    if (!box) return;
+    try { box.checked = window.localStorage.getItem("ct-sound") === "on"; } catch (e) { /* no storage */ }
+    box.addEventListener("change", () => { try { window.localStorage.setItem("ct-sound", box.checked ? "on" : "off"); } catch (e) { /* no storage */ } });
+  });
 
   async function sha256hex(text) {
     if (!window.crypto || !crypto.subtle) return null;  // only in secure contexts (https, localhost)
@@ -137,7 +239,7 @@ const CT = (() => {
 
   return {
     get token() { return token; }, room, connect, send, el, card, rankName, sha256hex, seededShuffle, keepCommit,
-    seenCommit, showError,
+    seenCommit, showError, replaceKeepingFocus, parseCard, parseBid, announce, typingInto, reducedMotion, beep,
     set onState(f) { onState = f; }, set onError(f) { onError = f; }, set onStatus(f) { onStatus = f; },
   };
 })();

@@ -1,12 +1,14 @@
 // Golf play screen: renders the per-viewer view (GolfView.to_dict) the server sends.
 // Buttons for turn actions; a mode (swap, peek, steal, pass, snap) decides what
-// clicking a grid card does.
+// clicking a grid card does. From the keyboard: every button and every card that can be
+// chosen is a real button (Tab, Enter); letters press the buttons, 1-9 choose a position.
 "use strict";
 
 (() => {
   const { el, rankName } = CT;
   const $ = (id) => document.getElementById(id);
   let last = null, mode = null, stealFrom = null, sending = false, timerId = null;
+  let lastEvent = null, announcedTurn = null;
 
   const showError = CT.showError;
 
@@ -56,10 +58,14 @@
     }
   }
 
+  // A card; extra.tag "button" makes it a real button (for a card that can be chosen now).
   function face(rank, extra = {}) {
-    if (rank === 0) return el("div", { ...extra, class: "card back " + (extra.class || ""), title: "face down" });
-    return el("div", { ...extra, class: "card " + (extra.class || ""), "data-rank": rank, title: rankName(rank) },
-      el("span", { class: "rank", text: rankName(rank) }));
+    const { tag = "div", ...rest } = extra;
+    if (tag === "button") rest.type = "button";
+    else if (rest["aria-label"]) rest.role = "img";
+    if (rank === 0) return el(tag, { title: "face down", ...rest, class: "card back " + (rest.class || "") });
+    return el(tag, { title: rankName(rank), ...rest, class: "card " + (rest.class || ""), "data-rank": rank },
+      el("span", { class: "rank", "aria-hidden": "true", text: rankName(rank) }));
   }
 
   function legal(v, type) { return v.legal_actions.filter((a) => a.type === type); }
@@ -119,11 +125,11 @@
   }
 
   const HINTS = {
-    swap: () => "click one of your cards to swap the drawn card in",
-    peek: () => "click one of your cards to look at it",
-    steal: () => stealFrom === null ? "click one of your cards, then an opponent's card" : "now click an opponent's card",
-    pass: () => "click one of your cards to pass it face down, or press Pass nothing",
-    snap: () => "snap: click a card (yours or a known opponent card) matching the discard",
+    swap: () => "swap: click one of your cards (or press its number) to put the drawn card there",
+    peek: () => "peek: click one of your cards (or press its number) to look at it",
+    steal: () => stealFrom === null ? "steal: click one of your cards (or press its number), then an opponent's card" : "now click an opponent's card (or press its number)",
+    pass: () => "pass: click one of your cards (or press its number) to pass it face down, or press Pass nothing",
+    snap: () => "snap: click a card matching the discard (yours by number, or an opponent's card), before anyone else",
   };
 
   function render(msg) {
@@ -147,14 +153,14 @@
     const available = modes(v);
     if (!available.includes(mode)) mode = available.length ? available[0] : null;
     const buttons = [];
-    const simple = { draw: "Draw", end: "End early", discard: "Discard", nopass: "Pass nothing" };
-    for (const [t, label] of Object.entries(simple)) {
-      if (legal(v, t).length) buttons.push(el("button", { id: `btn-${t}`, disabled: sending, onclick: () => act({ type: t }), text: label }));
+    for (const [t, label] of Object.entries(SIMPLE)) {
+      if (legal(v, t).length) buttons.push(el("button", { id: `btn-${t}`, disabled: sending, "aria-keyshortcuts": KEYS[t], onclick: () => act({ type: t }) }, label + " ", el("kbd", { "aria-hidden": "true", text: KEYS[t] })));
     }
     for (const t of available) {
-      buttons.push(el("button", { id: `mode-${t}`, class: "secondary" + (mode === t ? " active" : ""), onclick: () => { mode = t; stealFrom = null; render(last); }, text: { swap: "Swap…", peek: "Peek (Detective)…", steal: "Steal (Thief)…", pass: "Pass…", snap: "Snap…" }[t] }));
+      buttons.push(el("button", { id: `mode-${t}`, class: `secondary ${t}` + (mode === t ? " active" : ""), "aria-pressed": mode === t ? "true" : "false", "aria-keyshortcuts": KEYS[t],
+        onclick: () => chooseMode(t) }, MODES[t] + " ", el("kbd", { "aria-hidden": "true", text: KEYS[t] })));
     }
-    $("buttons").replaceChildren(...buttons);
+    CT.replaceKeepingFocus($("buttons"), buttons);
     $("hint").textContent = hintText(v, names);
 
     // grids: you first
@@ -169,10 +175,13 @@
         const row = rows[key];
         row.forEach(([r, pos]) => {
           if (r === null) { grid.append(el("div", { class: "slot-hole" })); return; }
-          const targetable = me !== null && ((mode === "snap") || (s === me && ["swap", "peek", "pass", "steal"].includes(mode) && !(mode === "swap" && pos === v.power_pos)) || (mode === "steal" && stealFrom !== null && s !== me));
-          const card = face(r, { class: (targetable ? "target" : "") + (s === me && stealFrom === pos && mode === "steal" ? " selected" : ""), "data-owner": s, "data-pos": pos, onclick: () => clickSlot(s, pos) });
+          const targetable = isTarget(v, s, pos);
           const seen = v.seen_by[s][pos];
-          if (seen.length) card.append(el("span", { class: "seenby", text: seen.map((x) => x + 1).join(",") }));
+          const label = `${s === me ? "your" : names[s] + "'s"} position ${pos + 1}: ${r === 0 ? "face down" : rankName(r)}`
+            + (seen.length ? `, seen by ${seen.map((x) => (x === me ? "you" : names[x])).join(" and ")}` : "");
+          const card = face(r, { tag: targetable ? "button" : "div", "aria-label": label, "data-key": `${s}:${pos}`,
+            class: (targetable ? "target" : "") + (s === me && stealFrom === pos && mode === "steal" ? " selected" : ""), "data-owner": s, "data-pos": pos, onclick: () => clickSlot(s, pos) });
+          if (seen.length) card.append(el("span", { class: "seenby", "aria-hidden": "true", text: seen.map((x) => x + 1).join(",") }));
           grid.append(card);
         });
         for (let i = row.length; i < cols; i++) grid.append(el("div"));
@@ -183,7 +192,9 @@
           el("span", { class: "name", text: (s === me ? "You" : seat.name) + (seat.bot && !/\bbot\b/i.test(seat.name) ? " (bot)" : "") + (v.actor === s ? " ◀" : "") }),
           el("span", { class: "mini", text: score })), grid);
     });
-    $("grids").replaceChildren(...boxes);
+    CT.replaceKeepingFocus($("grids"), boxes, () => $("buttons").querySelector("button:not([disabled])") || $("grids").querySelector("button"));
+    $("seenlegend").textContent = "The small numbers on a card are the seats that have seen it: "
+      + msg.seats.map((seat, s) => `${s + 1} = ${s === me ? "you" : seat.name}`).join(", ") + ".";
 
     // moves
     const items = v.events.slice(-40).reverse().map((e) => el("li", { value: e.n, text: describe(e, names, me) }));
@@ -191,7 +202,64 @@
 
     renderTimer(msg);
     renderEnd(msg);
+    announce(msg, names);
   }
+
+  // Screen readers hear each new move (the bots' too) and whose turn it is when that changes.
+  function announce(msg, names) {
+    const v = msg.view, me = v.you;
+    const fresh = lastEvent === null ? [] : v.events.filter((e) => e.n > lastEvent);
+    if (v.events.length) lastEvent = v.events[v.events.length - 1].n;
+    else if (lastEvent === null) lastEvent = 0;
+    for (const e of fresh.slice(-4)) CT.announce(describe(e, names, me));
+    const key = `${msg.game_no}:${v.turn}:${v.phase}:${v.actor}`;
+    if (key === announcedTurn) return;
+    announcedTurn = key;
+    if (v.phase === "over") { const w = document.getElementById("winner"); CT.announce(`Game over. ${w ? w.textContent : ""}`); }
+    else CT.announce(statusText(msg));
+  }
+
+  const SIMPLE = { draw: "Draw", end: "End early", discard: "Discard", nopass: "Pass nothing" };
+  const MODES = { swap: "Swap in…", peek: "Peek (Detective)…", steal: "Steal (Thief)…", pass: "Pass a card…", snap: "Snap a match…" };
+  const KEYS = { draw: "D", end: "E", discard: "X", nopass: "N", swap: "S", peek: "P", steal: "T", pass: "G", snap: "K" };
+
+  function chooseMode(t) { mode = t; stealFrom = null; render(last); }
+
+  // Can the card at (s, pos) be chosen now, in the current mode?
+  function isTarget(v, s, pos) {
+    const me = v.you;
+    if (me === null || v.grids[s][pos] === null) return false;
+    if (mode === "snap") return true;
+    if (s === me) return ["swap", "peek", "pass", "steal"].includes(mode) && !(mode === "swap" && pos === v.power_pos);
+    return mode === "steal" && stealFrom !== null;
+  }
+
+  // Letters press the buttons; 1-9 choose a position: of your grid, or in a steal after your own
+  // card of the (only) opponent's grid.
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || !last || CT.typingInto(e.target)) return;
+    const v = last.view, me = v.you;
+    if (me === null) return;
+    const key = e.key.toUpperCase();
+    if (e.key === "Escape" && stealFrom !== null) { stealFrom = null; render(last); return; }
+    for (const [t, k] of Object.entries(KEYS)) {
+      if (key !== k) continue;
+      const btn = document.getElementById(SIMPLE[t] ? `btn-${t}` : `mode-${t}`);
+      if (btn && !btn.disabled) { e.preventDefault(); btn.click(); btn.focus({ preventScroll: true }); }
+      return;
+    }
+    if (!/^[1-9]$/.test(e.key) || !mode || sending) return;
+    const pos = Number(e.key) - 1;
+    let owner = me;
+    if (mode === "steal" && stealFrom !== null) {
+      const others = v.grids.map((_, s) => s).filter((s) => s !== me);
+      if (others.length !== 1) return;  // three players: Tab to the card
+      owner = others[0];
+    }
+    if (!isTarget(v, owner, pos)) return;
+    e.preventDefault();
+    clickSlot(owner, pos);
+  });
 
   function renderTimer(msg) {
     if (timerId) { clearInterval(timerId); timerId = null; }
