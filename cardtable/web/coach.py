@@ -103,10 +103,14 @@ class Analyses:
         self._waiters: dict[Any, int] = {}
         self._buckets: dict[str, Bucket] = {}
 
-    async def get(self, key: Any, state: Any, names: list[str], address: str) -> dict[str, Any]:
+    async def get(self, key: Any, state: Any, names: list[str], address: str,
+                  solve: Callable[[Any], dict[str, Any]] | None = None) -> dict[str, Any]:
         """The analysis of a finished game (``key``: ``(room id, game number)``; ``state``
         (a :class:`Finished`, picklable for a worker process), ``names``: see
         :func:`analyse_state`), from the cache, a solve in flight, or a new solve.
+        ``solve``: another job for the same pool, cache, single flight and quota, called as
+        ``solve(state)`` in a worker (a module-level function, picklable; the replay board and
+        the equilibrium explorer pass theirs); ``key`` must then name that job's input.
 
         Returns:
             :func:`analyse_state`'s JSON dict plus ``"game"`` (``key[1]``); shared, do not change it.
@@ -134,11 +138,12 @@ class Analyses:
             raise QuotaError(f"too many analyses asked for from your address: at most {lim.analysis_burst} at once "
                              f"and {lim.analyses_per_minute:g} per minute; try again in {wait:.0f} s", wait)
         if future is None:
+            work = (_solve, state, names, key[1]) if solve is None else (solve, state)
             try:
-                job = self.pool.submit(_solve, state, names, key[1])
+                job = self.pool.submit(*work)
             except concurrent.futures.BrokenExecutor:
                 self._renew()
-                job = self.pool.submit(_solve, state, names, key[1])
+                job = self.pool.submit(*work)
             future = self.inflight[key] = asyncio.wrap_future(job)
             self._jobs[key], self._waiters[key] = job, 0
             future.add_done_callback(lambda f: self._finished(key, f))
