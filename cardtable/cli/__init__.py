@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "bot_check",
     "bots",
     "solve",
+    "tables",
 ]
 
 app = typer.Typer(

@@ -1,0 +1,70 @@
+"""``cardtable tables``: every solved table and low-layer set in the cache folder, how far
+each got and whether its files check (docs/solver.md, Listing the cache)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import err_console, fail, shown
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def tables(
+        cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER",
+                                             show_default="$CARDTABLE_CACHE, else the user cache folder",
+                                             help="Table folder (as cardtable solve --cache)."),
+        verify: bool = typer.Option(False, "--verify",
+                                    help="Check every file's SHA-256 (reads every byte: slow for large tables)."),
+        as_json: bool = typer.Option(False, "--json", help="One JSON object on standard output, for scripts."),
+    ) -> None:
+        """List the tables in the cache: rules, objective, format, size, state, checksum, path.
+
+        Exit code 1 when a table is damaged, 2 when the folder or an entry cannot be read."""
+        import json
+
+        from cardtable.platform.storage import FolderError, cache_dir
+        from cardtable.solver.catalog import DAMAGED, UNREADABLE, CacheFolderError, list_tables
+        from cardtable.solver.estimate import size_text
+
+        if cache is None:
+            try:
+                cache = cache_dir()
+            except FolderError as exc:
+                fail(str(exc))
+        try:
+            found = list_tables(cache, verify=verify)
+        except CacheFolderError as exc:
+            fail(str(exc))
+        if as_json:
+            typer.echo(json.dumps({"cache": str(cache), "verified": verify,
+                                   "tables": [t.to_json() for t in found]}, indent=1))
+        elif not found:
+            typer.echo(f"no tables in {cache} (`cardtable solve` writes them there)")
+        else:
+            from rich.console import Console
+            from rich.table import Table as RichTable
+
+            typer.echo(f"tables in {cache}")
+            view = RichTable()
+            for col in ("rules", "objective", "format", "size", "state", "checksum", "path (in the cache)"):
+                view.add_column(col, no_wrap=True, justify="right" if col == "size" else "left")
+            for t in found:
+                rs = t.ruleset
+                colour = {DAMAGED: "red", UNREADABLE: "red", "verified": "green"}.get(t.checksum)
+                check = f"[{colour}]{t.checksum}[/{colour}]" if colour else t.checksum
+                view.add_row(f"{rs.cards} cards, {rs.tie_rule} ties, {'high' if rs.high_ace else 'low'} ace",
+                             t.objective, str(t.table_format), size_text(t.size_bytes), t.state_text(),
+                             check, shown(t.path.name))
+            Console(width=max(200, Console().width)).print(view)  # rows unbroken, also in a pipe
+        bad = [t for t in found if t.checksum in (DAMAGED, UNREADABLE)]
+        for t in bad:
+            what = t.problem if str(t.path) in (t.problem or "") else f"{t.path}: {t.problem}"
+            err_console.print(f"[red]{t.checksum}:[/red] {shown(what)}")
+        if any(t.checksum == UNREADABLE for t in bad):
+            raise typer.Exit(2)
+        if bad:
+            raise typer.Exit(1)
