@@ -218,6 +218,9 @@ def create_app(
     # /analysis/{room} and its JSON (cardtable/web/coach.py)
     analyses = register_coach(app, hub, STATIC, analysis_executor)
     app.state.analyses = analyses
+    from . import explorer, replay  # /replay and /explorer, their JSON routes use the same analyses
+    for part in (replay, explorer):
+        app.include_router(part.router)
 
     def refused(exc: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=status)
