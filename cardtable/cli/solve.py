@@ -272,8 +272,10 @@ def register(app: typer.Typer) -> None:
         record: Path = typer.Argument(..., help="A Goofspiel record file (text or JSON notation)."),
         cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
         limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
+        table_only: bool = typer.Option(False, "--table", help="Only the table and the chart (default: both they and the words)."),
+        words_only: bool = typer.Option(False, "--words", help="Only the coach in words: one sentence per round and player (default: the table too)."),
     ) -> None:
-        """Walk finished games: bids, equilibrium per round, expected points given up, a chart."""
+        """Walk finished games: bids, equilibrium per round, expected points given up, a chart, and each bid in words."""
         _check_limit(limit)
         _check_cache(cache)
         records, games = _read_records(record)  # before the solver is imported: a bad file is refused at once
@@ -293,7 +295,8 @@ def register(app: typer.Typer) -> None:
                 fail(str(exc), 1)
             except UnsupportedRuleset as exc:
                 fail(str(exc))
-            render_analysis(console, data, f"game {gi}")
+            render_analysis(console, data, f"game {gi}", table=table_only or not words_only,
+                            words=words_only or not table_only)
 
     @app.command()
     def exploit(

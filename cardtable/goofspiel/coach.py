@@ -125,6 +125,7 @@ def analysis(game: Game, players: Sequence[str], table: Any = None,
             "expected_before": _clean(r.expected_before), "expected_after": _clean(r.expected_after),
             "source": r.source,
         })
+        out_rounds[-1]["words"] = [round_words(out_rounds[-1], seat, game.ruleset) for seat in (0, 1)]
     pts = game.result().points if game.is_over else game.points
     first = next((r for r in rounds if r.expected_before is not None), None)
     return {
@@ -133,6 +134,66 @@ def analysis(game: Game, players: Sequence[str], table: Any = None,
         "start": _clean(first.expected_before) if first is not None and first.number == 1 else None,
         "sources": {r.source: source_words(r.source, game.ruleset) for r in rounds},
     }
+
+
+#: Below this probability a card is not in the equilibrium's support, below this many points
+#: a bid gave up nothing: the thresholds of the table (:func:`format_dist`, the lost columns).
+SUPPORT_EPS = 5e-4
+
+
+def round_words(row: dict[str, Any], seat: int, ruleset) -> str:
+    """The coach in words: one sentence for ``seat``'s bid in one analysed round.
+
+    ``row`` is a round of :func:`analysis` (``"number"``, ``"prize"``, ``"pot"``, ``"bids"``,
+    ``"strategy"``, ``"probability"``, ``"given_up"``, ``"source"``), ``ruleset`` the game's.
+    The numbers are the table's: the points given up (the ``lost`` column), the support of the
+    equilibrium mix (cards played with probability above 0.05%, as ranges of consecutive
+    cards) and its most likely bid. Cards carry their suits as the terminal prints them (the
+    prize ♦, player 1 ♠, player 2 ♣), e.g.::
+
+        Your K♠ on the 4♦ gave up about 3.1 points; at equilibrium you bid 5-9 here, most often 7.
+        Your 7♣ on the 4♦ was an equilibrium bid (played 42% of the time): no loss.
+        Your 2♠ on the 5♦ was forced: your last card.
+        The coach cannot rate your K♠ on the 4♦: this round is not solved (no equilibrium is known for its position).
+
+    A carried pot is named (``on the 4♦ with 3 carried``); in a round solved by the carry-over
+    approximation the sentence says the mix is the approximation's, not the exact equilibrium.
+    """
+    from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card
+
+    bid = format_card(row["bids"][seat], PLAYER_SUITS[seat])
+    stake = f"the {format_card(row['prize'], PRIZE_SUIT)}" + (f" with {row['pot']} carried" if row["pot"] else "")
+    if ruleset.cards - row["number"] + 1 <= 1:  # one card left in each hand: nothing to choose
+        return f"Your {bid} on {stake} was forced: your last card."
+    if row["strategy"] is None or row["given_up"] is None:
+        return (f"The coach cannot rate your {bid} on {stake}: this round is not solved "
+                "(no equilibrium is known for its position).")
+    approx = row["source"] == "approximation"
+    mix = {int(c): p for c, p in row["strategy"][seat].items() if p > SUPPORT_EPS}
+    support = sorted(mix, key=ruleset.strength)
+    runs: list[list[int]] = []
+    for c in support:
+        if runs and ruleset.strength(c) == ruleset.strength(runs[-1][-1]) + 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    cards = ", ".join(rank_name(r[0]) if len(r) == 1 else f"{rank_name(r[0])}-{rank_name(r[-1])}" for r in runs)
+    top = max(mix.values())
+    modes = [rank_name(c) for c in support if mix[c] >= top - 1e-9]
+    where = "by the carry-over approximation" if approx else "at equilibrium"
+    advice = f"{where} you bid {cards} here" + ("" if len(support) == 1 else f", most often {' or '.join(modes)}")
+    lost, p = row["given_up"][seat], row["probability"][seat] if row["probability"] else 0.0
+    if lost > SUPPORT_EPS:
+        amount = f"{lost:.1f}" if lost >= 0.95 else f"{lost:.2f}" if lost >= 0.005 else f"{lost:.3f}"
+        return f"Your {bid} on {stake} gave up about {amount} points; {advice}."
+    if p > SUPPORT_EPS:
+        often = f"played {p:.0%} of the time" if p >= 0.005 else "played under 1% of the time"
+        if approx:
+            kind = f"a bid of the carry-over approximation ({often}; not the exact equilibrium)"
+        else:
+            kind = "the equilibrium bid" if len(support) == 1 else f"an equilibrium bid ({often})"
+        return f"Your {bid} on {stake} was {kind}: no loss."
+    return f"Your {bid} on {stake} gave up nothing (no loss), though {advice}."
 
 
 def _clean(v: float | None) -> float | None:
@@ -207,13 +268,42 @@ def chart_lines(data: dict[str, Any], width: int = 40) -> list[str]:
     return lines
 
 
-def render_analysis(console, data: dict[str, Any], title: str = "analysis") -> None:
-    """Print the analysis table and the chart on a Rich console (``cardtable analyze``, ``cardtable play``).
+def render_analysis(console, data: dict[str, Any], title: str = "analysis", table: bool = True,
+                    words: bool = True) -> None:
+    """Print the analysis on a Rich console (``cardtable analyze``, ``cardtable play``): the table
+    and the chart (``table``), then each round in words (``words``: per round and player
+    its sentence, :func:`round_words`).
 
     The table fits the console: four equilibrium entries per cell from 130 columns, else two;
     the ``source`` column only when rounds come from more than one source (else it is in the caption);
     approximated and unsolved rounds get a line saying what that means (``data["sources"]``).
     """
+    if table:
+        _render_table(console, data, title)
+    if words:
+        if not table:
+            names = data["players"]
+            console.print(f"{title}: {names[0]} (♠) against {names[1]} (♣); {data['rules']}", markup=False,
+                          highlight=False)
+        console.print("in words: each bid against the equilibrium" + (
+            " (or the carry-over approximation where there is no table)"
+            if any(r["source"] == "approximation" for r in data["rounds"]) else "") + ":",
+            markup=False, highlight=False)
+        from rich.table import Table as RichTable
+        from rich.text import Text
+
+        grid = RichTable.grid(padding=(0, 2))  # the sentences wrap within the terminal's width
+        grid.add_column(no_wrap=True)
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        for r in data["rounds"]:
+            for seat, sentence in enumerate(r["words"]):
+                grid.add_row(f"round {r['number']}" if seat == 0 else "", Text(data["players"][seat]), Text(sentence))
+        console.print(grid)
+
+
+def _render_table(console, data: dict[str, Any], title: str) -> None:
+    """The table, the totals and the chart of :func:`render_analysis`."""
     from rich import box
     from rich.table import Table as RichTable
 
