@@ -6,7 +6,7 @@ import pytest
 
 from cardtable.golf.actions import Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap
 from cardtable.golf.cards import card_rank
-from cardtable.golf.errors import EndTooSoon, NoPenaltyCard, SameCard
+from cardtable.golf.errors import EndTooSoon, GameOver, NoPenaltyCard, SameCard, WrongPhase
 from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame
 from cardtable.golf.views import build_view
@@ -64,7 +64,7 @@ def test_detective_look_then_discard_or_swap(make_game):
     assert build_view(g, 0).grids[0][4] == 6 and build_view(g, 1).grids[0][4] == 0
     assert build_view(g, 1).events[-1]["card"] is None and build_view(g, 0).events[-1]["card"] == 6
     assert build_view(g, 1).seen_by[0][4] == (0,)  # P2 saw P1 look there
-    with pytest.raises(Exception):
+    with pytest.raises(WrongPhase, match="already been used"):
         g.apply(Peek(0, 3))  # only one look
     before = g.snapshot()
     with pytest.raises(SameCard, match="further card.*not position 5"):
@@ -126,7 +126,7 @@ def test_snap_opponent_card_then_pass(make_game):
     # P1 does not know P2's 5, but may try (a guess): it is right here
     ev = g.apply(Snap(0, 1, 8))
     assert ev.correct and g.grids[1][8] is None and g.phase == "pass" and g.actor == 0
-    with pytest.raises(Exception):
+    with pytest.raises(WrongPhase):
         g.apply(Draw(0))  # the pass comes first
     passed = g.grids[0][8]  # P1's known 10
     ev = g.apply(Pass(0, 8))
@@ -208,7 +208,7 @@ def test_end_when_draw_pile_empty(make_game):
         g.apply(Discard(g.current))
         turns += 1
     assert turns == 34 and g.result().reason == "pile" and g.ended_by is None
-    with pytest.raises(Exception):
+    with pytest.raises(GameOver):
         g.apply(Draw(g.current))
 
 
@@ -231,7 +231,7 @@ def test_early_end_rules_and_extra_card_for_losing_ender(make_game):
             with pytest.raises(EndTooSoon):
                 g.apply(EndEarly(0))  # fewer than three discarded grid cards
         g.apply(Draw(0))
-        with pytest.raises(Exception):
+        with pytest.raises(WrongPhase, match="cannot end now"):
             g.apply(EndEarly(0))  # only at the start of a turn
         g.apply(Discard(0))
         g.apply(Snap(0, 0, snap_pos))

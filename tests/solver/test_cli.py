@@ -3,15 +3,23 @@ including bad input (clear message, exit code != 0)."""
 
 from __future__ import annotations
 
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from cardtable.cli import app
-from cardtable.goofspiel import Ruleset
+from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.autoplay import play_game
 from cardtable.goofspiel.record import record_from_game, write_text
-from cardtable.platform.bot import load_bot
+from cardtable.platform.bot import load_bot, load_bot_spec
 from cardtable.platform.storage import cache_dir
+
+sys.path.insert(0, str(Path(__file__).parent))
+from solver_reference import game_value, make_reference  # noqa: E402
 
 runner = CliRunner()
 
@@ -79,7 +87,17 @@ def test_strategy_from_table_and_without_table():
     r = run("strategy", "-n", "5", "--ties", "discard", "--prizes", "2,3,5", "--hand-a", "A,4,5",
             "--hand-b", "2-4", "--prize", "5")
     assert r.exit_code == 0, r.output
-    assert "source=table" in r.output and "+4.2094" in r.output and "prize 5 turned up" in r.output
+    assert "source=table" in r.output and "prize 5 turned up" in r.output
+    # the values are the independent reference solver's: before the reveal, and the round
+    # game once prize 5 is turned up
+    before = float(re.search(r"value before the reveal \(player 1\): ([+-][0-9.]+) points", r.output)[1])
+    after = float(re.search(r"prize 5 turned up: value ([+-][0-9.]+) points", r.output)[1])
+    ref = make_reference(5, "discard")
+    prizes, a, b = frozenset({2, 3, 5}), frozenset({1, 4, 5}), frozenset({2, 3, 4})
+    assert before == pytest.approx(ref(prizes, a, b), abs=1e-5)
+    round_game = [[(5 if x > y else -5 if x < y else 0) + ref(prizes - {5}, a - {x}, b - {y}) for y in sorted(b)]
+                  for x in sorted(a)]
+    assert after == pytest.approx(game_value(np.array(round_game)), abs=1e-5)
     r = run("strategy", "-n", "9", "--ties", "carry", "--prizes", "2,3,5", "--hand-a", "1,4,9",
             "--hand-b", "2,3,8", "--pot", "4")
     assert r.exit_code == 0, r.output
@@ -107,17 +125,63 @@ def test_analyze_and_strategy_from_record(tmp_path):
     assert "turned up" in r.output
 
 
+def _exploitability_by_histories(ruleset, spec):
+    """The mean over both seats of a best response's expected point difference against
+    the bot ``spec``, by a plain expectimax over every prize order and bid history (the
+    bot asked through a real game's view at each node): independent of the solver's
+    position-based search."""
+    deck = sorted(ruleset.deck)
+    results = []
+    for me in (0, 1):
+        bot = load_bot_spec("goofspiel", spec, seed=0)
+        bot.new_game(ruleset, 1 - me)
+
+        def before_reveal(prizes, bids):
+            rest = [p for p in deck if p not in prizes]
+            total = 0.0
+            for prize in rest:
+                game = Game(ruleset, prize_deck=list(prizes) + [prize] + [q for q in rest if q != prize])
+                for pair in bids:
+                    game.play(list(pair))
+                mix = bot.policy(game.view(1 - me))
+                assert sum(mix.values()) == pytest.approx(1.0)
+                outcomes = []
+                for mine in sorted(game.hands[me]):
+                    expected = 0.0
+                    for theirs, chance in mix.items():
+                        pair = (mine, theirs) if me == 0 else (theirs, mine)
+                        after = game.copy()
+                        after.play(list(pair))
+                        if after.is_over:
+                            expected += chance * (after.points[me] - after.points[1 - me])
+                        else:
+                            expected += chance * before_reveal(prizes + (prize,), bids + (pair,))
+                    outcomes.append(expected)
+                total += max(outcomes)
+            return total / len(rest)
+
+        results.append(before_reveal((), ()))
+    return sum(results) / 2
+
+
+def _reported_exploitability(output, spec):
+    return float(re.search(rf"exploitability of {re.escape(spec)}: ([0-9.]+) points", output)[1])
+
+
 def test_exploit_reports_exploitability():
     r = run("exploit", "matcher", "--cards", "4", "--ties", "discard")
     assert r.exit_code == 0, r.output
-    assert "exploitability of matcher: 2.000000" in r.output
     assert "backward induction over positions" in r.output
+    expected = _exploitability_by_histories(Ruleset(cards=4, tie_rule="discard"), "matcher")
+    assert _reported_exploitability(r.output, "matcher") == pytest.approx(expected, abs=1e-6)
 
 
 def test_exploit_takes_bot_specs_with_options():
     r = run("exploit", "heuristic:noise=0.2", "--cards", "4", "--ties", "discard")
     assert r.exit_code == 0, r.output
-    assert "exploitability of heuristic:noise=0.2: 3.249917" in r.output
+    expected = _exploitability_by_histories(Ruleset(cards=4, tie_rule="discard"), "heuristic:noise=0.2")
+    assert 0 < expected < 10  # a noisy heuristic loses something, never more than all 10 points
+    assert _reported_exploitability(r.output, "heuristic:noise=0.2") == pytest.approx(expected, abs=1e-6)
     r = run("exploit", "mcts:iterations=5", "--cards", "3", "--samples", "4", "--repeats", "2")
     assert r.exit_code == 0, r.output
     assert "standard error over 2 searches" in r.output

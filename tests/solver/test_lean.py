@@ -270,15 +270,16 @@ def test_skipped_states_are_exactly_the_pots_no_game_can_hold(tmp_path):
                     skipped += fewest > played_by_both
                     solved += fewest <= played_by_both
     assert skipped > solved > 0  # most pot states of 6 cards cannot occur
-    # every position of a real game: all bids and prizes from the start, ties carried
-    seen = set()
+    # every position of a real game: all bids and prizes from the start, ties carried. Its
+    # value is a finite expected point difference that no game can exceed: at most the
+    # prizes still to come plus the pot.
+    seen = {}
 
     def walk(prizes, a, b, pot):
         if not prizes or (prizes, a, b, pot) in seen:
             return
-        seen.add((prizes, a, b, pot))
-        v = table.value(Position(prizes, (a, b), pot))
-        assert v == v
+        v = seen[prizes, a, b, pot] = table.value(Position(prizes, (a, b), pot))
+        assert abs(v) <= sum(prizes) + pot, (prizes, a, b, pot, v)
         for q in prizes:
             for x in a:
                 for y in b:
@@ -287,5 +288,12 @@ def test_skipped_states_are_exactly_the_pots_no_game_can_hold(tmp_path):
     f = frozenset(range(1, n + 1))
     walk(f, f, f, 0)
     assert len(seen) > 10_000
+    # with two prizes left, every 40th of those positions (a fixed sample: the reference
+    # solver is slow) has the independent reference solver's value
+    ref = make_reference(n, "carry", "points")
+    late = sorted((key for key in seen if len(key[0]) == 2), key=lambda key: [sorted(part) for part in key[:3]] + [key[3]])
+    assert len(late) > 1_000
+    for prizes, a, b, pot in late[::40]:
+        assert seen[prizes, a, b, pot] == pytest.approx(ref(prizes, a, b, pot), abs=1e-4), (prizes, a, b, pot)
     with pytest.raises(ImpossiblePosition, match="strengths that both players have played"):
         table.value(Position(f - {1, 2}, (f - {5, 6}, f - {1, 2}), 3))

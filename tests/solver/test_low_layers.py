@@ -19,6 +19,7 @@ from cardtable.solver.approx import exact_layers
 from cardtable.solver.equilibrium import EquilibriumSource, low_layers
 from cardtable.solver.layers import LOW_MANIFEST, open_layered, solve_layered, solve_low_in_memory
 from cardtable.solver.layout import SolverError
+from cardtable.solver.position import ImpossiblePosition
 from cardtable.solver.round_subgame import read_low_layers, restrict_to_prize, solve_round_subgame
 from cardtable.solver.table import FORMAT_LAYERED, TableFileError, default_path, subgame_layout
 from cardtable.platform.storage import cache_dir
@@ -80,7 +81,7 @@ def test_stored_low_layers_equal_the_in_memory_ones_and_resume_into_the_table(tm
         assert np.asarray(low.layers[k]).tobytes() == mem.layers[k].tobytes()
     with pytest.raises(TableFileError, match="unfinished"):
         open_layered(folder)
-    with pytest.raises(Exception, match="at most 3 cards"):
+    with pytest.raises(ImpossiblePosition, match="at most 3 cards"):
         low.value(Position(frozenset({1, 2, 3, 4}), (frozenset({1, 2, 3, 4}),) * 2))
     low.close()
     full = solve_layered(rs, "points", folder)
