@@ -303,6 +303,7 @@
     const rs = v.ruleset, analysable = rs.players === 2 && rs.cards_per_bid === 1 && rs.open_prizes === 1;
     $("analysislink").classList.toggle("hidden", !analysable);
     $("analysislink").href = `/analysis/${encodeURIComponent(msg.room)}?game=${msg.game_no}`;
+    $("replaylink").href = `/replay?room=${encodeURIComponent(msg.room)}&game=${msg.game_no}`;  // the replay board
     await renderFairness(msg);
   }
 
