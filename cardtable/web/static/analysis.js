@@ -83,6 +83,15 @@
         ? " Hollow dots: values from the carry-over approximation (no carry-over table), not the exact equilibrium." : "");
   }
 
+  // The coach in words: the server's sentence for each round and player (cardtable.goofspiel.coach.round_words,
+  // the same text `cardtable analyze` prints); no wording is made here
+  function words(data) {
+    $("wordsnote").textContent = `${data.players[0]} bids ♠, ${data.players[1]} bids ♣, the prizes are ♦.`;
+    $("words").replaceChildren(...data.rounds.map((r) => el("li", { "data-round": r.number, value: r.number },
+      el("span", { class: "mini", text: `Round ${r.number}` }),
+      ...r.words.map((w, s) => el("div", { "data-seat": s }, el("strong", { text: `${data.players[s]}: ` }), w)))));
+  }
+
   async function load() {
     const url = `/api/rooms/${encodeURIComponent(CT.room)}/analysis` + (game ? `?game=${encodeURIComponent(game)}` : "");
     let r, data;
@@ -99,6 +108,7 @@
     $("summary").textContent = `Game ${data.game}: ${n[0]} ${data.final[0]} – ${data.final[1]} ${n[1]}` + (data.hints ? " · hints on" : "");
     $("totals").textContent = `expected points given up versus equilibrium: ${n[0]} ${fixed(t[0], 3)}, ${n[1]} ${fixed(t[1], 3)} (solved rounds only`
       + (data.rounds.some((r) => r.source === "approximation") ? "; approximated rounds: against the carry-over approximation)" : ")");
+    words(data);
     table(data);
     chart(data);
     document.body.dataset.state = "ready";
