@@ -206,14 +206,18 @@ class MatchSpec(Strict):
 
 
 class CreateRoom(Strict):
-    """``POST /api/rooms``. ``settings`` is validated by the game's own settings model."""
+    """``POST /api/rooms``. ``settings`` is validated by the game's own settings model.
+
+    ``listed``: offer the room's free seats in the lobby. Every person's seat has an invite
+    link, so a room is listed only when its creator asks for it (``true``): listed, a
+    stranger pressing **Join** can take a seat the creator meant for an invited friend."""
 
     game: Annotated[str, StringConstraints(max_length=40)] = "goofspiel"
     settings: dict[Annotated[str, StringConstraints(max_length=40)], Any] | None = Field(default=None, max_length=16)
     seats: list[SeatSpec] | None = Field(default=None, max_length=8)
     match: MatchSpec | Annotated[str, StringConstraints(max_length=40)] = "total 1"
     timer: Annotated[int, Field(ge=0, le=MAX_TIMER)] = 0
-    listed: bool = True
+    listed: bool = False
 
 
 CREATE_ROOM: TypeAdapter = TypeAdapter(CreateRoom)

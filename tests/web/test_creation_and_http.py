@@ -51,8 +51,8 @@ def test_a_room_that_fails_to_load_does_not_stop_the_server(make_client, tmp_pat
     check existed): the server starts, marks the room broken with the reason, serves the rest."""
     db = tmp_path / "old.sqlite3"
     c1 = make_client(db=db, seed_factory=seeds("g1", "g2"))
-    good = create_room(c1, settings={"cards": 5})
-    bad = create_room(c1, settings={"cards": 5, "players": 3}, seats=[{}, {}, {"bot": "random"}])
+    good = create_room(c1, settings={"cards": 5}, listed=True)
+    bad = create_room(c1, settings={"cards": 5, "players": 3}, seats=[{}, {}, {"bot": "random"}], listed=True)
     c1.__exit__(None, None, None)
     con = sqlite3.connect(db)
     with con:  # what the server used to store: a nash bot in a 3-player room

@@ -32,7 +32,7 @@ def test_lobby_claim_revokes_the_creators_invite_and_hides_the_guests_bid(make_c
     """The creator holds every invite of a listed room; after a stranger takes seat 2 from
     the lobby, nothing the creator can do works as seat 2 or shows the guest's pending bid."""
     client = make_client(seed_factory=seeds("cred"))
-    info = create_room(client, settings={"cards": 5}, seats=[{"name": "Host"}, {"name": "Guest"}])
+    info = create_room(client, settings={"cards": 5}, seats=[{"name": "Host"}, {"name": "Guest"}], listed=True)
     room, invite = info["room"], info["seats"][1]["claim"]
     host = join(client, room, info["seats"][0]["claim"])
     got = client.post(f"/api/rooms/{room}/join").json()  # a stranger takes seat 2 from the lobby
@@ -92,7 +92,8 @@ def test_owner_reinvites_an_unclaimed_seat(make_client):
 
 def test_unconfirmed_lobby_claims_expire_and_are_limited_per_address(make_client):
     client = make_client(limits=Limits(claim_ttl=0.3, claims_per_address=2, sweep_every=0.1))
-    rooms = [create_room(client, settings={"cards": 5, "players": 3, "unique_bids": True})["room"] for _ in range(2)]
+    rooms = [create_room(client, settings={"cards": 5, "players": 3, "unique_bids": True}, listed=True)["room"]
+             for _ in range(2)]
     taken = [client.post(f"/api/rooms/{rooms[0]}/join") for _ in range(2)]
     assert [r.status_code for r in taken] == [200, 200]
     r = client.post(f"/api/rooms/{rooms[1]}/join")  # a third unconfirmed claim from the same address
@@ -352,8 +353,8 @@ def test_joins_and_leaves_are_coalesced(make_client):
 def test_abandoned_rooms_expire_and_are_not_resumed(make_client, tmp_path):
     db = tmp_path / "idle.sqlite3"
     client = make_client(db=db, limits=Limits(abandon_after=0.5, sweep_every=0.1))
-    idle = create_room(client, settings={"cards": 5})
-    busy = create_room(client, settings={"cards": 5})
+    idle = create_room(client, settings={"cards": 5}, listed=True)
+    busy = create_room(client, settings={"cards": 5}, listed=True)
     player = join(client, busy["room"], busy["seats"][0]["claim"])
     time.sleep(1.0)
     client.get("/api/lobby")

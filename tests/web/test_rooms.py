@@ -50,7 +50,7 @@ def test_options_list_every_bot_and_preset(make_client):
 def test_lobby_lists_open_games_and_hands_out_free_seats(make_client):
     client = make_client()
     info = create_room(client, settings={"players": 3, "cards": 5, "unique_bids": True},
-                       seats=[{"name": "Host"}, {}, {"bot": "random"}])
+                       seats=[{"name": "Host"}, {}, {"bot": "random"}], listed=True)
     hidden = create_room(client, listed=False)
     lobby = client.get("/api/lobby").json()
     assert [r["room"] for r in lobby] == [info["room"]]

@@ -7,16 +7,20 @@
 // remembers the token for that invite in localStorage (so reopening the invite
 // link in this browser still works). A lobby seat arrives as #token=... directly.
 // The connection reconnects by itself (backoff up to 5 s) and re-joins; the
-// server then sends the full current view.
+// server then sends the full current view. An invite or seat link the server
+// refuses (bad_claim: used up or replaced; bad_token) is not retried: the page
+// gets a "ct-refused" event (invite.js says why and offers CT.watch(), which
+// joins as a spectator).
 "use strict";
 
 const CT = (() => {
   const params = new URLSearchParams(location.hash.slice(1));
-  const claim = params.get("claim");
+  let claim = params.get("claim");
   const store = (() => { try { return window.localStorage; } catch (e) { return null; } })();
   let token = params.get("token") || (claim && store ? store.getItem("ct-claim:" + claim) : null);
   const room = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
   let ws = null, backoff = 250, refs = 0, onState = () => {}, onError = () => {}, onStatus = () => {};
+  let joined = false, refused = false;  // refused: the credential was turned down; wait for watch()
   const pending = new Map();
 
   function connect() {
@@ -24,6 +28,8 @@ const CT = (() => {
     ws = new WebSocket(`${proto}://${location.host}/ws`);
     ws.onopen = () => {
       backoff = 250;
+      joined = false;
+      if (refused) return;  // (a connection opened before the refusal) wait for watch()
       const msg = { type: "join", room };
       if (token) msg.token = token;
       else if (claim) msg.claim = claim;
@@ -33,6 +39,11 @@ const CT = (() => {
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.type === "welcome") joined = true;
+      if (msg.type === "error" && !joined && (msg.code === "bad_claim" || msg.code === "bad_token")) {
+        refused = true;
+        document.dispatchEvent(new CustomEvent("ct-refused", { detail: { code: msg.code, message: msg.message } }));
+      }
       if (msg.type === "welcome" && msg.token) {
         token = msg.token;
         if (claim && store) { try { store.setItem("ct-claim:" + claim, token); } catch (e) { /* full: the URL keeps it */ } }
@@ -45,12 +56,24 @@ const CT = (() => {
       } else if (msg.type === "ack" && pending.has(msg.ref)) { pending.get(msg.ref)(null); pending.delete(msg.ref); }
     };
     ws.onclose = () => {
+      if (refused) return;  // nothing to rejoin with until watch()
       onStatus("offline");
       for (const cb of pending.values()) cb({ code: "offline", message: "connection lost; try again" });
       pending.clear();
       setTimeout(connect, backoff);
       backoff = Math.min(5000, backoff * 2);
     };
+  }
+
+  // Drop a refused credential and join as a spectator (on this connection, which may retry
+  // its join, or on a new one); the address loses its fragment, so a reload watches too.
+  function watch() {
+    claim = null;
+    token = null;
+    refused = false;
+    history.replaceState(null, "", `${location.pathname}${location.search}`);
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "join", room }));
+    else if (!ws || ws.readyState === WebSocket.CLOSED) connect();
   }
 
   function send(msg) {
@@ -238,7 +261,7 @@ const CT = (() => {
   }
 
   return {
-    get token() { return token; }, room, connect, send, el, card, rankName, sha256hex, seededShuffle, keepCommit,
+    get token() { return token; }, room, connect, watch, send, el, card, rankName, sha256hex, seededShuffle, keepCommit,
     seenCommit, showError, replaceKeepingFocus, parseCard, parseBid, announce, typingInto, reducedMotion, beep,
     set onState(f) { onState = f; }, set onError(f) { onError = f; }, set onStatus(f) { onStatus = f; },
   };
