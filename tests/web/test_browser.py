@@ -64,6 +64,8 @@ def test_two_browsers_play_a_whole_game(browser, live_server):
     a = new_page(browser, viewport={"width": 1000, "height": 900})
     a.goto(server.url + "/")
     a.wait_for_selector("#seat-1")
+    assert not a.is_checked("#listed")  # invite-only unless the creator asks for the lobby
+    a.check("#listed")
     a.click("#createbtn")
     a.wait_for_selector("a.seat-link")
     link_a = a.get_attribute('a.seat-link[data-seat="0"]', "href")
