@@ -236,3 +236,29 @@ def test_golf_whole_game_by_keyboard_and_axe(browser, live_server):
     assert serious_violations(page) == []
     assert "Game over" in page.inner_text("#announce")
     assert not page.js_errors
+
+
+def test_replay_board_and_explorer_have_no_serious_axe_violations(browser, live_server):
+    # the pages of tests/web/test_replay_explorer.py, with content: a record stepped to round 2, a 3-card position
+    from test_replay_explorer import RECORD
+
+    server = live_server()
+    page = new_page(browser)
+    page.goto(server.url + "/replay")
+    assert serious_violations(page) == []  # the empty board
+    page.fill("#recordtext", RECORD)
+    tab_to(page, "#load")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('body[data-round="1"]')
+    tab_to(page, "#next")
+    assert focus_ring(page).startswith("solid 3px")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('body[data-round="2"]')
+    assert serious_violations(page) == []
+    page.goto(server.url + "/explorer?cards=3&ties=discard&prizes=1,2,3&you=1,2,3&opp=1,2,3&prize=3")
+    page.wait_for_selector('body[data-state="ready"]')
+    assert serious_violations(page) == []
+    tab_to(page, '#heat tr[data-prize="2"] button')
+    page.keyboard.press("Enter")
+    assert "prize=2" in page.url
+    assert not page.js_errors
