@@ -19,6 +19,9 @@ Routes:
   finished games (seeds are revealed only for finished games).
 - ``GET /analysis/{room}?game=N`` and ``GET /api/rooms/{room}/analysis?game=N``
   -- the coach's analysis of a finished game (:mod:`cardtable.web.coach`).
+- ``GET /replay``, ``POST /api/replay``, ``POST /api/replay/analysis``, ``GET /api/replay/rooms/{room}``
+  -- the replay board (:mod:`cardtable.web.replay`); ``GET /explorer``, ``GET /api/explorer`` -- the
+  equilibrium explorer (:mod:`cardtable.web.explorer`); their solves go through the analyses' pool.
 - ``WS /ws`` -- the game protocol (:mod:`cardtable.web.protocol`).
 
 Every body and message is validated by :mod:`cardtable.web.schema`; every limit
