@@ -266,13 +266,13 @@ def test_goofspiel_phone_single_card_bids_and_one_game_over(browser, live_server
     page = new_page(browser, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
     page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
     wait_round(page, 1, 3)
-    assert page.inner_text("#hint") == "Click a card to bid it"
+    assert page.inner_text("#hint") == "Click or type a card to bid it"
     assert page.locator("#bidbtn").is_hidden()  # single-card bids: click the card, no Bid button
     page.locator('#hand .card[data-rank="2"]').click()
     # the page re-renders on its own schedule (a loaded machine): wait for the text, do not sample it
     from playwright.sync_api import expect
 
-    expect(page.locator("#hint")).to_have_text("Click the card again to confirm", timeout=TIMEOUT)
+    expect(page.locator("#hint")).to_have_text("Enter (or the card again) bids 2♠", timeout=TIMEOUT)
     assert page.locator("#bidbtn").is_hidden()
     page.locator('#hand .card[data-rank="2"]').click()
     for r in (2, 3):

@@ -443,6 +443,12 @@
     const r = revealOf(msg), fresh = last !== null && r && `${msg.game_no}:${r.number}` !== shownReveal;
     if (fresh && msg.view.you !== null && msg.seats.some((s) => s.bot)) {
       renderReveal(msg, true);
+      // the table stays on the revealed round meanwhile: every bid is in, face down here
+      $("bids").replaceChildren(...r.bids.map((b, s) => el("div", { class: "bidslot", "data-seat": s },
+        el("div", { class: "cards" }, ...b.map(() => el("div", { class: "card back", "aria-hidden": "true" }))),
+        el("span", { text: `${s === msg.view.you ? "You" : msg.seats[s].name}: face down` }))));
+      $("status").textContent = `Round ${r.number} revealed`;
+      $("hint").textContent = "";
       pending = msg;
       startPause();
       return;
