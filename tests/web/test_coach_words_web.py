@@ -34,6 +34,14 @@ def test_analysis_json_carries_the_sentences_cardtable_analyze_prints(make_clien
             assert sentence in out.output
 
 
+def serious_axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']})" for v in found if v["impact"] in ("serious", "critical")]
+
+
 @pytest.mark.browser
 def test_game_over_panel_and_analysis_page_show_the_servers_sentences(live_server):
     import httpx
@@ -52,8 +60,10 @@ def test_game_over_panel_and_analysis_page_show_the_servers_sentences(live_serve
         names = data["players"]
         assert shown == [f"{names[s]}: {r['words'][s]}" for r in data["rounds"] for s in (0, 1)]
         assert page.locator("#wordsbtn").is_hidden()
+        assert serious_axe_violations(page) == []
         page.goto(f"{server.url}/analysis/{room}?game=1")
         page.wait_for_selector('body[data-state="ready"]')
         on_page = [page.locator(f"#words li[data-round='{r['number']}'] div[data-seat='{s}']").inner_text()
                    for r in data["rounds"] for s in (0, 1)]
         assert on_page == shown
+        assert serious_axe_violations(page) == []

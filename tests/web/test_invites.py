@@ -65,6 +65,13 @@ def test_a_used_invite_is_refused_and_the_same_connection_can_then_watch(make_cl
 
 
 # -- in a real browser ----------------------------------------------------------------------------
+def serious_axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']})" for v in found if v["impact"] in ("serious", "critical")]
+
 
 @pytest.mark.browser
 @pytest.mark.parametrize("how", ["used", "replaced"])
@@ -95,6 +102,7 @@ def test_a_used_or_replaced_invite_says_so_and_offers_to_watch(live_server, how)
             assert box.locator("h2").text_content() == "This invite link no longer works"
             assert "new link" in box.inner_text()  # how to get another one
             assert page.inner_text("#status") == "Invite link used up"  # not "Connecting…" for good
+            assert serious_axe_violations(page) == []
             page.click("#watchbtn")
             page.wait_for_selector('body[data-round="1"]')
             assert page.locator("#refused").count() == 0
