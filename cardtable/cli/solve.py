@@ -272,8 +272,8 @@ def register(app: typer.Typer) -> None:
         record: Path = typer.Argument(..., help="A Goofspiel record file (text or JSON notation)."),
         cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
         limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
-        table_only: bool = typer.Option(False, "--table", help="Only the table and the chart (default: both they and the words)."),
-        words_only: bool = typer.Option(False, "--words", help="Only the coach in words: one sentence per round and player (default: the table too)."),
+        table_only: bool = typer.Option(False, "--table", help="Only the table and the chart; without --table or --words, both the table and the words."),
+        words_only: bool = typer.Option(False, "--words", help="Only the coach in words: one sentence per round and player."),
     ) -> None:
         """Walk finished games: bids, equilibrium per round, expected points given up, a chart, and each bid in words."""
         _check_limit(limit)
