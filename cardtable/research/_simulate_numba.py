@@ -8,7 +8,8 @@ reference (tests compare them).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from cardtable._numba import njit
 
 
 @njit(cache=True)

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from numba import njit
 
+from cardtable._numba import njit
 from cardtable.errors import CardtableError
 
 from . import kernel

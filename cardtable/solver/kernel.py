@@ -19,7 +19,8 @@ swaps the two bits of every label.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+
+from cardtable._numba import njit, prange
 
 #: Tolerance of the optimality check: both players' guarantees must meet (docs/solver.md, Method).
 CHECK_TOL = 1e-9

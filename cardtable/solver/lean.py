@@ -38,7 +38,8 @@ import hashlib
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+
+from cardtable._numba import njit, prange
 
 from . import kernel
 from .layout import Layout, SolverError, build_layout, fewest_tied_prizes, top_strengths

@@ -1,0 +1,41 @@
+"""Numba as mypy sees it: the one place the package states the types of ``njit`` and ``prange``.
+
+Numba ships partial annotations of its own: ``njit`` returns a ``Dispatcher`` whose ``__call__``
+takes and returns anything, and the private ``_nrt=False`` option the kernels use is not in its
+option list. Every kernel module imports ``njit`` and ``prange`` from here instead of from
+``numba``. At run time these are Numba's own objects, unchanged (same compilation, same on-disk
+cache keys); for the type checker ``njit(...)`` returns the decorated function's own type, so
+every call of a kernel is checked against the kernel's annotations.
+
+>>> from cardtable._numba import njit
+>>> @njit(cache=False)
+... def add(a: int, b: int) -> int:
+...     return a + b
+>>> add(2, 3)
+5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numba
+
+__all__ = ["njit", "prange"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+if TYPE_CHECKING:
+
+    def njit(**options: Any) -> Callable[[_F], _F]:
+        """Compile the decorated function with Numba in nopython mode; ``options`` go to ``numba.njit``."""
+        ...
+
+    def prange(*args: int) -> range:
+        """A ``range`` that Numba runs in parallel inside ``parallel=True`` kernels."""
+        ...
+
+else:
+    njit = numba.njit
+    prange = numba.prange
