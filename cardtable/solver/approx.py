@@ -33,8 +33,8 @@ from functools import lru_cache
 from importlib import resources
 
 import numpy as np
-from numba import njit
 
+from cardtable._numba import njit
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
