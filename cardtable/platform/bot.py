@@ -42,6 +42,7 @@ import importlib
 import inspect
 import math
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
@@ -160,7 +161,10 @@ class Option:
             if self.type is int:
                 ok = isinstance(value, int)
             else:
-                ok = math.isfinite(value)
+                try:
+                    ok = math.isfinite(value)
+                except OverflowError:  # an int too large for a float (10**400)
+                    ok = False
                 value = float(value) if ok else value
             if ok:
                 lo, hi = self.minimum, self.maximum
@@ -367,12 +371,25 @@ class BotSpec:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+#: The number spellings a bot option value reads as (ASCII digits only: no ``1_000``,
+#: ``٣``, ``0x10``, ``nan`` or ``inf``; anything else stays text and its option refuses it).
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: The longest number text read as a number (a longer one stays text and is refused).
+_NUMBER_TEXT_MAX = 100
+
+
+#: The blanks a specification may have around its parts (ASCII only: a no-break space or
+#: a line separator stays in the value, and a number option refuses it).
+_SPACE = " \t\r\n"
+
+
 def _option_value(value: str) -> Any:
-    for convert in (int, float):
-        try:
-            return convert(value)
-        except ValueError:
-            pass
+    if len(value) <= _NUMBER_TEXT_MAX and value.isascii():
+        if _INT_TEXT.fullmatch(value):
+            return int(value)
+        if _FLOAT_TEXT.fullmatch(value):
+            return float(value)
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
@@ -390,17 +407,17 @@ def parse_bot_spec(text: str) -> BotSpec:
         BotSpecError: an empty specification, ``cmd:`` without a command, an
             option that is not ``key=value``, or an option given twice.
     """
-    text = str(text).strip()
+    text = str(text).strip(_SPACE)
     label = None
     head, eq, rest = text.partition("=")
     if eq and ":" not in head and " " not in head and not head.startswith("cmd"):
-        label, text = head.strip(), rest.strip()
+        label, text = head.strip(_SPACE), rest.strip(_SPACE)
         if not label:
             raise BotSpecError(f"bot {text!r}: the label before '=' is empty")
     if not text:
         raise BotSpecError("empty bot specification")
     if text.startswith("cmd:"):
-        command = text[4:].strip()
+        command = text[4:].strip(_SPACE)
         if not command:
             raise BotSpecError(f"bot {text!r}: 'cmd:' needs a command line")
         return BotSpec(label or command, "program", command, {})
@@ -408,14 +425,14 @@ def parse_bot_spec(text: str) -> BotSpec:
     if not name.strip():
         raise BotSpecError(f"bot {text!r}: no bot name before ':'")
     options: dict[str, Any] = {}
-    for item in filter(None, (o.strip() for o in opts.split(","))):
+    for item in filter(None, (o.strip(_SPACE) for o in opts.split(","))):
         key, sep, value = item.partition("=")
-        key = key.strip()
+        key = key.strip(_SPACE)
         if not sep or not key:
             raise BotSpecError(f"bot {text!r}: option {item!r} is not key=value")
         if key in options:
             raise BotSpecError(f"bot {text!r}: option {key!r} is given twice")
-        options[key] = _option_value(value.strip())
+        options[key] = _option_value(value.strip(_SPACE))
     return BotSpec(label or text, "builtin", name.strip().lower(), options)
 
 

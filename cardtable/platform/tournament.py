@@ -162,8 +162,10 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
         raise TournamentError(f"bot labels must be unique; repeated: {', '.join(dup)} (name them LABEL=SPEC)")
     if not isinstance(config.games, int) or isinstance(config.games, bool) or config.games < 2 or config.games % 2:
         raise TournamentError(f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}")
-    if not isinstance(config.time_ms, int) or config.time_ms < 1:
+    if not isinstance(config.time_ms, int) or isinstance(config.time_ms, bool) or config.time_ms < 1:
         raise TournamentError(f"time_ms must be a positive whole number, not {config.time_ms!r}")
+    if not isinstance(config.seed, int) or isinstance(config.seed, bool):  # a config file's 1.5, "x" or true
+        raise TournamentError(f"seed must be a whole number, not {config.seed!r}")
     try:
         ruleset = adapter.parse_ruleset(config.ruleset)
     except ValueError as exc:

@@ -256,3 +256,56 @@ def test_the_hint_shows_only_a_distribution():
     with pytest.raises(ValueError, match="hint .* is not a probability distribution"):
         hint(Broken(), view)
     assert sum(hint(load_bot("goofspiel", "nash"), view)["strategy"].values()) == pytest.approx(1.0)
+
+
+# -- odd spellings of numbers (issue 24.1, second pass) ------------------------------------------
+
+@pytest.mark.parametrize("spec", [
+    "mcts:iterations=1_000", "mcts:iterations=\u0663", "nash:subgame_limit=\u0663", "heuristic:lam=\u0663",
+    "heuristic:noise=\u0660.\u0665", "mcts:iterations=0x10", "mcts:iterations=1e3", "heuristic:noise=nan",
+    "heuristic:noise=", "heuristic:noise=0.5\u00a0", "heuristic:noise=0.5\u2028", "heuristic:noise=\uff10",
+    "heuristic:noise=1" + "0" * 400, "mcts:iterations=" + "9" * 5000, "heuristic:noise=1,noise=0",
+    "heuristic:n\u00f3ise=1",
+])
+@pytest.mark.parametrize("game_spec", ["goofspiel"])
+def test_odd_number_spellings_are_refused(spec, game_spec):
+    with pytest.raises(BotSpecError):
+        load_bot_spec(game_spec, spec)
+
+
+@pytest.mark.parametrize("spec", ["search:determinizations=\u0663", "search:steal_width=1_0",
+                                  "heuristic:end_margin=\u0663", "random:snap_rate=1" + "0" * 400])
+def test_odd_number_spellings_are_refused_for_golf_bots(spec):
+    with pytest.raises(BotSpecError):
+        load_bot_spec("golf", spec)
+
+
+def test_plain_spellings_still_read():
+    assert load_bot_spec("goofspiel", "mcts:iterations= +5 ,c=-0,time_limit=1e1").iterations == 5
+    assert load_bot_spec("goofspiel", "heuristic:noise=.5").noise == 0.5
+
+
+@pytest.mark.parametrize("option", ["noise", "lam"])
+def test_an_int_too_large_for_a_float_is_a_bot_spec_error(option):
+    with pytest.raises(BotSpecError, match=f"option {option} must be a number"):
+        load_bot("goofspiel", "heuristic", **{option: 10 ** 400})
+
+
+def test_cli_refuses_a_non_ascii_digit_with_exit_2():
+    res = invoke("exploit", "mcts:iterations=\u0663", "-n", "3")
+    assert res.exit_code == 2, res.output
+    assert "points per game" not in res.output
+
+
+@pytest.mark.parametrize("line, message", [
+    ("seed = 1.5", "seed must be a whole number"), ('seed = "abc"', "seed must be a whole number"),
+    ("seed = true", "seed must be a whole number"), ("time_ms = true", "time_ms must be a positive whole number"),
+])
+def test_tournament_config_file_values_of_the_wrong_type_are_refused(tmp_path, line, message):
+    config = tmp_path / "c.toml"
+    config.write_text(f'bots = ["random", "matcher"]\ngames = 2\nruleset = "cards=3"\n{line}\n')
+    db = tmp_path / "t.sqlite"
+    res = invoke("tournament", "--config", str(config), "--backend", "serial", "--db", str(db))
+    assert res.exit_code == 2, res.output
+    assert message in res.output
+    assert not db.exists()
