@@ -92,30 +92,30 @@ def determinize(view: GolfView, rng: random.Random) -> GolfGame:
         known[view.current].add(drawn)
     draw_pile = list(it)
 
-    g = GolfGame.__new__(GolfGame)
-    g.ruleset = rs
-    g.seed = None
-    g.initial_deck = ()
-    g.first_player = view.current
-    g.extra_cards = (0,) * n
-    g.grids = grids
-    g.slot_rows = [list(r) for r in view.slot_rows]
-    g.draw_pile = draw_pile
-    g.discard = discard
-    g.known = known
-    g.phase = view.phase  # type: ignore[assignment]
-    g.current = view.current
-    g.turn = view.turn
-    g.drawn = drawn
-    g.power_used = view.power_used
-    g.power_card = grids[view.current][view.power_pos] if view.power_pos is not None else None
-    g.passer = view.actor if view.phase == "pass" else None
-    g.pass_target = view.pass_target
-    g.resume_phase = "drawn" if view.holding else "draw"
-    g.snaps_made = list(view.snaps_made)
-    g.own_snaps = list(view.own_snaps)
-    g.ended_by = view.ended_by
-    g.last_turns = list(view.last_turns)
-    g.end_reason = None
-    g.history = []
-    return g
+    game = GolfGame.__new__(GolfGame)
+    game.ruleset = rs
+    game.seed = None
+    game.initial_deck = ()
+    game.first_player = view.current
+    game.extra_cards = (0,) * n
+    game.grids = grids
+    game.slot_rows = [list(r) for r in view.slot_rows]
+    game.draw_pile = draw_pile
+    game.discard = discard
+    game.known = known
+    game.phase = view.phase  # type: ignore[assignment]
+    game.current = view.current
+    game.turn = view.turn
+    game.drawn = drawn
+    game.power_used = view.power_used
+    game.power_card = grids[view.current][view.power_pos] if view.power_pos is not None else None
+    game.passer = view.actor if view.phase == "pass" else None
+    game.pass_target = view.pass_target
+    game.resume_phase = "drawn" if view.holding else "draw"
+    game.snaps_made = list(view.snaps_made)
+    game.own_snaps = list(view.own_snaps)
+    game.ended_by = view.ended_by
+    game.last_turns = list(view.last_turns)
+    game.end_reason = None
+    game.history = []
+    return game

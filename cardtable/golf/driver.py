@@ -51,7 +51,8 @@ def _apply(game: GolfGame, action: Action, on_event: OnEvent | None) -> Event:
 def _settle_pass(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None) -> None:
     while game.phase == "pass":
         p = game.actor
-        _apply(game, agents[p].act(build_view(game, p)), on_event)  # type: ignore[index]
+        assert p is not None  # the passer acts in the pass phase
+        _apply(game, agents[p].act(build_view(game, p)), on_event)
 
 
 def snap_window(game: GolfGame, agents: Sequence[Agent], discarder: int,
@@ -102,7 +103,8 @@ def play_turn(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None 
     p = game.current
     while not game.over and game.current == p and game.phase in ("draw", "drawn", "pass"):
         actor = game.actor
-        ev = _apply(game, agents[actor].act(build_view(game, actor)), on_event)  # type: ignore[index]
+        assert actor is not None  # the game is not over
+        ev = _apply(game, agents[actor].act(build_view(game, actor)), on_event)
         if ev.action.kind in ("discard", "swap"):
             if not game.over:
                 snap_window(game, agents, p, on_event)

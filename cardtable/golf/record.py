@@ -263,13 +263,14 @@ def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> Gol
         parsed = [whole_number(x, max_digits=2) for x in tags["Extra"][0].split()]
         if None in parsed:
             raise RecordError("Extra: whole numbers per seat expected", tags["Extra"][1])
-        extra = tuple(parsed)  # type: ignore[arg-type]
-    scores = outcomes = None
+        extra = tuple(x for x in parsed if x is not None)  # None is not in parsed
+    scores: tuple[int, ...] | None = None
+    outcomes: tuple[str, ...] | None = None
     if "Scores" in tags:
         parsed = [whole_number(x, signed=True, max_digits=6) for x in tags["Scores"][0].split()]
         if None in parsed or len(parsed) != rs.players:
             raise RecordError("Scores: one whole number per seat expected", tags["Scores"][1])
-        scores = tuple(parsed)  # type: ignore[arg-type]
+        scores = tuple(x for x in parsed if x is not None)  # None is not in parsed
     if "Result" in tags:
         outcomes = tuple(tags["Result"][0].split())
         if len(outcomes) != rs.players or not set(outcomes) <= {"win", "draw", "loss"}:
@@ -472,17 +473,18 @@ def _check_numbering(records: Sequence[GolfRecord]) -> None:
             raise RecordError(f"game {k} has no MatchGame tag but other games of the file have one", line)
     if not any(tagged):
         return
-    parsed = []
+    parsed: list[tuple[int, int | None]] = []
     for r in records:
-        number, slash, total = r.tags["MatchGame"].partition("/")
-        pair = (whole_number(number.strip(), max_digits=4), whole_number(total.strip(), max_digits=4) if slash else None)
-        if pair[0] is None or (slash and pair[1] is None) or (pair[1] is not None and not 1 <= pair[0] <= pair[1]):
+        number_text, slash, total_text = r.tags["MatchGame"].partition("/")
+        number = whole_number(number_text.strip(), max_digits=4)
+        total = whole_number(total_text.strip(), max_digits=4) if slash else None
+        if number is None or (slash and total is None) or (total is not None and not 1 <= number <= total):
             raise RecordError(f"MatchGame {short(r.tags['MatchGame'])}: expected K or K/N (game K of N)",
                               r.tag_lines.get("MatchGame"))
-        parsed.append(pair)
+        parsed.append((number, total))
     start = parsed[0][0] if len(records) == 1 else 1
-    for k, (r, (number, total)) in enumerate(zip(records, parsed)):
-        if number != start + k or total != parsed[0][1]:
+    for k, (r, (got_number, got_total)) in enumerate(zip(records, parsed)):
+        if got_number != start + k or got_total != parsed[0][1]:
             expected = f"{start + k}" + (f"/{parsed[0][1]}" if parsed[0][1] is not None else "")
             raise RecordError(
                 f"game {k + 1} of the file has MatchGame {short(r.tags['MatchGame'])}, expected {expected}: "

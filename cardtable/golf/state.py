@@ -55,7 +55,7 @@ import dataclasses
 import random
 import secrets
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 from .actions import Action, Discard, Draw, EndEarly, NoPass, Pass, Peek, Snap, Steal, Swap, format_seat
 from .cards import card_rank, rank_name
@@ -337,14 +337,14 @@ class GolfGame:
             return []
         own = self.cards_in(seat)
         if self.phase == "pass":
-            return [Pass(seat, p) for p in own] + [NoPass(seat)]
+            return [*(Pass(seat, p) for p in own), NoPass(seat)]
         if self.phase == "draw":
             acts: list[Action] = [Draw(seat)]
             if self.can_end_early(seat):
                 acts.append(EndEarly(seat))
             return acts
         used = self.power_pos()
-        acts = [Discard(seat)] + [Swap(seat, p) for p in own if p != used]
+        acts = [Discard(seat), *(Swap(seat, p) for p in own if p != used)]
         if not self.power_used:
             power = self.ruleset.power(card_rank(self.drawn))  # type: ignore[arg-type]
             if power == "detective":
@@ -671,7 +671,8 @@ def _seat_text(seat: object) -> str:
     return format_seat(seat) if isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0 else repr(seat)
 
 
-_HANDLERS = {
+# each handler takes the game and its own action class (the key); Any stands for that pairing
+_HANDLERS: dict[type, Callable[[GolfGame, Any], Event]] = {
     Draw: GolfGame._draw, EndEarly: GolfGame._end_early, Discard: GolfGame._discard,
     Swap: GolfGame._swap, Peek: GolfGame._peek, Steal: GolfGame._steal,
     Snap: GolfGame._snap, Pass: GolfGame._pass, NoPass: GolfGame._no_pass,

@@ -39,7 +39,7 @@ import dataclasses
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
 from rich.console import Console, Group
 from rich.markup import escape
@@ -54,7 +54,7 @@ from cardtable.tui import ABANDONED, QuitGame, Terminal
 
 from .actions import Action, Snap, format_seat, parse_action
 from .cards import rank_name
-from .driver import play_game
+from .driver import Agent, play_game
 from .errors import ActionFormatError, GolfError
 from .narrate import describe_event, end_text, ender_note, plural, verdict
 from .record import GolfRecord, record_from_game, to_json, write_text
@@ -184,9 +184,11 @@ class HumanAgent:
             who = f"{t.names[self.seat]}, your turn" if t.hotseat else "Your turn"
             prompt = f"{who}: draw{extra} [Enter = draw]: "
         else:
-            power = view.ruleset.power(view.drawn) if not view.power_used else None
+            drawn = view.drawn
+            assert drawn is not None  # the "drawn" phase: the actor sees the card they hold
+            power = view.ruleset.power(drawn) if not view.power_used else None
             hint = {"detective": "peek N, ", "thief": f"steal N {opp}:M, "}.get(power or "", "")
-            prompt = f"You hold {rank_label(view.drawn)}: {hint}swap N or discard: "  # type: ignore[arg-type]
+            prompt = f"You hold {rank_label(drawn)}: {hint}swap N or discard: "
 
         def parse(text: str) -> Action:
             words = text.strip().lower().split()
@@ -247,7 +249,7 @@ class GolfTable:
     """
 
     def __init__(self, terminal: Terminal, ruleset: GolfRuleset, names: Sequence[str],
-                 bots: Sequence[object | None], open_memory: bool = False, hotseat: bool = False) -> None:
+                 bots: Sequence[Agent | None], open_memory: bool = False, hotseat: bool = False) -> None:
         self.terminal = terminal
         self.console = terminal.console
         self.ruleset = ruleset
@@ -255,7 +257,7 @@ class GolfTable:
         self.open_memory = open_memory
         self.hotseat = hotseat
         self.game: GolfGame | None = None
-        self.agents = [b if b is not None else HumanAgent(self, i) for i, b in enumerate(bots)]
+        self.agents: list[Agent] = [b if b is not None else HumanAgent(self, i) for i, b in enumerate(bots)]
         self.humans = [i for i, b in enumerate(bots) if b is None]
         self.notes: list[str] = []
         self._at_keyboard: int | None = None
@@ -506,7 +508,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
             seat_names = list(names) if names else [f"Player {i + 1}" for i in range(n)]
             if len(seat_names) != n:
                 raise GolfError(f"{plural(len(seat_names), 'name')} for {n} players")
-            bots: list[object | None] = [None] * n
+            bots: list[Agent | None] = [None] * n
         else:
             if vs and len(bot_list) > n - humans:
                 raise GolfError(f"{n} players leave {plural(n - humans, 'seat')} for bots, "
@@ -516,7 +518,7 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
             chosen = [bot_list[min(i, len(bot_list) - 1)] for i in range(n - humans)]
             for i, bot_name in enumerate(chosen):
                 bot = load_bot_spec("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
-                bots.append(bot)
+                bots.append(cast(Agent, bot))  # every golf bot is a GolfBot: it acts and snaps
                 seat_names.append(bot.name if chosen.count(bot_name) == 1 else f"{bot.name}-{humans + i + 1}")
         check_player_names(seat_names)
         if not isinstance(games, int) or isinstance(games, bool) or games < 1:
@@ -562,8 +564,9 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
             path = save_records(records)
         out.print(f"Record saved to {path}", soft_wrap=True, markup=False, highlight=False)
         out.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False, highlight=False)
-    if len(records) > 1 and all(r.scores for r in records):
-        totals = [sum(r.scores[i] for r in records) for i in range(ruleset.players)]  # type: ignore[index]
+    all_scores = [r.scores for r in records if r.scores]
+    if len(records) > 1 and len(all_scores) == len(records):
+        totals = [sum(s[i] for s in all_scores) for i in range(ruleset.players)]
         out.print("Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals)))
     return ABANDONED if abandoned else 0
 

@@ -142,10 +142,10 @@ class GolfView:
             return []
         own = self.cards_in(s)
         if self.phase == "pass":
-            return [Pass(s, p) for p in own] + [NoPass(s)]
+            return [*(Pass(s, p) for p in own), NoPass(s)]
         if self.phase == "draw":
-            return [Draw(s)] + ([EndEarly(s)] if self.can_end_early() else [])
-        acts: list[Action] = [Discard(s)] + [Swap(s, p) for p in own if p != self.power_pos]
+            return [Draw(s), *([EndEarly(s)] if self.can_end_early() else [])]
+        acts: list[Action] = [Discard(s), *(Swap(s, p) for p in own if p != self.power_pos)]
         if not self.power_used and self.drawn is not None:
             power = self.ruleset.power(self.drawn)
             if power == "detective":

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable, Container, Iterable, Iterator, Sequence
+from typing import Any, Callable, Container, Iterable, Iterator, Mapping, Sequence
 
 #: The longest record file, in characters (a 13-round game is about 1,000).
 MAX_RECORD_CHARS = 8 * 2**20
@@ -209,7 +209,7 @@ def json_line_index(text: str, max_depth: int) -> dict[tuple, int]:
     the index holds what was found before the problem.
     """
     index: dict[tuple, int] = {}
-    scan = json.JSONDecoder().scan_once
+    scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # typeshed omits it (set in __init__)
     n = len(text)
     counted = [0, 1]  # position up to which newlines are counted, line number there
 
@@ -293,7 +293,7 @@ def json_error_line(message: str) -> int | None:
     return whole_number(tail.split()[0]) if sep and tail.split() else None
 
 
-def schema_error_text(errors: list[dict]) -> tuple[str, tuple]:
+def schema_error_text(errors: Sequence[Mapping[str, Any]]) -> tuple[str, tuple]:
     """A short message and the location of the first Pydantic error (``e.errors()``)."""
     first = errors[0]
     loc = tuple(first.get("loc", ()))

@@ -37,6 +37,7 @@ def unseen_values(view: GolfView) -> list[int]:
     Computed from the deck's composition minus every rank the view shows.
     """
     rs = view.ruleset
+    assert rs.decks is not None  # GolfRuleset resolves decks=None when it is made
     counts = [4 * rs.decks] * 13
     shown = list(view.discard) + [r for g in view.grids for r in g if r]
     if view.drawn is not None:

@@ -39,8 +39,8 @@ def fast_act(game: GolfGame, mean: float, end_margin: float = 4.0) -> None:
         return
     if game.phase == "draw":
         if game.can_end_early(p):
-            mine = sum(_est(game, p, p, mean).values())
-            if all(mine + end_margin <= sum(_est(game, p, o, mean).values())
+            own_total = sum(_est(game, p, p, mean).values())
+            if all(own_total + end_margin <= sum(_est(game, p, o, mean).values())
                    for o in range(game.players) if o != p):
                 game.apply(EndEarly(p))
                 return
@@ -81,7 +81,7 @@ def fast_act(game: GolfGame, mean: float, end_margin: float = 4.0) -> None:
     for pos, e in est.items():
         if e - value > best_gain and pos != used:
             best_gain, best_pos = e - value, pos
-    match = any(game.grids[p][q] in known and game.grids[p][q] % 13 + 1 == rank for q in est)
+    match = any(c is not None and c in known and c % 13 + 1 == rank for c in (game.grids[p][q] for q in est))
     if match and value >= best_gain:
         game.apply(Discard(p))
     elif best_pos is not None and best_gain > 0.5:
