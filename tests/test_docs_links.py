@@ -70,7 +70,7 @@ def broken_links(path: Path) -> list[str]:
     """Each relative link of ``path`` whose file or heading does not exist, with the reason."""
     bad = []
     for target in links(path):
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
             continue
         file_part, _, anchor = target.partition("#")
         dest = (path.parent / file_part).resolve() if file_part else path
