@@ -211,7 +211,8 @@ class Bot(abc.ABC):
             raise TypeError(f"{cls.__name__}: option_schema names {sorted(cls.option_schema)}, "
                             f"but __init__ takes {names}")
         if "__init__" in cls.__dict__:
-            cls.__init__ = _checking_init(cls, cls.__dict__["__init__"])
+            # wrapping the class's own __init__ in place is the point here
+            cls.__init__ = _checking_init(cls, cls.__dict__["__init__"])  # type: ignore[method-assign]
 
     def new_game(self, ruleset: Any, seat: int) -> None:
         """Called once before each game with the game's ruleset and the bot's seat (0-based)."""
@@ -236,12 +237,12 @@ def _init_option_names(init: Any) -> list[str] | None:
     return names
 
 
-def _checking_init(owner: type, init: Any) -> Any:
+def _checking_init(owner: type[Bot], init: Any) -> Any:
     """``owner.__init__`` that first passes the options given through :func:`check_bot_options`."""
     signature = inspect.signature(init)
 
     @functools.wraps(init)
-    def checked_init(self, *args: Any, **kwargs: Any) -> None:
+    def checked_init(self: Bot, *args: Any, **kwargs: Any) -> None:
         # the schema of the class being made when it inherits this __init__, else (a
         # subclass's own __init__ calling super().__init__) the schema of ``owner``
         cls = type(self) if type(self).__init__ is checked_init else owner
@@ -257,7 +258,8 @@ def _checking_init(owner: type, init: Any) -> Any:
     return checked_init
 
 
-Bot.__init__ = _checking_init(Bot, Bot.__init__)  # type: ignore[method-assign]
+# abstract Bot is fine as the owner: only its name and option schema are read
+Bot.__init__ = _checking_init(Bot, Bot.__init__)  # type: ignore[method-assign,type-abstract]
 
 
 def _bots_table(game: str) -> dict[str, str]:

@@ -21,14 +21,15 @@ ValueError: a seat must be a whole number, not True
 from __future__ import annotations
 
 import operator
+from typing import SupportsIndex, TypeGuard
 
 
-def is_whole(value: object) -> bool:
+def is_whole(value: object) -> TypeGuard[SupportsIndex]:
     """True when ``value`` is a whole number under the policy (``operator.index``, not ``bool``)."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
         return False
     try:
-        operator.index(value)  # type: ignore[call-overload]
+        operator.index(value)
     except TypeError:
         return False
     return True
@@ -37,9 +38,9 @@ def is_whole(value: object) -> bool:
 def whole(value: object, what: str, error: type[Exception]) -> int:
     """``value`` as an ``int`` if it is a whole number, else ``error("WHAT must be a whole number, not VALUE")``."""
     if value.__class__ is int:
-        return value  # type: ignore[return-value]
+        return value
     if not is_whole(value):
         shown = repr(value)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise error(f"{what} must be a whole number, not {shown}")
-    return operator.index(value)  # type: ignore[call-overload]
+    return operator.index(value)

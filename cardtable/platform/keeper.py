@@ -47,7 +47,7 @@ def _prctl():
 
 def parents() -> dict[int, int]:
     """``{pid: parent pid}`` of every process (Linux ``/proc``; ``{}`` without it)."""
-    out = {}
+    out: dict[int, int] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:

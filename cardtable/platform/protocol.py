@@ -57,7 +57,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import IO, Any, Sequence
 
 from cardtable.errors import CardtableError
 
@@ -222,7 +222,7 @@ class BotProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def _read_stdout(self, proc: subprocess.Popen, lines: queue.Queue) -> None:
-        stream = proc.stdout
+        stream = _pipe(proc.stdout)
         try:
             while True:
                 raw = stream.readline(self.max_line + 1)
@@ -249,9 +249,10 @@ class BotProcess:
             stream.close()
 
     def _read_stderr(self, proc: subprocess.Popen) -> None:
+        stream = _pipe(proc.stderr)
         try:
             while True:
-                chunk = proc.stderr.read(4096)
+                chunk = stream.read(4096)
                 if not chunk:
                     break
                 if len(self._stderr_head) < STDERR_KEPT:
@@ -260,7 +261,7 @@ class BotProcess:
         except (OSError, ValueError):
             pass
         finally:
-            proc.stderr.close()
+            stream.close()
 
     def stderr_tail(self) -> str:
         """The last :data:`STDERR_KEPT` bytes the program wrote to stderr."""
@@ -308,7 +309,7 @@ class BotProcess:
             code = proc.returncode
         self.kill()
         try:
-            proc.stdin.close()  # stdout and stderr are closed by their reader threads
+            _pipe(proc.stdin).close()  # stdout and stderr are closed by their reader threads
         except OSError:
             pass
         self.proc = None
@@ -355,8 +356,9 @@ class BotProcess:
             raise BotFailure("crash", "the program is not running")
         self._log("> ", line)
         try:
-            self.proc.stdin.write((line + "\n").encode("utf-8"))
-            self.proc.stdin.flush()
+            stdin = _pipe(self.proc.stdin)
+            stdin.write((line + "\n").encode("utf-8"))
+            stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise self._crash() from None
 
@@ -510,6 +512,12 @@ def keeps_descendants() -> bool:
             and os.path.isdir("/proc/self"))
 
 
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """One pipe of a process :func:`_spawn` started: all three are pipes, never ``None``."""
+    assert stream is not None
+    return stream
+
+
 def _spawn(argv: list[str], cwd: str | None, command: str) -> tuple[subprocess.Popen, bool]:
     """Start ``argv`` with pipes, in a new session, dying with this thread; under the keeper
     where :func:`keeps_descendants`. Returns ``(process, kept)``; the process is the keeper
@@ -518,17 +526,20 @@ def _spawn(argv: list[str], cwd: str | None, command: str) -> tuple[subprocess.P
     Raises:
         BotFailure: ``"crash"`` when the program cannot be started (the ``OSError`` text).
     """
-    pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, bufsize=0,
-                 start_new_session=True, preexec_fn=die_with_parent)
+    def popen(args: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                cwd=cwd, bufsize=0, start_new_session=True, preexec_fn=die_with_parent,
+                                pass_fds=pass_fds)
+
     if not keeps_descendants():
         try:
-            return subprocess.Popen(argv, **pipes), False
+            return popen(argv), False
         except OSError as exc:
             raise BotFailure("crash", f"cannot start {command!r}: {exc}") from None
     status_r, status_w = os.pipe()
     try:
-        proc = subprocess.Popen([sys.executable, "-I", "-S", str(KEEPER), str(status_w), str(os.getpid()), *argv],
-                                pass_fds=(status_w,), **pipes)
+        proc = popen([sys.executable, "-I", "-S", str(KEEPER), str(status_w), str(os.getpid()), *argv],
+                     pass_fds=(status_w,))
     except OSError as exc:
         os.close(status_r)
         raise BotFailure("crash", f"cannot start {command!r}: {exc}") from None
@@ -542,7 +553,7 @@ def _spawn(argv: list[str], cwd: str | None, command: str) -> tuple[subprocess.P
         _stop_keeper(proc)
         proc.wait()
         for stream in (proc.stdin, proc.stdout, proc.stderr):
-            stream.close()
+            _pipe(stream).close()
         raise BotFailure("crash", f"cannot start {command!r}: {why}")
     return proc, True
 

@@ -252,7 +252,7 @@ def play_chunk(config_json: str, keys: Sequence[GameKey]) -> list[tuple[GameKey,
     config = config_from_json(config_json)
     adapter = config.adapter()
     ruleset = adapter.parse_ruleset(config.ruleset)
-    out = []
+    out: list[tuple[GameKey, dict]] = []
     for key in keys:
         a, b, d, s = key
         seats = (a, b) if s == 0 else (b, a)
@@ -272,7 +272,7 @@ def play_chunk(config_json: str, keys: Sequence[GameKey]) -> list[tuple[GameKey,
             else:
                 bots.append(_make(adapter, config, entry, bot_seed(config, key, seat)))
         o = adapter.play_one(ruleset, bots, deal_seed(config, d))
-        out.append((tuple(key), {
+        out.append(((a, b, d, s), {
             "points": list(o.points), "outcomes": list(o.outcomes),
             "point_difference": list(o.point_difference),
             "forfeit": list(o.forfeit) if o.forfeit else None, "prize_deck": list(o.prize_deck),
@@ -639,7 +639,7 @@ def standings(config: TournamentConfig, db: str | Path) -> Standings:
         if fseat is not None:
             forfeits.append((labels[seats[fseat]], fkind, fdetail))
         r0, r1 = ratings[labels[seats[0]]], ratings[labels[seats[1]]]
-        rank = [1 if o0 != "loss" else 2, 1 if o1 != "loss" else 2]
+        rank: list[float] = [1 if o0 != "loss" else 2, 1 if o1 != "loss" else 2]
         [[r0], [r1]] = model.rate([[r0], [r1]], ranks=rank)
         ratings[labels[seats[0]]], ratings[labels[seats[1]]] = r0, r1
     for l, line in lines.items():
