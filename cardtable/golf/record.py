@@ -224,66 +224,142 @@ _KNOWN_TAGS = {"Game", "Rules", "Players", "Seed", "First", "Extra", "Deck", "Sc
 _ENDS = ("grid", "pile", "early")
 
 
-def _finish(tags: dict[str, tuple[str, int]], actions, lines, start: int) -> GolfRecord:
-    def need(name: str) -> tuple[str, int]:
-        if name not in tags:
-            raise RecordError(f"the game starting here has no [{name} \"...\"] tag", start)
-        return tags[name]
+_Tags = dict[str, tuple[str, int]]
 
-    game, line = need("Game")
+
+def _need(tags: _Tags, name: str, start: int) -> tuple[str, int]:
+    if name not in tags:
+        raise RecordError(f"the game starting here has no [{name} \"...\"] tag", start)
+    return tags[name]
+
+
+def _rules_tag(tags: _Tags, start: int) -> GolfRuleset:
+    game, line = _need(tags, "Game", start)
     if game != GAME_TAG:
         raise RecordError(f'this is not a Golf record ([Game "{game}"])', line)
-    text, line = need("Rules")
+    text, line = _need(tags, "Rules", start)
     try:
-        rs = GolfRuleset.parse(text)
+        return GolfRuleset.parse(text)
     except GolfError as exc:
         raise RecordError(str(exc), line) from None
-    text, line = need("Players")
+
+
+def _players_tag(tags: _Tags, start: int, rs: GolfRuleset) -> list[str]:
+    text, line = _need(tags, "Players", start)
     try:
         players = check_player_names(x.strip() for x in text.split(";"))
     except PlayerNameError as exc:
         raise RecordError(f"Players: {exc}", line) from None
     if len(players) != rs.players:
         raise RecordError(f"{len(players)} player name(s) for {rs.players} seats", line)
-    text, line = need("Deck")
+    return players
+
+
+def _deck_tag(tags: _Tags, start: int, rs: GolfRuleset) -> tuple[int, ...]:
+    text, line = _need(tags, "Deck", start)
     try:
         deck = tuple(cards_from_names(text.split(), rs.decks))  # type: ignore[arg-type]
     except GolfError as exc:
         raise RecordError(f"Deck: {exc}", line) from None
     if len(deck) != rs.deck_size:
         raise RecordError(f"Deck lists {len(deck)} cards, the rules need {rs.deck_size}", line)
-    first = 0
-    if "First" in tags:
-        try:
-            first = parse_seat(tags["First"][0])
-        except GolfError as exc:
-            raise RecordError(str(exc), tags["First"][1]) from None
-    extra: tuple[int, ...] = (0,) * rs.players
-    if "Extra" in tags:
-        parsed = [whole_number(x, max_digits=2) for x in tags["Extra"][0].split()]
-        if None in parsed:
-            raise RecordError("Extra: whole numbers per seat expected", tags["Extra"][1])
-        extra = tuple(x for x in parsed if x is not None)  # None is not in parsed
-    scores: tuple[int, ...] | None = None
-    outcomes: tuple[str, ...] | None = None
-    if "Scores" in tags:
-        parsed = [whole_number(x, signed=True, max_digits=6) for x in tags["Scores"][0].split()]
-        if None in parsed or len(parsed) != rs.players:
-            raise RecordError("Scores: one whole number per seat expected", tags["Scores"][1])
-        scores = tuple(x for x in parsed if x is not None)  # None is not in parsed
-    if "Result" in tags:
-        outcomes = tuple(tags["Result"][0].split())
-        if len(outcomes) != rs.players or not set(outcomes) <= {"win", "draw", "loss"}:
-            raise RecordError("Result: one of win/draw/loss per seat expected", tags["Result"][1])
-    if "End" in tags and tags["End"][0] not in _ENDS:
+    return deck
+
+
+def _first_tag(tags: _Tags) -> int:
+    if "First" not in tags:
+        return 0
+    try:
+        return parse_seat(tags["First"][0])
+    except GolfError as exc:
+        raise RecordError(str(exc), tags["First"][1]) from None
+
+
+def _extra_tag(tags: _Tags, rs: GolfRuleset) -> tuple[int, ...]:
+    if "Extra" not in tags:
+        return (0,) * rs.players
+    parsed = [whole_number(x, max_digits=2) for x in tags["Extra"][0].split()]
+    if None in parsed:
+        raise RecordError("Extra: whole numbers per seat expected", tags["Extra"][1])
+    return tuple(x for x in parsed if x is not None)  # None is not in parsed
+
+
+def _scores_tag(tags: _Tags, rs: GolfRuleset) -> tuple[int, ...] | None:
+    if "Scores" not in tags:
+        return None
+    parsed = [whole_number(x, signed=True, max_digits=6) for x in tags["Scores"][0].split()]
+    if None in parsed or len(parsed) != rs.players:
+        raise RecordError("Scores: one whole number per seat expected", tags["Scores"][1])
+    return tuple(x for x in parsed if x is not None)  # None is not in parsed
+
+
+def _result_tag(tags: _Tags, rs: GolfRuleset) -> tuple[str, ...] | None:
+    if "Result" not in tags:
+        return None
+    outcomes = tuple(tags["Result"][0].split())
+    if len(outcomes) != rs.players or not set(outcomes) <= {"win", "draw", "loss"}:
+        raise RecordError("Result: one of win/draw/loss per seat expected", tags["Result"][1])
+    return outcomes
+
+
+def _end_tag(tags: _Tags) -> str | None:
+    if "End" not in tags:
+        return None
+    if tags["End"][0] not in _ENDS:
         raise RecordError(f"End: one of {', '.join(_ENDS)} expected, not {short(tags['End'][0])}", tags["End"][1])
+    return tags["End"][0]
+
+
+def _finish(tags: _Tags, actions, lines, start: int) -> GolfRecord:
+    """The record of one game's tags and actions; each tag is checked in the order
+    Game, Rules, Players, Deck, First, Extra, Scores, Result, End."""
+    rs = _rules_tag(tags, start)
+    players = _players_tag(tags, start, rs)
+    deck = _deck_tag(tags, start, rs)
+    first = _first_tag(tags)
+    extra = _extra_tag(tags, rs)
+    scores = _scores_tag(tags, rs)
+    outcomes = _result_tag(tags, rs)
+    end = _end_tag(tags)
     return GolfRecord(
         ruleset=rs, players=players, deck=deck, first_player=first, extra_cards=extra,
         actions=actions, seed=tags["Seed"][0] if "Seed" in tags else None, scores=scores,
-        outcomes=outcomes, end=tags["End"][0] if "End" in tags else None,
+        outcomes=outcomes, end=end,
         tags={k: v for k, (v, _) in tags.items() if k not in _KNOWN_TAGS},
         lines=lines, tag_lines={k: ln for k, (_, ln) in tags.items()},
     )
+
+
+def _check_tag(tags: _Tags, name: str, value: str, n: int) -> None:
+    """Refuse tag ``name`` at line ``n``: a repeated tag, one free tag too many, a bad value."""
+    if name in tags:
+        raise RecordError(f"tag {name} appears twice", n)
+    if name not in _KNOWN_TAGS and len(tags) - len(_KNOWN_TAGS.intersection(tags)) == MAX_TAGS:
+        raise RecordError(f"more than {MAX_TAGS} free tags in one game", n)
+    if name == "Seed" or name not in _KNOWN_TAGS:
+        problem = tag_value_problem(name, value)
+        if problem:
+            raise RecordError(problem, n)
+
+
+def _action_line(line: str, n: int, tags: _Tags, done: int) -> tuple[Action, str]:
+    """The action and outcome text of action line ``line`` (line ``n``), the game's
+    action number ``done + 1``."""
+    head, dot, rest = line.partition(".")
+    words = rest.split(None, 1)
+    if not dot or whole_number(head) is None or len(words) != 2 or not words[0].upper().startswith("P"):
+        raise RecordError(f"expected a tag [Name \"value\"] or an action line 'N. P1 draw = 7H', got {short(line)}", n)
+    if not tags:
+        raise RecordError("an action line before the game's tags", n)
+    if whole_number(head) != done + 1:
+        raise RecordError(f"action number {head} out of order (expected {done + 1})", n)
+    action_text, _, outcome = words[1].partition("=")
+    try:
+        seat = parse_seat(words[0])
+        action = parse_action(action_text.strip(), seat)
+    except GolfError as exc:
+        raise RecordError(str(exc), n) from None
+    return action, outcome.strip()
 
 
 def parse_text(text: str) -> list[GolfRecord]:
@@ -296,46 +372,25 @@ def parse_text(text: str) -> list[GolfRecord]:
         RecordError: a malformed line (with its line number) or a missing tag.
     """
     records: list[GolfRecord] = []
-    tags: dict[str, tuple[str, int]] = {}
+    tags: _Tags = {}
     actions: list[tuple[Action, str]] = []
     lines: list[int] = []
     start = 1
     for n, line in record_lines(text, RecordError):
-        if line.startswith("["):
-            name, value = parse_tag(line, n, RecordError)
-            if actions or (name == "Game" and "Game" in tags):
-                records.append(_finish(tags, actions, lines, start))
-                tags, actions, lines = {}, [], []
-                if len(records) == MAX_GAMES:
-                    raise RecordError(f"more than {MAX_GAMES:,} games in one record", n)
-            if not tags:
-                start = n
-            if name in tags:
-                raise RecordError(f"tag {name} appears twice", n)
-            if name not in _KNOWN_TAGS and len(tags) - len(_KNOWN_TAGS.intersection(tags)) == MAX_TAGS:
-                raise RecordError(f"more than {MAX_TAGS} free tags in one game", n)
-            if name == "Seed" or name not in _KNOWN_TAGS:
-                problem = tag_value_problem(name, value)
-                if problem:
-                    raise RecordError(problem, n)
-            tags[name] = (value, n)
+        if not line.startswith("["):
+            actions.append(_action_line(line, n, tags, len(actions)))
+            lines.append(n)
             continue
-        head, dot, rest = line.partition(".")
-        words = rest.split(None, 1)
-        if not dot or whole_number(head) is None or len(words) != 2 or not words[0].upper().startswith("P"):
-            raise RecordError(f"expected a tag [Name \"value\"] or an action line 'N. P1 draw = 7H', got {short(line)}", n)
+        name, value = parse_tag(line, n, RecordError)
+        if actions or (name == "Game" and "Game" in tags):
+            records.append(_finish(tags, actions, lines, start))
+            tags, actions, lines = {}, [], []
+            if len(records) == MAX_GAMES:
+                raise RecordError(f"more than {MAX_GAMES:,} games in one record", n)
         if not tags:
-            raise RecordError("an action line before the game's tags", n)
-        if whole_number(head) != len(actions) + 1:
-            raise RecordError(f"action number {head} out of order (expected {len(actions) + 1})", n)
-        action_text, _, outcome = words[1].partition("=")
-        try:
-            seat = parse_seat(words[0])
-            action = parse_action(action_text.strip(), seat)
-        except GolfError as exc:
-            raise RecordError(str(exc), n) from None
-        actions.append((action, outcome.strip()))
-        lines.append(n)
+            start = n
+        _check_tag(tags, name, value, n)
+        tags[name] = (value, n)
     if tags:
         records.append(_finish(tags, actions, lines, start))
     if not records:
@@ -402,6 +457,23 @@ def replay(record: GolfRecord, expected_extra: Sequence[int] | None = None) -> G
     Raises:
         RecordError: the first inconsistency, with its line number when known.
     """
+    _check_deal(record, expected_extra)
+    try:
+        game = _play_through(record, record.extra_cards)
+    except RecordError as exc:
+        if "the record says" in exc.reason and expected_extra is None:
+            fits = _fitting_extra(record)
+            if fits is not None:
+                raise RecordError(
+                    f"Extra {' '.join(map(str, record.extra_cards))} does not match the play: the recorded "
+                    f"cards were dealt with Extra {' '.join(map(str, fits))}", record.tag_lines.get("Extra")) from None
+        raise
+    _check_result(record, game)
+    return game
+
+
+def _check_deal(record: GolfRecord, expected_extra: Sequence[int] | None) -> None:
+    """:func:`replay`'s checks before play: ``Extra`` against ``expected_extra``, ``Seed`` against ``Deck``."""
     tl = record.tag_lines
     if expected_extra is not None and tuple(expected_extra) != tuple(record.extra_cards):
         raise RecordError(
@@ -411,30 +483,25 @@ def replay(record: GolfRecord, expected_extra: Sequence[int] | None = None) -> G
             [card_name(c) for c in record.deck]:  # names: with two decks a name stands for either copy
         raise RecordError(f"Seed {record.seed} does not reproduce the Deck of this game "
                           f"(a changed Seed or Deck tag)", tl.get("Seed", tl.get("Deck")))
-    try:
-        game = _play_through(record, record.extra_cards)
-    except RecordError as exc:
-        if "the record says" in exc.reason and expected_extra is None:
-            fits = _fitting_extra(record)
-            if fits is not None:
-                raise RecordError(
-                    f"Extra {' '.join(map(str, record.extra_cards))} does not match the play: the recorded "
-                    f"cards were dealt with Extra {' '.join(map(str, fits))}", tl.get("Extra")) from None
-        raise
-    if game.over:
-        res = game.result()
-        if record.scores is not None and tuple(record.scores) != res.scores:
-            raise RecordError(f"Scores {' '.join(map(str, record.scores))} but the cards count "
-                              f"{' '.join(map(str, res.scores))}", tl.get("Scores"))
-        if record.outcomes is not None and tuple(record.outcomes) != res.outcomes:
-            raise RecordError(f"Result {' '.join(record.outcomes)} but the game gives {' '.join(res.outcomes)}",
-                              tl.get("Result"))
-        if record.end is not None and record.end != res.reason:
-            raise RecordError(f"End {record.end} but the game ended by {res.reason}", tl.get("End"))
-    elif record.scores is not None or record.outcomes is not None:
-        last = record.lines[-1] if record.lines else None
-        raise RecordError("the record states a result but the game is not over after its last action", last)
-    return game
+
+
+def _check_result(record: GolfRecord, game: GolfGame) -> None:
+    """:func:`replay`'s checks after play: the stated ``Scores``, ``Result`` and ``End``."""
+    tl = record.tag_lines
+    if not game.over:
+        if record.scores is not None or record.outcomes is not None:
+            last = record.lines[-1] if record.lines else None
+            raise RecordError("the record states a result but the game is not over after its last action", last)
+        return
+    res = game.result()
+    if record.scores is not None and tuple(record.scores) != res.scores:
+        raise RecordError(f"Scores {' '.join(map(str, record.scores))} but the cards count "
+                          f"{' '.join(map(str, res.scores))}", tl.get("Scores"))
+    if record.outcomes is not None and tuple(record.outcomes) != res.outcomes:
+        raise RecordError(f"Result {' '.join(record.outcomes)} but the game gives {' '.join(res.outcomes)}",
+                          tl.get("Result"))
+    if record.end is not None and record.end != res.reason:
+        raise RecordError(f"End {record.end} but the game ended by {res.reason}", tl.get("End"))
 
 
 def replay_records(records: Sequence[GolfRecord]) -> list[GolfGame]:
@@ -463,6 +530,21 @@ def replay_records(records: Sequence[GolfRecord]) -> list[GolfGame]:
 
 def _check_numbering(records: Sequence[GolfRecord]) -> None:
     tagged = [r.tags.get("MatchGame") is not None for r in records]
+    _check_match_tags(records, tagged)
+    if not any(tagged):
+        return
+    parsed = [_match_number(r) for r in records]
+    start = parsed[0][0] if len(records) == 1 else 1
+    for k, (r, (got_number, got_total)) in enumerate(zip(records, parsed)):
+        if got_number != start + k or got_total != parsed[0][1]:
+            expected = f"{start + k}" + (f"/{parsed[0][1]}" if parsed[0][1] is not None else "")
+            raise RecordError(
+                f"game {k + 1} of the file has MatchGame {short(r.tags['MatchGame'])}, expected {expected}: "
+                "games of a match are numbered 1, 2, ... in order, none missing", r.tag_lines.get("MatchGame"))
+
+
+def _check_match_tags(records: Sequence[GolfRecord], tagged: list[bool]) -> None:
+    """Every game has game 1's ``Match`` tag, and a ``MatchGame`` tag if any game has one."""
     first_match = records[0].tags.get("Match")
     for k, r in enumerate(records, 1):
         line = r.tag_lines.get("MatchGame") or r.tag_lines.get("Match") or r.tag_lines.get("Game")
@@ -471,24 +553,17 @@ def _check_numbering(records: Sequence[GolfRecord]) -> None:
                               r.tag_lines.get("Match") or line)
         if any(tagged) and not tagged[k - 1]:
             raise RecordError(f"game {k} has no MatchGame tag but other games of the file have one", line)
-    if not any(tagged):
-        return
-    parsed: list[tuple[int, int | None]] = []
-    for r in records:
-        number_text, slash, total_text = r.tags["MatchGame"].partition("/")
-        number = whole_number(number_text.strip(), max_digits=4)
-        total = whole_number(total_text.strip(), max_digits=4) if slash else None
-        if number is None or (slash and total is None) or (total is not None and not 1 <= number <= total):
-            raise RecordError(f"MatchGame {short(r.tags['MatchGame'])}: expected K or K/N (game K of N)",
-                              r.tag_lines.get("MatchGame"))
-        parsed.append((number, total))
-    start = parsed[0][0] if len(records) == 1 else 1
-    for k, (r, (got_number, got_total)) in enumerate(zip(records, parsed)):
-        if got_number != start + k or got_total != parsed[0][1]:
-            expected = f"{start + k}" + (f"/{parsed[0][1]}" if parsed[0][1] is not None else "")
-            raise RecordError(
-                f"game {k + 1} of the file has MatchGame {short(r.tags['MatchGame'])}, expected {expected}: "
-                "games of a match are numbered 1, 2, ... in order, none missing", r.tag_lines.get("MatchGame"))
+
+
+def _match_number(r: GolfRecord) -> tuple[int, int | None]:
+    """``(K, N)`` of the game's ``MatchGame`` tag ``K/N`` (``N`` ``None`` for a bare ``K``)."""
+    number_text, slash, total_text = r.tags["MatchGame"].partition("/")
+    number = whole_number(number_text.strip(), max_digits=4)
+    total = whole_number(total_text.strip(), max_digits=4) if slash else None
+    if number is None or (slash and total is None) or (total is not None and not 1 <= number <= total):
+        raise RecordError(f"MatchGame {short(r.tags['MatchGame'])}: expected K or K/N (game K of N)",
+                          r.tag_lines.get("MatchGame"))
+    return number, total
 
 
 def summarize(records: Sequence[GolfRecord], games: Sequence[GolfGame]) -> str:
@@ -586,74 +661,108 @@ def from_json(text: str) -> list[GolfRecord]:
         data = _FileModel.model_validate_json('{"games": [' + body + "]}" if wrapped else '{"games": ' + body + "}")
         check_repeated_keys(body, RecordError)
     except ValidationError as exc:
-        message, loc = schema_error_text(exc.errors())
-        if not loc:
-            raise RecordError(f"not valid JSON: {message}", json_error_line(message)) from None
-        rel = loc[2:]  # the path inside the game object
-        game = loc[1] + 1 if len(loc) > 1 and isinstance(loc[1], int) else 1
-        where = f"game {game}, action {rel[1] + 1}: " if len(rel) > 1 and rel[0] == "actions" else f"game {game}: "
-        if loc == ("games",):
-            where, message = "", "the record is empty: no game found" if "at least 1" in message else message
-        raise RecordError(where + message.removeprefix("games").lstrip(".[]0123456789"),
-                          json_line(body, rel if wrapped else loc[1:])) from None
-    records = []
+        raise _schema_error(exc, body, wrapped) from None
     index = json_line_index(body, 3)
-    for k, d in enumerate(data.games, 1):
-        prefix: tuple = () if wrapped else (k - 1,)
+    return [_json_game(d, k, _LineOf(index, () if wrapped else (k - 1,))) for k, d in enumerate(data.games, 1)]
 
-        def line_of(*path: Any) -> int | None:
-            full = prefix + path
-            for size in range(len(full), -1, -1):
-                if full[:size] in index:
-                    return index[full[:size]]
-            return None
 
+def _schema_error(exc: ValidationError, body: str, wrapped: bool) -> RecordError:
+    """The :class:`RecordError` for the schema's first complaint about JSON text ``body``."""
+    message, loc = schema_error_text(exc.errors())
+    if not loc:
+        return RecordError(f"not valid JSON: {message}", json_error_line(message))
+    rel = loc[2:]  # the path inside the game object
+    game = loc[1] + 1 if len(loc) > 1 and isinstance(loc[1], int) else 1
+    where = f"game {game}, action {rel[1] + 1}: " if len(rel) > 1 and rel[0] == "actions" else f"game {game}: "
+    if loc == ("games",):
+        where, message = "", "the record is empty: no game found" if "at least 1" in message else message
+    return RecordError(where + message.removeprefix("games").lstrip(".[]0123456789"),
+                       json_line(body, rel if wrapped else loc[1:]))
+
+
+@dataclass(frozen=True)
+class _LineOf:
+    """The JSON line of a path inside one game object: ``index`` maps paths to lines,
+    ``prefix`` is the game's path in the file; the nearest indexed ancestor counts."""
+
+    index: dict
+    prefix: tuple
+
+    def __call__(self, *path: Any) -> int | None:
+        full = self.prefix + path
+        for size in range(len(full), -1, -1):
+            if full[:size] in self.index:
+                return self.index[full[:size]]
+        return None
+
+
+def _json_game(d: _GameModel, k: int, line_of: _LineOf) -> GolfRecord:
+    """The record of game ``k`` (1-based) of a validated JSON file."""
+    rs, players, deck = _json_deal(d, k, line_of)
+    actions = []
+    for i, a in enumerate(d.actions):
         try:
-            rs = GolfRuleset.from_dict(d.rules)
+            actions.append(_json_action(dict(a)))
         except GolfError as exc:
-            raise RecordError(f"game {k}: rules: {exc}", line_of("rules")) from None
-        try:
-            players = check_player_names(d.players)
-        except PlayerNameError as exc:
-            raise RecordError(f"game {k}: {exc}", line_of("players")) from None
-        if len(players) != rs.players:
-            raise RecordError(f"game {k}: {len(players)} player name(s) for {rs.players} seats", line_of("players"))
-        if d.seed is not None and tag_value_problem("Seed", d.seed):
-            raise RecordError(f"game {k}: {tag_value_problem('Seed', d.seed)}", line_of("seed"))
-        try:
-            deck = tuple(cards_from_names(list(d.deck), rs.decks))  # type: ignore[arg-type]
-        except GolfError as exc:
-            raise RecordError(f"game {k}: deck: {exc}", line_of("deck")) from None
-        actions = []
-        for i, a in enumerate(d.actions):
-            a = dict(a)
-            outcome = a.pop("outcome", "")
-            try:
-                if not isinstance(outcome, str) or len(outcome) > 200:
-                    raise GolfError(f"the outcome is text, not {short(repr(outcome))}")
-                if not isinstance(a.get("type"), str):
-                    raise GolfError(f"an action's type is text, not {short(repr(a.get('type')))}")
-                if any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 10_000
-                       for k, v in a.items() if k != "type"):
-                    raise GolfError("an action's numbers are whole numbers 0..9999")
-                actions.append((action_from_dict(a), outcome))
-            except GolfError as exc:
-                raise RecordError(f"game {k}, action {i + 1}: {exc}", line_of("actions", i)) from None
-        found = free_tags_problem(list((d.tags or {}).items()), _KNOWN_TAGS)
-        if found:
-            raise RecordError(f"game {k}: tags: {found[1]}", line_of("tags"))
-        tag_lines = {name: line_of(key) for name, key in (
-            ("Seed", "seed"), ("Extra", "extra"), ("Deck", "deck"), ("Scores", "scores"), ("Result", "result"),
-            ("End", "end"), ("First", "first"), ("Rules", "rules"), ("Game", "game"))}
-        tag_lines.update({name: line_of("tags") for name in (d.tags or {})})
-        records.append(GolfRecord(
-            ruleset=rs, players=players, deck=deck, first_player=d.first,
-            extra_cards=tuple(d.extra or (0,) * rs.players), actions=actions,
-            seed=d.seed, scores=tuple(d.scores) if d.scores is not None else None,
-            outcomes=tuple(d.result) if d.result is not None else None,
-            end=d.end, tags=dict(d.tags or {}),
-            lines=[line_of("actions", i) or 0 for i in range(len(actions))],
-            tag_lines={n: v for n, v in tag_lines.items() if v},
-        ))
-    return records
+            raise RecordError(f"game {k}, action {i + 1}: {exc}", line_of("actions", i)) from None
+    found = free_tags_problem(list((d.tags or {}).items()), _KNOWN_TAGS)
+    if found:
+        raise RecordError(f"game {k}: tags: {found[1]}", line_of("tags"))
+    tag_lines = {name: line_of(key) for name, key in _JSON_TAG_KEYS}
+    tag_lines.update({name: line_of("tags") for name in (d.tags or {})})
+    return GolfRecord(
+        ruleset=rs, players=players, deck=deck, first_player=d.first,
+        extra_cards=tuple(d.extra or (0,) * rs.players), actions=actions,
+        seed=d.seed, scores=_tuple_or_none(d.scores), outcomes=_tuple_or_none(d.result),
+        end=d.end, tags=dict(d.tags or {}),
+        lines=[line_of("actions", i) or 0 for i in range(len(actions))],
+        tag_lines={n: v for n, v in tag_lines.items() if v},
+    )
 
+
+def _json_deal(d: _GameModel, k: int, line_of: _LineOf) -> tuple[GolfRuleset, list[str], tuple[int, ...]]:
+    """The rules, player names and deck of game ``k``, checked in that order (the seed before the deck)."""
+    try:
+        rs = GolfRuleset.from_dict(d.rules)
+    except GolfError as exc:
+        raise RecordError(f"game {k}: rules: {exc}", line_of("rules")) from None
+    try:
+        players = check_player_names(d.players)
+    except PlayerNameError as exc:
+        raise RecordError(f"game {k}: {exc}", line_of("players")) from None
+    if len(players) != rs.players:
+        raise RecordError(f"game {k}: {len(players)} player name(s) for {rs.players} seats", line_of("players"))
+    if d.seed is not None and tag_value_problem("Seed", d.seed):
+        raise RecordError(f"game {k}: {tag_value_problem('Seed', d.seed)}", line_of("seed"))
+    try:
+        deck = tuple(cards_from_names(list(d.deck), rs.decks))  # type: ignore[arg-type]
+    except GolfError as exc:
+        raise RecordError(f"game {k}: deck: {exc}", line_of("deck")) from None
+    return rs, players, deck
+
+
+def _tuple_or_none(values: Sequence[Any] | None) -> tuple | None:
+    return None if values is None else tuple(values)
+
+
+#: The text notation's tag names and the JSON keys that hold the same values.
+_JSON_TAG_KEYS = (("Seed", "seed"), ("Extra", "extra"), ("Deck", "deck"), ("Scores", "scores"),
+                  ("Result", "result"), ("End", "end"), ("First", "first"), ("Rules", "rules"), ("Game", "game"))
+
+
+def _json_action(a: dict[str, Any]) -> tuple[Action, str]:
+    """One JSON action object (its ``outcome`` key removed from ``a``) as ``(action, outcome)``.
+
+    Raises:
+        GolfError: an outcome that is no text of at most 200 characters, a type that is no
+            text, a number outside 0..9999, or what :func:`action_from_dict` refuses.
+    """
+    outcome = a.pop("outcome", "")
+    if not isinstance(outcome, str) or len(outcome) > 200:
+        raise GolfError(f"the outcome is text, not {short(repr(outcome))}")
+    if not isinstance(a.get("type"), str):
+        raise GolfError(f"an action's type is text, not {short(repr(a.get('type')))}")
+    if any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 10_000
+           for k, v in a.items() if k != "type"):
+        raise GolfError("an action's numbers are whole numbers 0..9999")
+    return action_from_dict(a), outcome
