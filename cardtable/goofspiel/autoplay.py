@@ -38,6 +38,7 @@ def play_game(
         if game.phase == "bid":
             game.play([bot.act(game.view(seat)) for seat, bot in enumerate(bots)])
         else:
-            seat = game.chooser
-            game.choose(seat, bots[seat].act(game.view(seat)))
+            chooser = game.chooser
+            assert chooser is not None  # the choose phase
+            game.choose(chooser, bots[chooser].act(game.view(chooser)))
     return game

@@ -122,8 +122,9 @@ class GoofspielProtocolBot(ProtocolBot):
         Raises:
             BotFailure: crash, timeout, garbage, flood, or an illegal bid/choice.
         """
-        if getattr(self, "_pending_failure", None) is not None:
-            failure, self._pending_failure = self._pending_failure, None
+        failure: BotFailure | None = getattr(self, "_pending_failure", None)
+        if failure is not None:
+            self._pending_failure = None
             raise failure
         try:
             self._catch_up(view)

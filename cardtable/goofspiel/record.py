@@ -430,12 +430,13 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
         raise RecordError(
             f"Players tag names {len(players)} player(s); the rules have {ruleset.players}", tag_lines["Players"]
         )
-    scores = result = None
+    scores: tuple[int, ...] | None = None
+    result: tuple[str, ...] | None = None
     if "Scores" in tags:
         parsed = [whole_number(x) for x in tags["Scores"].split()]
         if None in parsed:
             raise RecordError(f"bad Scores tag {short(tags['Scores'])}: whole numbers expected", tag_lines["Scores"])
-        scores = tuple(parsed)  # type: ignore[arg-type]
+        scores = tuple(x for x in parsed if x is not None)  # None is not in parsed
         if len(scores) != ruleset.players:
             raise RecordError("Scores tag needs one score per player", tag_lines["Scores"])
     if "Result" in tags:
@@ -497,21 +498,21 @@ def _parse_round(line: str, number: int, expected: int, rs: Ruleset) -> RoundLin
         taken = []
         for token in outcome:
             seat_text, sep, prize_text = token.partition(":")
-            seat = whole_number(seat_text, max_digits=1)
-            if not sep or seat is None or not 1 <= seat <= rs.players:
+            taker = whole_number(seat_text, max_digits=1)
+            if not sep or taker is None or not 1 <= taker <= rs.players:
                 raise RecordError(f"bad take {short(token)}; expected SEAT:PRIZE such as 2:K♦", number)
-            taken.append((seat - 1, _parse_prize(prize_text, rs, number)))
+            taken.append((taker - 1, _parse_prize(prize_text, rs, number)))
         return RoundLine(prizes, tuple(bids), taken=tuple(taken))
     if outcome[0] == "tie":
         if len(outcome) != 2 or outcome[1] not in ("carried", "discarded", "unowned"):
             raise RecordError(f"bad tie outcome {short(outcome_text.strip())}; expected 'tie carried|discarded|unowned'", number)
         return RoundLine(prizes, tuple(bids), tie=outcome[1])
     if len(outcome) == 2 and outcome[1].startswith("+"):
-        seat, points = whole_number(outcome[0], max_digits=1), whole_number(outcome[1][1:])
-        if seat is not None and points is not None:
-            if not 1 <= seat <= rs.players:
-                raise RecordError(f"no player {seat}", number)
-            return RoundLine(prizes, tuple(bids), winner=seat - 1, points=points)
+        winner, points = whole_number(outcome[0], max_digits=1), whole_number(outcome[1][1:])
+        if winner is not None and points is not None:
+            if not 1 <= winner <= rs.players:
+                raise RecordError(f"no player {winner}", number)
+            return RoundLine(prizes, tuple(bids), winner=winner - 1, points=points)
     raise RecordError(f"bad outcome {short(outcome_text.strip())}; expected 'SEAT +POINTS' or 'tie ...'", number)
 
 
@@ -632,7 +633,7 @@ def from_json(text: str) -> list[GameRecord]:
         rounds = tuple(
             RoundLine(
                 tuple(x.prizes), tuple(tuple(sorted(b)) for b in x.bids), x.winner,
-                tuple(tuple(t) for t in x.taken), x.tie, x.points,
+                tuple(x.taken), x.tie, x.points,  # pydantic made each pair a tuple
             )
             for x in g.rounds
         )
@@ -644,7 +645,7 @@ def from_json(text: str) -> list[GameRecord]:
                 seed=g.seed,
                 scores=tuple(g.scores) if g.scores is not None else None,
                 result=tuple(g.result) if g.result is not None else None,
-                tags=tuple(tuple(t) for t in g.tags),
+                tags=tuple(g.tags),  # pydantic made each pair a tuple
                 source=source,
             )
         )
@@ -729,8 +730,9 @@ def _replay(record: GameRecord) -> Game:
             if isinstance(exc, RecordError):
                 raise
             raise RecordError(str(exc), record.round_line(number), number) from None
-        if game.phase == "choose":
-            raise RecordError(f"player {game.chooser + 1} must still take a prize", record.round_line(number), number)
+        chooser = game.chooser
+        if chooser is not None:  # the choose phase
+            raise RecordError(f"player {chooser + 1} must still take a prize", record.round_line(number), number)
         stated = _round_line(result, rs, last=game.is_over)
         if stated != r:
             raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", record.round_line(number), number)
@@ -776,10 +778,11 @@ def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | Non
     games = [replay(r) for r in records]
     fmt_text = records[0].tag("Match")
     for k, r in enumerate(records, 1):
-        if r.tag("Match") != fmt_text:
-            said = "no Match tag" if r.tag("Match") is None else f"Match {short(r.tag('Match'))}"
-            first = "no Match tag" if fmt_text is None else f"Match {short(fmt_text)}"
-            raise RecordError(f"game {k} has {said} but game 1 has {first}: a file holds one match",
+        match_tag = r.tag("Match")
+        if match_tag != fmt_text:
+            said = "no Match tag" if match_tag is None else f"Match {short(match_tag)}"
+            first_said = "no Match tag" if fmt_text is None else f"Match {short(fmt_text)}"
+            raise RecordError(f"game {k} has {said} but game 1 has {first_said}: a file holds one match",
                               r.line_of("Match") or _first_line(r))
         if fmt_text is None:
             for tag in ("MatchGame", "MatchResult"):

@@ -397,6 +397,7 @@ class Game:
             raise MissingBid(f"a round needs one bid from each of the {rs.players} players, got {got}")
         cards = self._fast_single_bids(bids) if rs.cards_per_bid == 1 else None
         strength = self._strength
+        normalised: tuple[Bid, ...]
         if cards is not None:  # the common case: one valid card per seat
             normalised = tuple([_SINGLE_BIDS[c] for c in cards])
             strengths = tuple([strength[c] for c in cards])
@@ -630,7 +631,7 @@ def top_bidder(strengths: Sequence[int], unique_bids: bool = False) -> int | Non
     if len(strengths) == 2:  # two players: highest unique and highest are the same
         a, b = strengths
         return 0 if a > b else 1 if b > a else None
-    candidates = range(len(strengths))
+    candidates: Sequence[int] = range(len(strengths))
     if unique_bids:
         candidates = [i for i in candidates if strengths.count(strengths[i]) == 1]
     if not candidates:
@@ -650,7 +651,7 @@ def takers_in_order(strengths: Sequence[int], unique_bids: bool = False) -> list
     >>> takers_in_order([5, 9]), takers_in_order([7, 7]), takers_in_order([3, 12, 8])
     ([1], [], [1, 2])
     """
-    seats = range(len(strengths))
+    seats: Sequence[int] = range(len(strengths))
     if unique_bids:
         seats = [i for i in seats if strengths.count(strengths[i]) == 1]
     if not seats:

@@ -143,15 +143,16 @@ def play_one(ruleset: Ruleset, bots: Sequence[Bot], seed: int | str) -> Outcome:
                 except IllegalBid as exc:
                     failure = (exc.player if exc.player is not None else 0, "illegal", str(exc))
         else:
-            seat = game.chooser
+            chooser = game.chooser
+            assert chooser is not None  # the choose phase
             try:
-                game.choose(seat, bots[seat].act(game.view(seat)))
+                game.choose(chooser, bots[chooser].act(game.view(chooser)))
             except BotFailure as exc:
-                failure = (seat, exc.kind, exc.detail)
+                failure = (chooser, exc.kind, exc.detail)
             except (IllegalChoice, ValueError) as exc:
-                failure = (seat, "illegal", str(exc))
+                failure = (chooser, "illegal", str(exc))
             except Exception as exc:
-                failure = (seat, "crash", f"act raised {exc!r}")
+                failure = (chooser, "crash", f"act raised {exc!r}")
     if failure is not None:
         out = forfeit_outcome(ruleset, game, *failure)
     else:
