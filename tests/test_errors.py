@@ -51,7 +51,7 @@ def test_the_walk_finds_the_packages_errors():
     # classes of each package must be among what it found.
     for name in ("cardtable.goofspiel.errors.GoofspielError", "cardtable.golf.errors.GolfError",
                  "cardtable.platform.bot.BotSpecError", "cardtable.platform.bot.UnknownBotError",
-                 "cardtable.solver.table.TableFileError", "cardtable.solver.layout.SolverError",
+                 "cardtable.solver.tables.TableFileError", "cardtable.solver.layout.SolverError",
                  "cardtable.web.rooms.QuotaError", "cardtable.web.games.base.SettingsError",
                  "cardtable.research.extra.MissingExtraError", "cardtable.tui.terminal.QuitGame"):
         assert name in EXCEPTIONS
@@ -74,7 +74,7 @@ def test_every_public_error_derives_from_cardtable_error(name):
     ("cardtable.platform.files.NotRegularFileError", OSError),
     ("cardtable.platform.files.FileTooLargeError", OSError),
     ("cardtable.research.extra.MissingExtraError", ModuleNotFoundError),
-    ("cardtable.solver.table.TableFileError", ValueError),
+    ("cardtable.solver.tables.TableFileError", ValueError),
     ("cardtable.solver.exploit.ImpossibleResult", RuntimeError),
     ("cardtable.web.rooms.QuotaError", RuntimeError),
     ("cardtable.web.storage.StorageError", RuntimeError),

@@ -44,7 +44,8 @@ from pathlib import Path
 from cardtable.goofspiel import Game
 
 from .position import Position, check_supported, position_from_view
-from .table import RoundStrategy, Table, count_games, solve_subgame, subgame_layout
+from .table import Table, count_games, solve_subgame
+from .tables import RoundStrategy, SolvedTable, subgame_layout
 
 #: Subgames are counted (not solved) only from this many cards per hand down:
 #: larger rests exceed any practical limit and counting them costs time.
@@ -114,7 +115,7 @@ class RoundSources:
         UnsupportedRuleset: the ruleset is outside the solver's reach.
     """
 
-    def __init__(self, ruleset, table: Table | None = None, subgame_limit: int = 2_000_000,
+    def __init__(self, ruleset, table: SolvedTable | None = None, subgame_limit: int = 2_000_000,
                  approximation: bool = True, cache: Path | None = None) -> None:
         check_supported(ruleset)
         self.ruleset = ruleset
@@ -162,7 +163,7 @@ class RoundSources:
         return None, "not solved"
 
 
-def analyze_game(game: Game, table: Table | None = None, subgame_limit: int = 2_000_000,
+def analyze_game(game: Game, table: SolvedTable | None = None, subgame_limit: int = 2_000_000,
                  approximation: bool = True, cache: Path | None = None) -> list[RoundAnalysis]:
     """Analyse a finished (or partly played) game, round by round.
 

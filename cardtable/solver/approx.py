@@ -39,9 +39,9 @@ from cardtable.goofspiel import Ruleset
 
 from . import kernel
 from .layout import Layout, SolverError, fewest_tied_prizes, games_per_layer, top_strengths
+from .low_layers import solve_low_layers
 from .position import ImpossiblePosition, Position
-from .round_subgame import solve_low_layers
-from .table import RoundStrategy, Table, count_games, full_layout, subgame_layout
+from .tables import RoundStrategy, SolvedTable, full_layout, subgame_layout
 
 
 #: Slope of the saturating pot feature ``pot x tanh(TANH_SLOPE x D / R)`` of ``pot_model`` 3.
@@ -381,7 +381,7 @@ class CarryApproximation:
         ValueError: not a carry-over ruleset, or a discard table of another deck.
     """
 
-    def __init__(self, ruleset: Ruleset, discard: Table, exact: int,
+    def __init__(self, ruleset: Ruleset, discard: SolvedTable, exact: int,
                  scale: np.ndarray | None = None, pot_model: int = DEFAULT_POT_MODEL,
                  coef: np.ndarray | None = None) -> None:
         if ruleset.tie_rule != "carry" or ruleset.fixed_order:
@@ -439,7 +439,7 @@ class CarryApproximation:
                              {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap))
 
 
-def approx_value_array(ruleset: Ruleset, discard: Table, exact: int,
+def approx_value_array(ruleset: Ruleset, discard: SolvedTable, exact: int,
                        scale: np.ndarray | None = None, pot_model: int = DEFAULT_POT_MODEL,
                        coef: np.ndarray | None = None) -> tuple[Layout, np.ndarray]:
     """The values the approximation's bot plays from, on the full carry-over layout:

@@ -40,8 +40,8 @@ from .approx import CarryApproximation, approx_value_array, exact_layers
 from .position import ImpossiblePosition, Position, check_supported
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
 from .round_subgame import solve_round_subgame
-from .table import (FORMAT_LAYERED, Table, unchanged_key, check_table_matches, count_games, default_path,
-                    load_table, solve, subgame_layout)
+from .table import FORMAT_LAYERED, Table, count_games, default_path, load_table, solve, unchanged_key
+from .tables import SolvedTable, check_table_matches, subgame_layout
 
 #: Words for each source, for front ends.
 SOURCE_TEXT = {"table": "solved table", "subgame": "exact subgame solution",
@@ -99,7 +99,7 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
     return _LOW.get(key)
 
 
-def discard_table(ruleset: Ruleset, cache: Path | None = None) -> Table | None:
+def discard_table(ruleset: Ruleset, cache: Path | None = None) -> SolvedTable | None:
     """The discard-ties table of ``ruleset``'s deck: from the cache folder (``cache``,
     default ``$CARDTABLE_CACHE`` or the user cache folder), else solved in memory when
     ``cards <= SOLVE_DISCARD_MAX`` (kept for the process), else None.
@@ -143,22 +143,33 @@ class EquilibriumSource:
         self.objective = objective
         self.subgame_limit = subgame_limit
         use = use_table and not ruleset.fixed_order  # table files hold shuffled-prize games
-        self.table: Table | None = load_table(ruleset, objective, cache) if use else None
+        self.table: SolvedTable | None = load_table(ruleset, objective, cache) if use else None
         self.sub: Table | None = None
         self.approx: CarryApproximation | None = None
         #: the full game's low layers, read by every subgame solve (carry-over, points)
         self.low: LayeredTable | None = None
         carry_points = (self.table is None and objective == "points" and ruleset.tie_rule == "carry"
                         and not ruleset.fixed_order)
-        fits = carry_points and self.whole_game_fits()
-        if carry_points and (use_table if low is None else low) and not fits:
-            self.low = low_layers(ruleset, cache)
+        if carry_points:
+            self._without_table(use_table if low is None else low, approximation, cache)
+
+    def _without_table(self, low: bool, approximation: bool, cache: Path | None) -> None:
+        """Set :attr:`low` (``low``: read the low layers) and :attr:`approx`
+        (``approximation``) of a carry-over points game that has no table, where the
+        whole game does not fit one exact subgame.
+
+        Raises:
+            TableFileError: damaged low layers or discard table in the cache folder.
+        """
+        fits = self.whole_game_fits()
+        if low and not fits:
+            self.low = low_layers(self.ruleset, cache)
             fits = self.low is not None and self.whole_game_fits()  # they may make the whole game fit
-        if carry_points and approximation and not fits:
-            discard = discard_table(ruleset, cache)
+        if approximation and not fits:
+            discard = discard_table(self.ruleset, cache)
             if discard is not None:
-                self.approx = CarryApproximation(ruleset, discard,
-                                                 exact_layers(ruleset, subgame_limit, self.low_upto))
+                self.approx = CarryApproximation(self.ruleset, discard,
+                                                 exact_layers(self.ruleset, self.subgame_limit, self.low_upto))
 
     @property
     def low_upto(self) -> int:

@@ -46,6 +46,16 @@ from cardtable.platform.files import open_regular, read_regular_bytes
 from . import kernel
 from .lean import NSTATS, LeanLayout, build_lean, float32_bound, lean_slot, solve_chunk
 from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
+from .tables import (
+    RoundStrategy,
+    SolvedTable,
+    TableFileError,
+    children,
+    full_layout,
+    game_fields_problem,
+    mismatch_error,
+    strategy_of,
+)
 
 FORMAT_VERSION = 2
 #: The manifest of a folder that holds only the low layers (``solve_layered(..., upto=K)``).
@@ -347,8 +357,6 @@ def stored_low_upto(folder: Path, ruleset: Ruleset, objective: str) -> int:
     """The ``upto`` of the low layers of this game already declared in ``folder`` (their
     ``low-layers.json`` checks; the layer files and records are verified by the solve, a
     damaged one solved again), else 0."""
-    from .table import TableFileError
-
     if not (folder / LOW_MANIFEST).is_file():
         return 0
     try:
@@ -417,7 +425,7 @@ def _manifest_digest(manifest: dict) -> str:
 
 
 @dataclass
-class LayeredTable:
+class LayeredTable(SolvedTable):
     """A format-2 table, memory-mapped: the same queries as
     :class:`cardtable.solver.table.Table` (``value``, ``round_strategy``).
 
@@ -442,13 +450,6 @@ class LayeredTable:
         """The highest layer held: ``cards`` for a complete table, ``K`` for low layers."""
         return len(self.layers) - 1
 
-    def hand_code(self, pos: Position) -> int:
-        """Pattern code of the two hands (as :meth:`cardtable.solver.table.Table.hand_code`;
-        the carry-over approximation reads a discard table of either format through it)."""
-        from .table import Table
-
-        return Table.hand_code(self, pos)  # type: ignore[arg-type]
-
     @property
     def layout(self):
         """The format-1 :class:`~cardtable.solver.layout.Layout` of the same game (with
@@ -467,8 +468,6 @@ class LayeredTable:
 
     def _dense(self):
         if getattr(self, "_dense_cache", None) is None:
-            from .table import TableFileError, full_layout
-
             L = full_layout(self.ruleset, self.objective)
             if self.upto < L.top:
                 raise TableFileError(f"{self.path}: holds layers 1..{self.upto} only; no format-1 view")
@@ -494,23 +493,11 @@ class LayeredTable:
 
     def _locate(self, pos: Position) -> tuple[int, int, int, int, int]:
         """(k, subset rank, pattern index, sign, code) of a position; sign -1: stored swapped."""
-        from .table import Table
-
         L = self.lay.dense
         k = pos.k
-        if k > self.upto:
-            raise ImpossiblePosition(f"this table covers at most {self.upto} cards per hand")
-        mask = 0
-        for c in pos.prizes:
-            mask |= 1 << self.prize_cards.index(c)
-        r = int(L.rank_of_mask[mask])
-        code = self.hand_code(pos)
-        sw = int(kernel.swap_code(code))
-        canon, sign = (code, 1) if code <= sw else (sw, -1)
-        lo, hi = int(L.code_off[k]), int(L.code_off[k + 1])
-        i = int(np.searchsorted(L.codes[lo:hi], canon))
-        if i >= hi - lo or int(L.codes[lo + i]) != canon:
-            raise ImpossiblePosition("these hands cannot arise in this table's game")
+        self._check_size(pos)
+        r = int(L.rank_of_mask[self._prize_mask(pos.prizes)])
+        i, sign, code = self._pattern(L, k, pos)
         return k, r, i, sign, code
 
     def _lookup(self, k: int, r: int, i: int, pot: int, d: int) -> float:
@@ -536,27 +523,21 @@ class LayeredTable:
         k, r, i, sign, _ = self._locate(pos)
         return sign * self._lookup(k, r, i, pos.pot, sign * pos.diff if self.lay.win else 0)
 
-    def round_strategy(self, pos: Position, prize: int):
+    def round_strategy(self, pos: Position, prize: int) -> RoundStrategy:
         """Equilibrium of the round played for ``prize`` at ``pos`` (one k x k game
-        built from the stored child values). Returns a ``RoundStrategy``.
+        built from the stored child values).
 
         Raises:
             ImpossiblePosition: bad position, or ``prize`` is not face down.
         """
-        from .table import children, strategy_of
-
         pos.validate(self.ruleset)
-        if prize not in pos.prizes:
-            raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(pos.prizes)}")
+        self._check_prize(pos, prize)
         k, r, i, sign, code = self._locate(pos)
         self._lookup(k, r, i, pos.pot, sign * pos.diff if self.lay.win else 0)  # position exists
         L = self.lay.dense
         cidx, csign, outc = children(code, k, L)
         p = self.prize_cards.index(prize)
-        cmask = 0
-        for c in pos.prizes:
-            if c != prize:
-                cmask |= 1 << self.prize_cards.index(c)
+        cmask = self._prize_mask(pos.prizes - {prize})
         rc = int(L.rank_of_mask[cmask])
         stake = pos.pot + int(L.pval[p])
         win, carry = self.lay.win, self.lay.carry
@@ -633,8 +614,6 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
             edited or garbage ``layer-KK.json``, wrong file size or checksum; the
             message names the file and the command that repairs it.
     """
-    from .table import TableFileError
-
     folder = Path(folder)
     manifest, rs = _read_manifest(folder, low)
     name = LOW_MANIFEST if low else "table.json"
@@ -697,8 +676,6 @@ def _read_manifest(folder: Path, low: bool = False) -> tuple[dict, Ruleset]:
     Raises:
         TableFileError, TableMismatchError: as :func:`open_layered`.
     """
-    from .table import TableFileError, mismatch_error
-
     name = LOW_MANIFEST if low else "table.json"
     mpath = folder / name
     if not mpath.exists():
@@ -758,8 +735,6 @@ def _manifest_problem(m: dict, low: bool = False) -> str | None:
     """What is malformed in a ``table.json`` (``low``: ``low-layers.json``) whose digest
     checks (its fields and their types; a hand-made manifest with a recomputed digest),
     or None."""
-    from .table import game_fields_problem
-
     bad = game_fields_problem(m)
     if bad:
         return bad

@@ -41,13 +41,28 @@ from typing import Callable
 
 import numpy as np
 
-from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset
 from cardtable.platform.files import open_regular
 
 from . import kernel
-from .layout import Layout, SolverError, build_layout, count_games, pot_reach, run_backward_induction
-from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
+from .layers import LayeredTable, folder_name, open_layered
+from .layout import Layout, SolverError, count_games, pot_reach, run_backward_induction
+from .low_layers import solve_reading_low_layers
+from .position import ImpossiblePosition, Position
+from .tables import (
+    RoundStrategy,
+    SolvedTable,
+    TableFileError,
+    TableMismatchError,
+    _whole,
+    check_table_matches,
+    children,
+    full_layout,
+    game_fields_problem,
+    mismatch_error,
+    strategy_of,
+    subgame_layout,
+)
 
 MAGIC = b"CTGOPSTB"
 FORMAT_VERSION = 1
@@ -55,36 +70,8 @@ _ALIGN = 64
 _CHUNK = 16 << 20
 
 
-class TableFileError(CardtableError, ValueError):
-    """A table file that is missing, damaged, truncated or of another version."""
-
-
-class TableMismatchError(TableFileError):
-    """A valid table of another ruleset or objective found under this game's name."""
-
-
 @dataclass
-class RoundStrategy:
-    """The equilibrium of one round's matrix game.
-
-    Attributes:
-        value: game value for player A (points or win-minus-loss probability),
-            given the prize turned up.
-        a: A's mixed strategy, ``{card: probability}``.
-        b: B's mixed strategy, ``{card: probability}``.
-        matrix: payoff matrix (rows: A's cards ascending by strength; columns: B's).
-        gap: difference of the two guarantees (<= 1e-9 relative).
-    """
-
-    value: float
-    a: dict[int, float]
-    b: dict[int, float]
-    matrix: np.ndarray
-    gap: float
-
-
-@dataclass
-class Table:
+class Table(SolvedTable):
     """Values of all positions of a (sub)game. See the module docstring.
 
     Attributes:
@@ -116,32 +103,24 @@ class Table:
         fewest, mtop, shtop = self._reach
         return int(fewest[mask, pot]) > int(kernel.most_ties(canon, mtop, shtop))
 
+    @property
+    def upto(self) -> int:
+        """The most cards per hand the table covers (the layout's top layer)."""
+        return self.layout.top
+
     def _index(self, pos: Position) -> tuple[int, int, int, int, int, int]:
         """(k, subset rank, pattern index, sign, R, code) of a position; sign -1 if swapped."""
         L = self.layout
         k = pos.k
-        try:
-            mask = 0
-            for c in pos.prizes:
-                mask |= 1 << self.prize_cards.index(c)
-        except ValueError:
-            raise ImpossiblePosition(
-                f"prizes {sorted(pos.prizes)} are not all among this table's prizes "
-                f"{sorted(self.prize_cards)}"
-            ) from None
+        mask = self._prize_mask(pos.prizes)
         r = int(L.rank_of_mask[mask])
         if r < 0 or int(L.masks[L.mask_off[k] + r]) != mask:
             raise ImpossiblePosition(
                 f"prizes {sorted(pos.prizes)} cannot be the face-down prizes here "
                 "(with a fixed prize order they must be the last ones of the order)"
             )
-        code = self.hand_code(pos)
-        sw = int(kernel.swap_code(code))
-        canon, sign = (code, 1) if code <= sw else (sw, -1)
-        lo, hi = int(L.code_off[k]), int(L.code_off[k + 1])
-        i = int(np.searchsorted(L.codes[lo:hi], canon))
-        if i >= hi - lo or int(L.codes[lo + i]) != canon:
-            raise ImpossiblePosition("these hands cannot arise in this table's game")
+        i, sign, code = self._pattern(L, k, pos)
+        canon = int(L.codes[L.code_off[k] + i])  # the code as stored (swapped when sign is -1)
         R = L.T - int(L.psum[mask])
         if pos.pot > (R if L.carry else 0):
             raise ImpossiblePosition(f"a pot of {pos.pot} cannot arise here")
@@ -152,21 +131,9 @@ class Table:
             raise ImpossiblePosition(f"a point difference of {pos.diff} cannot arise here")
         return k, r, i, sign, R, code
 
-    def hand_code(self, pos: Position) -> int:
-        """Pattern code of the two hands (strengths per the ruleset)."""
-        st = self.ruleset.strength
-        a = 0
-        b = 0
-        for c in pos.hands[0]:
-            a |= 1 << (st(c) - 1)
-        for c in pos.hands[1]:
-            b |= 1 << (st(c) - 1)
-        return int(kernel.compress(a, b, 15))
-
     def _check(self, pos: Position) -> None:
         pos.validate(self.ruleset)
-        if pos.k > self.layout.top:
-            raise ImpossiblePosition(f"this table covers at most {self.layout.top} cards per hand")
+        self._check_size(pos)
 
     # -- queries ----------------------------------------------------------------------
 
@@ -201,13 +168,10 @@ class Table:
             ImpossiblePosition: bad position, or ``prize`` is not face down there.
         """
         self._check(pos)
-        if prize not in pos.prizes:
-            raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(pos.prizes)}")
+        self._check_prize(pos, prize)
         L = self.layout
         k, r, i, sign, R, code = self._index(pos)
-        mask = 0
-        for c in pos.prizes:
-            mask |= 1 << self.prize_cards.index(c)
+        mask = self._prize_mask(pos.prizes)
         nxt = int(L.next_prize[mask])
         if nxt >= 0 and self.prize_cards[nxt] != prize:
             raise ImpossiblePosition(
@@ -215,9 +179,6 @@ class Table:
             )
         cidx, csign, outc = children(code, k, L)
         p = self.prize_cards.index(prize)
-        mask = 0
-        for c in pos.prizes:
-            mask |= 1 << self.prize_cards.index(c)
         cm = mask & ~(1 << p)
         if int(L.rank_of_mask[cm]) < 0:  # e.g. a subgame solved for another prize's round
             raise ImpossiblePosition(f"this table holds no positions after prize {prize} at this position")
@@ -243,63 +204,7 @@ class Table:
                 pass
 
 
-def children(code: int, k: int, L: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(child pattern index, sign, round outcome) of every bid pair, each ``(k, k)`` int64.
-
-    Raises:
-        SolverError: a child is missing from the layout (damaged or foreign table).
-    """
-    cidx, csign, outc = kernel.children_workspace(k)
-    if not kernel.pattern_children(code, k, L.codes, L.code_off, cidx, csign, outc):
-        raise SolverError("child position missing from the table layout")
-    return cidx, csign, outc
-
-
-def strategy_of(M: np.ndarray, pos: Position, ruleset: Ruleset) -> RoundStrategy:
-    """Solve the round's ``k x k`` matrix ``M`` (rows: A's cards by strength, columns: B's)."""
-    k = M.shape[0]
-    tab = np.empty((k + 1, 2 * k + 1))
-    basis = np.empty(k, dtype=np.int64)
-    x = np.empty(k)
-    y = np.empty(k)
-    v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
-    st = ruleset.strength
-    a_cards = sorted(pos.hands[0], key=st)
-    b_cards = sorted(pos.hands[1], key=st)
-    return RoundStrategy(float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
-                         {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap))
-
-
 # -- solving ------------------------------------------------------------------------------
-
-
-def full_layout(ruleset: Ruleset, objective: str) -> Layout:
-    """The layout of the whole game of ``ruleset`` (both hands full, pot 0).
-
-    Raises:
-        UnsupportedRuleset: ruleset outside the solver's reach.
-        ValueError: unknown objective.
-    """
-    check_supported(ruleset)
-    if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-    n = ruleset.cards
-    pval = [ruleset.prize_value(c) for c in range(1, n + 1)]
-    full = 0
-    for c in range(1, n + 1):
-        full |= 1 << (ruleset.strength(c) - 1)
-    return build_layout(pval, full, full, 15, ruleset.tie_rule == "carry", objective == "win",
-                        order=_order_indices(ruleset, tuple(range(1, n + 1))))
-
-
-def _order_indices(ruleset: Ruleset, cards: tuple[int, ...]) -> list[int] | None:
-    """Reveal order of ``cards`` as indices into ``cards`` (fixed order), or None (shuffled)."""
-    if not ruleset.fixed_order:
-        return None
-    from cardtable.goofspiel.state import prize_order_for
-
-    order = [c for c in prize_order_for(ruleset, None) if c in cards]
-    return [cards.index(c) for c in order]
 
 
 def solve(ruleset: Ruleset, objective: str = "points",
@@ -315,28 +220,8 @@ def solve(ruleset: Ruleset, objective: str = "points",
     return Table(ruleset, objective, layout, values, tuple(range(1, ruleset.cards + 1)), stats)
 
 
-def subgame_layout(ruleset: Ruleset, pos: Position, objective: str = "points") -> Layout:
-    """Layout of the positions reachable from ``pos`` (hands, face-down prizes, pot, diff).
-
-    Raises:
-        UnsupportedRuleset, ImpossiblePosition.
-    """
-    check_supported(ruleset)
-    pos.validate(ruleset)
-    cards = tuple(sorted(pos.prizes))
-    st = ruleset.strength
-    a = sum(1 << (st(c) - 1) for c in pos.hands[0])
-    b = sum(1 << (st(c) - 1) for c in pos.hands[1])
-    layout = build_layout([ruleset.prize_value(c) for c in cards], a, b, 15,
-                          ruleset.tie_rule == "carry", objective == "win", pos.pot,
-                          pos.diff if objective == "win" else 0,
-                          order=_order_indices(ruleset, cards))
-    layout.extra["prize_cards"] = cards
-    return layout
-
-
 def solve_subgame(ruleset: Ruleset, pos: Position, objective: str = "points",
-                  layout: Layout | None = None, low=None) -> Table:
+                  layout: Layout | None = None, low: LayeredTable | None = None) -> Table:
     """Solve only the positions reachable from ``pos`` (the ``nash`` bot without a table).
 
     ``low``: the full game's stored low layers (carry-over, points): the positions with
@@ -350,8 +235,6 @@ def solve_subgame(ruleset: Ruleset, pos: Position, objective: str = "points",
     if layout is None:
         layout = subgame_layout(ruleset, pos, objective)
     if low is not None and objective == "points" and layout.carry and layout.top > 1:
-        from .round_subgame import solve_reading_low_layers
-
         t0 = time.perf_counter()
         values, st, read = solve_reading_low_layers(layout, layout.top, low)
         stats = {"games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
@@ -380,8 +263,6 @@ def default_path(ruleset: Ruleset, objective: str, cache: Path | None = None,
     """Where a table of format ``version`` lives by default (``cache_dir()``):
     the file of :func:`write_table` (1) or the folder of ``layers.solve_layered`` (2)."""
     from cardtable.platform.storage import cache_dir
-
-    from .layers import folder_name
 
     name = folder_name(ruleset, objective) if version == FORMAT_LAYERED else table_name(ruleset, objective)
     return (cache if cache is not None else cache_dir()) / name
@@ -524,25 +405,6 @@ _ARRAYS = ("pval", "codes", "code_off", "masks", "mask_off", "rank_of_mask", "ps
            "val_off", "values")
 
 
-def _whole(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
-
-
-def game_fields_problem(meta: dict) -> str | None:
-    """The first malformed game field of a table's record (format 1 header or format 2
-    ``table.json``: ``cards``, ``tie_rule``, ``high_ace``, ``objective``, ``prize_cards``),
-    or None."""
-    if not _whole(meta.get("cards")) or not 1 <= meta["cards"] <= 13:
-        return "cards"
-    if meta.get("tie_rule") not in ("carry", "discard") or not isinstance(meta.get("high_ace"), bool):
-        return "ruleset"
-    if meta.get("objective") not in OBJECTIVES:
-        return "objective"
-    if meta.get("prize_cards") != list(range(1, meta["cards"] + 1)):
-        return "prize_cards"
-    return None
-
-
 def _header_problem(meta) -> str | None:
     """What is malformed in a format-1 header whose checksum matches (a hand-made header
     with a recomputed SHA-256), or None: its fields, their types and array bounds."""
@@ -568,7 +430,7 @@ def _header_problem(meta) -> str | None:
 
 
 def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None = None,
-               verify: bool = True) -> Table | None:
+               verify: bool = True) -> SolvedTable | None:
     """The table of ``ruleset`` from the cache folder, or ``None`` if not solved yet.
 
     A table verified once in this process is reused while the file's
@@ -578,22 +440,19 @@ def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None =
     Raises:
         TableFileError: the file exists but is damaged.
     """
-    from .layers import open_layered
-
     if ruleset.fixed_order:  # table files hold shuffled-prize games only
         return None
     folder = default_path(ruleset, objective, cache, FORMAT_LAYERED)
     path = default_path(ruleset, objective, cache)
-    if (folder / "table.json").exists():
-        path, opener = folder / "table.json", open_layered
-    elif path.exists():
-        opener = open_table
-    else:
+    layered = (folder / "table.json").exists()
+    if layered:
+        path = folder / "table.json"
+    elif not path.exists():
         return None  # not solved (or a layered solve still under way / interrupted)
     key = unchanged_key(path, ruleset, objective)
     if key in _OPENED:  # verified before, unchanged since: share the mapping
         return _OPENED[key]
-    table = opener(path.parent if opener is open_layered else path, verify=verify)
+    table: SolvedTable = open_layered(folder, verify=verify) if layered else open_table(path, verify=verify)
     check_table_matches(table, ruleset, objective)
     if verify:
         _OPENED.clear()  # keep at most one large mapping per process
@@ -621,35 +480,13 @@ def unchanged_key(path: Path, ruleset: Ruleset, objective: str) -> tuple:
     return (str(path.resolve()), ruleset, objective, tuple(seen(p) for p in files))
 
 
-def check_table_matches(table, ruleset: Ruleset, objective: str) -> None:
-    """Refuse a valid table of another game found under this game's name (a copied
-    or renamed file): its header's ruleset and objective must be the requested ones.
-
-    Raises:
-        TableMismatchError: (a ``TableFileError``) the table was solved for another
-            ruleset or objective.
-    """
-    got, want = table.ruleset, ruleset
-    same = (got.cards, got.tie_rule, got.high_ace) == (want.cards, want.tie_rule, want.high_ace)
-    if not same or table.objective != objective:
-        raise mismatch_error(table.path, got, table.objective, want, objective)
-
-
-def mismatch_error(path, got: Ruleset, got_objective: str, want: Ruleset, objective: str) -> TableMismatchError:
-    """The error for a table (file, folder or format-2 manifest ``path``) of the game ``got``
-    found where the one of ``want`` belongs; the message names both games."""
-    return TableMismatchError(
-        f"{path} holds the table of {got.describe()} (objective {got_objective}), "
-        f"not of {want.describe()} (objective {objective}): it was copied or renamed; delete it "
-        "and run `cardtable solve` for these rules"
-    )
-
-
 #: The last verified table of this process, keyed by (path, mtime, size).
-_OPENED: dict[tuple, Table] = {}
+_OPENED: dict[tuple, SolvedTable] = {}
 
 
 __all__ = [
-    "Table", "RoundStrategy", "TableFileError", "solve", "solve_subgame", "write_table",
-    "open_table", "load_table", "default_path", "table_name", "full_layout", "count_games",
+    "Table", "RoundStrategy", "SolvedTable", "TableFileError", "TableMismatchError", "solve",
+    "solve_subgame", "write_table", "open_table", "load_table", "default_path", "table_name",
+    "full_layout", "subgame_layout", "count_games", "children", "strategy_of", "check_table_matches",
+    "mismatch_error", "game_fields_problem", "unchanged_key",
 ]
