@@ -21,7 +21,7 @@ cardtable.golf.errors.GolfRulesetError: players: must be 2 or 3, not 4
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Mapping
+from typing import Any, Mapping, NoReturn
 
 from .cards import card_rank, parse_rank, rank_name
 from .errors import GolfRulesetError
@@ -71,46 +71,68 @@ class GolfRuleset:
     snap_opponents: bool = True
 
     def __post_init__(self) -> None:
-        def fail(names: tuple[str, ...], message: str) -> None:
-            raise GolfRulesetError(f"{', '.join(names)}: {message}", names)
+        """Check every setting, in this order (the first problem is raised), and fill in
+        ``decks`` (1 for two players, 2 for three) when it is ``None``.
 
+        Raises:
+            GolfRulesetError: names the settings at fault.
+        """
+        self._check_whole_numbers()
+        self._check_table()
+        self._check_values()
+        self._check_powers()
+        self._check_limits()
+
+    def _check_whole_numbers(self) -> None:
         for name in ("players", "rows", "cols", "peek_rows", "early_end_min",
                      "penalty_cards", "ender_extra_cards"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
-                fail((name,), f"must be a whole number, not {value!r}")
+                _fail((name,), f"must be a whole number, not {value!r}")
+
+    def _check_table(self) -> None:
+        """Players, decks and the grid's shape."""
         if self.players not in (2, 3):
-            fail(("players",), f"must be 2 or 3, not {self.players}")
+            _fail(("players",), f"must be 2 or 3, not {self.players}")
         if self.decks is None:
             object.__setattr__(self, "decks", 1 if self.players == 2 else 2)
         if not isinstance(self.decks, int) or isinstance(self.decks, bool) or not 1 <= self.decks <= 4:
-            fail(("decks",), f"must be 1..4, not {self.decks!r}")
+            _fail(("decks",), f"must be 1..4, not {self.decks!r}")
         if not (1 <= self.rows <= 5 and 1 <= self.cols <= 5):
-            fail(("rows", "cols"), f"the grid must be 1..5 by 1..5, not {self.rows}x{self.cols}")
+            _fail(("rows", "cols"), f"the grid must be 1..5 by 1..5, not {self.rows}x{self.cols}")
         if not 0 <= self.peek_rows <= self.rows:
-            fail(("peek_rows",), f"must be 0..{self.rows}, not {self.peek_rows}")
+            _fail(("peek_rows",), f"must be 0..{self.rows}, not {self.peek_rows}")
+
+    def _check_values(self) -> None:
+        """13 whole numbers, stored as a tuple."""
         values = tuple(self.values) if isinstance(self.values, (list, tuple)) else None
         if values is None or len(values) != 13 or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in values
         ):
-            fail(("values",), f"must be 13 whole numbers (A..K), not {self.values!r}")
+            _fail(("values",), f"must be 13 whole numbers (A..K), not {self.values!r}")
         object.__setattr__(self, "values", values)
+
+    def _check_powers(self) -> None:
+        """The Detective's and the Thief's ranks: 1..13 or ``None``, not the same."""
         for name in ("detective_rank", "thief_rank"):
             rank = getattr(self, name)
             if rank is not None and (not isinstance(rank, int) or not 1 <= rank <= 13):
-                fail((name,), f"must be a rank 1..13 or none, not {rank!r}")
+                _fail((name,), f"must be a rank 1..13 or none, not {rank!r}")
         if self.detective_rank is not None and self.detective_rank == self.thief_rank:
-            fail(("detective_rank", "thief_rank"), "the Detective and the Thief need different ranks")
+            _fail(("detective_rank", "thief_rank"), "the Detective and the Thief need different ranks")
+
+    def _check_limits(self) -> None:
+        """Counts not negative, ``snap_opponents`` a bool, and a deck that deals every grid."""
         if self.early_end_min < 0 or self.penalty_cards < 0 or not 0 <= self.ender_extra_cards <= 3:
-            fail(("early_end_min", "penalty_cards", "ender_extra_cards"),
-                 "must not be negative (extra cards at most 3)")
+            _fail(("early_end_min", "penalty_cards", "ender_extra_cards"),
+                  "must not be negative (extra cards at most 3)")
         if not isinstance(self.snap_opponents, bool):
-            fail(("snap_opponents",), f"must be true or false, not {self.snap_opponents!r}")
+            _fail(("snap_opponents",), f"must be true or false, not {self.snap_opponents!r}")
         need = self.players * (self.grid_size + self.ender_extra_cards) + 1
         if need > self.deck_size:
-            fail(("players", "decks", "rows", "cols"),
-                 f"{self.deck_size} cards cannot deal {self.players} grids of "
-                 f"{self.rows}x{self.cols} and leave a draw pile")
+            _fail(("players", "decks", "rows", "cols"),
+                  f"{self.deck_size} cards cannot deal {self.players} grids of "
+                  f"{self.rows}x{self.cols} and leave a draw pile")
 
     @property
     def grid_size(self) -> int:
@@ -199,6 +221,10 @@ class GolfRuleset:
         d = asdict(self)
         d["values"] = list(self.values)
         return d
+
+
+def _fail(names: tuple[str, ...], message: str) -> NoReturn:
+    raise GolfRulesetError(f"{', '.join(names)}: {message}", names)
 
 
 def _convert(name: str, value: Any) -> Any:
