@@ -9,12 +9,15 @@ computes a best response to a bot (small games).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from .common import err_console, fail, read_record_file, record_game, reject_record, shown, writable_folder
 from .progress import progress_bar
+
+if TYPE_CHECKING:  # the solver (Numba) is imported by the commands that use it, not at start-up
+    from cardtable.solver.tables import SolvedTable
 
 _TIES = ("carry", "discard")
 _OBJECTIVES = ("points", "win")
@@ -37,7 +40,7 @@ def _objective(objective: str) -> str:
     return objective
 
 
-def _table_or_none(rs, objective: str, cache: Optional[Path], damaged_ok: bool = False):
+def _table_or_none(rs, objective: str, cache: Optional[Path], damaged_ok: bool = False) -> SolvedTable | None:
     """The solved table, None if there is none; a damaged one is a clear error (exit 1),
     or raised (``damaged_ok``: ``cardtable solve`` repairs it)."""
     from cardtable.platform.storage import FolderError
