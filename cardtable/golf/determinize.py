@@ -36,47 +36,14 @@ def determinize(view: GolfView, rng: random.Random) -> GolfGame:
     """
     rs = view.ruleset
     n = rs.players
-    pools: list[list[int]] = [[] for _ in range(13)]
-    ids = list(range(rs.deck_size))
-    rng.shuffle(ids)
-    for c in ids:
-        pools[c % 13].append(c)
-
-    def take(rank: int) -> int:
-        if not pools[rank - 1]:
-            raise GolfError(f"the view shows more cards of rank {rank} than the deck holds")
-        return pools[rank - 1].pop()
-
-    everyone = set(range(n))
+    pools = _Pools(rs.deck_size, rng)
     known: list[set[int]] = [set() for _ in range(n)]
-    discard = [take(r) for r in view.discard]
+    discard = [pools.take(r) for r in view.discard]
     for k in known:
         k.update(discard)
-    drawn = None
-    if view.holding:
-        if view.drawn is not None:
-            drawn = take(view.drawn)
-            # the drawer knows it; a shown Detective/Thief is known to all
-            whom = everyone if rs.power(view.drawn) else {view.current}
-            for p in whom:
-                known[p].add(drawn)
-    grids: list[list[int | None]] = []
-    unknown_slots: list[tuple[int, int]] = []
-    for s, g in enumerate(view.grids):
-        row: list[int | None] = []
-        for pos, r in enumerate(g):
-            if r is None:
-                row.append(None)
-            elif r:
-                c = take(r)
-                row.append(c)
-                for p in view.seen_by[s][pos]:
-                    known[p].add(c)
-            else:
-                row.append(-1)
-                unknown_slots.append((s, pos))
-        grids.append(row)
-    rest = [c for pool in pools for c in pool]
+    drawn = _shown_drawn(view, pools, known)
+    grids, unknown_slots = _shown_grids(view, pools, known)
+    rest = pools.rest()
     rng.shuffle(rest)
     need = len(unknown_slots) + view.draw_pile + (1 if view.holding and drawn is None else 0)
     if need != len(rest):
@@ -90,8 +57,74 @@ def determinize(view: GolfView, rng: random.Random) -> GolfGame:
     if view.holding and drawn is None:
         drawn = next(it)
         known[view.current].add(drawn)
-    draw_pile = list(it)
+    return _sampled_game(view, grids, list(it), discard, known, drawn)
 
+
+class _Pools:
+    """The deck's card ids by rank, each rank's ids in a random order (``rng`` shuffles once)."""
+
+    def __init__(self, deck_size: int, rng: random.Random) -> None:
+        self.pools: list[list[int]] = [[] for _ in range(13)]
+        ids = list(range(deck_size))
+        rng.shuffle(ids)
+        for c in ids:
+            self.pools[c % 13].append(c)
+
+    def take(self, rank: int) -> int:
+        """A card id of ``rank`` (1..13) not taken before.
+
+        Raises:
+            GolfError: every card of ``rank`` is taken.
+        """
+        if not self.pools[rank - 1]:
+            raise GolfError(f"the view shows more cards of rank {rank} than the deck holds")
+        return self.pools[rank - 1].pop()
+
+    def rest(self) -> list[int]:
+        """The ids not taken, rank by rank."""
+        return [c for pool in self.pools for c in pool]
+
+
+def _shown_drawn(view: GolfView, pools: _Pools, known: list[set[int]]) -> int | None:
+    """A card for the held card the view shows (``None`` if none is held or it is hidden)."""
+    if not view.holding or view.drawn is None:
+        return None
+    drawn = pools.take(view.drawn)
+    # the drawer knows it; a shown Detective/Thief is known to all
+    whom = range(view.ruleset.players) if view.ruleset.power(view.drawn) else (view.current,)
+    for p in whom:
+        known[p].add(drawn)
+    return drawn
+
+
+def _shown_grids(view: GolfView, pools: _Pools, known: list[set[int]]
+                 ) -> tuple[list[list[int | None]], list[tuple[int, int]]]:
+    """The grids with a card for every shown rank (``-1`` where hidden, ``None`` for a hole)
+    and the hidden ``(seat, position)`` slots in order."""
+    grids: list[list[int | None]] = []
+    unknown_slots: list[tuple[int, int]] = []
+    for s, g in enumerate(view.grids):
+        row: list[int | None] = []
+        for pos, r in enumerate(g):
+            if r is None:
+                row.append(None)
+            elif r:
+                c = pools.take(r)
+                row.append(c)
+                for p in view.seen_by[s][pos]:
+                    known[p].add(c)
+            else:
+                row.append(-1)
+                unknown_slots.append((s, pos))
+        grids.append(row)
+    return grids, unknown_slots
+
+
+def _sampled_game(view: GolfView, grids: list[list[int | None]], draw_pile: list[int], discard: list[int],
+                  known: list[set[int]], drawn: int | None) -> GolfGame:
+    """A :class:`GolfGame` with the sampled cards and the rest of its state copied from ``view``."""
+    rs = view.ruleset
+    n = rs.players
     game = GolfGame.__new__(GolfGame)
     game.ruleset = rs
     game.seed = None
