@@ -45,7 +45,7 @@ import numpy as np
 from scipy import stats
 
 from cardtable.goofspiel import Game, Ruleset
-from cardtable.goofspiel.bots.nash import NashBot
+from cardtable.strategy.nash import NashBot
 from cardtable.platform.bot import load_bot
 from cardtable.solver.approx import CarryApproximation, exact_layers
 from cardtable.solver.equilibrium import discard_table

@@ -102,22 +102,22 @@ def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names
 
 def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
                     bid_cards, display, order, match, seed, name, names, delay, save, record, hints=False) -> None:
+    # lazy: `cardtable --help` and the other commands do not load the game, its bots or rich's screens
     from cardtable.goofspiel.tui import Seat, run
     from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
     from cardtable.platform.match import MatchError, MatchFormat
+    from cardtable.strategy.coach import TerminalCoach
+    from cardtable.strategy.nash import NashBot
     from cardtable.tui import Terminal
 
     ruleset = build_ruleset(rules, cards, players, ties, unique, high_ace, bid_cards, display, order)
     if hints and (hotseat or auto):
         fail("--hints are for a game of one person against bots: leave out --hotseat and --auto")
+    coach = TerminalCoach()
+    problem = coach.problem(ruleset) if hints else ""
+    if problem:
+        fail(f"--{problem}")  # "--hints need a 2-player game ..."
     if hints:
-        from cardtable.goofspiel.coach import analysable
-
-        if not analysable(ruleset):
-            fail("--hints need a 2-player game with single-card bids and one prize at a time "
-                 "(the equilibrium is solved for those only)")
-        from cardtable.goofspiel.bots.nash import NashBot
-
         try:  # the coach's tables (a damaged one is refused now, not at the first hint)
             NashBot(seed=0).new_game(ruleset, 0)
         except ValueError as exc:  # TableFileError
@@ -168,4 +168,4 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
     terminal = Terminal(hotseat=hotseat)
     wait = delay if delay is not None else (0.6 if auto else 0.0)
     raise typer.Exit(run(terminal, ruleset, seats, seed=seed, match=fmt, delay=wait, save=save, record_path=record,
-                         hints=hints))
+                         hints=hints, coach=coach))

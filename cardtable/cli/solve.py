@@ -285,7 +285,7 @@ def register(app: typer.Typer) -> None:
 
         from rich.console import Console
 
-        from cardtable.goofspiel.coach import analysis, render_analysis
+        from cardtable.strategy.coach import analysis, render_analysis
         from cardtable.solver import TableFileError, UnsupportedRuleset
 
         console = Console(highlight=False)  # the terminal's width (COLUMNS when not a terminal)

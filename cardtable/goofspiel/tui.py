@@ -19,8 +19,9 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
+from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
@@ -32,13 +33,41 @@ from cardtable.platform.storage import records_dir
 from cardtable.tui import ABANDONED, QuitGame, Terminal, outcome_phrase, subject, verb
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card
-from .coach import HINT_WORDS
 from .errors import CardError, GoofspielError
 from .record import GameRecord, record_from_game, to_json, write_text
 from .ruleset import Ruleset
 from .state import Bid, Game, PlayerView, RoundResult
 
+#: What a person types at the bid prompt of ``cardtable play`` to see the hint.
+HINT_WORDS = ("hint", "?")
+
 SUIT_STYLE = {"♠": "bold", "♣": "bold green", "♥": "bold red", "♦": "bold red", "♤": "bold cyan", "♧": "bold magenta"}
+
+
+class Coach(Protocol):
+    """The hints and the end-of-game analysis at a table (:func:`run`).
+
+    The coach reads the solver, a layer above this package (ARCHITECTURE.md, Layers), so the
+    table is handed one: ``cardtable play`` passes
+    :class:`cardtable.strategy.coach.TerminalCoach`. Without one there are no hints and no
+    analysis.
+    """
+
+    def problem(self, ruleset: Ruleset) -> str:
+        """Why no hint can be given in ``ruleset``, or ``""`` when one can."""
+
+    def new_game(self, ruleset: Ruleset, seat: int) -> None:
+        """A new game starts, the person in ``seat``."""
+
+    def hint_line(self, console: Console, view: PlayerView) -> str:
+        """The hint for ``view``, one line. Raises ValueError when there is none."""
+
+    def offer_analysis(self, terminal: Terminal, games: Sequence[Game], names: Sequence[str]) -> None:
+        """Offer (and show) the analysis of the games played."""
+
+
+#: Why hints cannot be given at a table that has no coach.
+NO_COACH = "hints need the coach, which this table was not given"
 
 
 @dataclass
@@ -170,6 +199,7 @@ class GoofspielTable:
         seats: Sequence[Seat],
         delay: float = 0.0,
         hints: bool = False,
+        coach: Coach | None = None,
     ) -> None:
         if len(seats) != ruleset.players:
             raise GoofspielError(f"{ruleset.players} players need {ruleset.players} seats")
@@ -185,7 +215,7 @@ class GoofspielTable:
         self.hints = hints
         #: a hint was shown in the game being played (recorded as ``[Hints "on"]``)
         self.hinted = False
-        self._hint_bot = None  # the nash bot behind the hints, one per game
+        self.coach = coach  # the hints and the analysis (None: neither)
         self._hint_problem: str | None = None  # why hints cannot be given here ("" if they can)
         if hints and self.hint_problem():
             raise GoofspielError(self.hint_problem())
@@ -197,30 +227,22 @@ class GoofspielTable:
         if self._hint_problem is None:
             if self.you is None:
                 self._hint_problem = "hints are for a game of one person against bots"
+            elif self.coach is None:
+                self._hint_problem = NO_COACH
             else:
-                from .coach import analysable  # imports the solver: only when hints are asked for
-
-                self._hint_problem = "" if analysable(self.ruleset) else (
-                    "hints need a 2-player game with single-card bids and one prize at a time "
-                    "(the equilibrium is solved for those only)")
+                self._hint_problem = self.coach.problem(self.ruleset)
         return self._hint_problem
 
     def _show_hint(self, game: Game, seat: int) -> None:
-        from .bots.nash import NashBot
-        from .coach import hint, hint_text
-
+        if self.coach is None:  # only asked for after hint_problem() found a coach
+            raise GoofspielError(NO_COACH)
         try:
-            if self._hint_bot is None:
-                self._hint_bot = NashBot(seed=0)
-                self._hint_bot.new_game(self.ruleset, seat)
-            with self.console.status("the coach is solving this round..."):
-                data = hint(self._hint_bot, game.view(seat))
+            line = self.coach.hint_line(self.console, game.view(seat))
         except ValueError as exc:  # e.g. a damaged table (TableFileError): no hint, the game goes on
-            self._hint_bot = None
             self.console.print(f"no hint: {exc}", style="yellow", markup=False, highlight=False)
             return
         self.hinted = True
-        self.console.print(hint_text(data), style="cyan", markup=False, highlight=False)
+        self.console.print(line, style="cyan", markup=False, highlight=False)
 
     def _human_bid(self, game: Game, seat: int) -> Bid:
         view = game.view(seat)
@@ -283,8 +305,8 @@ class GoofspielTable:
         """
         game = Game(self.ruleset, seed=seed)
         self.hinted = False
-        if self._hint_bot is not None:
-            self._hint_bot.new_game(self.ruleset, self.you)
+        if self.coach is not None and self.you is not None:
+            self.coach.new_game(self.ruleset, self.you)
         for i, seat in enumerate(self.seats):
             if seat.bot is not None:
                 seat.bot.new_game(self.ruleset, i)
@@ -390,18 +412,25 @@ def run(
     save: bool = True,
     record_path: Path | None = None,
     hints: bool = False,
+    coach: Coach | None = None,
 ) -> int:
     """Play a game (or a match) at the terminal; save the record.
 
     ``hints``: show the coach's hint before every bid of the person (else only
     when typed ``hint``); games with a hint shown get the tag ``[Hints "on"]``.
+    ``coach``: gives the hints and offers the analysis at the end (:class:`Coach`;
+    ``None``: no hints, no analysis).
+
+    Raises:
+        GoofspielError: the seats do not fit the ruleset, or ``hints`` where the coach
+            cannot give them.
 
     Returns:
         the exit code: 0 when the game (or match) was played to the end,
         :data:`~cardtable.tui.ABANDONED` when a person quit (what was played is
         saved all the same), 1 when the record could not be written.
     """
-    table = GoofspielTable(terminal, ruleset, seats, delay, hints)
+    table = GoofspielTable(terminal, ruleset, seats, delay, hints, coach)
     console = terminal.console
     names = [s.name for s in seats]
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
@@ -465,8 +494,6 @@ def run(
         console.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False)
     elif save:
         console.print("Nothing was played; no record saved.")
-    if table.humans and not quit_early:
-        from .coach import offer_analysis
-
-        offer_analysis(terminal, played, names)
+    if table.humans and not quit_early and coach is not None:
+        coach.offer_analysis(terminal, played, names)
     return ABANDONED if quit_early else 0

@@ -37,7 +37,6 @@ import contextlib
 import dataclasses
 import gc
 import logging
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
@@ -51,14 +50,13 @@ from starlette.websockets import WebSocketDisconnect
 from .coach import register as register_coach
 from .games import ADAPTERS, ActionError, SettingsError, get_adapter
 from .limits import Limits
+from .paths import STATIC
 from .protocol import FLOOD_CLOSE_CODE, POLICY_CLOSE_CODE, ProtocolError, RateLimiter, error, parse_message, seat_label
 from .rooms import Connection, CredentialError, Hub, QuotaError, Room, cut_id, new_seed
 from .schema import CREATE_ROOM, INVITE, SETTINGS_BODY, Act, Join, Next, Ping, SchemaError, validate_json
 from .storage import StorageError, Store
 
 log = logging.getLogger("cardtable.web")
-
-STATIC = Path(str(resources.files("cardtable.web") / "static"))
 
 
 def default_db_path() -> Path:

@@ -5,10 +5,10 @@ Routes (added to the app by :func:`register`):
 - ``GET /analysis/{room}?game=N`` -- the analysis page (``static/analysis.html``):
   per round the equilibrium strategy of each player, both bids, the expected
   points each gave up, and a drawn chart of the expected point difference
-  (:mod:`cardtable.goofspiel.coach`; the numbers ``cardtable analyze`` prints for
+  (:mod:`cardtable.strategy.coach`; the numbers ``cardtable analyze`` prints for
   the downloaded record).
 - ``GET /api/rooms/{room}/analysis?game=N`` -- the same as JSON
-  (:func:`cardtable.goofspiel.coach.analysis` plus ``"game"``, ``"hints"``).
+  (:func:`cardtable.strategy.coach.analysis` plus ``"game"``, ``"hints"``).
   Only finished games are analysed (a game in progress would tell a player the
   equilibrium mid-game); without ``game``, the latest finished game.
 
@@ -274,7 +274,7 @@ def analyse_state(state: Any, names: list[str]) -> dict[str, Any]:
     Raises:
         UnsupportedRuleset: a ruleset outside the solver; TableFileError: a damaged table.
     """
-    from cardtable.goofspiel.coach import analysis, points_table
+    from cardtable.strategy.coach import analysis, points_table
 
     game = state.game
     data = analysis(game, names, points_table(game.ruleset))
@@ -286,10 +286,10 @@ def hint_for(state: Any, seat: int) -> dict[str, Any]:
     """The equilibrium hint for ``seat`` in the current bid round, cached per round.
 
     Returns ``{"round", "strategy": {rank: probability}, "source", "exact"}``
-    (:func:`cardtable.goofspiel.coach.hint`).
+    (:func:`cardtable.strategy.coach.hint`).
     """
-    from cardtable.goofspiel.bots.nash import NashBot
-    from cardtable.goofspiel.coach import hint
+    from cardtable.strategy.nash import NashBot
+    from cardtable.strategy.coach import hint
 
     game = state.game
     key = (game.round, seat)

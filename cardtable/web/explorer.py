@@ -17,7 +17,7 @@ order (the solver's tables are of that game).
 
 Where the equilibrium comes from is the analysis's choice (:class:`cardtable.solver.analysis.RoundSources`,
 the source of the ``nash`` bot): a solved table of the rules (exact), exact subgame solving when
-the rest of the game needs at most :data:`cardtable.goofspiel.coach.DEFAULT_LIMIT` matrix games
+the rest of the game needs at most :data:`cardtable.strategy.coach.DEFAULT_LIMIT` matrix games
 (exact), the carry-over approximation (carry-over ties, no table; not exact). A position none of
 them covers is refused (400, :class:`TooBig`), and so is an impossible one (400, the solver's reason).
 """
@@ -31,6 +31,7 @@ from fastapi.responses import FileResponse, Response
 
 from cardtable.errors import CardtableError
 
+from .paths import STATIC
 from .pooled import error, pooled
 
 router = APIRouter()
@@ -90,7 +91,7 @@ def explore_position(state: tuple) -> dict[str, Any]:
         TooBig: no source covers the position; ImpossiblePosition, UnsupportedRuleset, TableFileError.
     """
     from cardtable.goofspiel import Ruleset
-    from cardtable.goofspiel.coach import DEFAULT_LIMIT, SOURCE_WORDS, points_table
+    from cardtable.strategy.coach import DEFAULT_LIMIT, SOURCE_WORDS, points_table
     from cardtable.solver.analysis import RoundSources
     from cardtable.solver.position import Position
 
@@ -136,8 +137,6 @@ def _clean(v: float) -> float:
 
 @router.get("/explorer")
 async def explorer_page() -> Response:
-    from .app import STATIC
-
     return FileResponse(STATIC / "explorer.html")
 
 

@@ -33,6 +33,7 @@ from cardtable.goofspiel.record import RecordError, load_records, replay, write_
 from cardtable.goofspiel.state import Game
 
 from .coach import Finished
+from .paths import STATIC
 from .pooled import error, pooled
 from .rooms import cut_id
 from .schema import SchemaError, Strict, validate_json
@@ -90,7 +91,7 @@ def game_json(game: Game, players: list[str], number: int) -> dict[str, Any]:
         ``"hands"`` and ``"face_down"`` (before the round), ``"points_before"``, ``"points_after"``,
         ``"explore"`` (the explorer's query for that position, or ``None``)}``. Cards are face ranks.
     """
-    from cardtable.goofspiel.coach import analysable
+    from cardtable.strategy.coach import analysable
 
     rs = game.ruleset
     step = Game(rs, prize_deck=game.initial_deck)
@@ -143,8 +144,6 @@ def _body(adapter: TypeAdapter, raw: bytes) -> Any:
 
 @router.get("/replay")
 async def replay_page() -> Response:
-    from .app import STATIC
-
     return FileResponse(STATIC / "replay.html")
 
 
@@ -162,7 +161,7 @@ async def replay_record(request: Request) -> Response:
 
 @router.post("/api/replay/analysis")
 async def replay_analysis(request: Request) -> Response:
-    from cardtable.goofspiel.coach import analysable
+    from cardtable.strategy.coach import analysable
 
     try:
         body = _body(REPLAY_ANALYSIS, await request.body())

@@ -45,7 +45,7 @@ def test_full_13_card_game_against_heuristic(tmp_path):
         child.sendline(rank)
     child.expect(r"(You win|You lose|Draw between)")
     path = saved_record(child)
-    child.expect(r"Show the analysis of this game")  # the coach's offer (goofspiel/coach.py)
+    child.expect(r"Show the analysis of this game")  # the coach's offer (strategy/coach.py)
     child.sendline("maybe")
     child.expect("answer y or n")
     child.sendline("y")

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from cardtable.cli import app
 from cardtable.goofspiel import Game, Ruleset
-from cardtable.goofspiel.bots.bait import BaitBot
+from cardtable.strategy.bait import BaitBot
 from cardtable.goofspiel.bots.heuristic import HeuristicBot
 from cardtable.goofspiel.bots.mcts import MCTSBot
 from cardtable.platform.bot import (
@@ -244,7 +244,7 @@ def test_bots_command_lists_every_option_with_its_range():
 
 
 def test_the_hint_shows_only_a_distribution():
-    from cardtable.goofspiel.coach import hint
+    from cardtable.strategy.coach import hint
 
     class Broken:
         last_source, last_source_text = "table", "solved table"

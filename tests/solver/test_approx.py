@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cardtable.goofspiel import Game, Ruleset
-from cardtable.goofspiel.bots.nash import NashBot
+from cardtable.strategy.nash import NashBot
 from cardtable.platform.bot import load_bot
 from cardtable.solver import ImpossiblePosition, Position, solve
 from cardtable.solver.approx import (DEFAULT_POT_MODEL, NCOEF, CarryApproximation,

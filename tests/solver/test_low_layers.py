@@ -185,7 +185,7 @@ def test_cli_low_layers_and_bad_values(tmp_path):
 
 def test_analysis_plays_exact_where_the_bot_does_and_matches_the_bot(tmp_path):
     from cardtable.goofspiel import Game
-    from cardtable.goofspiel.bots.nash import NashBot
+    from cardtable.strategy.nash import NashBot
     from cardtable.platform.bot import load_bot
     from cardtable.solver.analysis import analyze_game
     from cardtable.solver.position import position_from_view

@@ -75,7 +75,7 @@ def test_cache_lookup_and_damaged_cache_never_used(tmp_path):
     _flip(path, 10)
     with pytest.raises(TableFileError):
         load_table(rs)
-    from cardtable.goofspiel.bots.nash import NashBot
+    from cardtable.strategy.nash import NashBot
 
     with pytest.raises(TableFileError):
         NashBot(seed=1).new_game(rs, 0)

@@ -1,5 +1,5 @@
 """The coach in words in the browser: the analysis JSON carries each round's sentences (made by
-``cardtable.goofspiel.coach.round_words``, the text ``cardtable analyze`` prints), and the pages
+``cardtable.strategy.coach.round_words``, the text ``cardtable analyze`` prints), and the pages
 show that text."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cardtable.cli import app
-from cardtable.goofspiel.coach import round_words
+from cardtable.strategy.coach import round_words
 from cardtable.goofspiel.record import parse_text
 from test_web_coach import _browser_game, _play_out
 from web_helpers import create_room, join

@@ -14,7 +14,7 @@ import sys
 import httpx
 import pytest
 
-from cardtable.goofspiel.coach import analysis
+from cardtable.strategy.coach import analysis
 from cardtable.goofspiel.record import parse_text, replay
 from web_helpers import create_room, join
 

@@ -18,12 +18,6 @@ class RandomBot(GoofspielBot):
         self.check_policy_view(view)
         return {c: 1.0 / len(view.hand) for c in sorted(view.hand)}
 
-    def best_response_values(self, ruleset):
-        """``(full layout, None)``: uniform play, for :mod:`cardtable.solver.exploit_kernel`."""
-        from cardtable.solver.table import full_layout
-
-        return full_layout(ruleset, "points"), None
-
     def bid(self, view: PlayerView) -> Bid:
         return self.rng.choice(view.legal_bids())
 

@@ -172,7 +172,7 @@ class GoofspielAdapter(GameAdapter):
         except (RulesetError, TypeError, ValueError) as exc:
             raise SettingsError(f"bad ruleset: {exc}"[:400]) from None
         if hints:
-            from cardtable.goofspiel.coach import analysable
+            from cardtable.strategy.coach import analysable
 
             if not analysable(ruleset):
                 raise SettingsError("hints need a 2-player game with single-card bids and one prize at a time "

@@ -83,7 +83,7 @@
         ? " Hollow dots: values from the carry-over approximation (no carry-over table), not the exact equilibrium." : "");
   }
 
-  // The coach in words: the server's sentence for each round and player (cardtable.goofspiel.coach.round_words,
+  // The coach in words: the server's sentence for each round and player (cardtable.strategy.coach.round_words,
   // the same text `cardtable analyze` prints); no wording is made here
   function words(data) {
     $("wordsnote").textContent = `${data.players[0]} bids ♠, ${data.players[1]} bids ♣, the prizes are ♦.`;

@@ -1,6 +1,6 @@
 // The coach in words on the game-over panel of a Goofspiel game: once the game's analysis link
 // shows (an analysable game is over), a button fetches the analysis (GET /api/rooms/R/analysis?game=N)
-// and lists each round's sentences as the server wrote them (cardtable.goofspiel.coach.round_words,
+// and lists each round's sentences as the server wrote them (cardtable.strategy.coach.round_words,
 // the text `cardtable analyze` prints); nothing is worded here. Nothing is fetched until asked:
 // an analysis is a solve, counted against the address's quota.
 "use strict";

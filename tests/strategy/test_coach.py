@@ -1,4 +1,4 @@
-"""The coach (goofspiel/coach.py): post-game analysis data, the chart, the hint, the terminal offer."""
+"""The coach (strategy/coach.py): post-game analysis data, the chart, the hint, the terminal offer."""
 
 from __future__ import annotations
 
@@ -9,12 +9,18 @@ from rich.console import Console
 
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.autoplay import play_game
-from cardtable.goofspiel.bots.nash import NashBot
-from cardtable.goofspiel.coach import (
-    analysis, chart_lines, hint, hint_text, offer_analysis, render_analysis, source_words,
-)
 from cardtable.platform.bot import load_bot
 from cardtable.solver import Position, UnsupportedRuleset, solve
+from cardtable.strategy.coach import (
+    analysis,
+    chart_lines,
+    hint,
+    hint_text,
+    offer_analysis,
+    render_analysis,
+    source_words,
+)
+from cardtable.strategy.nash import NashBot
 from cardtable.tui import Terminal
 
 

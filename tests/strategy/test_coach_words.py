@@ -1,4 +1,4 @@
-"""The coach in words (goofspiel/coach.py, ``round_words``): one sentence per round and player,
+"""The coach in words (strategy/coach.py, ``round_words``): one sentence per round and player,
 built from the same numbers as the analysis table; ``cardtable analyze`` prints them."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from cardtable.cli import app
 from cardtable.goofspiel import Ruleset
-from cardtable.goofspiel.coach import analysis, round_words
 from cardtable.goofspiel.record import load_records, replay
+from cardtable.strategy.coach import analysis, round_words
 
 RS = Ruleset(cards=13)
 

@@ -28,10 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..state import Bid, PlayerView
+from cardtable.goofspiel.bots.base import GoofspielBot
+from cardtable.goofspiel.state import Bid, PlayerView
 from cardtable.platform.bot import Option
-
-from .base import GoofspielBot
 
 
 class NashBot(GoofspielBot):
@@ -83,6 +82,7 @@ class NashBot(GoofspielBot):
         """Load the table if one is solved (else prepare the approximation). Raises
         UnsupportedRuleset for rulesets outside the solver (3+ players, multi-card
         bids, open prizes)."""
+        # lazy: the bot registry (`cardtable bots`) reads this module without loading Numba
         from cardtable.solver.equilibrium import EquilibriumSource
 
         if self.ruleset != ruleset or self._source is None:
@@ -114,12 +114,14 @@ class NashBot(GoofspielBot):
     @property
     def last_source_text(self) -> str:
         """Where the last bid came from, in words (``""`` before the first bid)."""
+        # lazy: the bot registry (`cardtable bots`) reads this module without loading Numba
         from cardtable.solver.equilibrium import SOURCE_TEXT
 
         return SOURCE_TEXT.get(self.last_source, self.last_source)
 
     def policy(self, view: PlayerView) -> dict[int, float]:
         """The bot's mixed bid for ``view``: ``{card: probability}`` over its hand."""
+        # lazy: the bot registry (`cardtable bots`) reads this module without loading Numba
         from cardtable.solver.position import position_from_view
 
         self.check_policy_view(view)

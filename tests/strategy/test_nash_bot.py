@@ -7,11 +7,11 @@ import pytest
 
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.autoplay import play_game
-from cardtable.goofspiel.bots.nash import NashBot
 from cardtable.platform.bot import load_bot
 from cardtable.solver import Position, UnsupportedRuleset, solve, write_table
 from cardtable.solver.exploit import best_response
 from cardtable.solver.table import default_path
+from cardtable.strategy.nash import NashBot
 
 
 def test_registered():

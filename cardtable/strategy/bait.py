@@ -8,7 +8,7 @@ function of the bids seen (its randomness is only in sampling from the mix),
 so the adversary runs a shadow copy of the exploiter, fed with the same
 public views, and knows that mix exactly: for each of its cards ``b`` it
 evaluates the exploiter's expected result ``(x' M)_b - v`` with the round's
-equilibrium matrix ``M`` and value ``v`` (:mod:`cardtable.goofspiel.bots.exploiter`)
+equilibrium matrix ``M`` and value ``v`` (:mod:`cardtable.strategy.exploiter`)
 and bids the card that minimises it.
 
 This is the worst case the exploiter's safety guarantee is about: its
@@ -25,10 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from cardtable.platform.bot import Option
+from cardtable.goofspiel.bots.base import GoofspielBot
+from cardtable.goofspiel.bots.mcts import determinise
+from cardtable.goofspiel.state import Bid, PlayerView
+from cardtable.platform.bot import Option, load_bot
 
-from ..state import Bid, PlayerView
-from .base import GoofspielBot
 from .exploiter import ExploiterBot, opponent_view
 
 
@@ -59,8 +60,6 @@ class BaitBot(GoofspielBot):
     def __init__(self, seed: int | str | None = None, bait_games: int = 3, weak: str = "matcher",
                  exploiter_options: dict[str, Any] | None = None) -> None:
         super().__init__(seed)
-        from cardtable.platform.bot import load_bot
-
         self.bait_games = bait_games
         self.weak = load_bot("goofspiel", weak, seed=seed)
         self.shadow = ExploiterBot(seed=0, **(exploiter_options or {}))
@@ -175,8 +174,6 @@ def _costs(shadow: ExploiterBot, view: PlayerView, depth: int) -> dict[int, floa
     g = {c: float(p["xM"][j] - p["value"]) for j, c in enumerate(ours)}
     if depth <= 1 or len(ours) <= 1:
         return g
-    from .mcts import determinise
-
     me = view.seat
     theirs = p["mix"]
     rest = list(view.remaining_prizes)

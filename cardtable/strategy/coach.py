@@ -35,8 +35,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .cards import rank_name
-from .state import Game, PlayerView
+from rich import box
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from cardtable.goofspiel.cards import PLAYER_SUITS, PRIZE_SUIT, format_card, rank_name
+from cardtable.goofspiel.errors import GoofspielError
+from cardtable.goofspiel.state import Game, PlayerView
+from cardtable.platform.bot import check_distribution
+from cardtable.tui import QuitGame
+
+from .nash import NashBot
 
 #: Most matrix games solved for an analysis without a table (as ``cardtable analyze --limit``).
 DEFAULT_LIMIT = 2_000_000
@@ -63,6 +72,7 @@ def source_words(source: str, ruleset) -> str:
 
 def analysable(ruleset) -> bool:
     """True when the solver covers ``ruleset`` (2 players, single-card bids, one prize at a time)."""
+    # lazy: `cardtable play` reads the coach without loading Numba until a hint or an analysis is asked for
     from cardtable.solver import UnsupportedRuleset, check_supported
 
     try:
@@ -78,6 +88,7 @@ def points_table(ruleset, cache=None):
     Raises:
         TableFileError: the table file exists but is damaged.
     """
+    # lazy: `cardtable play` reads the coach without loading Numba until a hint or an analysis is asked for
     from cardtable.solver import load_table
 
     return load_table(ruleset, "points", cache)
@@ -107,6 +118,7 @@ def analysis(game: Game, players: Sequence[str], table: Any = None,
     Raises:
         UnsupportedRuleset: the ruleset is outside the solver's reach.
     """
+    # lazy: `cardtable play` reads the coach without loading Numba until a hint or an analysis is asked for
     from cardtable.solver.analysis import analyze_game
 
     rounds = analyze_game(game, table, limit, cache=cache)
@@ -159,8 +171,6 @@ def round_words(row: dict[str, Any], seat: int, ruleset) -> str:
     A carried pot is named (``on the 4♦ with 3 carried``); in a round solved by the carry-over
     approximation the sentence says the mix is the approximation's, not the exact equilibrium.
     """
-    from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card
-
     bid = format_card(row["bids"][seat], PLAYER_SUITS[seat])
     stake = f"the {format_card(row['prize'], PRIZE_SUIT)}" + (f" with {row['pot']} carried" if row["pot"] else "")
     if ruleset.cards - row["number"] + 1 <= 1:  # one card left in each hand: nothing to choose
@@ -206,8 +216,6 @@ def offer_analysis(terminal, games: Sequence[Game], names: Sequence[str]) -> Non
 
     Asks only for analysable 2-player games; end of input or ``n`` (the default) skips it.
     """
-    from .errors import GoofspielError
-
     games = [g for g in games if g.history]
     if not games or len(names) != 2 or not analysable(games[0].ruleset):
         return
@@ -218,8 +226,6 @@ def offer_analysis(terminal, games: Sequence[Game], names: Sequence[str]) -> Non
         if answer not in ("", "y", "yes", "n", "no"):
             raise GoofspielError("answer y or n")
         return answer in ("y", "yes")
-
-    from cardtable.tui import QuitGame
 
     try:
         wanted = terminal.ask(f"Show the analysis of {what} (equilibrium per round, points given up)? \\[y/N] ", parse)
@@ -289,9 +295,6 @@ def render_analysis(console, data: dict[str, Any], title: str = "analysis", tabl
             " (or the carry-over approximation where there is no table)"
             if any(r["source"] == "approximation" for r in data["rounds"]) else "") + ":",
             markup=False, highlight=False)
-        from rich.table import Table as RichTable
-        from rich.text import Text
-
         grid = RichTable.grid(padding=(0, 2))  # the sentences wrap within the terminal's width
         grid.add_column(no_wrap=True)
         grid.add_column(no_wrap=True)
@@ -304,9 +307,6 @@ def render_analysis(console, data: dict[str, Any], title: str = "analysis", tabl
 
 def _render_table(console, data: dict[str, Any], title: str) -> None:
     """The table, the totals and the chart of :func:`render_analysis`."""
-    from rich import box
-    from rich.table import Table as RichTable
-
     names = data["players"]
     top = 4 if console.width >= 130 else 2
     sources = sorted({r["source"] for r in data["rounds"]})
@@ -358,7 +358,7 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
     """The equilibrium mixed bid for the viewer's seat, before it bids.
 
     Args:
-        bot: a ``nash`` bot (:class:`cardtable.goofspiel.bots.nash.NashBot`) kept for
+        bot: a ``nash`` bot (:class:`cardtable.strategy.nash.NashBot`) kept for
             the whole game (it solves a subgame once and reuses it).
         view: the person's view in the bid phase.
 
@@ -370,17 +370,11 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
         UnsupportedRuleset, ValueError (no bid pending, or a mix that is not a probability
             distribution over the hand: :func:`cardtable.platform.bot.check_distribution`).
     """
-    from cardtable.platform.bot import check_distribution
-
     dist = check_distribution(bot.policy(view), view.hand, "hint")
     exact = bot.last_source in ("table", "subgame")
     source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
     return {"round": view.round, "strategy": {str(c): float(p) for c, p in sorted(dist.items())},
             "source": source, "exact": exact}
-
-
-#: What a person types at the bid prompt of ``cardtable play`` to see the hint.
-HINT_WORDS = ("hint", "?")
 
 
 def hint_text(data: dict[str, Any]) -> str:
@@ -391,3 +385,55 @@ def hint_text(data: dict[str, Any]) -> str:
     mix = " · ".join(f"{rank_name(c)} {round(p * 100)}%" for p, c in items)
     kind = "equilibrium" if data["exact"] else "approximate"
     return f"Hint — {kind} mix for this round ({data['source']}): {mix}"
+
+
+#: Why :class:`TerminalCoach` gives no hints in a ruleset the solver does not cover.
+NOT_ANALYSABLE = ("hints need a 2-player game with single-card bids and one prize at a time "
+                  "(the equilibrium is solved for those only)")
+
+
+class TerminalCoach:
+    """The coach at a Goofspiel table in the terminal (:func:`cardtable.goofspiel.tui.run`).
+
+    ``cardtable play`` hands one to the table, so that the game package never imports
+    this one (it sits a layer above: ARCHITECTURE.md, Layers). It keeps one ``nash`` bot
+    for the hints of a table, made at the first hint.
+    """
+
+    def __init__(self) -> None:
+        self._bot: NashBot | None = None
+
+    def problem(self, ruleset: Any) -> str:
+        """Why no hint can be given in ``ruleset``, or ``""`` when one can (:func:`analysable`)."""
+        return "" if analysable(ruleset) else NOT_ANALYSABLE
+
+    def new_game(self, ruleset: Any, seat: int) -> None:
+        """A new game starts, the person in ``seat``: the hints' bot (once made) starts it too.
+
+        Raises:
+            UnsupportedRuleset: ``ruleset`` is outside the solver's reach.
+        """
+        if self._bot is not None:
+            self._bot.new_game(ruleset, seat)
+
+    def hint_line(self, console: Any, view: PlayerView) -> str:
+        """The hint for ``view`` as one line (:func:`hint_text`), solved under a status line
+        on ``console`` (a ``rich`` console).
+
+        Raises:
+            ValueError: no hint (e.g. a damaged table, ``TableFileError``); the next call
+                starts again with a fresh bot.
+        """
+        try:
+            if self._bot is None:
+                self._bot = NashBot(seed=0)
+                self._bot.new_game(view.ruleset, view.seat)
+            with console.status("the coach is solving this round..."):
+                return hint_text(hint(self._bot, view))
+        except ValueError:
+            self._bot = None
+            raise
+
+    def offer_analysis(self, terminal: Any, games: Sequence[Game], names: Sequence[str]) -> None:
+        """At the end of the games: :func:`offer_analysis`."""
+        offer_analysis(terminal, games, names)

@@ -13,10 +13,10 @@ import statistics
 import pytest
 
 from cardtable.goofspiel import Game, Ruleset
-from cardtable.goofspiel.bots.bait import BaitBot, MatchAdversary
-from cardtable.goofspiel.bots.exploiter import ExploiterBot
 from cardtable.solver import solve, write_table
 from cardtable.solver.table import default_path
+from cardtable.strategy.bait import BaitBot, MatchAdversary
+from cardtable.strategy.exploiter import ExploiterBot
 
 
 @pytest.fixture(scope="module")
