@@ -114,36 +114,18 @@ class Display:
 
 def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]], notes: Sequence[str] = (),
            mark_you: bool = True) -> Panel:
-    """The table as a Rich panel: each grid, the piles and recent notes."""
+    """The table as a Rich panel: each grid, the piles and recent notes.
+
+    Args:
+        cells: per seat, per slot, the text :meth:`Display.visible` gives.
+        notes: recent lines of the move log; the last 8 are shown.
+        mark_you: write ``(you)`` after the viewer's name.
+    """
     grids = Table.grid(padding=(0, 3))
     for _ in names:
         grids.add_column()
-    columns = []
-    for o, name in enumerate(names):
-        rows = sorted(set(view.slot_rows[o]))
-        you = " (you)" if o == view.seat and mark_you else ""
-        lines = [Text(f"{format_seat(o)} {name}{you}", style="bold")]
-        for r in rows:
-            line = Text()
-            for p, cell in enumerate(cells[o]):
-                if view.slot_rows[o][p] != r:
-                    continue
-                line.append(f"{p + 1:>2}:", style="dim")
-                style = "bold yellow" if cell not in ("▒▒", "·") else ("dim" if cell == "·" else "")
-                line.append(f"{cell:<3}", style=style)
-            lines.append(line)
-        snaps, own = view.snaps_made[o], view.own_snaps[o]  # only own cards count for ending early
-        lines.append(Text(f"snapped {snaps}" + (f" ({own} own)" if own != snaps else ""), style="dim"))
-        columns.append(Group(*lines))
-    grids.add_row(*columns)
-    top = rank_label(view.top) if view.top is not None else "—"
-    piles = Text("Discard pile: ", style="bold")
-    piles.append(top, style="bold yellow")
-    piles.append(f"   ({plural(len(view.discard), 'card')})   Draw pile: {plural(view.draw_pile, 'card')}"
-                 f"   Turn {view.turn}")
-    if view.ended_by is not None:
-        piles.append(f"   {names[view.ended_by]} ended the game: last turns", style="bold red")
-    parts: list = [grids, piles]
+    grids.add_row(*(_grid_column(view, o, name, cells[o], mark_you) for o, name in enumerate(names)))
+    parts: list = [grids, _piles_line(view, names)]
     if view.holding and view.phase != "over":
         held = rank_label(view.drawn) if view.drawn is not None else "a card"
         who = "You hold" if view.current == view.seat else f"{names[view.current]} holds"
@@ -151,6 +133,36 @@ def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]],
     for n in notes[-8:]:
         parts.append(Text(n, style="dim"))
     return Panel(Group(*parts), title="Golf with Detective and Thief", expand=False)
+
+
+def _grid_column(view: GolfView, o: int, name: str, cells: Sequence[str], mark_you: bool) -> Group:
+    """Seat ``o``'s name, its grid row by row (``cells`` per slot) and its snap count."""
+    you = " (you)" if o == view.seat and mark_you else ""
+    lines = [Text(f"{format_seat(o)} {name}{you}", style="bold")]
+    for r in sorted(set(view.slot_rows[o])):
+        line = Text()
+        for p, cell in enumerate(cells):
+            if view.slot_rows[o][p] != r:
+                continue
+            line.append(f"{p + 1:>2}:", style="dim")
+            style = "bold yellow" if cell not in ("▒▒", "·") else ("dim" if cell == "·" else "")
+            line.append(f"{cell:<3}", style=style)
+        lines.append(line)
+    snaps, own = view.snaps_made[o], view.own_snaps[o]  # only own cards count for ending early
+    lines.append(Text(f"snapped {snaps}" + (f" ({own} own)" if own != snaps else ""), style="dim"))
+    return Group(*lines)
+
+
+def _piles_line(view: GolfView, names: Sequence[str]) -> Text:
+    """The discard pile's top, the pile sizes, the turn and an early end."""
+    top = rank_label(view.top) if view.top is not None else "—"
+    piles = Text("Discard pile: ", style="bold")
+    piles.append(top, style="bold yellow")
+    piles.append(f"   ({plural(len(view.discard), 'card')})   Draw pile: {plural(view.draw_pile, 'card')}"
+                 f"   Turn {view.turn}")
+    if view.ended_by is not None:
+        piles.append(f"   {names[view.ended_by]} ended the game: last turns", style="bold red")
+    return piles
 
 
 class HumanAgent:
@@ -482,72 +494,143 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
     """
     terminal = Terminal(console=console, hotseat=hotseat, input_fn=input_fn)
     out = terminal.console
-    bot_list = list(vs) if vs else (["heuristic", "random"] if auto else ["heuristic"])
     try:
-        if hotseat and auto:
-            raise GolfError("--hotseat and --auto exclude each other")
-        if hotseat and vs:
-            raise GolfError("--hotseat seats people only: leave out --vs")
-        humans = 0 if auto else 1
-        if players is not None:
-            ruleset = _explicit_ruleset(ruleset or GolfRuleset(), players) if ruleset else GolfRuleset(players=players)
-        elif ruleset is None:
-            if hotseat:
-                names_given = [x for x in names.split(",")] if isinstance(names, str) else list(names or [])
-                wanted = len(names_given) if names_given else 2
-            else:
-                wanted = max(2, humans + len(bot_list)) if vs or auto else 2
-            if not 2 <= wanted <= 3:
-                what = f"{len(names_given)} names" if hotseat else f"{len(bot_list)} --vs bot(s)" + (" and you" if humans else "")
-                raise GolfError(f"Golf takes 2 or 3 players; {what} make {wanted}")
-            ruleset = GolfRuleset(players=wanted)
-        n = ruleset.players
-        if isinstance(names, str):
-            names = [x.strip() for x in names.split(",")]
-        if hotseat:
-            seat_names = list(names) if names else [f"Player {i + 1}" for i in range(n)]
-            if len(seat_names) != n:
-                raise GolfError(f"{plural(len(seat_names), 'name')} for {n} players")
-            bots: list[Agent | None] = [None] * n
-        else:
-            if vs and len(bot_list) > n - humans:
-                raise GolfError(f"{n} players leave {plural(n - humans, 'seat')} for bots, "
-                                f"but {len(bot_list)} --vs bots were named")
-            bots = [None] * humans
-            seat_names = [name.strip() if isinstance(name, str) else name] * humans
-            chosen = [bot_list[min(i, len(bot_list) - 1)] for i in range(n - humans)]
-            for i, bot_name in enumerate(chosen):
-                bot = load_bot_spec("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
-                bots.append(cast(Agent, bot))  # every golf bot is a GolfBot: it acts and snaps
-                seat_names.append(bot.name if chosen.count(bot_name) == 1 else f"{bot.name}-{humans + i + 1}")
-        check_player_names(seat_names)
-        if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-            raise GolfError(f"games must be 1 or more, not {games!r}")
-        if save and record is not None:
-            check_record_path(Path(record))
+        ruleset, seat_names, bots = _seats(vs, players, hotseat, auto, seed, name, names, ruleset)
+        _check_games(games, save, record)
     except (UnknownBotError, BotSpecError, GolfError, PlayerNameError, OSError) as exc:
         out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
     table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)
-    out.print(f"[bold]Golf with Detective and Thief[/bold] — {n} players: {escape(', '.join(seat_names))}. "
+    out.print(f"[bold]Golf with Detective and Thief[/bold] — {ruleset.players} players: "
+              f"{escape(', '.join(seat_names))}. "
               f"{'Open memory' if open_memory else 'Memory mode: cards you learn are shown once'}. "
               f"Type 'help' for commands.")
     records: list[GolfRecord] = []
-    extra = (0,) * ruleset.players
-    abandoned = False
+    abandoned = _play_match(table, terminal, seed, games, records)
+    if save and records:
+        _save(out, records, record)
+    _print_totals(out, records, seat_names)
+    return ABANDONED if abandoned else 0
+
+
+def _check_games(games: int, save: bool, record: Path | None) -> None:
+    """Refuse a game count below 1 and (when saving) a ``record`` path that cannot be written.
+
+    Raises:
+        GolfError: a bad game count.
+        OSError: see :func:`check_record_path`.
+    """
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        raise GolfError(f"games must be 1 or more, not {games!r}")
+    if save and record is not None:
+        check_record_path(Path(record))
+
+
+def _print_totals(out: Console, records: list[GolfRecord], seat_names: list[str]) -> None:
+    """Print each seat's points over a match of finished games (nothing for one game)."""
+    all_scores = [r.scores for r in records if r.scores]
+    if len(records) > 1 and len(all_scores) == len(records):
+        totals = [sum(s[i] for s in all_scores) for i in range(len(seat_names))]
+        out.print("Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals)))
+
+
+def _seats(vs: Sequence[str], players: int | None, hotseat: bool, auto: bool, seed: str | int | None,
+           name: str, names: str | Sequence[str] | None, ruleset: GolfRuleset | None
+           ) -> tuple[GolfRuleset, list[str], list[Agent | None]]:
+    """:func:`run`'s table: the rules, a checked name per seat and the bots (``None`` for a person).
+
+    Raises:
+        GolfError: options that exclude each other, or seat counts that do not fit.
+        UnknownBotError, BotSpecError: a bad ``--vs`` name.
+        PlayerNameError: a name the name policy refuses.
+    """
+    bot_list = list(vs) if vs else (["heuristic", "random"] if auto else ["heuristic"])
+    if hotseat and auto:
+        raise GolfError("--hotseat and --auto exclude each other")
+    if hotseat and vs:
+        raise GolfError("--hotseat seats people only: leave out --vs")
+    humans = 0 if auto else 1
+    ruleset = _table_ruleset(players, ruleset, hotseat, auto, vs, names, bot_list, humans)
+    n = ruleset.players
+    if isinstance(names, str):
+        names = [x.strip() for x in names.split(",")]
+    if hotseat:
+        seat_names = list(names) if names else [f"Player {i + 1}" for i in range(n)]
+        if len(seat_names) != n:
+            raise GolfError(f"{plural(len(seat_names), 'name')} for {n} players")
+        bots: list[Agent | None] = [None] * n
+    else:
+        seat_names, bots = _bot_seats(vs, bot_list, n, humans, name, seed)
+    check_player_names(seat_names)
+    return ruleset, seat_names, bots
+
+
+def _table_ruleset(players: int | None, ruleset: GolfRuleset | None, hotseat: bool, auto: bool,
+                   vs: Sequence[str], names: str | Sequence[str] | None, bot_list: list[str],
+                   humans: int) -> GolfRuleset:
+    """The rules for :func:`run`: an explicit ``players`` wins, then ``ruleset``, then the
+    count of hot-seat names or of bots (and you).
+
+    Raises:
+        GolfError: a count other than 2 or 3.
+    """
+    if players is not None:
+        return _explicit_ruleset(ruleset or GolfRuleset(), players) if ruleset else GolfRuleset(players=players)
+    if ruleset is not None:
+        return ruleset
+    if hotseat:
+        names_given = [x for x in names.split(",")] if isinstance(names, str) else list(names or [])
+        wanted = len(names_given) if names_given else 2
+    else:
+        wanted = max(2, humans + len(bot_list)) if vs or auto else 2
+    if not 2 <= wanted <= 3:
+        what = f"{len(names_given)} names" if hotseat else f"{len(bot_list)} --vs bot(s)" + (" and you" if humans else "")
+        raise GolfError(f"Golf takes 2 or 3 players; {what} make {wanted}")
+    return GolfRuleset(players=wanted)
+
+
+def _bot_seats(vs: Sequence[str], bot_list: list[str], n: int, humans: int, name: str,
+               seed: str | int | None) -> tuple[list[str], list[Agent | None]]:
+    """Names and agents of ``humans`` people (named ``name``) and ``n - humans`` bots from
+    ``bot_list`` (the last name fills the remaining seats; a repeated bot gets its seat number).
+
+    Raises:
+        GolfError: more ``--vs`` bots than free seats.
+        UnknownBotError, BotSpecError: a bad bot name.
+    """
+    if vs and len(bot_list) > n - humans:
+        raise GolfError(f"{n} players leave {plural(n - humans, 'seat')} for bots, "
+                        f"but {len(bot_list)} --vs bots were named")
+    bots: list[Agent | None] = [None] * humans
+    seat_names = [name.strip() if isinstance(name, str) else name] * humans
+    chosen = [bot_list[min(i, len(bot_list) - 1)] for i in range(n - humans)]
+    for i, bot_name in enumerate(chosen):
+        bot = load_bot_spec("golf", bot_name, seed=None if seed is None else f"{seed}-bot{i}")
+        bots.append(cast(Agent, bot))  # every golf bot is a GolfBot: it acts and snaps
+        seat_names.append(bot.name if chosen.count(bot_name) == 1 else f"{bot.name}-{humans + i + 1}")
+    return seat_names, bots
+
+
+def _play_match(table: "GolfTable", terminal: Terminal, seed: str | int | None, games: int,
+                records: list[GolfRecord]) -> bool:
+    """Play ``games`` games at ``table``, appending each record (a quit game's too, if any
+    action was played) to ``records``; returns whether the match was abandoned."""
+    out = terminal.console
+    players = table.ruleset.players
+    seat_names = table.names
+    extra = (0,) * players
     try:
         for k in range(games):
             game_seed = None if seed is None else f"{seed}/{k}"
             tags = {"MatchGame": f"{k + 1}/{games}"} if games > 1 else {}
             try:
-                game = table.play(game_seed, k % ruleset.players, extra)
+                game = table.play(game_seed, k % players, extra)
             except QuitGame as exc:
                 partial = getattr(exc, "game", None)
                 if partial is not None and partial.history:
                     records.append(record_from_game(partial, seat_names, tags))
                 out.print("Game abandoned.")
-                abandoned = True
-                break
+                return True
             records.append(record_from_game(game, seat_names, tags))
             table.show_final(game, next_game=k + 1 < games)
             extra = game.result().extra_cards
@@ -555,20 +638,19 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
                 terminal.pause("Press Enter for the next game... ")
     except (QuitGame, KeyboardInterrupt):  # at the pause between games: the games played are kept
         out.print(f"Match abandoned after {plural(len(records), 'game')}.")
-        abandoned = True
-    if save and records:
-        try:
-            path = save_records(records, record)
-        except OSError as exc:  # the --record file appeared meanwhile: keep the games anyway
-            out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
-            path = save_records(records)
-        out.print(f"Record saved to {path}", soft_wrap=True, markup=False, highlight=False)
-        out.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False, highlight=False)
-    all_scores = [r.scores for r in records if r.scores]
-    if len(records) > 1 and len(all_scores) == len(records):
-        totals = [sum(s[i] for s in all_scores) for i in range(ruleset.players)]
-        out.print("Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals)))
-    return ABANDONED if abandoned else 0
+        return True
+    return False
+
+
+def _save(out: Console, records: list[GolfRecord], record: Path | None) -> None:
+    """Save ``records`` (to ``record``, else or if that fails to a new file) and print where."""
+    try:
+        path = save_records(records, record)
+    except OSError as exc:  # the --record file appeared meanwhile: keep the games anyway
+        out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+        path = save_records(records)
+    out.print(f"Record saved to {path}", soft_wrap=True, markup=False, highlight=False)
+    out.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False, highlight=False)
 
 
 def run_cli(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = False, auto: bool = False,
