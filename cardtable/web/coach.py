@@ -1,6 +1,6 @@
 """The coach in the browser: the analysis of a finished Goofspiel game, and hints.
 
-Routes (added to the app by :func:`register`):
+Routes (:mod:`cardtable.web.analysis`):
 
 - ``GET /analysis/{room}?game=N`` -- the analysis page (``static/analysis.html``):
   per round the equilibrium strategy of each player, both bids, the expected
@@ -40,11 +40,10 @@ import multiprocessing
 from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
-from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi import Request
 
+from .errors import QuotaError
 from .limits import Bucket, Limits
-from .rooms import QuotaError, cut_id
 
 CACHE_SIZE = 64
 
@@ -189,70 +188,6 @@ class Analyses:
     def close(self) -> None:
         """Shut the pool down: waiting solves are dropped, a running one finishes in its thread."""
         self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-def register(app: FastAPI, hub: Any, static_dir,
-             executor: Callable[[int], concurrent.futures.Executor] | None = None) -> Analyses:
-    """Add the analysis page and its JSON route to ``app`` (rooms come from ``hub``;
-    ``executor``: see :class:`Analyses`).
-
-    Returns:
-        The :class:`Analyses` serving the route (the app closes it at shutdown).
-    """
-    analyses = Analyses(hub.limits, executor=executor)
-
-    @app.get("/analysis/{room_id}")
-    async def analysis_page(room_id: str) -> Response:
-        if hub.room(room_id) is None:
-            return JSONResponse({"error": f"no room {cut_id(room_id)}"}, status_code=404)
-        return FileResponse(static_dir / "analysis.html")
-
-    @app.get("/api/rooms/{room_id}/analysis")
-    async def analysis_json(room_id: str, request: Request, game: int | None = None) -> Response:
-        room = hub.room(room_id)
-        if room is None:
-            return JSONResponse({"error": f"no room {cut_id(room_id)}"}, status_code=404)
-        if room.adapter.name != "goofspiel":
-            return JSONResponse({"error": "the analysis covers Goofspiel games"}, status_code=400)
-        finished = [s for s in room.slots if room.adapter.is_over(s.state)]
-        if game is None:
-            if not finished:
-                return JSONResponse({"error": "no finished game to analyse yet"}, status_code=409)
-            slot = finished[-1]
-        else:
-            slots = [s for s in room.slots if s.game_no == game]
-            if not slots:
-                return JSONResponse({"error": f"no game {game}"}, status_code=404)
-            slot = slots[0]
-            if slot not in finished:
-                return JSONResponse({"error": f"game {game} is not finished: the analysis is shown after the game"},
-                                    status_code=409)
-        address = request.client.host if request.client is not None else ""
-        finished = Finished(slot.state.game, bool(getattr(slot.state, "hints", False)))
-        solve = asyncio.ensure_future(analyses.get((room_id, slot.game_no), finished, [s.name for s in room.seats],
-                                                   address))
-        gone = asyncio.ensure_future(_disconnected(request))
-        try:
-            await asyncio.wait({solve, gone}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            gone.cancel()
-            if not solve.done():  # the client left (or the server is stopping): stop waiting
-                solve.cancel()
-        if not solve.done() or solve.cancelled():  # being cancelled: its waiter count drops as it ends
-            return JSONResponse({"error": "the request was closed before its analysis was ready"}, status_code=499)
-        try:
-            data = solve.result()
-        except QuotaError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=503 if isinstance(exc, AnalysisBusy) else 429,
-                                headers={"retry-after": str(max(1, round(exc.retry_after)))})
-        except ValueError as exc:  # UnsupportedRuleset, TableFileError
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        except concurrent.futures.BrokenExecutor:
-            return JSONResponse({"error": "the analysis worker stopped; try again"}, status_code=503,
-                                headers={"retry-after": "1"})
-        return JSONResponse(data)
-
-    return analyses
 
 
 async def _disconnected(request: Request) -> None:

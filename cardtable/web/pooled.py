@@ -17,7 +17,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
 from .coach import AnalysisBusy, _disconnected
-from .rooms import QuotaError
+from .errors import QuotaError
 
 
 def error(text: str, status: int = 400, **headers: str) -> JSONResponse:
@@ -26,13 +26,14 @@ def error(text: str, status: int = 400, **headers: str) -> JSONResponse:
 
 
 async def pooled(request: Request, key: Any, state: Any, names: list[str],
-                 solve: Callable[[Any], dict[str, Any]] | None = None, extra: dict[str, Any] | None = None) -> Response:
+                 solve: Callable[[Any], dict[str, Any]] | None = None, extra: dict[str, Any] | None = None,
+                 what: str = "answer") -> Response:
     """Answer ``request`` with a solve of :meth:`Analyses.get <cardtable.web.coach.Analyses.get>`
     (its arguments), mapping its refusals to the documented statuses: 429 (the address's
     quota) and 503 (the pool's queue is full, a worker stopped), both with ``Retry-After``;
     400 for a ``ValueError`` of the solve (an unsupported ruleset, a position too big);
     499 when the client left before the answer. ``extra``: fields added to the answer (not to
-    the cached result)."""
+    the cached result); ``what``: the answer's name in the 499 text."""
     analyses = request.app.state.analyses
     address = request.client.host if request.client is not None else ""
     job = asyncio.ensure_future(analyses.get(key, state, names, address, solve))
@@ -44,7 +45,7 @@ async def pooled(request: Request, key: Any, state: Any, names: list[str],
         if not job.done():  # the client left (or the server is stopping): stop waiting
             job.cancel()
     if not job.done() or job.cancelled():
-        return error("the request was closed before its answer was ready", 499)
+        return error(f"the request was closed before its {what} was ready", 499)
     try:
         return JSONResponse({**job.result(), **(extra or {})})
     except QuotaError as exc:

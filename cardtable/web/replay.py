@@ -35,7 +35,8 @@ from cardtable.goofspiel.state import Game
 from .coach import Finished
 from .paths import STATIC
 from .pooled import error, pooled
-from .rooms import cut_id
+from .errors import cut_id
+from .rooms import SlotError
 from .schema import SchemaError, Strict, validate_json
 
 #: Most characters of a posted record (the body limit, ``max_body_bytes``, also applies).
@@ -184,24 +185,16 @@ async def replay_analysis(request: Request) -> Response:
 @router.get("/api/replay/rooms/{room_id}")
 async def replay_room(room_id: str, request: Request, game: int | None = None) -> Response:
     hub = request.app.state.hub
-    room = hub.room(room_id)
+    room = await hub.room(room_id)
     if room is None:
         return error(f"no room {cut_id(room_id)}", 404)
     if room.adapter.name != "goofspiel":
         return error("the replay board steps through Goofspiel games only")
-    finished = [s for s in room.slots if room.adapter.is_over(s.state)]
-    if game is None:
-        if not finished:
-            return error("no finished game to replay yet", 409)
-        slot = finished[-1]
-    else:
-        slots = [s for s in room.slots if s.game_no == game]
-        if not slots:
-            return error(f"no game {game}", 404)
-        slot = slots[0]
-        if slot not in finished:  # its hands and bids are still hidden
-            return error(f"game {game} is not finished: the replay is shown after the game", 409)
+    try:
+        slot = room.finished_slot(game, "replay", "replay")
+    except SlotError as exc:
+        return error(str(exc), exc.status)
     data = game_json(slot.state.game, [s.name for s in room.seats], slot.game_no)
     data["room"] = room.id
-    data["finished_games"] = [s.game_no for s in finished]
+    data["finished_games"] = room.finished_games()
     return JSONResponse(data)

@@ -7,6 +7,7 @@ abandoned rooms, paused bots), logs without tracebacks and private database file
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -391,7 +392,7 @@ def test_bad_room_ids_log_nothing(make_client, caplog):
         assert ws.errors()[-1]["code"] == "bad_json"
         ws.request(json.dumps({"type": "join", "room": "\u00e9\u0000"}))
         assert ws.errors()[-1]["code"] == "no_room"
-        assert client.app.state.hub.room("\ud800") is None
+        assert asyncio.run(client.app.state.hub.room("\ud800")) is None
         assert client.post("/api/rooms/%ED%A0%80/join").status_code == 404
         assert client.get("/api/rooms/%00/record").status_code == 404
         assert client.get("/api/rooms/x/record?game=" + "9" * 5000).status_code == 400

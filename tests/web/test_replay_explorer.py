@@ -138,7 +138,7 @@ def test_replay_analysis_counts_against_the_address_quota(make_client, monkeypat
 
 def finished_bot_room(client, cards: int = 4) -> str:
     info = create_room(client, settings={"cards": cards}, seats=[{"bot": "heuristic"}, {"bot": "random"}])
-    room = client.app.state.hub.room(info["room"])
+    room = client.app.state.hub.rooms[info["room"]]  # loaded by its creation
     end = time.monotonic() + 20
     while not room.adapter.is_over(room.current.state):
         assert time.monotonic() < end, "the bots did not finish"

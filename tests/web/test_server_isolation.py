@@ -21,7 +21,7 @@ import pytest
 from cardtable.web import coach
 from cardtable.web.coach import Analyses, AnalysisBusy
 from cardtable.web.limits import Limits
-from cardtable.web.rooms import QuotaError
+from cardtable.web.errors import QuotaError
 from web_helpers import create_room, join
 
 #: the analyses' pool in threads, so that a monkeypatched solve counts in this process
