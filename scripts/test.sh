@@ -2,7 +2,7 @@
 # Install everything the test suite needs on a fresh machine, then run the whole suite.
 # Used verbatim by CI (.ci/run) and given in the README. Every argument goes to pytest
 # (e.g. -q, -x, a test path), except --fast, which this script consumes: the fast tier,
-# a subset that runs in a few minutes on a 2-core machine (CONTRIBUTING.md, The fast tier).
+# the suite without its longest tests (CONTRIBUTING.md, The fast tier and the full suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
