@@ -99,22 +99,7 @@ def game_json(game: Game, players: list[str], number: int) -> dict[str, Any]:
     rounds = []
     carried: tuple[int, ...] = ()
     for r in game.history:
-        view = step.view(0)
-        before = {"hands": [sorted(h) for h in view.hands], "face_down": sorted(view.remaining_prizes),
-                  "points_before": list(view.points)}
-        explore = explore_query(rs, view) if explorable(rs) and view.phase == "bid" else None
-        step.play(list(r.bids))
-        for seat, prize in r.taken:
-            if step.phase == "choose":  # a lone last prize is taken automatically
-                step.choose(seat, prize)
-        rounds.append({
-            "number": r.number, "prizes": list(r.prizes), "turned": [p for p in r.prizes if p not in carried],
-            "carried_in": sum(rs.prize_value(p) for p in carried),
-            "stake": sum(rs.prize_value(p) for p in r.prizes),
-            "bids": [list(b) for b in r.bids], "winner": r.winner, "taken": [list(t) for t in r.taken],
-            "carried": list(r.carried), "discarded": list(r.discarded),
-            **before, "points_after": list(step.points), "explore": explore,
-        })
+        rounds.append(_round_json(step, r, carried))
         carried = r.carried
     over = game.is_over
     res = game.result() if over else None
@@ -122,6 +107,28 @@ def game_json(game: Game, players: list[str], number: int) -> dict[str, Any]:
         "game": number, "players": list(players), "rules": rs.describe(), "cards": rs.cards, "over": over,
         "scores": list(res.points) if res else list(game.points), "result": list(res.outcomes) if res else None,
         "analysable": analysable(rs), "rounds": rounds,
+    }
+
+
+def _round_json(step: Game, r: Any, carried: tuple[int, ...]) -> dict[str, Any]:
+    """Round ``r`` (a :class:`~cardtable.goofspiel.state.RoundResult`) as :func:`game_json` shows it;
+    plays it on ``step``, the game replayed up to it (``carried``: the prizes carried into it)."""
+    rs = step.ruleset
+    view = step.view(0)
+    before = {"hands": [sorted(h) for h in view.hands], "face_down": sorted(view.remaining_prizes),
+              "points_before": list(view.points)}
+    explore = explore_query(rs, view) if explorable(rs) and view.phase == "bid" else None
+    step.play(list(r.bids))
+    for seat, prize in r.taken:
+        if step.phase == "choose":  # a lone last prize is taken automatically
+            step.choose(seat, prize)
+    return {
+        "number": r.number, "prizes": list(r.prizes), "turned": [p for p in r.prizes if p not in carried],
+        "carried_in": sum(rs.prize_value(p) for p in carried),
+        "stake": sum(rs.prize_value(p) for p in r.prizes),
+        "bids": [list(b) for b in r.bids], "winner": r.winner, "taken": [list(t) for t in r.taken],
+        "carried": list(r.carried), "discarded": list(r.discarded),
+        **before, "points_after": list(step.points), "explore": explore,
     }
 
 

@@ -221,7 +221,6 @@ class GoofspielAdapter(GameAdapter):
 
     def check(self, state: GoofspielState, seat: int, action: Any) -> Any:
         game = state.game
-        rs = game.ruleset
         if not isinstance(action, dict) or len(action) != 1 or not ({"bid", "choose"} & set(action)):
             raise ActionError("bad_action", 'a Goofspiel action is {"bid": [ranks]} or {"choose": rank}')
         try:
@@ -233,26 +232,7 @@ class GoofspielAdapter(GameAdapter):
         if game.phase == "over":
             raise ActionError("game_over", "the game is over; no more bids")
         if "bid" in action:
-            if game.phase != "bid":
-                raise ActionError("wrong_phase", f"waiting for {seat_label(game.chooser)} to choose a prize, not for bids")
-            if seat in state.pending:
-                mine = "+".join(format_card(c, PLAYER_SUITS[seat]) for c in state.pending[seat])
-                raise ActionError("already_acted", f"you have already bid {mine} this round; a bid cannot be changed")
-            bid = action["bid"]
-            if not isinstance(bid, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in bid):
-                raise ActionError("bad_action", "a bid is a list of card ranks, e.g. [13]")
-            cards = tuple(sorted(bid))
-            if len(cards) != rs.cards_per_bid:
-                raise ActionError("illegal", f"a bid is exactly {rs.cards_per_bid} card(s), not {len(cards)}")
-            if len(set(cards)) != len(cards):
-                raise ActionError("illegal", "the same card appears twice in the bid")
-            hand = game.hands[seat]
-            for c in cards:
-                if not 1 <= c <= rs.cards:
-                    raise ActionError("illegal", f"{c} is not a card of this game: ranks run from 1 (A) to {rs.cards}")
-                if c not in hand:
-                    raise ActionError("illegal", f"you have already spent {format_card(c, PLAYER_SUITS[seat])}")
-            return {"bid": list(cards)}
+            return {"bid": list(self._check_bid(state, seat, action["bid"]))}
         prize = action["choose"]
         if game.phase != "choose":
             raise ActionError("wrong_phase", "no prize choice is pending")
@@ -261,6 +241,35 @@ class GoofspielAdapter(GameAdapter):
         if not isinstance(prize, int) or isinstance(prize, bool) or prize not in game.pot:
             raise ActionError("illegal", f"{prize!r} is not a prize in the display")
         return {"choose": prize}
+
+    @staticmethod
+    def _check_bid(state: GoofspielState, seat: int, bid: Any) -> tuple[int, ...]:
+        """``seat``'s bid checked against the game: its cards, sorted.
+
+        Raises:
+            ActionError: ``wrong_phase``, ``already_acted``, ``bad_action`` or ``illegal``.
+        """
+        game = state.game
+        rs = game.ruleset
+        if game.phase != "bid":
+            raise ActionError("wrong_phase", f"waiting for {seat_label(game.chooser)} to choose a prize, not for bids")
+        if seat in state.pending:
+            mine = "+".join(format_card(c, PLAYER_SUITS[seat]) for c in state.pending[seat])
+            raise ActionError("already_acted", f"you have already bid {mine} this round; a bid cannot be changed")
+        if not isinstance(bid, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in bid):
+            raise ActionError("bad_action", "a bid is a list of card ranks, e.g. [13]")
+        cards = tuple(sorted(bid))
+        if len(cards) != rs.cards_per_bid:
+            raise ActionError("illegal", f"a bid is exactly {rs.cards_per_bid} card(s), not {len(cards)}")
+        if len(set(cards)) != len(cards):
+            raise ActionError("illegal", "the same card appears twice in the bid")
+        hand = game.hands[seat]
+        for c in cards:
+            if not 1 <= c <= rs.cards:
+                raise ActionError("illegal", f"{c} is not a card of this game: ranks run from 1 (A) to {rs.cards}")
+            if c not in hand:
+                raise ActionError("illegal", f"you have already spent {format_card(c, PLAYER_SUITS[seat])}")
+        return cards
 
     def apply(self, state: GoofspielState, seat: int, action: Any) -> None:
         game = state.game
@@ -292,24 +301,8 @@ class GoofspielAdapter(GameAdapter):
     def view(self, state: GoofspielState, seat: int | None) -> dict[str, Any]:
         game = state.game
         rs = game.ruleset
-        over = game.is_over
         hands = game.hands
-        won = game.won
-        points = game.points
-        players = []
-        for s in range(rs.players):
-            remaining = sorted(hands[s])
-            players.append(
-                {
-                    "seat": s,
-                    "suit": PLAYER_SUITS[s],
-                    "remaining": remaining,
-                    "spent": [c for c in rs.deck if c not in hands[s]],
-                    "points": points[s],
-                    "won": list(won[s]),
-                    "has_bid": game.phase == "bid" and s in state.pending,
-                }
-            )
+        players = _players_json(state)
         rules_text, rules_json = _ruleset_json(rs)
         out: dict[str, Any] = {
             "rules": rules_text,
@@ -339,18 +332,10 @@ class GoofspielAdapter(GameAdapter):
             from ..coach import hint_for
 
             out["hint"] = hint_for(state, seat)
-        if over:
-            res = game.result()
-            seed = game.seed
-            out["result"] = {
-                "points": list(res.points),
-                "outcomes": list(res.outcomes),
-                "point_difference": list(res.point_difference),
-                "unowned": res.unowned,
-                "winner": res.winner,
-            }
+        if game.is_over:
+            out["result"] = _result_json(game)
             out["fairness"] = self.fairness(state)
-            out["seed"] = seed
+            out["seed"] = game.seed
         return out
 
     def fairness(self, state: GoofspielState) -> dict[str, Any]:
@@ -472,3 +457,33 @@ def verify_records(records: Sequence[Any]) -> list[str]:
 
 
 __all__ = ["GoofspielAdapter", "GoofspielState", "GoofspielError", "replay_events", "verify_records"]
+
+
+def _players_json(state: GoofspielState) -> list[dict[str, Any]]:
+    """Each seat's public side of a view: suit, cards left and spent, points, prizes won, whether it has bid."""
+    game = state.game
+    rs = game.ruleset
+    return [
+        {
+            "seat": s,
+            "suit": PLAYER_SUITS[s],
+            "remaining": sorted(game.hands[s]),
+            "spent": [c for c in rs.deck if c not in game.hands[s]],
+            "points": game.points[s],
+            "won": list(game.won[s]),
+            "has_bid": game.phase == "bid" and s in state.pending,
+        }
+        for s in range(rs.players)
+    ]
+
+
+def _result_json(game: Game) -> dict[str, Any]:
+    """A finished game's result as a view shows it."""
+    res = game.result()
+    return {
+        "points": list(res.points),
+        "outcomes": list(res.outcomes),
+        "point_difference": list(res.point_difference),
+        "unowned": res.unowned,
+        "winner": res.winner,
+    }
