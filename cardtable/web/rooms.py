@@ -72,7 +72,7 @@ class RoomHost(Protocol):
     db: Database
     limits: Limits
     seed_factory: Callable[[], str]
-    bot_pool: concurrent.futures.Executor
+    bot_pool: concurrent.futures.ThreadPoolExecutor
     closed: bool
     rooms: dict[str, Room]
 
