@@ -1,6 +1,7 @@
 """The MCTS bot: legal on every variant, reproducible, stronger than random."""
 
 import itertools
+import statistics
 
 import pytest
 
@@ -106,6 +107,32 @@ def test_posterior_finds_a_matcher_and_not_a_random_bidder():
     assert opponent_model.posteriors(fresh) == {1: opponent_model.PRIOR}
 
 
+def test_random_bidders_are_recognised_with_three_players():
+    """With 3+ players the prior starts on the predictable types: after the 7 informative
+    rounds of an 8-card game a random bidder's weight is mostly on ``uniform``; with the
+    2-player prior (``search`` 0.6) it stays mostly on ``search``."""
+    from cardtable.goofspiel.bots.basic import RandomBot
+
+    assert opponent_model.prior(2) == opponent_model.PRIOR
+    assert opponent_model.prior(3) == opponent_model.PRIOR_MULTI == opponent_model.prior(5)
+    weights = {2: [], 3: []}
+    for players in weights:
+        rs = Ruleset(cards=8, players=players)
+        for g in range(12):
+            bots = [RandomBot(seed=100 * g + s) for s in range(players)]
+            game = Game(rs, seed=g)
+            while len(game.view(0).hand) > 1:
+                game.play([bots[s].act(game.view(s)) for s in range(players)])
+            weights[players].append(opponent_model.posteriors(game.view(0))[1])
+    mean = {p: {t: statistics.fmean(w[t] for w in ws) for t in opponent_model.PRIOR} for p, ws in weights.items()}
+    assert mean[3]["uniform"] > 0.5 > mean[3]["search"], mean[3]
+    assert mean[2]["search"] > 0.5 > mean[2]["uniform"], mean[2]
+    # a matcher is still found at once with three players
+    deck = [5, 2, 7, 1, 8, 3, 6, 4]
+    view = _view_after(Ruleset(cards=8, players=3), [[1, 5, 4], [2, 2, 6], [3, 7, 1]], 0, deck)
+    assert opponent_model.posteriors(view)[1]["match"] > 0.9
+
+
 def test_type_policies_are_distributions_over_the_hand():
     rs = Ruleset(cards=6, high_ace=True)
     view = _view_after(rs, [[2, 3]], 1, [4, 1, 6, 2, 5, 3])
@@ -155,10 +182,23 @@ def test_default_search_is_not_a_near_uniform_bid_in_three_players():
     # and the mixed final move bid all 8 cards at 0.10-0.14 each
     rs = Ruleset(cards=8, players=3)
     view = Game(rs, prize_deck=[6, 2, 8, 1, 3, 5, 4, 7]).view(0)
-    dist = MCTSBot(seed=1).search_policy(view)
+    dist = MCTSBot(seed=1, final="mix").search_policy(view)
     assert len(dist) <= 6 and max(dist.values()) > 0.2, dist
-    wide = MCTSBot(seed=1, c=0.7).search_policy(view)
+    wide = MCTSBot(seed=1, c=0.7, final="mix").search_policy(view)
     assert len(wide) == 8 and max(wide.values()) < 0.2, wide
+    # the default final move with 3+ players is the most visited card (final="auto")
+    assert list(MCTSBot(seed=1).search_policy(view).values()) == [1.0]
+
+
+def test_auto_final_move_mixes_with_two_players_only():
+    two = Ruleset(cards=5)
+    view = Game(two, seed=3).view(0)
+    assert MCTSBot(seed=2, iterations=200).search_policy(view) == \
+        MCTSBot(seed=2, iterations=200, final="mix").search_policy(view)
+    three = Ruleset(cards=5, players=3)
+    view = Game(three, seed=3).view(0)
+    assert MCTSBot(seed=2, iterations=200).search_policy(view) == \
+        MCTSBot(seed=2, iterations=200, final="max").search_policy(view)
 
 
 def test_small_decisions_stop_early_and_time_limit_alone_is_a_time_budget():

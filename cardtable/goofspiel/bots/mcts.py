@@ -19,7 +19,10 @@ Bošanský, "Convergence of Monte Carlo Tree Search in Simultaneous Move Games"
   prize-choice node (open prizes) has one acting player.
 - **Opponent model** (``model=True``, one-card bids and one prize at a time):
   a Bayesian posterior over bidding types per opponent, from the bids they
-  have revealed (:mod:`~cardtable.goofspiel.bots.opponent_model`); at every
+  have revealed (:mod:`~cardtable.goofspiel.bots.opponent_model`; its prior
+  puts most weight on the adaptive ``search`` type with 2 players and on the
+  predictable types with 3 to 5, so that random bidders are recognised within
+  a game); at every
   bid node an opponent plays as the model predicts with probability equal to
   the posterior mass of the modelled types, otherwise by its own decoupled
   selection (the ``search`` type: an opponent the model cannot predict).
@@ -29,11 +32,15 @@ Bošanský, "Convergence of Monte Carlo Tree Search in Simultaneous Move Games"
   ``"random"`` playouts (uniformly random legal moves).
 - **Reward** per player: its point difference (own points minus the best
   opponent's, docs/rules.md, End of the game) scaled to ``[0, 1]`` by the total prize value.
-- **Final move** (``final=``): ``"mix"`` (default) plays a mixed strategy, since
-  equilibria of Goofspiel are mixed -- DUCT in proportion to the visit counts of
+- **Final move** (``final=``): ``"mix"`` plays a mixed strategy, since
+  equilibria of 2-player Goofspiel are mixed -- DUCT in proportion to the visit counts of
   the actions visited at least half as often as the most visited one, RM and
   Exp3 their average strategy with the exploration removed; ``"max"`` plays the
-  most visited action. ``search_policy(view)`` returns that mixed move (not
+  most visited action; ``"auto"`` (default) is ``"mix"`` with 2 players and
+  ``"max"`` with 3 to 5, where the game is not zero-sum between two sides, there
+  is no equilibrium the mix would approximate, and spreading the bid over
+  near-equal actions only adds noise (docs/research.md, MCTS bot).
+  ``search_policy(view)`` returns that mixed move (not
   named ``policy``: it is one search's estimate, not the bot's exact mixed bid).
 
 Works for every ruleset: 2-5 players, multi-card bids, open prizes, any tie rule.
@@ -76,7 +83,7 @@ ITERATIONS_PER_JOINT_MOVE = 50
 _LAZY = object()  # a node's opponent model, computed when the node is first selected from
 SELECTIONS = ("duct", "rm", "exp3")
 PLAYOUTS = ("informed", "random")
-FINALS = ("mix", "max")
+FINALS = ("auto", "mix", "max")
 MIX_THRESHOLD = 0.5
 
 
@@ -150,7 +157,8 @@ class MCTSBot(GoofspielBot):
         "gamma": Option(float, 0.1, 0.0, 1.0, above_minimum=True, unit="probability",
                         help="Exp3 and regret matching exploration"),
         "playout": Option(str, "informed", choices=PLAYOUTS, help="playout policy"),
-        "final": Option(str, "mix", choices=FINALS, help="final move: the visit mix or the most visited"),
+        "final": Option(str, "auto", choices=FINALS,
+                        help="final move: the visit mix, the most visited, or auto (mix with 2 players, else max)"),
         "epsilon": Option(float, 0.3, 0.0, 1.0, unit="probability",
                           help="share of uniform play in informed playouts"),
         "model": Option(bool, True, help="the Bayesian opponent model"),
@@ -158,7 +166,7 @@ class MCTSBot(GoofspielBot):
 
     def __init__(self, seed: int | str | None = None, iterations: int | None = None,
                  time_limit: float | None = None, selection: str = "duct", c: float = 0.2,
-                 gamma: float = 0.1, playout: str = "informed", final: str = "mix",
+                 gamma: float = 0.1, playout: str = "informed", final: str = "auto",
                  epsilon: float = 0.3, model: bool = True) -> None:
         super().__init__(seed)
         if iterations is None and time_limit is None:
@@ -258,7 +266,7 @@ class MCTSBot(GoofspielBot):
             self._iterate(root, game, total)
             i += 1
         self.last_iterations = i
-        return self._final(root, view.seat)
+        return self._final(root, view.seat, rs.players)
 
     def _new_node(self, game: Game) -> _Node:
         actions = self._actions(game)
@@ -433,19 +441,20 @@ class MCTSBot(GoofspielBot):
                 bids.append(ranked[min(max(j, 0), len(ranked) - 1)])
             game.play(bids)
 
-    def _final(self, root: _Node, seat: int) -> list[tuple[Any, float]]:
+    def _final(self, root: _Node, seat: int, players: int = 2) -> list[tuple[Any, float]]:
         """The root player's move as a distribution ``[(move, probability)]``.
 
         ``final="max"``: the most visited action (ties: the higher mean reward).
         ``final="mix"``: DUCT plays in proportion to the visit counts of the actions
         visited at least ``MIX_THRESHOLD`` times the most visited one; RM and EXP3 play
         their average strategy with the exploration ``gamma / k`` removed (Lanctot et
-        al. 2013).
+        al. 2013). ``final="auto"``: ``"mix"`` with 2 players, else ``"max"``.
         """
         stats = root.stats[seat]
         actions = root.actions[seat]
         k = len(stats)
-        if self.final == "max":
+        final = self.final if self.final != "auto" else ("mix" if players == 2 else "max")
+        if final == "max":
             best = max(range(k), key=lambda j: (stats[j][0], stats[j][1] / max(stats[j][0], 1)))
             return [(actions[best], 1.0)]
         if self.selection == "duct":

@@ -19,7 +19,20 @@ posterior over these types (one-card bids, one prize at a time only):
 - ``tips``: the rule texts' tips (the ``heuristic`` bot, no noise).
 
 Each type's predicted bid is mixed with ``NOISE`` of a uniform bid, so one
-surprising bid lowers a type's weight without ruling it out. Priors: ``PRIOR``.
+surprising bid lowers a type's weight without ruling it out. Priors: ``PRIOR``
+with 2 players, ``PRIOR_MULTI`` with 3 to 5 (:func:`prior`).
+
+Why two priors: a random bidder's bids are only weak evidence against
+``search`` (an expected likelihood ratio of about 1.1 per round with 8 cards
+in hand, since ``search`` is half uniform), so with ``search`` at 0.6 a random
+bidder keeps most of its weight on ``search`` through a whole 8-card game
+(tests/research/test_mcts.py), and the tree played such opponents as
+adversaries. With 3 or more players that cost the most: MCTS against two
+``random`` bots scored no more than ``matcher`` in the same seat
+(docs/research.md, MCTS bot). ``PRIOR_MULTI`` starts with most weight on the
+predictable types, ``uniform`` first; a deterministic bot is still recognised
+within a round or two (one bid off its prediction costs a type a factor of about
+10), and an adaptive bidder that fits no type moves weight back to ``search``.
 """
 
 from __future__ import annotations
@@ -32,7 +45,14 @@ from .heuristic import HeuristicBot
 PRIOR = {"search": 0.6, "uniform": 0.1, "match": 0.1, "quantile": 0.1, "tips": 0.1}
 NOISE = 0.1
 SEARCH_UNIFORM = 0.5  # the uniform share of the ``search`` type's likelihood (the rest: ``quantile``)
+PRIOR_MULTI = {"search": 0.1, "uniform": 0.3, "match": 0.2, "quantile": 0.2, "tips": 0.2}
 MODEL_TYPES = tuple(t for t in PRIOR if t != "search")
+
+
+def prior(players: int) -> dict[str, float]:
+    """The prior over the types for a game of ``players`` players (a fresh dict):
+    ``PRIOR`` for 2, ``PRIOR_MULTI`` for more."""
+    return dict(PRIOR if players == 2 else PRIOR_MULTI)
 
 
 def supported(view: PlayerView) -> bool:
@@ -85,9 +105,10 @@ def mix(policies: dict[str, dict[int, float]], posterior: dict[str, float]) -> t
 
 
 def posteriors(view: PlayerView) -> dict[int, dict[str, float]]:
-    """Per opponent seat, the posterior over the types given the rounds in ``view.history``."""
+    """Per opponent seat, the posterior over the types (starting from :func:`prior`)
+    given the rounds in ``view.history``."""
     rs = view.ruleset
-    post = {s: dict(PRIOR) for s in view.opponents}
+    post = {s: prior(rs.players) for s in view.opponents}
     if not view.history:
         return post
     prizes: list[int] = []
