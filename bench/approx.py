@@ -45,7 +45,6 @@ import numpy as np
 from scipy import stats
 
 from cardtable.goofspiel import Game, Ruleset
-from cardtable.strategy.nash import NashBot
 from cardtable.platform.bot import load_bot
 from cardtable.solver.approx import CarryApproximation, exact_layers
 from cardtable.solver.equilibrium import discard_table
@@ -53,6 +52,7 @@ from cardtable.solver.luck import adjusted_difference
 from cardtable.solver.position import Position, position_from_view
 from cardtable.solver.round_subgame import solve_round_subgame
 from cardtable.solver.table import solve_subgame
+from cardtable.strategy.nash import NashBot
 
 
 def play(bot: NashBot, rs: Ruleset, games: int, seed: int) -> dict[str, list[tuple[float, float]]]:

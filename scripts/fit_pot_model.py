@@ -46,8 +46,15 @@ from numba import njit
 
 from cardtable.goofspiel import Ruleset
 from cardtable.solver import kernel
-from cardtable.solver.approx import (NCOEF, POT_MODEL_FILES, TANH_SLOPE, approx_value, default_scale,
-                                     next_round_value, pattern_features)
+from cardtable.solver.approx import (
+    NCOEF,
+    POT_MODEL_FILES,
+    TANH_SLOPE,
+    approx_value,
+    default_scale,
+    next_round_value,
+    pattern_features,
+)
 from cardtable.solver.layers import folder_name, open_layered
 from cardtable.solver.lean import min_ties, pot_prizes_allowed
 from cardtable.solver.table import load_table

@@ -90,6 +90,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
         import math
+
         from cardtable.solver import UnsupportedRuleset
         from cardtable.solver.table import FORMAT_LAYERED, default_path
 
@@ -285,8 +286,8 @@ def register(app: typer.Typer) -> None:
 
         from rich.console import Console
 
-        from cardtable.strategy.coach import analysis, render_analysis
         from cardtable.solver import TableFileError, UnsupportedRuleset
+        from cardtable.strategy.coach import analysis, render_analysis
 
         console = Console(highlight=False)  # the terminal's width (COLUMNS when not a terminal)
         for gi, (rec, game) in enumerate(zip(records, games), 1):

@@ -17,7 +17,20 @@ The decisions the rule text leaves open: docs/golf.md, "Decisions where the text
 (1, True)
 """
 
-from .actions import Action, Discard, Draw, EndEarly, NoPass, Pass, Peek, Snap, Steal, Swap, action_from_dict, parse_action
+from .actions import (
+    Action,
+    Discard,
+    Draw,
+    EndEarly,
+    NoPass,
+    Pass,
+    Peek,
+    Snap,
+    Steal,
+    Swap,
+    action_from_dict,
+    parse_action,
+)
 from .errors import GolfError, IllegalAction
 from .ruleset import GolfRuleset
 from .state import Event, GolfGame, GolfResult

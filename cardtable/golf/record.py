@@ -64,11 +64,34 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.records import (
-    MAX_GAMES, MAX_LINE, MAX_TAGS, check_repeated_keys, check_size, free_tags_problem, json_error_line, json_line, json_line_index, parse_tag, quote_tag,
-    record_lines, schema_error_text, short, strip_bom, tag_value_problem, whole_number,
+    MAX_GAMES,
+    MAX_LINE,
+    MAX_TAGS,
+    check_repeated_keys,
+    check_size,
+    free_tags_problem,
+    json_error_line,
+    json_line,
+    json_line_index,
+    parse_tag,
+    quote_tag,
+    record_lines,
+    schema_error_text,
+    short,
+    strip_bom,
+    tag_value_problem,
+    whole_number,
 )
 
-from .actions import Action, action_from_dict, action_to_dict, format_action, format_seat, parse_action, parse_seat
+from .actions import (
+    Action,
+    action_from_dict,
+    action_to_dict,
+    format_action,
+    format_seat,
+    parse_action,
+    parse_seat,
+)
 from .cards import card_name, cards_from_names
 from .errors import GolfError
 from .ruleset import GolfRuleset

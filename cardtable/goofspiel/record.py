@@ -54,8 +54,23 @@ from cardtable.platform.fairness import seed_commitment  # re-exported: records 
 from cardtable.platform.match import Match, MatchError, MatchFormat
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.records import (
-    MAX_GAMES, MAX_LINE, MAX_TAGS, check_repeated_keys, check_size, free_tags_problem, json_error_line, json_line, json_line_index, parse_tag, quote_tag,
-    record_lines, schema_error_text, short, strip_bom, tag_value_problem, whole_number,
+    MAX_GAMES,
+    MAX_LINE,
+    MAX_TAGS,
+    check_repeated_keys,
+    check_size,
+    free_tags_problem,
+    json_error_line,
+    json_line,
+    json_line_index,
+    parse_tag,
+    quote_tag,
+    record_lines,
+    schema_error_text,
+    short,
+    strip_bom,
+    tag_value_problem,
+    whole_number,
 )
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card, split_suit

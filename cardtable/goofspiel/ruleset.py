@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from cardtable.platform.integers import is_whole
-
 from cardtable.platform.records import whole_number
 
 from .errors import RulesetError

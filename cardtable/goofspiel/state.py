@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import operator
 import secrets
-from hashlib import sha256
-from struct import unpack_from
 from dataclasses import dataclass
 from functools import partial
+from hashlib import sha256
 from itertools import combinations
+from struct import unpack_from
 from typing import Iterable, Literal, NamedTuple, Sequence
 
 from cardtable.platform.integers import is_whole, whole

@@ -43,7 +43,6 @@ from .low_layers import solve_low_layers
 from .position import ImpossiblePosition, Position
 from .tables import RoundStrategy, SolvedTable, full_layout, subgame_layout
 
-
 #: Slope of the saturating pot feature ``pot x tanh(TANH_SLOPE x D / R)`` of ``pot_model`` 3.
 TANH_SLOPE = 8.0
 

@@ -37,8 +37,8 @@ from cardtable.goofspiel import Ruleset
 
 from . import kernel
 from .approx import CarryApproximation, approx_value_array, exact_layers
-from .position import ImpossiblePosition, Position, check_supported
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
+from .position import ImpossiblePosition, Position, check_supported
 from .round_subgame import solve_round_subgame
 from .table import FORMAT_LAYERED, Table, count_games, default_path, load_table, solve, unchanged_key
 from .tables import SolvedTable, check_table_matches, subgame_layout

@@ -223,8 +223,8 @@ def hint_for(state: Any, seat: int) -> dict[str, Any]:
     Returns ``{"round", "strategy": {rank: probability}, "source", "exact"}``
     (:func:`cardtable.strategy.coach.hint`).
     """
-    from cardtable.strategy.nash import NashBot
     from cardtable.strategy.coach import hint
+    from cardtable.strategy.nash import NashBot
 
     game = state.game
     key = (game.round, seat)

@@ -91,9 +91,9 @@ def explore_position(state: tuple) -> dict[str, Any]:
         TooBig: no source covers the position; ImpossiblePosition, UnsupportedRuleset, TableFileError.
     """
     from cardtable.goofspiel import Ruleset
-    from cardtable.strategy.coach import DEFAULT_LIMIT, SOURCE_WORDS, points_table
     from cardtable.solver.analysis import RoundSources
     from cardtable.solver.position import Position
+    from cardtable.strategy.coach import DEFAULT_LIMIT, SOURCE_WORDS, points_table
 
     cards, ties, high_ace, prizes, you, opp, pot, prize = state
     rs = Ruleset(cards=cards, tie_rule=ties, high_ace=high_ace)

@@ -36,7 +36,18 @@ from typing import Any
 from cardtable.errors import CardtableError
 
 from .limits import Bucket
-from .schema import CLIENT_TYPES, MAX_REF_CHARS, MAX_REF_INT, Act, Join, Next, Ping, SchemaError, message_ref, parse_client_message
+from .schema import (
+    CLIENT_TYPES,
+    MAX_REF_CHARS,
+    MAX_REF_INT,
+    Act,
+    Join,
+    Next,
+    Ping,
+    SchemaError,
+    message_ref,
+    parse_client_message,
+)
 
 #: Largest message accepted, in bytes of UTF-8 (an action is well under 200); see
 #: :class:`cardtable.web.limits.Limits`.

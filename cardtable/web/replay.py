@@ -33,9 +33,9 @@ from cardtable.goofspiel.record import RecordError, load_records, replay, write_
 from cardtable.goofspiel.state import Game
 
 from .coach import Finished
+from .errors import cut_id
 from .paths import STATIC
 from .pooled import error, pooled
-from .errors import cut_id
 from .rooms import SlotError
 from .schema import SchemaError, Strict, validate_json
 

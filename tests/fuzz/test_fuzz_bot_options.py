@@ -7,16 +7,24 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import event, given, settings, strategies as st
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cardtable.cli import app
-from cardtable.goofspiel import Game, Ruleset
 from cardtable.golf.driver import play_game
 from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame
-from cardtable.platform.bot import BotSpecError, bot_class, bot_names, check_distribution, load_bot, load_bot_spec, \
-    parse_bot_spec
+from cardtable.goofspiel import Game, Ruleset
+from cardtable.platform.bot import (
+    BotSpecError,
+    bot_class,
+    bot_names,
+    check_distribution,
+    load_bot,
+    load_bot_spec,
+    parse_bot_spec,
+)
 
 from .mutations import hostile_text
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import queue
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cardtable.goofspiel.protocol import parse_bid_words
-from cardtable.platform.protocol import BotFailure, BotProcess, _EOF
+from cardtable.platform.protocol import _EOF, BotFailure, BotProcess
 
 from .mutations import hostile_text
 

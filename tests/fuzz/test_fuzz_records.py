@@ -8,7 +8,8 @@ import json
 import tracemalloc
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cardtable.golf import record as golf_record
 from cardtable.golf.bots.random_bot import RandomBot

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cardtable.goofspiel import Ruleset, RulesetError
 from cardtable.goofspiel.ruleset import _KEY_ALIASES

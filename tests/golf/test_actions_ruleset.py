@@ -7,8 +7,18 @@ import json
 import pytest
 
 from cardtable.golf.actions import (
-    Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap, action_from_dict, action_to_dict,
-    format_action, parse_action,
+    Discard,
+    Draw,
+    EndEarly,
+    Pass,
+    Peek,
+    Snap,
+    Steal,
+    Swap,
+    action_from_dict,
+    action_to_dict,
+    format_action,
+    parse_action,
 )
 from cardtable.golf.cards import cards_from_names
 from cardtable.golf.errors import ActionFormatError, GolfRulesetError

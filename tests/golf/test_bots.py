@@ -15,8 +15,8 @@ from cardtable.golf.determinize import determinize
 from cardtable.golf.driver import play_game, play_match
 from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame
-from cardtable.platform.bot import UnknownBotError, bot_names, load_bot
 from cardtable.golf.views import build_view
+from cardtable.platform.bot import UnknownBotError, bot_names, load_bot
 
 P1 = [2, 3, 4, 5, 6, 7, 8, 9, 10]
 P2 = [1, 1, 1, 2, 3, 4, 13, 13, 5]

@@ -6,7 +6,13 @@ import pytest
 
 from cardtable.golf.actions import Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap
 from cardtable.golf.errors import (
-    EndTooSoon, GameOver, IllegalAction, NoSuchCard, NothingToSnap, NotYourTurn, WrongPhase,
+    EndTooSoon,
+    GameOver,
+    IllegalAction,
+    NoSuchCard,
+    NothingToSnap,
+    NotYourTurn,
+    WrongPhase,
 )
 from cardtable.golf.state import GolfGame
 

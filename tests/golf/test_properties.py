@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cardtable.golf.actions import Discard, Draw, EndEarly, Pass, Peek, Snap, Steal, Swap
 from cardtable.golf.cards import card_rank

@@ -11,7 +11,14 @@ from cardtable.golf.bots.heuristic import HeuristicBot
 from cardtable.golf.bots.random_bot import RandomBot
 from cardtable.golf.driver import play_game, play_match
 from cardtable.golf.record import (
-    RecordError, from_json, parse_text, record_from_game, replay, replay_text, to_json, write_text,
+    RecordError,
+    from_json,
+    parse_text,
+    record_from_game,
+    replay,
+    replay_text,
+    to_json,
+    write_text,
 )
 from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame

@@ -11,7 +11,15 @@ from cardtable.golf.bots.heuristic import HeuristicBot
 from cardtable.golf.bots.random_bot import RandomBot
 from cardtable.golf.driver import play_game
 from cardtable.golf.errors import GolfError
-from cardtable.golf.record import RecordError, from_json, parse_text, record_from_game, replay_text, to_json, write_text
+from cardtable.golf.record import (
+    RecordError,
+    from_json,
+    parse_text,
+    record_from_game,
+    replay_text,
+    to_json,
+    write_text,
+)
 from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame
 

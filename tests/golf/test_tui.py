@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from cardtable.golf.record import replay_text
 from cardtable.golf.tui import run
-from cardtable.platform.storage import records_dir
 from cardtable.golf.views import build_view
+from cardtable.platform.storage import records_dir
 
 
 def scripted(log: list[str], bad_every: int = 4):

@@ -18,9 +18,9 @@ from cardtable.golf.record import RecordError, parse_text, record_from_game, rep
 from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame
 from cardtable.golf.tui import plural, render, run, run_cli, save_records
+from cardtable.golf.views import build_view
 from cardtable.platform.storage import records_dir
 from cardtable.tui import Terminal
-from cardtable.golf.views import build_view
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "golf.md"
 

@@ -9,7 +9,15 @@ import pytest
 
 from cardtable.goofspiel import Game, GoofspielError, Ruleset
 from cardtable.goofspiel.record import (
-    RecordError, from_json, load_records, parse_text, record_from_game, replay, replay_match, to_json, write_text,
+    RecordError,
+    from_json,
+    load_records,
+    parse_text,
+    record_from_game,
+    replay,
+    replay_match,
+    to_json,
+    write_text,
 )
 from cardtable.platform.records import MAX_LINE
 

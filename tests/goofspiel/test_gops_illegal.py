@@ -3,8 +3,15 @@
 import pytest
 
 from cardtable.goofspiel import (
-    CardAlreadySpent, CardNotInHand, Game, IllegalBid, IllegalChoice, MissingBid, Ruleset,
-    WrongBidSize, WrongPhase,
+    CardAlreadySpent,
+    CardNotInHand,
+    Game,
+    IllegalBid,
+    IllegalChoice,
+    MissingBid,
+    Ruleset,
+    WrongBidSize,
+    WrongPhase,
 )
 
 

@@ -3,10 +3,11 @@
 import random
 from collections import Counter
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cardtable.goofspiel import Game, Ruleset
-from cardtable.goofspiel.record import parse_text, record_from_game, replay, to_json, from_json, write_text
+from cardtable.goofspiel.record import from_json, parse_text, record_from_game, replay, to_json, write_text
 
 
 @st.composite

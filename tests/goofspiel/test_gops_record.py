@@ -4,8 +4,15 @@ import pytest
 
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.record import (
-    RecordError, from_json, parse_text, record_from_game, replay, replay_match, seed_commitment,
-    to_json, write_text,
+    RecordError,
+    from_json,
+    parse_text,
+    record_from_game,
+    replay,
+    replay_match,
+    seed_commitment,
+    to_json,
+    write_text,
 )
 
 GOOD = """\

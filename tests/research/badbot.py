@@ -17,7 +17,6 @@ import sys
 import time
 
 
-
 def send(line):
     sys.stdout.write(line + "\n")
     sys.stdout.flush()

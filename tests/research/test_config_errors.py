@@ -12,7 +12,12 @@ from cardtable.goofspiel.bots.mcts import MCTSBot
 from cardtable.goofspiel.ruleset import PRESETS
 from cardtable.platform.storage import home
 from cardtable.platform.tournament import (
-    TournamentConfig, TournamentError, bot_option_names, parse_bot_spec, run, validate,
+    TournamentConfig,
+    TournamentError,
+    bot_option_names,
+    parse_bot_spec,
+    run,
+    validate,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,11 @@ from gymnasium.utils.env_checker import check_env
 
 from cardtable.goofspiel import Ruleset
 from cardtable.research.encoding import (
-    bid_combinations, bid_to_action, decode_action, num_actions, observation_layout,
+    bid_combinations,
+    bid_to_action,
+    decode_action,
+    num_actions,
+    observation_layout,
 )
 from cardtable.research.gym_env import ENV_ID, GoofspielGymEnv
 from cardtable.research.pettingzoo_env import parallel_env

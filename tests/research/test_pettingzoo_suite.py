@@ -11,7 +11,13 @@ import types
 
 import pytest
 from pettingzoo.test import (
-    api_test, max_cycles_test, parallel_api_test, parallel_seed_test, render_test, seed_test, state_test,
+    api_test,
+    max_cycles_test,
+    parallel_api_test,
+    parallel_seed_test,
+    render_test,
+    seed_test,
+    state_test,
 )
 
 from cardtable.research import pettingzoo_env as pz

@@ -16,7 +16,13 @@ from cardtable.goofspiel.protocol import GoofspielProtocolBot
 from cardtable.goofspiel.tournament import play_one
 from cardtable.platform.bot import BotSpec, load_bot
 from cardtable.platform.tournament import (
-    TournamentConfig, bot_seed, game_id, parse_bot_spec, run, runs, schedule,
+    TournamentConfig,
+    bot_seed,
+    game_id,
+    parse_bot_spec,
+    run,
+    runs,
+    schedule,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,14 @@ import typer
 from typer.testing import CliRunner
 
 from cardtable.platform.tournament import (
-    TournamentConfig, TournamentError, parse_bot_spec, run, schedule, standings, validate, write_report,
+    TournamentConfig,
+    TournamentError,
+    parse_bot_spec,
+    run,
+    schedule,
+    standings,
+    validate,
+    write_report,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,10 +8,9 @@ import sqlite3
 import time
 
 import pytest
+from web_helpers import create_room, join, seeds
 
 from cardtable.web.protocol import ProtocolError, RateLimiter, parse_message
-
-from web_helpers import create_room, join, seeds
 
 
 def snapshot(client, room_id: str):

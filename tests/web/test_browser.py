@@ -10,10 +10,10 @@ import re
 
 import httpx
 import pytest
+from web_helpers import CLAIMED, create_room, join, seeds
 
 from cardtable.goofspiel.record import parse_text, replay_match
 from cardtable.web.games.goofspiel import verify_records
-from web_helpers import CLAIMED, create_room, join, seeds
 
 pytestmark = pytest.mark.browser
 
@@ -203,8 +203,9 @@ def test_golf_page_against_a_bot(browser, live_server):
 def test_page_reconnects_after_a_server_restart(browser, tmp_path):
     """The server goes away mid-game and comes back on the same database: the
     page shows that it is reconnecting, reconnects by itself and plays on."""
-    from cardtable.web.app import create_app
     from web_helpers import LiveServer
+
+    from cardtable.web.app import create_app
 
     db = tmp_path / "restart.sqlite3"
     first = LiveServer(create_app(db)).__enter__()

@@ -7,7 +7,6 @@ import logging
 import sqlite3
 
 import pytest
-
 from web_helpers import create_room, join, seeds
 
 

@@ -14,7 +14,8 @@ import logging
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cardtable.web.limits import Limits
 
@@ -48,8 +49,9 @@ def messages(room: str):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from cardtable.web.app import create_app
     from web_helpers import LiveServer
+
+    from cardtable.web.app import create_app
 
     limits = Limits(rate=10_000, burst=10_000, room_burst=100_000, byte_rate=1e9, byte_burst=1 << 30)
     db = tmp_path_factory.mktemp("fuzz") / "fuzz.sqlite3"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from typer.testing import CliRunner
+from web_helpers import create_room, join, seeds
 
 from cardtable.cli import app as cli
 from cardtable.golf.cards import card_rank
 from cardtable.golf.record import parse_text, replay_records
-from web_helpers import create_room, join, seeds
 
 
 def strip(action: dict) -> dict:

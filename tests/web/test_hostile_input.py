@@ -15,11 +15,10 @@ import stat
 import time
 
 import pytest
+from web_helpers import CLAIMED, create_room, join, open_ws, seeds
 
 from cardtable.web.limits import Limits
 from cardtable.web.protocol import RateLimiter
-
-from web_helpers import CLAIMED, create_room, join, open_ws, seeds
 
 
 def _states(ws):

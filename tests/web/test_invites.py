@@ -4,7 +4,6 @@ invite meant for someone), and a used or replaced invite opened again says so an
 from __future__ import annotations
 
 import pytest
-
 from web_helpers import create_room, join, open_ws
 
 

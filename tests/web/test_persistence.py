@@ -12,10 +12,10 @@ import sys
 import time
 
 import httpx
+from web_helpers import CLAIMS, create_room, credential, free_port, join, remember, seeds
 from websockets.sync.client import connect
 
 from cardtable.goofspiel import Game, Ruleset
-from web_helpers import CLAIMS, create_room, credential, free_port, join, remember, seeds
 
 
 def test_restart_in_process_restores_every_view(make_client, tmp_path):

@@ -11,11 +11,11 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
+from web_helpers import create_room
 
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.record import RecordError, load_records, record_from_game, replay, write_text
 from cardtable.web.limits import Limits
-from web_helpers import create_room
 
 # 5 cards, carry-over ties, a shuffled order from a seed; round 4 is a tie carried into round 5
 BIDS = [(2, 5), (1, 3), (3, 2), (4, 4), (5, 1)]

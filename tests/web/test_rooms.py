@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from typer.testing import CliRunner
+from web_helpers import create_room, join, seeds
 
 from cardtable.cli import app as cli
 from cardtable.goofspiel.record import parse_text, replay_match
 from cardtable.platform.bot import bot_names
-from web_helpers import create_room, join, seeds
 
 
 def bid(ws, *cards):

@@ -17,12 +17,12 @@ import threading
 import time
 
 import pytest
+from web_helpers import create_room, join
 
 from cardtable.web import coach
 from cardtable.web.coach import Analyses, AnalysisBusy
-from cardtable.web.limits import Limits
 from cardtable.web.errors import QuotaError
-from web_helpers import create_room, join
+from cardtable.web.limits import Limits
 
 #: the analyses' pool in threads, so that a monkeypatched solve counts in this process
 #: (the server's default pool is worker processes, used by the quota test and test_web_coach.py)

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from ..state import Bid, PlayerView
 from cardtable.platform.bot import Option
 
+from ..state import Bid, PlayerView
 from .base import GoofspielBot
 
 

@@ -34,13 +34,13 @@ from typing import Annotated, Any, Hashable, Literal, Sequence, Union
 
 from pydantic import Field, TypeAdapter
 
-from cardtable.platform.fairness import seed_commitment
 from cardtable.golf import GolfGame, GolfRuleset
 from cardtable.golf.actions import Discard, Draw, NoPass, Snap, action_from_dict, action_to_dict
 from cardtable.golf.cards import card_rank
 from cardtable.golf.errors import GolfError, IllegalAction, NotYourTurn, WrongPhase
 from cardtable.golf.state import shuffled_deck
 from cardtable.golf.views import build_view
+from cardtable.platform.fairness import seed_commitment
 
 from ..protocol import seat_label
 from ..schema import SchemaError, Strict, validate

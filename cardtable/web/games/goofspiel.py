@@ -21,17 +21,17 @@ of the display.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Annotated, Any, Hashable, Literal, Sequence, Union
+
+from pydantic import Field, StringConstraints, TypeAdapter
 
 from cardtable.goofspiel import PLAYER_SUITS, PRIZE_SUIT, Game, Ruleset, RulesetError, format_card
 from cardtable.goofspiel.errors import GoofspielError
-from cardtable.platform.fairness import seed_commitment
 from cardtable.goofspiel.ruleset import PRESETS
 from cardtable.goofspiel.state import PlayerView, RoundResult, prize_order_for
-
-from pydantic import Field, StringConstraints, TypeAdapter
+from cardtable.platform.fairness import seed_commitment
 
 from ..protocol import seat_label
 from ..schema import SchemaError, Strict, validate
