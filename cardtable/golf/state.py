@@ -189,35 +189,12 @@ class GolfGame:
     ) -> None:
         self.ruleset = rs = ruleset if ruleset is not None else GolfRuleset()
         n = rs.players
-        if deck is not None:
-            order = list(deck)
-            if sorted(order) != list(range(rs.deck_size)):
-                raise GolfError(f"deck must hold each card id 0..{rs.deck_size - 1} once")
-            self.seed = None if seed is None else str(seed)
-        else:
-            self.seed = str(seed) if seed is not None else secrets.token_hex(8)
-            order = shuffled_deck(rs, self.seed)
-        if not isinstance(first_player, int) or not 0 <= first_player < n:
-            raise GolfError(f"first_player must be a seat 0..{n - 1}, not {first_player!r}")
-        extra = tuple(extra_cards) if extra_cards is not None else (0,) * n
-        if len(extra) != n or any(not isinstance(x, int) or not 0 <= x <= 3 for x in extra):
-            raise GolfError(f"extra_cards must give 0..3 cards for each of {n} seats, not {extra_cards!r}")
+        self.seed, order = _deal_order(rs, seed, deck)
+        extra = _check_start(n, first_player, extra_cards)
         self.initial_deck: tuple[int, ...] = tuple(order)
         self.first_player = first_player
         self.extra_cards = extra
-
-        self.grids: list[list[int | None]] = [[] for _ in range(n)]
-        self.slot_rows: list[list[int]] = [[] for _ in range(n)]
-        it = iter(order)
-        for i in range(rs.grid_size):
-            for p in range(n):
-                self.grids[p].append(next(it))
-                self.slot_rows[p].append(i // rs.cols)
-        for p in range(n):
-            for _ in range(extra[p]):
-                self.grids[p].append(next(it))
-                self.slot_rows[p].append(rs.rows - 1)
-        self.draw_pile: list[int] = list(it)[::-1]
+        self._deal(order)
         self.discard: list[int] = []
         first_peek_row = rs.rows - rs.peek_rows
         self.known: list[set[int]] = [
@@ -240,6 +217,24 @@ class GolfGame:
         self.end_reason: EndReason | None = None
         self.history: list[Event] = []
         self._check_end()
+
+    def _deal(self, order: list[int]) -> None:
+        """Deal ``order`` (first card first): the grids row by row, one card per seat in turn,
+        then each seat's extra cards into the bottom row; the rest is the draw pile."""
+        rs = self.ruleset
+        n = rs.players
+        self.grids: list[list[int | None]] = [[] for _ in range(n)]
+        self.slot_rows: list[list[int]] = [[] for _ in range(n)]
+        it = iter(order)
+        for i in range(rs.grid_size):
+            for p in range(n):
+                self.grids[p].append(next(it))
+                self.slot_rows[p].append(i // rs.cols)
+        for p in range(n):
+            for _ in range(self.extra_cards[p]):
+                self.grids[p].append(next(it))
+                self.slot_rows[p].append(rs.rows - 1)
+        self.draw_pile: list[int] = list(it)[::-1]
 
     # ----------------------------------------------------------------- queries
     @property
@@ -344,15 +339,19 @@ class GolfGame:
                 acts.append(EndEarly(seat))
             return acts
         used = self.power_pos()
-        acts = [Discard(seat), *(Swap(seat, p) for p in own if p != used)]
-        if not self.power_used:
-            power = self.ruleset.power(card_rank(self.drawn))  # type: ignore[arg-type]
-            if power == "detective":
-                acts += [Peek(seat, p) for p in own]
-            elif power == "thief":
-                acts += [Steal(seat, p, t, q) for p in own for t in range(self.players)
-                         if t != seat and t != self.ended_by for q in self.cards_in(t)]
-        return acts
+        return [Discard(seat), *(Swap(seat, p) for p in own if p != used), *self._power_actions(seat, own)]
+
+    def _power_actions(self, seat: int, own: list[int]) -> list[Action]:
+        """The Detective's peeks or the Thief's steals the held card allows (none once used)."""
+        if self.power_used:
+            return []
+        power = self.ruleset.power(card_rank(self.drawn))  # type: ignore[arg-type]
+        if power == "detective":
+            return [Peek(seat, p) for p in own]
+        if power == "thief":
+            return [Steal(seat, p, t, q) for p in own for t in range(self.players)
+                    if t != seat and t != self.ended_by for q in self.cards_in(t)]
+        return []
 
     def legal_snaps(self, seat: int) -> list[Snap]:
         """Every snap ``seat`` may try now (right or wrong), own cards first."""
@@ -537,6 +536,20 @@ class GolfGame:
         return self._event(a)
 
     def _snap(self, a: Snap) -> Event:
+        self._check_snap(a)
+        whose = "your" if a.owner == a.player else f"{format_seat(a.owner)}'s"
+        card = self._need_card(a.owner, a.pos, whose)
+        self._reveal(card)
+        if card_rank(card) == card_rank(self.discard[-1]):
+            ev = self._right_snap(a, card)  # over at once if a grid is now empty
+        else:  # the card stays where it was, in its owner's grid (docs/golf.md, "Snapping")
+            ev = self._wrong_snap(a, card)
+        if self.phase == "draw":
+            self._check_end()
+        return self._mark_end(ev)
+
+    def _check_snap(self, a: Snap) -> None:
+        """Refuse a snap out of turn order, onto nothing, without penalty cards, or against the rules."""
         if self.phase == "pass":
             raise WrongPhase(f"wait: {format_seat(self.passer)} must first pass a card or pass nothing", a.player)  # type: ignore[arg-type]
         if not self.discard:
@@ -555,35 +568,35 @@ class GolfGame:
             raise FrozenGrid("you ended the game early: your grid is frozen, so you snap no more", a.player)
         if a.owner == self.ended_by:
             raise FrozenGrid(f"{format_seat(a.owner)} ended the game early: their grid is frozen", a.player)
-        whose = "your" if a.owner == a.player else f"{format_seat(a.owner)}'s"
-        card = self._need_card(a.owner, a.pos, whose)
-        self._reveal(card)
-        if card_rank(card) == card_rank(self.discard[-1]):
-            self.grids[a.owner][a.pos] = None
-            self.discard.append(card)
-            self.snaps_made[a.player] += 1
-            if a.owner == a.player:
-                self.own_snaps[a.player] += 1
-            ev = self._event(a, card, self._all(), correct=True)
-            if self._grid_emptied():
-                return self._mark_end(ev)
-            if a.owner != a.player and self.cards_in(a.player):
-                self.resume_phase = self.phase
-                self.phase = "pass"
-                self.passer = a.player
-                self.pass_target = (a.owner, a.pos)
-        else:  # the card stays where it was, in its owner's grid (docs/golf.md, "Snapping")
-            penalty = []
-            first = len(self.grids[a.player])
-            for _ in range(self.ruleset.penalty_cards):  # the draw pile holds them: checked above
-                penalty.append(self.draw_pile.pop())
-                self.grids[a.player].append(penalty[-1])
-                self.slot_rows[a.player].append(0)
-            ev = self._event(a, card, self._all(), correct=False, penalty=tuple(penalty),
-                             to_pos=first if penalty else None)
-        if self.phase == "draw":
-            self._check_end()
-        return self._mark_end(ev)
+
+    def _right_snap(self, a: Snap, card: int) -> Event:
+        """The snapped ``card`` goes onto the discard pile; after an opponent's card, the snapper
+        passes one of theirs (the phase becomes ``"pass"``), unless a grid is now empty (over)."""
+        self.grids[a.owner][a.pos] = None
+        self.discard.append(card)
+        self.snaps_made[a.player] += 1
+        if a.owner == a.player:
+            self.own_snaps[a.player] += 1
+        ev = self._event(a, card, self._all(), correct=True)
+        if self._grid_emptied():
+            return self._mark_end(ev)
+        if a.owner != a.player and self.cards_in(a.player):
+            self.resume_phase = self.phase
+            self.phase = "pass"
+            self.passer = a.player
+            self.pass_target = (a.owner, a.pos)
+        return ev
+
+    def _wrong_snap(self, a: Snap, card: int) -> Event:
+        """The snapper takes the penalty cards from the draw pile into new slots of their grid."""
+        penalty = []
+        first = len(self.grids[a.player])
+        for _ in range(self.ruleset.penalty_cards):  # the draw pile holds them: checked above
+            penalty.append(self.draw_pile.pop())
+            self.grids[a.player].append(penalty[-1])
+            self.slot_rows[a.player].append(0)
+        return self._event(a, card, self._all(), correct=False, penalty=tuple(penalty),
+                           to_pos=first if penalty else None)
 
     def _pass(self, a: Pass) -> Event:
         self._need_turn(a, "pass")
@@ -657,6 +670,37 @@ class GolfGame:
     def __repr__(self) -> str:
         return (f"<GolfGame seed={self.seed!r} phase={self.phase} turn={self.turn} "
                 f"current={format_seat(self.current)} pile={len(self.draw_pile)}>")
+
+
+def _deal_order(rs: GolfRuleset, seed: int | str | None, deck: Sequence[int] | None
+                ) -> tuple[str | None, list[int]]:
+    """``(seed text, deal order)`` for :class:`GolfGame`: ``deck`` as given (the seed kept only
+    as a label) or the seed's shuffle (a random seed when none is given).
+
+    Raises:
+        GolfError: ``deck`` is not each card id once.
+    """
+    if deck is not None:
+        order = list(deck)
+        if sorted(order) != list(range(rs.deck_size)):
+            raise GolfError(f"deck must hold each card id 0..{rs.deck_size - 1} once")
+        return (None if seed is None else str(seed)), order
+    seed_text = str(seed) if seed is not None else secrets.token_hex(8)
+    return seed_text, shuffled_deck(rs, seed_text)
+
+
+def _check_start(n: int, first_player: int, extra_cards: Sequence[int] | None) -> tuple[int, ...]:
+    """The extra cards per seat (``0`` each by default), after checking the starting seat.
+
+    Raises:
+        GolfError: ``first_player`` is not a seat, or ``extra_cards`` is not 0..3 per seat.
+    """
+    if not isinstance(first_player, int) or not 0 <= first_player < n:
+        raise GolfError(f"first_player must be a seat 0..{n - 1}, not {first_player!r}")
+    extra = tuple(extra_cards) if extra_cards is not None else (0,) * n
+    if len(extra) != n or any(not isinstance(x, int) or not 0 <= x <= 3 for x in extra):
+        raise GolfError(f"extra_cards must give 0..3 cards for each of {n} seats, not {extra_cards!r}")
+    return extra
 
 
 def _is_seat(x: object, players: int) -> bool:
