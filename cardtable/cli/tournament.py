@@ -93,7 +93,14 @@ def register(app: typer.Typer) -> None:
         else:
             writable_folder(db.parent, f"--db {db}: the folder")
         if report is not None:
+            from cardtable.platform.files import NotRegularFileError, check_regular_or_missing
+
             writable_folder(report, "--report")
+            for name in ("standings.md", "standings.png"):  # before any game is played
+                try:
+                    check_regular_or_missing(report / name)
+                except NotRegularFileError as exc:
+                    fail(f"--report: {exc}; the report cannot be written there")
         console = Console()
         console.print(f"results: {shown(db)}")
         try:

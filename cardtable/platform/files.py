@@ -40,7 +40,8 @@ from typing import IO
 
 from cardtable.errors import CardtableError
 
-__all__ = ["NotRegularFileError", "FileTooLargeError", "open_regular", "read_regular_bytes", "file_kind"]
+__all__ = ["NotRegularFileError", "FileTooLargeError", "open_regular", "read_regular_bytes", "file_kind",
+           "check_regular_or_missing", "write_regular_bytes"]
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
@@ -151,3 +152,50 @@ def read_regular_bytes(path: str | os.PathLike, limit: int | None = None) -> byt
         raise FileTooLargeError(path, limit)
     return data
 
+
+
+def check_regular_or_missing(path: str | os.PathLike) -> None:
+    """Refuse ``path`` unless it is missing or a regular file (a link to one included):
+    the check before a file is written or replaced, so that a FIFO, a device, a socket or
+    a folder standing where an output goes is named at once, before any work is done.
+
+    Raises:
+        NotRegularFileError: ``path`` is a FIFO, a device, a socket or a folder.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError:  # a dangling link, no permission: the write says so itself
+        return
+    if not stat.S_ISREG(mode):
+        raise NotRegularFileError(path, file_kind(mode))
+
+
+def write_regular_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` as a new regular file: into a temporary file of the same
+    folder, then renamed over ``path``, so that writing never opens a FIFO or a device
+    (which could block or write without end) and a failure leaves no partial file.
+
+    Raises:
+        NotRegularFileError: ``path`` is a FIFO, a device, a socket or a folder.
+        OSError: the folder cannot be written.
+    """
+    import tempfile
+
+    check_regular_or_missing(path)
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -372,7 +372,13 @@ def open_db(path: str | Path, config: TournamentConfig) -> sqlite3.Connection:
     Raises:
         TournamentError: the file holds a different tournament, or is not a database.
     """
+    from .files import NotRegularFileError, check_regular_or_missing
+
     path = Path(path)
+    try:
+        check_regular_or_missing(path)
+    except NotRegularFileError as exc:
+        raise TournamentError(f"{exc}: not a tournament database") from None
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         con = sqlite3.connect(path)
@@ -710,10 +716,16 @@ def write_report(st: Standings, directory: str | Path, title: str = "Tournament"
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    import io
+
+    from .files import check_regular_or_missing, write_regular_bytes
+
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
-    md = d / "standings.md"
-    md.write_text(f"# {title}\n\n" + markdown_table(st), encoding="utf-8")
+    md, png = d / "standings.md", d / "standings.png"
+    for p in (md, png):  # a FIFO or folder there is refused before anything is written
+        check_regular_or_missing(p)
+    write_regular_bytes(md, (f"# {title}\n\n" + markdown_table(st)).encode("utf-8"))
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(st.bots) + 2), 3.5))
     names = [l.label for l in st.bots]
     means = [0 if math.isnan(l.mean_diff) else l.mean_diff for l in st.bots]
@@ -724,7 +736,8 @@ def write_report(st: Standings, directory: str | Path, title: str = "Tournament"
     ax.set_ylabel("mean point difference")
     ax.set_title(f"{title}: mean point difference, 95% CI")
     fig.tight_layout()
-    png = d / "standings.png"
-    fig.savefig(png, dpi=100)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
+    write_regular_bytes(png, buf.getvalue())
     return [md, png]

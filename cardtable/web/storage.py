@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -177,6 +178,9 @@ class Store:
         self.path = str(path)
         try:
             if self.path != ":memory:":
+                from cardtable.platform.files import check_regular_or_missing
+
+                check_regular_or_missing(self.path)  # a FIFO, device, socket or folder, by name
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                 _private(Path(self.path))
             self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -415,8 +419,13 @@ class Store:
 def _private(path: Path) -> None:
     """Create ``path`` readable and writable by its owner only (0600), or make an
     existing file so; SQLite creates ``-wal`` and ``-shm`` with the database's mode."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    from cardtable.platform.files import NotRegularFileError, file_kind
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600)
     try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # never chmod a FIFO or a device (/dev/null)
+            raise NotRegularFileError(path, file_kind(mode))
         os.fchmod(fd, 0o600)
     finally:
         os.close(fd)

@@ -114,3 +114,57 @@ def test_the_approximation_refuses_a_special_discard_table(special, kind, tmp_pa
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert f"table file {str(path)!r} cannot be opened: {KINDS[kind]}, not a regular file" in res.stdout
+
+
+# -- outputs: what is written must not be a FIFO, device, socket or folder (second pass) ----------
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", ["standings.md", "standings.png"])
+def test_a_special_file_in_the_report_folder_is_refused_before_any_game(special, kind, name, tmp_path):
+    special(kind, f"report/{name}")
+    db = tmp_path / "t.sqlite"
+    res = cardtable("tournament", "random", "matcher", "-r", "cards=3", "--games", "2", "--backend", "serial",
+                    "--db", str(db), "--report", str(tmp_path / "report"))
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert f"{name} is {KINDS[kind]}, not a regular file" in res.stderr
+    assert not db.exists()
+
+
+def test_the_report_replaces_regular_files_and_leaves_no_temporary_file(tmp_path):
+    report = tmp_path / "report"
+    report.mkdir()
+    (report / "standings.md").write_text("old")
+    res = cardtable("tournament", "random", "matcher", "-r", "cards=3", "--games", "2", "--backend", "serial",
+                    "--db", str(tmp_path / "t.sqlite"), "--report", str(report))
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in report.iterdir()) == ["standings.md", "standings.png"]
+    assert (report / "standings.md").read_text().startswith("# Tournament")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_special_tournament_database_is_named(special, kind):
+    path = special(kind, "t.sqlite")
+    res = cardtable("tournament", "random", "matcher", "-r", "cards=3", "--games", "2", "--backend", "serial",
+                    "--db", str(path))
+    assert res.returncode == 2, res.stderr
+    assert f"is {KINDS[kind]}, not a regular file" in res.stderr
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_serve_refuses_a_special_database_and_never_changes_its_mode(special, kind):
+    path = special(kind, "web.sqlite3")
+    before = os.stat(path).st_mode
+    res = cardtable("serve", "--port", "0", "--db", str(path))
+    assert res.returncode == 2, res.stderr
+    assert f"is {KINDS[kind]}, not a regular file" in res.stderr
+    assert os.stat(path).st_mode == before  # _private once made a FIFO (or /dev/null) 0600
+
+
+def test_the_web_storage_never_chmods_a_fifo(tmp_path):
+    from cardtable.web.storage import Store, StorageError
+
+    fifo = tmp_path / "db"
+    os.mkfifo(fifo, 0o644)
+    with pytest.raises(StorageError, match="FIFO"):
+        Store(fifo)
+    assert os.stat(fifo).st_mode & 0o777 == 0o644
