@@ -111,7 +111,8 @@ class GoofspielGymEnv(gym.Env):
             "observation": spaces.Box(0.0, 1.0, shape=(observation_size(rs),), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(num_actions(rs),), dtype=np.int8),
         })
-        self.action_space = LegalDiscrete(num_actions(rs), self._legal_mask_now)
+        self._actions = LegalDiscrete(num_actions(rs), self._legal_mask_now)
+        self.action_space = self._actions
         self.game: Game | None = None
         self._ended = False
         self.bots: dict[int, Bot] = {}
@@ -149,13 +150,14 @@ class GoofspielGymEnv(gym.Env):
 
     def _needs_learner(self) -> bool:
         g = self.game
+        assert g is not None  # reset() made it
         return (g.phase == "bid") or (g.phase == "choose" and g.chooser == self.seat)
 
     def _advance(self) -> None:
         """Let the bots play until the learner must act or the game is over."""
         g = self.game
-        while g.phase == "choose" and g.chooser != self.seat:
-            s = g.chooser
+        assert g is not None  # reset() made it
+        while (s := g.chooser) is not None and s != self.seat:  # the choose phase, a bot's turn
             g.choose(s, self.bots[s].act(g.view(s)))
 
     def step(self, action: int):
@@ -169,7 +171,7 @@ class GoofspielGymEnv(gym.Env):
         g = self.game
         if g is None or g.is_over or self._ended:
             raise RuntimeError("call reset() first: the episode is over")
-        action = check_in_space(self.action_space, action, "the learner")
+        action = check_in_space(self._actions, action, "the learner")
         view = g.view(self.seat)
         if not action_mask(view)[action]:
             if self.illegal_action == "raise":
@@ -180,9 +182,11 @@ class GoofspielGymEnv(gym.Env):
             return self._obs(), self.illegal_reward, True, False, {"phase": g.phase, "illegal_action": True}
         _, value = decode_action(self.ruleset, action)
         if g.phase == "bid":
+            assert isinstance(value, tuple)  # the mask allowed only bids
             bids = [value if s == self.seat else self.bots[s].act(g.view(s)) for s in range(self.ruleset.players)]
             g.play(bids)
         else:
+            assert isinstance(value, int)  # the mask allowed only prizes
             g.choose(self.seat, value)
         self._advance()
         self.cycles += 1
@@ -200,6 +204,7 @@ class GoofspielGymEnv(gym.Env):
 
     def _obs(self) -> dict[str, np.ndarray]:
         """The observation; once the episode has ended the mask is all zeros (no action is accepted)."""
+        assert self.game is not None  # reset() made it
         view = self.game.view(self.seat)
         mask = action_mask(view)
         if self._ended:

@@ -57,7 +57,7 @@ up, bids, choices) plus the player's id; only the face-down prize order is hidde
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -67,7 +67,7 @@ require("the OpenSpiel game", "pyspiel")
 
 import pyspiel  # noqa: E402
 
-from cardtable.goofspiel import Game, Ruleset
+from cardtable.goofspiel import Game, Ruleset, WrongPhase
 
 from .encoding import (
     _bid_index, choice_to_action, decode_action, encode_observation, num_actions, observation_size,
@@ -81,7 +81,7 @@ _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 _SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
 
-_DEFAULTS = {
+_DEFAULTS: dict[str, Any] = {
     "num_cards": 13,
     "players": 2,
     "tie_rule": "carry",
@@ -152,7 +152,9 @@ def ruleset_from_params(params: dict[str, Any]) -> Ruleset:
             ``num_turns`` other than -1 and the number of rounds (each with the reason).
     """
     params = {**_DEFAULTS, **params}
-    order = {"random": "shuffled", "ascending": "ascending", "descending": "descending"}.get(params["points_order"])
+    orders: dict[str, Literal["shuffled", "ascending", "descending"]] = {
+        "random": "shuffled", "ascending": "ascending", "descending": "descending"}
+    order = orders.get(params["points_order"])
     if order is None:
         raise ValueError(f"points_order must be random, ascending or descending, not {params['points_order']!r}")
     if params["returns_type"] not in RETURNS_TYPES:
@@ -262,8 +264,9 @@ class _History:
         self.terminal = over = game.is_over
         self.needs_chance = (not ruleset.fixed_order and not over
                              and ruleset.cards - len(game.deck) > len(revealed))
-        self.player = (_TERMINAL if over else _CHANCE if self.needs_chance
-                       else _SIMULTANEOUS if game.phase == "bid" else game.chooser)
+        chooser = game.chooser  # a seat in the choose phase, else None
+        self.player: int = (_TERMINAL if over else _CHANCE if self.needs_chance
+                            else chooser if chooser is not None else _SIMULTANEOUS)
         self.children: dict = {}
         self.strings: dict = {}                  # player -> information-state string (and legal actions)
         self.tensors: dict = {}                  # player -> information-state tensor
@@ -353,10 +356,13 @@ def _choice_child(shared: "_Shared", h: _History, action: int) -> _History:
     kind, prize = decode_action(rs, action)
     if kind != "choose":
         raise ValueError(f"action {action} is not a prize choice")
+    assert isinstance(prize, int)  # a choose action decodes to a prize
     seat = h.game.chooser
 
     def make() -> _History:
         g = h.game.copy()
+        if seat is None:  # what Game.choose raises outside the choose phase
+            raise WrongPhase("no prize choice is pending")
         g.choose(seat, prize)
         return _History(g, h.revealed, h.moves + (("choose", seat, prize),), rs)
     return _child(shared, h, ("choose", prize), make)
@@ -373,7 +379,8 @@ def _bids_child(shared: "_Shared", h: _History, actions) -> _History:
     if child is not None:
         return child
     rs = shared.ruleset
-    bids = tuple(decode_action(rs, a)[1] for a in actions)
+    # the decoded bids; a non-bid action decodes to something Game.play refuses
+    bids: tuple[Any, ...] = tuple(decode_action(rs, a)[1] for a in actions)
 
     def make() -> _History:
         g = h.game.copy()
@@ -533,6 +540,7 @@ def _action_string(rs: Ruleset, player: int, action: int) -> str:
         return f"prize {action + 1}"
     kind, value = decode_action(rs, action)
     if kind == "bid":
+        assert isinstance(value, tuple)  # a bid action decodes to a bid
         return "bid " + "+".join(map(str, value))
     return f"{kind} {value}" if value is not None else kind
 
@@ -813,7 +821,7 @@ class _TurnObserver:
         self.iig_obs_type = iig_obs_type
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self.tensor = None
-        self.dict = {}
+        self.dict: dict[str, Any] = {}
 
     def set_from(self, state: CardtableGoofspielTurnState, player: int) -> None:
         pass

@@ -53,6 +53,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.agent_selector import AgentSelector
 
 from cardtable.goofspiel import Game, Ruleset
+from cardtable.goofspiel.state import Bid
 
 from .encoding import (
     action_mask, decode_action, encode_observation, encode_state, num_actions, observation_size, state_size,
@@ -134,9 +135,14 @@ class GoofspielParallelEnv(ParallelEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self._act_spaces[agent]
 
+    def _live(self) -> Game:
+        """The game of the current episode."""
+        assert self.game is not None  # reset() made it
+        return self.game
+
     def legal_mask(self, seat: int) -> np.ndarray:
         """``int8[A]``: the legal actions of ``seat`` now."""
-        return action_mask(self.game.view(seat))
+        return action_mask(self._live().view(seat))
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Start a new game; ``seed`` fixes the prize order of this and later episodes.
@@ -149,12 +155,12 @@ class GoofspielParallelEnv(ParallelEnv):
                 self._act_spaces[a].seed(seed + i)
         deck = (options or {}).get("prize_deck")
         game_seed = int(self._np_random.integers(0, 2**63 - 1))
-        self.game = Game(self.ruleset, seed=game_seed, prize_deck=deck)
+        self.game = game = Game(self.ruleset, seed=game_seed, prize_deck=deck)
         self.agents = list(self.possible_agents)
         self.cycles = 0
         if self.render_mode == "human":
             self.render()
-        return self._observations(), {a: {"phase": self.game.phase} for a in self.agents}
+        return self._observations(), {a: {"phase": game.phase} for a in self.agents}
 
     def step(self, actions: dict[str, Any]):
         """Apply one action per live agent (see the module docstring for bad actions).
@@ -182,9 +188,11 @@ class GoofspielParallelEnv(ParallelEnv):
             return self._penalise(offenders)
         points_before = game.points
         if game.phase == "bid":
-            game.play([self._decode(chosen[s]) for s in range(self.ruleset.players)])
+            game.play([self._decode_bid(chosen[s]) for s in range(self.ruleset.players)])
         else:
-            game.choose(game.chooser, self._decode(chosen[game.chooser]))
+            chooser = game.chooser
+            assert chooser is not None  # the choose phase
+            game.choose(chooser, self._decode_choice(chosen[chooser]))
         self.cycles += 1
         over = game.is_over
         truncated = not over and self.max_cycles is not None and self.cycles >= self.max_cycles
@@ -212,16 +220,23 @@ class GoofspielParallelEnv(ParallelEnv):
     def _illegal_text(self, agent: str, action: int) -> str:
         kind, value = decode_action(self.ruleset, action)
         what = kind if value is None else f"{kind} {value}"
-        return f"{agent}: action {action} ({what}) is not legal in the {self.game.phase} phase"
+        return f"{agent}: action {action} ({what}) is not legal in the {self._live().phase} phase"
 
-    def _decode(self, action: int):
-        return decode_action(self.ruleset, action)[1]
+    def _decode_bid(self, action: int) -> Bid:
+        bid = decode_action(self.ruleset, action)[1]
+        assert isinstance(bid, tuple)  # the mask allowed only bids
+        return bid
+
+    def _decode_choice(self, action: int) -> int:
+        prize = decode_action(self.ruleset, action)[1]
+        assert isinstance(prize, int)  # the mask allowed only prizes
+        return prize
 
     def _penalise(self, offenders: list[str]):
         """End the episode: the offenders get ``illegal_reward``, everybody else 0."""
         agents = self.agents
         rew = {a: (self.illegal_reward if a in offenders else 0.0) for a in agents}
-        infos = {a: {"phase": self.game.phase, "illegal_action": list(offenders)} for a in agents}
+        infos = {a: {"phase": self._live().phase, "illegal_action": list(offenders)} for a in agents}
         self.agents = []
         obs = self._observations()
         if self.render_mode == "human":
@@ -232,7 +247,7 @@ class GoofspielParallelEnv(ParallelEnv):
         """The observation dict of ``agent`` now; once the episode has ended
         (``agents`` empty after a reset) its ``action_mask`` is all zeros."""
         seat = self.possible_agents.index(agent)
-        view = self.game.view(seat)
+        view = self._live().view(seat)
         mask = action_mask(view)
         if not self.agents:
             mask[:] = 0
@@ -281,7 +296,7 @@ class GoofspielAECEnv(AECEnv):
         self.render_mode = self._par.render_mode
         self.possible_agents = list(self._par.possible_agents)
         self.state_space = self._par.state_space
-        self.agents = []
+        self.agents: list[str] = []
         self._sent: dict[str, int] = {}
 
     @property
@@ -324,7 +339,7 @@ class GoofspielAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self.possible_agents.index(agent)
-        a = check_in_space(self.action_space(agent), action, agent)
+        a = check_in_space(self._par._act_spaces[agent], action, agent)
         legal = bool(self._par.legal_mask(seat)[a])
         if not legal and self._par.illegal_action == "raise":
             raise IllegalActionError(self._par._illegal_text(agent, a))
@@ -333,7 +348,7 @@ class GoofspielAECEnv(AECEnv):
             self.rewards = {x: (self._par.illegal_reward if x == agent else 0.0) for x in self.agents}
             self.terminations = {x: True for x in self.agents}
             for x in self.agents:
-                self.infos[x] = {"phase": self.game.phase, "illegal_action": [agent]}
+                self.infos[x] = {"phase": self._par._live().phase, "illegal_action": [agent]}
             self._par.agents = []
             self._sent = {}
             if self.render_mode == "human":

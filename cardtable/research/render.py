@@ -36,7 +36,8 @@ def table_text(game: Game, agents: Sequence[str]) -> str:
     if game.is_over:
         lines.append(f"game over after {len(game.history)} rounds")
     else:
-        turn = f", {agents[game.chooser]} chooses a prize" if game.phase == "choose" else ""
+        chooser = game.chooser  # a seat in the choose phase, else None
+        turn = f", {agents[chooser]} chooses a prize" if chooser is not None else ""
         lines.append(f"round {game.round} of {rs.rounds}, {game.phase} phase{turn}")
     pot_value = sum(rs.prize_value(p) for p in game.pot)
     label = "display" if rs.open_prizes > 1 else "pot"

@@ -128,18 +128,17 @@ def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | 
     if decks is None:
         decks = np.empty((G, n), dtype=np.int64) if cheap else (
             np.argsort(rng.random((G, n)), axis=1).astype(np.int64) + 1)
-    cards = np.arange(1, n + 1)
-    strength = np.array([rs.strength(c) for c in cards], dtype=np.int64)
-    value = np.array([rs.prize_value(c) for c in cards], dtype=np.int64)
+    strength = np.array([rs.strength(c) for c in range(1, n + 1)], dtype=np.int64)
+    value = np.array([rs.prize_value(c) for c in range(1, n + 1)], dtype=np.int64)
     if cheap:
         from ._simulate_numba import play_cheap
 
         points = np.zeros((G, P), dtype=np.int64)
-        bids_log = np.zeros((G, n, P), dtype=np.int64)
+        cheap_log = np.zeros((G, n, P), dtype=np.int64)
         codes = np.array([0 if p == "random" else 1 for p in policies], dtype=np.int64)
         play_cheap(decks, codes, strength, value, rs.tie_rule == "carry", rs.unique_bids,
-                   int(rng.integers(0, 2**62)), points, bids_log, record, shuffle and cheap)
-        return SimResult(points, decks, bids_log if record else None)
+                   int(rng.integers(0, 2**62)), points, cheap_log, record, shuffle and cheap)
+        return SimResult(points, decks, cheap_log if record else None)
     st = _State(
         rs, np.ones((G, P, n), dtype=bool), np.zeros((G, n), dtype=bool), np.ones((G, n), dtype=bool),
         np.zeros(G, dtype=np.int64), np.zeros(G, dtype=np.int64), 0,
@@ -157,7 +156,7 @@ def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | 
         st.facedown[rows, prize - 1] = False
         st.pot_value = st.pot_value + st.value[prize - 1]
         bids = np.stack([fns[s](st, s, rng) for s in range(P)], axis=1)  # (G, P) ranks
-        if record:
+        if bids_log is not None:  # record
             bids_log[:, r, :] = bids
         st.hands[rows[:, None], np.arange(P)[None, :], bids - 1] = False
         strength = st.strength[bids - 1]
