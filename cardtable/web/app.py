@@ -159,8 +159,8 @@ def create_app(
         ValueError: a limit that is not a positive number.
     """
     limits = limits or Limits()
-    overrides = {k: v for k, v in (("rate", rate), ("burst", burst), ("max_message_bytes", max_bytes))
-                 if v is not None}
+    overrides: dict[str, Any] = {k: v for k, v in (("rate", rate), ("burst", burst), ("max_message_bytes", max_bytes))
+                                 if v is not None}
     if overrides:
         limits = dataclasses.replace(limits, **overrides)
     store = Store(db_path if db_path is not None else default_db_path(), synchronous=synchronous)

@@ -50,7 +50,7 @@ def _cards(text: str, name: str, n: int) -> tuple[int, ...]:
         raise ValueError(f"{name}: {exc}") from None
 
 
-def parse_position(cards: int, ties: str, ace: str, prizes: str, you: str, opp: str, pot: int,
+def parse_position(cards: int, ties: Literal["carry", "discard"], ace: str, prizes: str, you: str, opp: str, pot: int,
                    prize: int | None) -> tuple:
     """The position of the query, checked: ``(cards, ties, high_ace, prizes, you, opp, pot, prize)``
     (card tuples sorted), picklable for a worker.
@@ -116,8 +116,8 @@ def explore_position(state: tuple) -> dict[str, Any]:
         y = [float(st.b.get(c, 0.0)) for c in b_cards]
         rows.append({
             "prize": p, "value": _clean(st.value),
-            "mix": {str(c): _clean(v) for c, v in zip(a_cards, x)},
-            "opp_mix": {str(c): _clean(v) for c, v in zip(b_cards, y)},
+            "mix": {str(c): _clean(v) for c, v in zip(a_cards, x, strict=True)},
+            "opp_mix": {str(c): _clean(v) for c, v in zip(b_cards, y, strict=True)},
             "bid_values": {str(c): _clean(sum(M[i, j] * y[j] for j in range(len(y)))) for i, c in enumerate(a_cards)},
             "opp_bid_values": {str(c): _clean(sum(x[i] * M[i, j] for i in range(len(x))))
                                for j, c in enumerate(b_cards)},

@@ -20,6 +20,7 @@ import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class Limits:
             ValueError: unknown name, or a value that is not a positive number.
         """
         types = {f.name: f.type for f in dataclasses.fields(self)}
-        changes: dict[str, float | int] = {}
+        changes: dict[str, Any] = {}  # each value of its field's type (int or float)
         for item in items:
             name, eq, text = item.partition("=")
             name = name.strip()

@@ -50,28 +50,24 @@ from .base import ActionError, GameAdapter, SettingsError
 MAX_CARD_VALUE = 25
 
 
-def _int(lo: int, hi: int) -> Any:
-    return Annotated[int, Field(ge=lo, le=hi)]
-
-
 class GolfSettings(Strict):
     """The creation form's Golf settings: every limit the form shows (``options()``), and
     bounds for the fields it does not show (``decks`` 1..4, ``values`` 13 numbers
     0..:data:`MAX_CARD_VALUE`, ``detective``/``thief`` ranks 1..13 or null)."""
 
     preset: Literal["standard", "three-player"] | None = None
-    players: _int(2, 3) | None = None
-    decks: _int(1, 4) | None = None
-    rows: _int(1, 5) | None = None
-    cols: _int(1, 5) | None = None
-    peek_rows: _int(0, 5) | None = None
-    early_end_min: _int(0, 20) | None = None
-    penalty_cards: _int(0, 3) | None = None
-    ender_extra_cards: _int(0, 3) | None = None
+    players: Annotated[int, Field(ge=2, le=3)] | None = None
+    decks: Annotated[int, Field(ge=1, le=4)] | None = None
+    rows: Annotated[int, Field(ge=1, le=5)] | None = None
+    cols: Annotated[int, Field(ge=1, le=5)] | None = None
+    peek_rows: Annotated[int, Field(ge=0, le=5)] | None = None
+    early_end_min: Annotated[int, Field(ge=0, le=20)] | None = None
+    penalty_cards: Annotated[int, Field(ge=0, le=3)] | None = None
+    ender_extra_cards: Annotated[int, Field(ge=0, le=3)] | None = None
     snap_opponents: bool | None = None
-    detective_rank: _int(1, 13) | None = None
-    thief_rank: _int(1, 13) | None = None
-    values: Annotated[list[_int(0, MAX_CARD_VALUE)], Field(min_length=13, max_length=13)] | None = None
+    detective_rank: Annotated[int, Field(ge=1, le=13)] | None = None
+    thief_rank: Annotated[int, Field(ge=1, le=13)] | None = None
+    values: Annotated[list[Annotated[int, Field(ge=0, le=MAX_CARD_VALUE)]], Field(min_length=13, max_length=13)] | None = None
 
 
 _SETTINGS = TypeAdapter(GolfSettings)
@@ -80,8 +76,8 @@ _SETTINGS = TypeAdapter(GolfSettings)
 def _presets() -> dict[str, dict[str, Any]]:
     """The Golf presets of the creation form, as ruleset mappings."""
     return {"standard": GolfRuleset().to_dict(), "three-player": GolfRuleset(players=3).to_dict()}
-_Pos = _int(0, 255)
-_Seat = _int(0, 2)
+_Pos = Annotated[int, Field(ge=0, le=255)]
+_Seat = Annotated[int, Field(ge=0, le=2)]
 
 
 class _GolfAction(Strict):
@@ -132,8 +128,8 @@ class _NoPass(_GolfAction):
     type: Literal["nopass"]
 
 
-_ACTION = TypeAdapter(Annotated[Union[_Draw, _End, _Discard, _Swap, _Peek, _Steal, _Snap, _Pass, _NoPass],
-                                Field(discriminator="type")])
+_ACTION: TypeAdapter[_GolfAction] = TypeAdapter(
+    Annotated[Union[_Draw, _End, _Discard, _Swap, _Peek, _Steal, _Snap, _Pass, _NoPass], Field(discriminator="type")])
 
 
 @dataclass
@@ -286,7 +282,8 @@ class GolfAdapter(GameAdapter):
                 "seed": game.seed,
                 "commit": self.commitment(state),
                 "commit_ok": _commit(game.seed) == self.commitment(state),
-                "order_ok": tuple(shuffled_deck(game.ruleset, game.seed)) == game.initial_deck,
+                "order_ok": (game.seed is not None
+                             and tuple(shuffled_deck(game.ruleset, game.seed)) == game.initial_deck),
             }
         return out
 
@@ -300,7 +297,7 @@ class GolfAdapter(GameAdapter):
         out["grids"] = [[None if c is None else (card_rank(c) if over else 0) for c in g] for g in game.grids]
         drawn = game.drawn
         out["drawn"] = card_rank(drawn) if drawn is not None and all(drawn in k for k in game.known) else None
-        for e, ev in zip(out["events"], game.history):
+        for e, ev in zip(out["events"], game.history, strict=True):
             e["card"] = card_rank(ev.card) if ev.card is not None and set(ev.seen_by) >= everyone else None
         out["legal_actions"] = []
         out["legal_snaps"] = []
@@ -335,7 +332,7 @@ class GolfAdapter(GameAdapter):
         from cardtable.golf.record import record_from_game, write_text
 
         records = []
-        for state, extra in zip(states, tags):
+        for state, extra in zip(states, tags, strict=True):
             t = {"SeedCommit": self.commitment(state) or ""}
             t.update(dict(extra))
             records.append(record_from_game(state.game, list(players), t))

@@ -69,7 +69,7 @@ class Choose(Strict):
     choose: _AnyRank
 
 
-_ACTION = TypeAdapter(Union[Bid, Choose])
+_ACTION: TypeAdapter[Bid | Choose] = TypeAdapter(Union[Bid, Choose])
 
 
 @dataclass
@@ -211,8 +211,9 @@ class GoofspielAdapter(GameAdapter):
         game = state.game
         if game.phase == "bid":
             return frozenset(s for s in range(game.ruleset.players) if s not in state.pending)
-        if game.phase == "choose":
-            return frozenset({game.chooser})
+        chooser = game.chooser
+        if chooser is not None:  # the choose phase
+            return frozenset({chooser})
         return frozenset()
 
     def turn_key(self, state: GoofspielState) -> Hashable:
@@ -234,10 +235,11 @@ class GoofspielAdapter(GameAdapter):
         if "bid" in action:
             return {"bid": list(self._check_bid(state, seat, action["bid"]))}
         prize = action["choose"]
-        if game.phase != "choose":
+        chooser = game.chooser
+        if chooser is None:  # not the choose phase
             raise ActionError("wrong_phase", "no prize choice is pending")
-        if seat != game.chooser:
-            raise ActionError("not_your_turn", f"{seat_label(game.chooser)} chooses a prize now")
+        if seat != chooser:
+            raise ActionError("not_your_turn", f"{seat_label(chooser)} chooses a prize now")
         if not isinstance(prize, int) or isinstance(prize, bool) or prize not in game.pot:
             raise ActionError("illegal", f"{prize!r} is not a prize in the display")
         return {"choose": prize}
@@ -252,7 +254,9 @@ class GoofspielAdapter(GameAdapter):
         game = state.game
         rs = game.ruleset
         if game.phase != "bid":
-            raise ActionError("wrong_phase", f"waiting for {seat_label(game.chooser)} to choose a prize, not for bids")
+            chooser = game.chooser
+            assert chooser is not None  # check() refused a finished game: this is the choose phase
+            raise ActionError("wrong_phase", f"waiting for {seat_label(chooser)} to choose a prize, not for bids")
         if seat in state.pending:
             mine = "+".join(format_card(c, PLAYER_SUITS[seat]) for c in state.pending[seat])
             raise ActionError("already_acted", f"you have already bid {mine} this round; a bid cannot be changed")
@@ -388,7 +392,7 @@ class GoofspielAdapter(GameAdapter):
         from cardtable.goofspiel.record import record_from_game, write_text
 
         records = []
-        for state, extra in zip(states, tags):
+        for state, extra in zip(states, tags, strict=True):
             extra = list(extra)
             commit = self.commitment(state)
             if commit is not None:
