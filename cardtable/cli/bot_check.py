@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
                 command = parse_bot_spec(command).target
             except BotSpecError as exc:
                 fail(str(exc))
-        kwargs = {"games": games, "time_ms": time_ms}
+        kwargs: dict[str, Any] = {"games": games, "time_ms": time_ms}
         if ruleset:
             kwargs["rulesets"] = ruleset
         try:

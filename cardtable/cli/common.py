@@ -6,7 +6,7 @@ import re
 import unicodedata
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -28,7 +28,7 @@ def shown(text: object) -> str:
     return escape(out)
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error to stderr and exit with ``code`` (the message is shown as
     plain text: :func:`shown`)."""
     err_console.print(f"[red]error:[/red] {shown(message)}")

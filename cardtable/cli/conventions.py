@@ -34,20 +34,24 @@ def _tidy(param: Any) -> Any:
             param.metavar = ""  # Typer shows the metavar instead of <bool>: nothing
         if isinstance(param.show_default, str) and not getattr(param, "_cardtable_default", False):
             text = param.show_default
-            param._cardtable_default = True
-            param._get_default_string = lambda *args, **kwargs: text
+            # Click's and Typer's display hooks are replaced on this one instance, which
+            # their classes do not declare as assignable: hence the untyped view
+            option: Any = param
+            option._cardtable_default = True
+            option._get_default_string = lambda *args, **kwargs: text
     elif isinstance(param, TyperArgument) and param.metavar is None:
-        name = param.name.upper()
+        name = (param.name or "").upper()
         many = "..." if param.nargs != 1 else ""
         param.metavar = name + many
-        param._rich_display_name = lambda: name + many
-        param._usage_display_name = lambda: (name if param.required else f"[{name}]") + many
-        param.display_type_rich = lambda ctx: None  # the name says it (FILE, BOT)
+        argument: Any = param  # display hooks replaced on this instance, as above
+        argument._rich_display_name = lambda: name + many
+        argument._usage_display_name = lambda: (name if param.required else f"[{name}]") + many
+        argument.display_type_rich = lambda ctx: None  # the name says it (FILE, BOT)
     return param
 
 
-class _TidyParams:
-    """Mixin for a Click command: its parameters and help option follow this module's conventions."""
+class CardtableCommand(TyperCommand):
+    """A Typer command whose parameters follow the conventions of this module."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -59,12 +63,17 @@ class _TidyParams:
         return _tidy(option) if option is not None else None
 
 
-class CardtableCommand(_TidyParams, TyperCommand):
-    """A Typer command whose parameters follow the conventions of this module."""
-
-
-class CardtableGroup(_TidyParams, TyperGroup):
+class CardtableGroup(TyperGroup):
     """The ``cardtable`` command itself: its own options follow the same conventions."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            _tidy(param)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        return _tidy(option) if option is not None else None
 
 
 def apply(app: typer.Typer) -> None:
