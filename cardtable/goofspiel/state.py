@@ -382,12 +382,23 @@ class Game:
             if b.__class__ is tuple and len(b) == 1:
                 b = b[0]
             ma, mb = self._masks
-            if a.__class__ is int and b.__class__ is int and a > 0 and b > 0 and (ma >> a) & (mb >> b) & 1:
+            # both ints, both positive, both still in hand (chained comparisons keep this one test)
+            if a.__class__ is b.__class__ is int and a > 0 < b and (ma >> a) & (mb >> b) & 1:
                 self._masks = [ma & ~(1 << a), mb & ~(1 << b)]
                 self._hand_size -= 1
                 sa, sb = self._strength[a], self._strength[b]
                 winner = 0 if sa > sb else 1 if sb > sa else None
                 return self._resolve_single(tuple(self._pot), (_SINGLE_BIDS[a], _SINGLE_BIDS[b]), (sa, sb), winner)
+        return self._play_general(bids)
+
+    def _play_general(self, bids: Sequence[int | Sequence[int]], *, fast_single: bool = True) -> RoundResult:
+        """:meth:`play` without its inlined two-player fast path (same arguments, result and errors).
+
+        ``fast_single=False`` also skips the quick scan of one-card bids, so every bid goes
+        through :meth:`_check_bid`; the differential test in
+        tests/goofspiel/test_gops_play_paths.py plays games both ways and compares them.
+        """
+        rs = self.ruleset
         if self.phase != "bid":
             raise WrongPhase(
                 "the game is over" if self.phase == "over" else "waiting for a prize choice"
@@ -395,25 +406,35 @@ class Game:
         if not isinstance(bids, (list, tuple)) or len(bids) != rs.players:
             got = len(bids) if isinstance(bids, (list, tuple)) else "no"
             raise MissingBid(f"a round needs one bid from each of the {rs.players} players, got {got}")
-        cards = self._fast_single_bids(bids) if rs.cards_per_bid == 1 else None
-        strength = self._strength
+        cards = self._fast_single_bids(bids) if fast_single and rs.cards_per_bid == 1 else None
         normalised: tuple[Bid, ...]
         if cards is not None:  # the common case: one valid card per seat
+            strength = self._strength
             normalised = tuple([_SINGLE_BIDS[c] for c in cards])
             strengths = tuple([strength[c] for c in cards])
-            self._masks = [m & ~(1 << c) for m, c in zip(self._masks, cards)]
+            self._masks = [m & ~(1 << c) for m, c in zip(self._masks, cards, strict=True)]
         else:  # the general path, which names any error precisely
-            normalised = tuple([self._check_bid(seat, bid) for seat, bid in enumerate(bids)])
-            # -- everything below only runs on valid input --
-            strengths = tuple([sum([strength[c] for c in bid]) for bid in normalised])
-            self._masks = [
-                m & ~sum(1 << c for c in bid) for m, bid in zip(self._masks, normalised)
-            ]
+            normalised, strengths = self._spend_checked(bids)
         self._hand_size -= rs.cards_per_bid
         prizes = tuple(self._pot)
         if rs.open_prizes > 1:
             return self._resolve_open(prizes, normalised, strengths)
         return self._resolve_single(prizes, normalised, strengths, top_bidder(strengths, rs.unique_bids))
+
+    def _spend_checked(self, bids: Sequence[int | Sequence[int]]) -> tuple[tuple[Bid, ...], tuple[int, ...]]:
+        """Check every seat's bid (the first bad one raises), then take the cards from the hands.
+
+        Returns:
+            The bids as sorted tuples and their strengths, in seat order.
+        """
+        strength = self._strength
+        normalised = tuple([self._check_bid(seat, bid) for seat, bid in enumerate(bids)])
+        # -- everything below only runs on valid input --
+        strengths = tuple([sum([strength[c] for c in bid]) for bid in normalised])
+        self._masks = [
+            m & ~sum(1 << c for c in bid) for m, bid in zip(self._masks, normalised, strict=True)
+        ]
+        return normalised, strengths
 
     def choose(self, seat: int, prize: int) -> RoundResult | None:
         """Take one prize from the display (open prizes, after the reveal).
