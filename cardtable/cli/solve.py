@@ -29,7 +29,7 @@ def _ruleset(cards: int, ties: str, high_ace: bool):
     if ties not in _TIES:
         fail(f"unknown tie rule {ties!r}: choose carry or discard")
     try:
-        return Ruleset(cards=cards, tie_rule=ties, high_ace=high_ace)
+        return Ruleset(cards=cards, tie_rule="carry" if ties == "carry" else "discard", high_ace=high_ace)
     except RulesetError as exc:
         fail(f"bad rules: {exc}")
 
@@ -156,6 +156,7 @@ def register(app: typer.Typer) -> None:
                              "without --layers", 1)
                     err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
                 else:
+                    assert table is not None  # its files exist
                     typer.echo(f"already solved: {table.path} (use --force to solve again)")
                     _print_value(table, rs)
                     return
@@ -416,7 +417,7 @@ def _layer_backend(backend: str, threads: int, workers: int):
     if backend == "ray":
         from cardtable.solver.ray_backend import RayBackend
 
-        be = RayBackend(workers=workers, threads=threads)
+        be: LayerBackend = RayBackend(workers=workers, threads=threads)
     elif backend == "cuda":
         from cardtable.solver.cuda_backend import CudaBackend, CudaUnavailable
 
