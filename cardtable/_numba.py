@@ -4,8 +4,9 @@ Numba ships partial annotations of its own: ``njit`` returns a ``Dispatcher`` wh
 takes and returns anything, and the private ``_nrt=False`` option the kernels use is not in its
 option list. Every kernel module imports ``njit`` and ``prange`` from here instead of from
 ``numba``. At run time these are Numba's own objects, unchanged (same compilation, same on-disk
-cache keys); for the type checker ``njit(...)`` returns the decorated function's own type, so
-every call of a kernel is checked against the kernel's annotations.
+cache keys); for the type checker ``njit(...)`` returns a :class:`Kernel` with the decorated
+function's own signature, so every call of a kernel is checked against the kernel's annotations,
+and ``.py_func`` (the Python function, which the CUDA backend compiles again for the GPU) is typed.
 
 >>> from cardtable._numba import njit
 >>> @njit(cache=False)
@@ -18,17 +19,31 @@ every call of a kernel is checked against the kernel's annotations.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
 import numba
 
-__all__ = ["njit", "prange"]
+__all__ = ["Kernel", "njit", "prange"]
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+class Kernel(Generic[_P, _R]):
+    """What mypy knows of a compiled kernel: called like its function, and its ``py_func``.
+
+    Never made at run time (``njit`` returns Numba's dispatcher); only for annotations.
+    """
+
+    py_func: Callable[_P, _R]
+
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        raise NotImplementedError
+
 
 if TYPE_CHECKING:
 
-    def njit(**options: Any) -> Callable[[_F], _F]:
+    def njit(**options: Any) -> Callable[[Callable[_P, _R]], Kernel[_P, _R]]:
         """Compile the decorated function with Numba in nopython mode; ``options`` go to ``numba.njit``."""
         ...
 
