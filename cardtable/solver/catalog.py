@@ -169,8 +169,44 @@ def _format1(path: Path, rs: Ruleset, objective: str, verify: bool) -> CachedTab
                        VERIFIED if verify else NOT_VERIFIED)
 
 
+def _regular_files(folder: Path) -> dict[str, int]:
+    """``{name: size}`` of the regular files (no links) in ``folder``. Raises OSError."""
+    files = {}
+    with os.scandir(folder) as it:
+        for e in it:
+            if e.is_file(follow_symlinks=False):
+                files[e.name] = e.stat(follow_symlinks=False).st_size
+    return files
+
+
+def _manifest_name(folder: Path) -> str | None:
+    """The manifest a format-2 folder has (``table.json`` first, then the low layers'; a
+    dangling link counts as there), or None."""
+    from .layers import LOW_MANIFEST
+
+    for name in ("table.json", LOW_MANIFEST):
+        if (folder / name).exists() or (folder / name).is_symlink():
+            return name
+    return None
+
+
+def _opened_upto(folder: Path, verify: bool, low: bool) -> int | None:
+    """Open (and so check) the format-2 table in ``folder`` (``low``: its low layers) and
+    close it again; returns the highest low layer (``low``), else None.
+
+    Raises:
+        TableFileError, OSError: as :func:`cardtable.solver.layers.open_layered`.
+    """
+    from .layers import open_layered
+
+    table = open_layered(folder, verify=verify, low=low)
+    upto = table.upto if low else None
+    table.close()
+    return upto
+
+
 def _format2(folder: Path, rs: Ruleset, objective: str, verify: bool) -> CachedTable:
-    from .layers import LOW_MANIFEST, _layer_ok, game_layout, open_layered
+    from .layers import LOW_MANIFEST, _layer_ok, game_layout
     from .table import TableFileError
 
     n = rs.cards
@@ -179,32 +215,26 @@ def _format2(folder: Path, rs: Ruleset, objective: str, verify: bool) -> CachedT
         if not stat.S_ISDIR(st.st_mode):
             return CachedTable(folder, rs, objective, 2, st.st_size, "partial", 0, n, None, DAMAGED,
                                "not a folder (a table of format 2 is a folder of layers)")
-        files = {}
-        with os.scandir(folder) as it:
-            for e in it:
-                if e.is_file(follow_symlinks=False):
-                    files[e.name] = e.stat(follow_symlinks=False).st_size
+        files = _regular_files(folder)
     except OSError as exc:
         return _unreadable(folder, rs, objective, 2, exc)
     size = sum(files.values())
     present = [k for k in range(1, n + 1) if f"layer-{k:02d}.f32" in files and f"layer-{k:02d}.json" in files]
-    manifest = "table.json" if (folder / "table.json").exists() or (folder / "table.json").is_symlink() else (
-        LOW_MANIFEST if (folder / LOW_MANIFEST).exists() or (folder / LOW_MANIFEST).is_symlink() else None)
+    manifest = _manifest_name(folder)
 
     def entry(state, upto, checksum, problem=None):
         return CachedTable(folder, rs, objective, 2, size, state, len(present), n, upto, checksum, problem)
 
     if manifest is not None:
         low = manifest == LOW_MANIFEST
+        state = "low" if low else "complete"
         try:
-            table = open_layered(folder, verify=verify, low=low)
+            upto = _opened_upto(folder, verify, low)
         except TableFileError as exc:
-            return entry("low" if low else "complete", None, DAMAGED, str(exc))
+            return entry(state, None, DAMAGED, str(exc))
         except OSError as exc:
             return _unreadable(folder, rs, objective, 2, exc)
-        upto = table.upto if low else None
-        table.close()
-        return entry("low" if low else "complete", upto, VERIFIED if verify else NOT_VERIFIED)
+        return entry(state, upto, VERIFIED if verify else NOT_VERIFIED)
     if not verify:
         return entry("partial", None, NOT_VERIFIED)
     lay = game_layout(rs, objective)

@@ -133,44 +133,20 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     return value, gap
 
 
-@njit(cache=True, _nrt=False)
-def simplex(M, k1, k2, tab, basis, x, y):
-    """Value and optimal strategies of the zero-sum game ``M[:k1, :k2]``.
-
-    Pure saddle points and constant games are answered directly; otherwise the
-    column player's LP ``max 1'y s.t. (M + c) y <= 1, y >= 0`` (all entries made
-    positive by the shift ``c``) is solved by a dense tableau simplex: Dantzig's
-    rule until the first degenerate pivot, Bland's smallest-index rule (which
-    cannot cycle, Bland 1977) from then on. The row player's strategy is read
-    from the reduced costs of the slack columns (LP duality).
-
-    Args:
-        M: payoff matrix (float64, at least ``k1 x k2``).
-        tab: workspace, at least ``(k1 + 1) x (k1 + k2 + 1)``.
-        basis: int64 workspace of length >= k1.
-        x, y: outputs, mixed strategies of rows / columns (length >= k1 / k2).
-
-    Calls no other function and allocates nothing, so the same code also
-    compiles as a CUDA device function (:mod:`cardtable.solver.cuda_backend`).
-
-    Returns:
-        ``(value, shift)``: the value, and the shift used by the LP (0.0 when
-        the game has a pure saddle point and no LP was solved).
-    """
+@njit(cache=True, _nrt=False, inline='always')
+def _simplex_saddle(M, k1, k2, x, y):
+    """First step of :func:`simplex`: zero ``x`` and ``y``, and look for a pure saddle
+    point (``max_i min_j == min_j max_i``). Returns ``(found, value, smallest entry)``;
+    when found, ``x`` and ``y`` hold the pure strategies."""
     mn = M[0, 0]
-    mx = M[0, 0]
     for i in range(k1):
         for j in range(k2):
-            v = M[i, j]
-            if v < mn:
-                mn = v
-            if v > mx:
-                mx = v
+            if M[i, j] < mn:
+                mn = M[i, j]
     for i in range(k1):
         x[i] = 0.0
     for j in range(k2):
         y[j] = 0.0
-    # pure saddle point: max_i min_j == min_j max_i
     best_row = 0
     lower = -1e300
     for i in range(k1):
@@ -194,8 +170,15 @@ def simplex(M, k1, k2, tab, basis, x, y):
     if upper - lower <= 0.0:
         x[best_row] = 1.0
         y[best_col] = 1.0
-        return lower, 0.0
-    shift = 1.0 - mn
+        return True, lower, mn
+    return False, lower, mn
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _simplex_tableau(M, k1, k2, tab, basis, shift):
+    """The starting tableau of :func:`simplex`: ``(M + shift) y + slack = 1``, the
+    slacks basic, objective row ``-1'y`` (columns: ``k2`` strategies, ``k1`` slacks,
+    right-hand side)."""
     ncol = k2 + k1 + 1
     rhs = ncol - 1
     for i in range(k1 + 1):
@@ -209,48 +192,63 @@ def simplex(M, k1, k2, tab, basis, x, y):
         basis[i] = k2 + i
     for j in range(k2):
         tab[k1, j] = -1.0
-    bland = False
-    for _it in range(100000):
-        e = -1
-        if bland:
-            for j in range(rhs):
-                if tab[k1, j] < -_EPS:
-                    e = j
-                    break
-        else:
-            most = -_EPS
-            for j in range(rhs):
-                if tab[k1, j] < most:
-                    most = tab[k1, j]
-                    e = j
-        if e < 0:
-            break
-        leave = -1
-        best = 0.0
-        for i in range(k1):
-            a = tab[i, e]
-            if a > _PIV:
-                b = tab[i, rhs]
-                ratio = (b if b > 0.0 else 0.0) / a
-                if leave < 0 or ratio < best - _EPS or (
-                    ratio <= best + _EPS and basis[i] < basis[leave]
-                ):
-                    leave = i
-                    best = ratio
-        if leave < 0:  # unbounded cannot happen for a positive matrix
-            return np.nan, shift
-        if best <= _EPS:
-            bland = True
-        piv = tab[leave, e]
-        for j in range(ncol):
-            tab[leave, j] /= piv
-        for i in range(k1 + 1):
-            if i != leave:
-                f = tab[i, e]
-                if f != 0.0:
-                    for j in range(ncol):
-                        tab[i, j] -= f * tab[leave, j]
-        basis[leave] = e
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _simplex_entering(tab, k1, rhs, bland):
+    """The entering column: Bland's smallest index with a negative reduced cost
+    (``bland``), else Dantzig's most negative one; -1 at the optimum."""
+    e = -1
+    if bland:
+        for j in range(rhs):
+            if tab[k1, j] < -_EPS:
+                return j
+        return e
+    most = -_EPS
+    for j in range(rhs):
+        if tab[k1, j] < most:
+            most = tab[k1, j]
+            e = j
+    return e
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _simplex_leaving(tab, basis, k1, e, rhs):
+    """The ratio test of column ``e``: ``(leaving row, its ratio)``, ties within
+    ``_EPS`` to the smallest basic index; row -1 when no entry is a pivot."""
+    leave = -1
+    best = 0.0
+    for i in range(k1):
+        a = tab[i, e]
+        if a > _PIV:
+            b = tab[i, rhs]
+            ratio = (b if b > 0.0 else 0.0) / a
+            if leave < 0 or ratio < best - _EPS or (
+                ratio <= best + _EPS and basis[i] < basis[leave]
+            ):
+                leave = i
+                best = ratio
+    return leave, best
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _simplex_pivot(tab, k1, ncol, leave, e):
+    """Pivot the tableau on ``(leave, e)``."""
+    piv = tab[leave, e]
+    for j in range(ncol):
+        tab[leave, j] /= piv
+    for i in range(k1 + 1):
+        if i != leave:
+            f = tab[i, e]
+            if f != 0.0:
+                for j in range(ncol):
+                    tab[i, j] -= f * tab[leave, j]
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _simplex_read(tab, basis, k1, k2, rhs, x, y):
+    """The strategies of the optimal tableau: ``x`` from the slacks' reduced costs,
+    ``y`` from the basic columns, both normalised; returns the LP's optimum ``z``."""
     z = tab[k1, rhs]
     sx = 0.0
     for i in range(k1):
@@ -271,6 +269,55 @@ def simplex(M, k1, k2, tab, basis, x, y):
         x[i] /= sx
     for j in range(k2):
         y[j] /= sy
+    return z
+
+
+@njit(cache=True, _nrt=False)
+def simplex(M, k1, k2, tab, basis, x, y):
+    """Value and optimal strategies of the zero-sum game ``M[:k1, :k2]``.
+
+    Pure saddle points and constant games are answered directly; otherwise the
+    column player's LP ``max 1'y s.t. (M + c) y <= 1, y >= 0`` (all entries made
+    positive by the shift ``c``) is solved by a dense tableau simplex: Dantzig's
+    rule until the first degenerate pivot, Bland's smallest-index rule (which
+    cannot cycle, Bland 1977) from then on. The row player's strategy is read
+    from the reduced costs of the slack columns (LP duality).
+
+    Args:
+        M: payoff matrix (float64, at least ``k1 x k2``).
+        tab: workspace, at least ``(k1 + 1) x (k1 + k2 + 1)``.
+        basis: int64 workspace of length >= k1.
+        x, y: outputs, mixed strategies of rows / columns (length >= k1 / k2).
+
+    Allocates nothing and calls only its steps below (inlined by Numba,
+    ``inline='always'``: no call per pivot), so the same code also compiles as a
+    CUDA device function, its steps as device functions
+    (:mod:`cardtable.solver.cuda_backend`).
+
+    Returns:
+        ``(value, shift)``: the value, and the shift used by the LP (0.0 when
+        the game has a pure saddle point and no LP was solved).
+    """
+    found, lower, mn = _simplex_saddle(M, k1, k2, x, y)
+    if found:
+        return lower, 0.0
+    shift = 1.0 - mn
+    ncol = k2 + k1 + 1
+    rhs = ncol - 1
+    _simplex_tableau(M, k1, k2, tab, basis, shift)
+    bland = False
+    for _it in range(100000):
+        e = _simplex_entering(tab, k1, rhs, bland)
+        if e < 0:
+            break
+        leave, best = _simplex_leaving(tab, basis, k1, e, rhs)
+        if leave < 0:  # unbounded cannot happen for a positive matrix
+            return np.nan, shift
+        if best <= _EPS:
+            bland = True
+        _simplex_pivot(tab, k1, ncol, leave, e)
+        basis[leave] = e
+    z = _simplex_read(tab, basis, k1, k2, rhs, x, y)
     return 1.0 / z - shift, shift
 
 
@@ -331,6 +378,44 @@ def _refine(M, k1, k2, shift, basis, x, y, value, gap):
     return _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R)
 
 
+@njit(cache=True, _nrt=False, inline='always')
+def _basis_systems(M, k1, k2, shift, basis, B, BT, zb, cb):
+    """The systems of :func:`_refine_ws`: ``B`` the basis columns of the shifted LP
+    (``BT`` its transpose), ``zb = 1`` and ``cb`` the basic strategy columns' costs."""
+    for i in range(k1):
+        zb[i] = 1.0
+        for c in range(k1):
+            j = basis[c]
+            if j < k2:
+                B[i, c] = M[i, j] + shift
+            else:
+                B[i, c] = 1.0 if j - k2 == i else 0.0
+            BT[c, i] = B[i, c]
+    for c in range(k1):
+        cb[c] = 1.0 if basis[c] < k2 else 0.0
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def _basic_strategies(k1, k2, basis, zb, cb, x2, y2):
+    """The unnormalised strategies of the solved systems of :func:`_refine_ws` into
+    ``x2``, ``y2`` (negative weights clipped to 0); returns their sums ``(sx, sy)``."""
+    for i in range(k1):
+        x2[i] = 0.0
+    for j in range(k2):
+        y2[j] = 0.0
+    sx = 0.0
+    sy = 0.0
+    for i in range(k1):
+        v = cb[i] if cb[i] > 0.0 else 0.0
+        x2[i] = v
+        sx += v
+    for c in range(k1):
+        if basis[c] < k2 and zb[c] > 0.0:
+            y2[basis[c]] = zb[c]
+            sy += zb[c]
+    return sx, sy
+
+
 @njit(cache=True, _nrt=False)
 def _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R):
     """Recompute the basic solution of the final simplex basis from the original
@@ -346,33 +431,10 @@ def _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R):
     cb = R[2 * k1 + 1]
     x2 = R[2 * k1 + 2]
     y2 = R[2 * k1 + 3]
-    for i in range(k1):
-        zb[i] = 1.0
-        for c in range(k1):
-            j = basis[c]
-            if j < k2:
-                B[i, c] = M[i, j] + shift
-            else:
-                B[i, c] = 1.0 if j - k2 == i else 0.0
-            BT[c, i] = B[i, c]
-    for c in range(k1):
-        cb[c] = 1.0 if basis[c] < k2 else 0.0
+    _basis_systems(M, k1, k2, shift, basis, B, BT, zb, cb)
     if not _gauss(B, zb, k1) or not _gauss(BT, cb, k1):
         return value, gap
-    for i in range(k1):
-        x2[i] = 0.0
-    for j in range(k2):
-        y2[j] = 0.0
-    sx = 0.0
-    sy = 0.0
-    for i in range(k1):
-        v = cb[i] if cb[i] > 0.0 else 0.0
-        x2[i] = v
-        sx += v
-    for c in range(k1):
-        if basis[c] < k2 and zb[c] > 0.0:
-            y2[basis[c]] = zb[c]
-            sy += zb[c]
+    sx, sy = _basic_strategies(k1, k2, basis, zb, cb, x2, y2)
     if sx <= 0.0 or sy <= 0.0:
         return value, gap
     for i in range(k1):
@@ -419,43 +481,32 @@ _NEG = 1e-12  # a support weight below -_NEG: the guessed support is wrong
 
 
 @njit(cache=True, inline='always')
-def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
-    """Solve the game ``M[:k1, :k2]`` on a guessed square support (rows ``I[w, :s]``,
-    columns ``J[w, :s]``): the equalising systems ``M_IJ y_J = v 1``, ``x_I' M_IJ = v 1'``
-    with weights summing to 1. Both are the bordered matrix
-    ``B = [[M_IJ, -1], [1', 0]]``: ``B (y, v) = e`` and ``B' (x, -v) = -e``
-    (``e`` the last unit vector), so one LU factorisation (partial pivoting)
-    serves both.
+def _saddle_on_support(M, k1, k2, i0, j0, x, y):
+    """:func:`solve_on_support` for a support of one row ``i0`` and one column ``j0``
+    (a pure saddle point): ``(True, value, gap)``."""
+    for i in range(k1):
+        x[i] = 0.0
+    for j in range(k2):
+        y[j] = 0.0
+    x[i0] = 1.0
+    y[j0] = 1.0
+    hi = M[0, j0]
+    for i in range(1, k1):
+        if M[i, j0] > hi:
+            hi = M[i, j0]
+    lo = M[i0, 0]
+    for j in range(1, k2):
+        if M[i0, j] < lo:
+            lo = M[i0, j]
+    return True, M[i0, j0], hi - lo
 
-    Args:
-        A: float64 workspace, at least ``(s + 1) x (s + 1)``; z: float64, length
-            >= 3 (s + 1); piv: int64, length >= s + 1.
-        x, y: outputs (length >= k1 / k2), zero off the support.
 
-    Returns:
-        ``(ok, value, gap)``: ok is False when ``B`` is singular or a weight is
-        negative (the support is wrong); else gap = the guarantee gap of (x, y)
-        on the whole matrix (:func:`guarantee_gap`). A pure saddle point
-        (``s == 1``) is read off directly. Allocates nothing.
-    """
-    if s == 1:
-        for i in range(k1):
-            x[i] = 0.0
-        for j in range(k2):
-            y[j] = 0.0
-        i0 = I[w, 0]
-        j0 = J[w, 0]
-        x[i0] = 1.0
-        y[j0] = 1.0
-        hi = M[0, j0]
-        for i in range(1, k1):
-            if M[i, j0] > hi:
-                hi = M[i, j0]
-        lo = M[i0, 0]
-        for j in range(1, k2):
-            if M[i0, j] < lo:
-                lo = M[i0, j]
-        return True, M[i0, j0], hi - lo
+@njit(cache=True, inline='always')
+def _bordered_lu(M, I, J, w, s, A, z, piv):
+    """Build the bordered matrix ``B`` of :func:`solve_on_support` in ``A`` and factor it
+    in place, ``P B = L U`` (partial pivoting; L unit lower, below the diagonal; the
+    row swaps in ``piv``, the reciprocal pivots in ``z[2n:3n]``, ``n = s + 1``).
+    Returns False when ``B`` is (nearly) singular."""
     n = s + 1
     for r in range(s):
         for c in range(s):
@@ -472,7 +523,7 @@ def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
                 big = abs(A[r, c])
                 p = r
         if big < 1e-13:
-            return False, 0.0, 0.0
+            return False
         piv[c] = p
         if p != c:
             for j in range(n):
@@ -487,7 +538,14 @@ def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
             if f != 0.0:
                 for j in range(c + 1, n):
                     A[r, j] -= f * A[c, j]
-    # columns: B (y, v) = e
+    return True
+
+
+@njit(cache=True, inline='always')
+def _support_columns(s, A, z, piv):
+    """The columns' system ``B (y, v) = e`` from the factors of :func:`_bordered_lu`:
+    ``(y, v)`` into ``z[:n]``."""
+    n = s + 1
     for r in range(n):
         z[r] = 0.0
     z[s] = 1.0
@@ -507,10 +565,13 @@ def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
         for j in range(r + 1, n):
             t -= A[r, j] * z[j]
         z[r] = t * z[2 * n + r]
-    for c in range(s):  # a negative weight: wrong support (before the second solve)
-        if z[c] < -_NEG:
-            return False, 0.0, 0.0
-    # rows: B' (x, w) = -e, v = -w:  U' q = -e, L' t = q, (x, w) = P' t
+
+
+@njit(cache=True, inline='always')
+def _support_rows(s, A, z, piv):
+    """The rows' system ``B' (x, w) = -e`` (``v = -w``) from the factors of
+    :func:`_bordered_lu`: ``U' q = -e, L' t = q, (x, w) = P' t`` into ``z[n:2n]``."""
+    n = s + 1
     u = n
     for r in range(n):
         t = -1.0 if r == s else 0.0
@@ -528,19 +589,22 @@ def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
             t = z[u + c]
             z[u + c] = z[u + p]
             z[u + p] = t
+
+
+@njit(cache=True, inline='always')
+def _negative_weight(z, at, s):
+    """True when one of the ``s`` weights ``z[at:at + s]`` is below ``-_NEG`` (the
+    guessed support is wrong)."""
     for c in range(s):
-        if z[u + c] < -_NEG:
-            return False, 0.0, 0.0
-    for i in range(k1):
-        x[i] = 0.0
-    for j in range(k2):
-        y[j] = 0.0
-    for c in range(s):
-        wt = z[c]
-        y[J[w, c]] = wt if wt > 0.0 else 0.0
-        wt = z[u + c]
-        x[I[w, c]] = wt if wt > 0.0 else 0.0
-    # the guarantee gap (as guarantee_gap) over the supports only: O(s k), not O(k^2)
+        if z[at + c] < -_NEG:
+            return True
+    return False
+
+
+@njit(cache=True, inline='always')
+def _support_gap(M, k1, k2, I, J, w, s, x, y):
+    """The guarantee gap (as :func:`guarantee_gap`) of ``(x, y)``, zero off the
+    supports, summed over the supports only: O(s k), not O(k^2)."""
     lo = 1e300
     for j in range(k2):
         t = 0.0
@@ -555,7 +619,51 @@ def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
             t += M[i, J[w, c]] * y[J[w, c]]
         if t > hi:
             hi = t
-    return True, 0.5 * (z[s] - z[u + s]), hi - lo
+    return hi - lo
+
+
+@njit(cache=True, inline='always')
+def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
+    """Solve the game ``M[:k1, :k2]`` on a guessed square support (rows ``I[w, :s]``,
+    columns ``J[w, :s]``): the equalising systems ``M_IJ y_J = v 1``, ``x_I' M_IJ = v 1'``
+    with weights summing to 1. Both are the bordered matrix
+    ``B = [[M_IJ, -1], [1', 0]]``: ``B (y, v) = e`` and ``B' (x, -v) = -e``
+    (``e`` the last unit vector), so one LU factorisation (partial pivoting)
+    serves both.
+
+    Args:
+        A: float64 workspace, at least ``(s + 1) x (s + 1)``; z: float64, length
+            >= 3 (s + 1); piv: int64, length >= s + 1.
+        x, y: outputs (length >= k1 / k2), zero off the support.
+
+    Returns:
+        ``(ok, value, gap)``: ok is False when ``B`` is singular or a weight is
+        negative (the support is wrong); else gap = the guarantee gap of (x, y)
+        on the whole matrix (:func:`guarantee_gap`). A pure saddle point
+        (``s == 1``) is read off directly. Allocates nothing; its steps are
+        helpers inlined into the caller (``inline='always'``: no call per game).
+    """
+    if s == 1:
+        return _saddle_on_support(M, k1, k2, I[w, 0], J[w, 0], x, y)
+    if not _bordered_lu(M, I, J, w, s, A, z, piv):
+        return False, 0.0, 0.0
+    _support_columns(s, A, z, piv)
+    if _negative_weight(z, 0, s):  # a wrong support, found before the second solve
+        return False, 0.0, 0.0
+    _support_rows(s, A, z, piv)
+    u = s + 1
+    if _negative_weight(z, u, s):
+        return False, 0.0, 0.0
+    for i in range(k1):
+        x[i] = 0.0
+    for j in range(k2):
+        y[j] = 0.0
+    for c in range(s):
+        wt = z[c]
+        y[J[w, c]] = wt if wt > 0.0 else 0.0
+        wt = z[u + c]
+        x[I[w, c]] = wt if wt > 0.0 else 0.0
+    return True, 0.5 * (z[s] - z[u + s]), _support_gap(M, k1, k2, I, J, w, s, x, y)
 
 
 @njit(cache=True, inline='always')
@@ -786,7 +894,12 @@ def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
                    cidx, csign, outc, RW, fewest, jmax):
     """The positions of pattern ``pi`` for :func:`solve_layer` (its children in
     ``cidx, csign, outc``); workspaces given, so that, compiled without reference
-    counting, its per-game calls cost no atomic operations (docs/solver.md, Speed)."""
+    counting, its per-game calls cost no atomic operations (docs/solver.md, Speed).
+
+    Complexity: one function on purpose: the format-1 hot loop over (subset, prize,
+    pot, difference) fills and solves one matrix per state; the slot arithmetic and
+    the matrix game are already helpers, and what remains are the loop levels and
+    the objective's and tie rule's branches inside them."""
     npat = code_off[k + 1] - code_off[k]
     nsub = mask_off[k + 1] - mask_off[k]
     games = 0

@@ -44,7 +44,7 @@ from cardtable.goofspiel import Ruleset, RulesetError
 from cardtable.platform.files import open_regular, read_regular_bytes
 
 from . import kernel
-from .lean import NSTATS, LeanLayout, build_lean, float32_bound, lean_slot, solve_chunk
+from .lean import NSTATS, LeanLayout, build_lean, check_stats, float32_bound, lean_slot, solve_chunk
 from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
 from .tables import (
     RoundStrategy,
@@ -199,9 +199,7 @@ class LayerBackend:
 
     def start(self, lay: LeanLayout) -> None:
         if self.threads > 1:
-            import numba
-
-            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+            use_threads(self.threads)
 
     def stop(self) -> None:
         pass
@@ -273,28 +271,8 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     last = lay.top if upto is None else upto
     digest = lay.digest()
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    for pattern in _TEMP_GLOBS:
-        for p in folder.glob(pattern):
-            _discard(p)
-    if last < lay.top:  # never shrink the low layers already declared (verified again below)
-        last = max(last, stored_low_upto(folder, ruleset, objective))
-    manifest_path = folder / (LOW_MANIFEST if last < lay.top else "table.json")
-    if manifest_path.exists() or manifest_path.is_symlink():
-        if manifest_path.is_dir() and not manifest_path.is_symlink():
-            raise IsADirectoryError(f"{manifest_path} is a folder, not the table's manifest: remove it")
-        if last == lay.top:  # rewritten at the end; its absence marks an unfinished table
-            manifest_path.unlink()
-        # (low layers keep their manifest until the new one replaces it: the layers it lists
-        # are only verified on the way, so a failed or interrupted run loses nothing)
+    last, manifest_path = _prepare_folder(folder, ruleset, objective, lay, digest, last)
     lpath = folder / "layout.npz"
-    if not lpath.is_file() or _stored_layout_digest(lpath) != digest:  # keep it on a resume
-        tmp = folder / "layout.tmp.npz"
-        try:
-            np.savez(tmp, **lay.arrays())
-            os.replace(tmp, lpath)
-        finally:
-            _discard(tmp)
     t0 = time.perf_counter()
     total = np.zeros(5)
     layers = []
@@ -306,24 +284,9 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
             path = _layer_file(folder, k)
             meta = _layer_ok(folder, k, lay, digest)
             if meta is None:
-                part = path.with_name(path.name + ".partial")
-                t1 = time.perf_counter()
-                try:
-                    st, sha = backend.solve_layer(
-                        lay, k, prev, _layer_file(folder, k - 1) if k > 1 else None, part,
-                        lambda done, npat, k=k: progress and progress(k, done, npat, int(total[0])))
-                    from .lean import check_stats
-
-                    check_stats(k, st)
-                    os.replace(part, path)
-                finally:  # a failed check, write or Ctrl-C: nothing of the layer is kept
-                    _discard(part)
-                meta = {"k": k, "count": lay.layer_size(k), "sha256": sha, "layout_sha256": digest,
-                        "games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
-                        "seconds": time.perf_counter() - t1, "backend": backend.name}
-                if len(st) > 6:  # warm-start hits and misses (the CUDA backend solves cold)
-                    meta.update(warm_hits=int(st[5]), warm_misses=int(st[6]))
-                _write_json(path.with_suffix(".json"), meta)
+                meta = _solve_layer_into(backend, lay, folder, k, prev, digest,
+                                         lambda done, npat, k=k: progress and progress(k, done, npat,
+                                                                                       int(total[0])))
             else:
                 resumed.append(k)
                 if progress:
@@ -351,6 +314,71 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     manifest["digest"] = _manifest_digest(manifest)
     _write_json(manifest_path, manifest)
     return manifest
+
+
+def _prepare_folder(folder: Path, ruleset: Ruleset, objective: str, lay: LeanLayout, digest: str,
+                    last: int) -> tuple[int, Path]:
+    """Ready ``folder`` for :func:`solve_layered` up to layer ``last``: remove the temporary
+    files a killed solve left, keep the low layers already declared above ``last``, remove
+    a complete table's manifest (rewritten at the end), write ``layout.npz`` unless the
+    stored one is this layout's (``digest``). Returns ``(last, the manifest's path)``.
+
+    Raises:
+        IsADirectoryError: the manifest's name is a folder.
+        OSError: the folder cannot be written.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    for pattern in _TEMP_GLOBS:
+        for p in folder.glob(pattern):
+            _discard(p)
+    if last < lay.top:  # never shrink the low layers already declared (verified again below)
+        last = max(last, stored_low_upto(folder, ruleset, objective))
+    manifest_path = folder / (LOW_MANIFEST if last < lay.top else "table.json")
+    if manifest_path.exists() or manifest_path.is_symlink():
+        if manifest_path.is_dir() and not manifest_path.is_symlink():
+            raise IsADirectoryError(f"{manifest_path} is a folder, not the table's manifest: remove it")
+        if last == lay.top:  # rewritten at the end; its absence marks an unfinished table
+            manifest_path.unlink()
+        # (low layers keep their manifest until the new one replaces it: the layers it lists
+        # are only verified on the way, so a failed or interrupted run loses nothing)
+    lpath = folder / "layout.npz"
+    if not lpath.is_file() or _stored_layout_digest(lpath) != digest:  # keep it on a resume
+        tmp = folder / "layout.tmp.npz"
+        try:
+            np.savez(tmp, **lay.arrays())
+            os.replace(tmp, lpath)
+        finally:
+            _discard(tmp)
+    return last, manifest_path
+
+
+def _solve_layer_into(backend: LayerBackend, lay: LeanLayout, folder: Path, k: int,
+                      prev: np.ndarray | None, digest: str, progress: Callable[[int, int], None]) -> dict:
+    """Solve layer ``k`` with ``backend`` into ``layer-KK.f32`` (through a ``.partial``
+    file, renamed once its stats check) and write its record ``layer-KK.json``;
+    returns the record. A failed check, write or Ctrl-C keeps nothing of the layer.
+
+    Raises:
+        SolverError: a game failed its optimality check.
+        OSError: the folder cannot be written.
+    """
+    path = _layer_file(folder, k)
+    part = path.with_name(path.name + ".partial")
+    t1 = time.perf_counter()
+    try:
+        st, sha = backend.solve_layer(lay, k, prev, _layer_file(folder, k - 1) if k > 1 else None, part,
+                                      progress)
+        check_stats(k, st)
+        os.replace(part, path)
+    finally:  # a failed check, write or Ctrl-C: nothing of the layer is kept
+        _discard(part)
+    meta = {"k": k, "count": lay.layer_size(k), "sha256": sha, "layout_sha256": digest,
+            "games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
+            "seconds": time.perf_counter() - t1, "backend": backend.name}
+    if len(st) > 6:  # warm-start hits and misses (the CUDA backend solves cold)
+        meta.update(warm_hits=int(st[5]), warm_misses=int(st[6]))
+    _write_json(path.with_suffix(".json"), meta)
+    return meta
 
 
 def stored_low_upto(folder: Path, ruleset: Ruleset, objective: str) -> int:
@@ -619,15 +647,7 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
     name = LOW_MANIFEST if low else "table.json"
     damaged = f"{folder}: {name} is damaged"
     repair = f"re-run `{repair_command(rs, manifest['objective'], manifest['upto'] if low else None)}` to repair it"
-    lpath = folder / "layout.npz"
-    if not lpath.is_file() or (verify and sha256_file(lpath) != manifest["layout_file_sha256"]):
-        raise TableFileError(f"{folder}: layout.npz is missing or damaged; re-run `cardtable solve`")
-    # The index arrays are rebuilt from the game the manifest names, never taken from the file:
-    # a layout of another game, or one crafted with matching checksums, cannot steer a kernel.
-    lay = game_layout(rs, manifest["objective"])
-    if lay.digest() != manifest["layout_sha256"]:
-        raise TableFileError(f"{folder}: its layout is not the one of {rs.describe()} (objective "
-                             f"{manifest['objective']}): damaged or another table's; re-run `cardtable solve`")
+    lay = _checked_layout(folder, manifest, rs, verify)
     bound = 1.0 if lay.win else float(lay.dense.T)  # no value of this game is larger
     recs = manifest["layers"]
     want = manifest["upto"] if low else lay.top
@@ -640,31 +660,74 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
             raise TableFileError(f"{damaged} (layer {k}'s record does not match the layout); "
                                  "re-run `cardtable solve`")
         path = _layer_file(folder, k)  # never a name taken from the manifest
-        size = path.stat().st_size if path.is_file() else -1
-        if size != 4 * rec["count"]:
-            raise TableFileError(f"{path}: " + (f"{size} bytes" if size >= 0 else "missing or not a regular file")
-                                 + f", the table promises {4 * rec['count']} bytes "
-                                 "(missing, truncated or damaged); re-run `cardtable solve`")
-        if verify:
-            sha, in_range = _check_layer_file(path, bound)
-            if sha != rec["sha256"]:
-                raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); "
-                                     "re-run `cardtable solve`")
-            if not in_range:
-                raise TableFileError(f"{path}: values outside -{bound:g}..{bound:g} (the file is damaged or "
-                                     "forged); re-run `cardtable solve`")
-        meta, problem = _read_layer_record(folder, k, lay, manifest["layout_sha256"])
-        if meta is not None and any(meta.get(key) != rec.get(key) for key in ("sha256", "games", "seconds")):
-            problem = "its checksum, games or seconds differ from the manifest's"
-        elif meta is not None and "record_sha256" in rec \
-                and sha256_file(path.with_suffix(".json")) != rec["record_sha256"]:
-            problem = "edited (its SHA-256 is not the one the manifest records)"
-        if problem:
-            raise TableFileError(f"{path.with_suffix('.json')}: {problem} (the record of layer {k} is "
-                                 f"damaged); {repair}")
+        _check_layer_data(path, rec, bound, verify)
+        _check_layer_record(folder, k, rec, lay, manifest["layout_sha256"], repair)
         layers.append(np.memmap(path, dtype="<f4", mode="r") if rec["count"] else np.zeros(0, np.float32))
     return LayeredTable(rs, manifest["objective"], lay, layers, tuple(manifest["prize_cards"]),
                         dict(manifest["stats"]), folder)
+
+
+def _checked_layout(folder: Path, manifest: dict, rs: Ruleset, verify: bool) -> LeanLayout:
+    """The lean layout of the game the manifest names, once ``layout.npz`` is there and
+    (``verify``) has the SHA-256 the manifest records, and the layout's digest is the
+    manifest's. The index arrays are rebuilt from the game, never taken from the file:
+    a layout of another game, or one crafted with matching checksums, cannot steer a
+    kernel.
+
+    Raises:
+        TableFileError: ``layout.npz`` missing or damaged, or another game's layout.
+    """
+    lpath = folder / "layout.npz"
+    if not lpath.is_file() or (verify and sha256_file(lpath) != manifest["layout_file_sha256"]):
+        raise TableFileError(f"{folder}: layout.npz is missing or damaged; re-run `cardtable solve`")
+    lay = game_layout(rs, manifest["objective"])
+    if lay.digest() != manifest["layout_sha256"]:
+        raise TableFileError(f"{folder}: its layout is not the one of {rs.describe()} (objective "
+                             f"{manifest['objective']}): damaged or another table's; re-run `cardtable solve`")
+    return lay
+
+
+def _check_layer_data(path: Path, rec: dict, bound: float, verify: bool) -> None:
+    """Check the layer file ``path`` against its manifest record ``rec``: its size and
+    (``verify``) its SHA-256 and that no value exceeds ``bound`` in size.
+
+    Raises:
+        TableFileError: a missing, truncated, damaged or forged layer file.
+    """
+    size = path.stat().st_size if path.is_file() else -1
+    if size != 4 * rec["count"]:
+        raise TableFileError(f"{path}: " + (f"{size} bytes" if size >= 0 else "missing or not a regular file")
+                             + f", the table promises {4 * rec['count']} bytes "
+                             "(missing, truncated or damaged); re-run `cardtable solve`")
+    if not verify:
+        return
+    sha, in_range = _check_layer_file(path, bound)
+    if sha != rec["sha256"]:
+        raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); "
+                             "re-run `cardtable solve`")
+    if not in_range:
+        raise TableFileError(f"{path}: values outside -{bound:g}..{bound:g} (the file is damaged or "
+                             "forged); re-run `cardtable solve`")
+
+
+def _check_layer_record(folder: Path, k: int, rec: dict, lay: LeanLayout, digest: str, repair: str) -> None:
+    """Check layer ``k``'s ``layer-KK.json`` by content (:func:`_read_layer_record`) and
+    against its manifest record ``rec`` (checksum, games, seconds, and the record's own
+    SHA-256 where the manifest has it); ``repair``: the advice that ends the message.
+
+    Raises:
+        TableFileError: a missing, edited or garbage record.
+    """
+    path = _layer_file(folder, k)
+    meta, problem = _read_layer_record(folder, k, lay, digest)
+    if meta is not None and any(meta.get(key) != rec.get(key) for key in ("sha256", "games", "seconds")):
+        problem = "its checksum, games or seconds differ from the manifest's"
+    elif meta is not None and "record_sha256" in rec \
+            and sha256_file(path.with_suffix(".json")) != rec["record_sha256"]:
+        problem = "edited (its SHA-256 is not the one the manifest records)"
+    if problem:
+        raise TableFileError(f"{path.with_suffix('.json')}: {problem} (the record of layer {k} is "
+                             f"damaged); {repair}")
 
 
 def _read_manifest(folder: Path, low: bool = False) -> tuple[dict, Ruleset]:
@@ -748,9 +811,14 @@ def _manifest_problem(m: dict, low: bool = False) -> str | None:
     layers = m.get("layers")
     if not isinstance(layers, list):
         return "layers"
-    for rec in layers:
-        if not isinstance(rec, dict) or not _is_int(rec.get("k")) or not _is_int(rec.get("count")) \
-                or not isinstance(rec.get("file"), str) or not isinstance(rec.get("sha256"), str) \
-                or not isinstance(rec.get("record_sha256", ""), str):
-            return "a layer record"
+    if not all(_layer_entry_ok(rec) for rec in layers):
+        return "a layer record"
     return None
+
+
+def _layer_entry_ok(rec) -> bool:
+    """Whether one entry of a manifest's ``layers`` has the fields and types of a layer
+    record (``k``, ``count``: int; ``file``, ``sha256``, ``record_sha256`` if there: str)."""
+    return (isinstance(rec, dict) and _is_int(rec.get("k")) and _is_int(rec.get("count"))
+            and isinstance(rec.get("file"), str) and isinstance(rec.get("sha256"), str)
+            and isinstance(rec.get("record_sha256", ""), str))

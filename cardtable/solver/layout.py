@@ -108,23 +108,9 @@ def _submasks_by_size(mask: int) -> list[list[int]]:
     return out
 
 
-def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool,
-                 pot0: int = 0, d0: int = 0, order=None) -> Layout:
-    """Index every position reachable from the start (hands ``amask``/``bmask``,
-    all ``len(pval)`` prizes face down, pot ``pot0``, difference ``d0``).
-
-    ``order``: prize indices in their public reveal order (docs/rules.md, Fixed prize
-    order); then layer k holds only the last k prizes of the order. ``None``:
-    shuffled prizes.
-
-    Raises:
-        SolverError: the hands do not hold as many cards as there are prizes.
-    """
-    pval = np.asarray(pval, dtype=np.int64)
-    n_p = len(pval)
-    if bin(amask).count("1") != n_p or bin(bmask).count("1") != n_p:
-        raise SolverError("each hand must hold as many cards as there are prizes left")
-    T = int(pval.sum()) + int(pot0) + abs(int(d0))
+def _pattern_layers(amask: int, bmask: int, n_p: int, nbits: int) -> list[np.ndarray]:
+    """The sorted canonical pattern codes of each layer ``0..n_p`` (hands drawn from
+    ``amask`` and ``bmask``, ``k`` cards each), int64 arrays."""
     subs_a = _submasks_by_size(amask)
     subs_b = _submasks_by_size(bmask)
     codes_l = [np.zeros(0, dtype=np.int64)]
@@ -132,13 +118,18 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
         raw = kernel.enum_patterns(np.array(subs_a[k], dtype=np.int64),
                                    np.array(subs_b[k], dtype=np.int64), nbits)
         codes_l.append(np.unique(raw))
-    code_off = np.zeros(n_p + 2, dtype=np.int64)
-    for k in range(n_p + 1):
-        code_off[k + 1] = code_off[k] + len(codes_l[k])
-    codes = np.concatenate(codes_l).astype(np.int64)
-    # prize subsets, colex rank
-    full = (1 << n_p) - 1
-    by_size = _submasks_by_size(full)
+    return codes_l
+
+
+def _prize_subsets(n_p: int, order) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """``(masks of each layer in colex order, rank of each mask (-1: not a subset of
+    the layout), next prize of each mask (-1: shuffled))`` of ``n_p`` prizes; with a
+    fixed ``order`` layer k holds only the last k prizes of the order.
+
+    Raises:
+        SolverError: ``order`` does not list each prize index once.
+    """
+    by_size = _submasks_by_size((1 << n_p) - 1)
     masks_l = []
     rank_of_mask = np.full(1 << n_p, -1, dtype=np.int64)  # -1: not a subset of this layout
     next_prize = np.full(1 << n_p, -1, dtype=np.int64)
@@ -156,13 +147,14 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
         masks_l.append(np.array(lst, dtype=np.int64))
         for r, m in enumerate(lst):
             rank_of_mask[m] = r
-    psum = np.zeros(1 << n_p, dtype=np.int64)
-    for m in range(1 << n_p):
-        psum[m] = sum(int(pval[i]) for i in range(n_p) if (m >> i) & 1)
-    mask_off = np.zeros(n_p + 2, dtype=np.int64)
-    for k in range(n_p + 1):
-        mask_off[k + 1] = mask_off[k] + len(masks_l[k])
-    masks = np.concatenate(masks_l)
+    return masks_l, rank_of_mask, next_prize
+
+
+def _slot_bases(codes_l, masks_l, psum: np.ndarray, T: int, carry: bool,
+                win: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(base, base_off, val_off)`` of a layout: the first slot of each prize subset
+    (``npot x nd x patterns`` slots each) and of each layer."""
+    n_p = len(masks_l) - 1
     base_l = []
     base_off = np.zeros(n_p + 2, dtype=np.int64)
     val_off = np.zeros(n_p + 2, dtype=np.int64)
@@ -177,7 +169,40 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
         base_l.append(b)
         base_off[k + 1] = base_off[k] + len(b)
         val_off[k + 1] = val_off[k] + b[-1]
-    base = np.concatenate(base_l)
+    return np.concatenate(base_l), base_off, val_off
+
+
+def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool,
+                 pot0: int = 0, d0: int = 0, order=None) -> Layout:
+    """Index every position reachable from the start (hands ``amask``/``bmask``,
+    all ``len(pval)`` prizes face down, pot ``pot0``, difference ``d0``).
+
+    ``order``: prize indices in their public reveal order (docs/rules.md, Fixed prize
+    order); then layer k holds only the last k prizes of the order. ``None``:
+    shuffled prizes.
+
+    Raises:
+        SolverError: the hands do not hold as many cards as there are prizes.
+    """
+    pval = np.asarray(pval, dtype=np.int64)
+    n_p = len(pval)
+    if bin(amask).count("1") != n_p or bin(bmask).count("1") != n_p:
+        raise SolverError("each hand must hold as many cards as there are prizes left")
+    T = int(pval.sum()) + int(pot0) + abs(int(d0))
+    codes_l = _pattern_layers(amask, bmask, n_p, nbits)
+    code_off = np.zeros(n_p + 2, dtype=np.int64)
+    for k in range(n_p + 1):
+        code_off[k + 1] = code_off[k] + len(codes_l[k])
+    codes = np.concatenate(codes_l).astype(np.int64)
+    masks_l, rank_of_mask, next_prize = _prize_subsets(n_p, order)
+    psum = np.zeros(1 << n_p, dtype=np.int64)
+    for m in range(1 << n_p):
+        psum[m] = sum(int(pval[i]) for i in range(n_p) if (m >> i) & 1)
+    mask_off = np.zeros(n_p + 2, dtype=np.int64)
+    for k in range(n_p + 1):
+        mask_off[k + 1] = mask_off[k] + len(masks_l[k])
+    masks = np.concatenate(masks_l)
+    base, base_off, val_off = _slot_bases(codes_l, masks_l, psum, T, carry, win)
     return Layout(pval, T, bool(carry), bool(win), codes, code_off, masks, mask_off,
                   rank_of_mask, psum, base, base_off, val_off, next_prize, pot0=int(pot0))
 
@@ -278,9 +303,7 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
     total = count_games(layout, reach)
     layer_fn = kernel.solve_layer
     if threads > 1:
-        import numba
-
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        use_threads(threads)
         layer_fn = kernel.solve_layer_parallel
         chunk_games *= threads
     for k in range(1, layout.top + 1):

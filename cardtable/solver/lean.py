@@ -325,6 +325,12 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
     have played (:func:`min_ties`) cannot occur: it is skipped and stored as NaN.
     ``st``: games, positions, max gap, failures, missing children, warm hits,
     warm misses.
+
+    Complexity: one function on purpose. Its loops (subset, prize, pot, bid pair)
+    are the solver's hot loop: the pots share the decided children computed once per
+    prize, and the warm start carries the previous pot's support to the next, so
+    the state lives across all loop levels; the small steps (slots, child ranks,
+    the matrix game) are already inlined helpers (``inline='always'``).
     """
     code = codes[code_off[k] + pi]
     jmax = mtop - kernel.decode(code)[2]  # the most prizes a pot of this pattern can hold
@@ -410,6 +416,10 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
     orientation), each ranked once. With ``warm``, a game first tries the
     previous state's optimal support for the same prize. States that cannot occur
     (:func:`min_ties`) are skipped and stored as NaN.
+
+    Complexity: one function on purpose, as :func:`_pattern_points`: the hot loop
+    over (subset, prize, state, bid pair) keeps the warm-start support and the
+    child ranks across its levels; its small steps are inlined helpers.
     """
     code = codes[code_off[k] + pi]
     jmax = mtop - kernel.decode(code)[2]

@@ -55,20 +55,8 @@ def adjusted_difference(game: Game, approx: CarryApproximation,
             distribution (finite, non-negative, summing to 1) over the seat's hand that
             gives its bid a positive probability.
     """
-    if not isinstance(game, Game):
-        raise ValueError(f"a finished Goofspiel game is needed, not {type(game).__name__}")
+    _check_inputs(game, approx, mixes)
     rs = game.ruleset
-    if rs != approx.ruleset:
-        raise ValueError(f"the game is {rs.describe()}, the estimate is for {approx.ruleset.describe()}")
-    if not game.is_over:
-        raise ValueError("the game is not finished: the luck terms are for whole games")
-    if not isinstance(mixes, Sequence) or isinstance(mixes, (str, bytes)):
-        raise ValueError(f"mixes must be a sequence of (x, y) pairs, not {type(mixes).__name__}")
-    if len(mixes) != len(game.history):
-        raise ValueError(f"{len(mixes)} mixes for {len(game.history)} rounds")
-    for r, pair in zip(game.history, mixes):
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise ValueError(f"round {r.number}: a mix entry is an (x, y) pair, not {pair!r:.60}")
     replay = Game(rs, prize_deck=game.initial_deck)
     luck = 0.0
     for r, (x, y) in zip(game.history, mixes):
@@ -83,17 +71,45 @@ def adjusted_difference(game: Game, approx: CarryApproximation,
         rows = sorted(pos.hands[0], key=rs.strength)
         cols = sorted(pos.hands[1], key=rs.strength)
         a, b = r.bids[0][0], r.bids[1][0]
-        i, j = rows.index(a), cols.index(b)
-        if x is not None:
-            luck += W[i, j] - sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows))
-            if y is not None:  # the rest of the expectation, over the column player's draw
-                col = sum(y.get(c, 0.0) * sum(x.get(cr, 0.0) * W[ii, jj] for ii, cr in enumerate(rows))
-                          for jj, c in enumerate(cols))
-                luck += sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows)) - col
-        elif y is not None:
-            luck += W[i, j] - sum(y.get(c, 0.0) * W[i, jj] for jj, c in enumerate(cols))
+        luck = _add_bid_luck(luck, W, rows, cols, rows.index(a), cols.index(b), x, y)
         replay.play([a, b])
     return float(game.points[0] - game.points[1] - luck)
+
+
+def _check_inputs(game: Game, approx: CarryApproximation, mixes) -> None:
+    """Raise the ValueError of :func:`adjusted_difference` for a game that is no finished
+    game of ``approx.ruleset``, or ``mixes`` that are not one ``(x, y)`` pair per round."""
+    if not isinstance(game, Game):
+        raise ValueError(f"a finished Goofspiel game is needed, not {type(game).__name__}")
+    rs = game.ruleset
+    if rs != approx.ruleset:
+        raise ValueError(f"the game is {rs.describe()}, the estimate is for {approx.ruleset.describe()}")
+    if not game.is_over:
+        raise ValueError("the game is not finished: the luck terms are for whole games")
+    if not isinstance(mixes, Sequence) or isinstance(mixes, (str, bytes)):
+        raise ValueError(f"mixes must be a sequence of (x, y) pairs, not {type(mixes).__name__}")
+    if len(mixes) != len(game.history):
+        raise ValueError(f"{len(mixes)} mixes for {len(game.history)} rounds")
+    for r, pair in zip(game.history, mixes):
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise ValueError(f"round {r.number}: a mix entry is an (x, y) pair, not {pair!r:.60}")
+
+
+def _add_bid_luck(luck: float, W, rows: list[int], cols: list[int], i: int, j: int,
+                  x: Mapping[int, float] | None, y: Mapping[int, float] | None) -> float:
+    """``luck`` plus the bid-luck terms of one round (module docstring): ``W`` the round's
+    matrix (rows: ``rows``, A's cards by strength; columns: ``cols``), ``(i, j)`` the bids
+    played, ``x``/``y`` the seats' mixes (None: unknown, its luck left in). The terms are
+    added one by one, in a fixed order."""
+    if x is not None:
+        luck += W[i, j] - sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows))
+        if y is not None:  # the rest of the expectation, over the column player's draw
+            col = sum(y.get(c, 0.0) * sum(x.get(cr, 0.0) * W[ii, jj] for ii, cr in enumerate(rows))
+                      for jj, c in enumerate(cols))
+            luck += sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows)) - col
+    elif y is not None:
+        luck += W[i, j] - sum(y.get(c, 0.0) * W[i, jj] for jj, c in enumerate(cols))
+    return luck
 
 
 def _check_mix(mix, hand, bid: int, where: str) -> None:

@@ -76,6 +76,23 @@ class Position:
         """The same position with the players exchanged (value negated)."""
         return Position(self.prizes, (self.hands[1], self.hands[0]), self.pot, -self.diff)
 
+    def _check_pot(self, ruleset: Ruleset, gone: list[int], values: list[int]) -> None:
+        """Raise :class:`ImpossiblePosition` unless the (positive) pot is a sum of the
+        revealed prizes ``gone`` (values ``values``) that these hands can have tied for."""
+        fewest = _fewest_summing(values, self.pot)
+        if fewest is None:
+            raise ImpossiblePosition(
+                f"a pot of {self.pot} is no sum of prizes already revealed ({gone})"
+            )
+        deck = set(range(1, ruleset.cards + 1))
+        st = ruleset.strength
+        both = {st(c) for c in deck - set(self.hands[0])} & {st(c) for c in deck - set(self.hands[1])}
+        if fewest > len(both):  # docs/solver.md, Table format 2: states no game reaches
+            raise ImpossiblePosition(
+                f"a pot of {self.pot} cannot arise with these hands (a pot of j prizes needs j "
+                f"strengths that both players have played; {len(both)} have been)"
+            )
+
     def validate(self, ruleset: Ruleset) -> None:
         """Raise :class:`ImpossiblePosition` unless a game of ``ruleset`` can reach it."""
         n = ruleset.cards
@@ -106,18 +123,7 @@ class Position:
         if self.pot and ruleset.tie_rule == "discard":
             raise ImpossiblePosition("with discard ties there is never a pot")
         if self.pot:
-            fewest = _fewest_summing(values, self.pot)
-            if fewest is None:
-                raise ImpossiblePosition(
-                    f"a pot of {self.pot} is no sum of prizes already revealed ({gone})"
-                )
-            st = ruleset.strength
-            both = {st(c) for c in deck - set(self.hands[0])} & {st(c) for c in deck - set(self.hands[1])}
-            if fewest > len(both):  # docs/solver.md, Table format 2: states no game reaches
-                raise ImpossiblePosition(
-                    f"a pot of {self.pot} cannot arise with these hands (a pot of j prizes needs j "
-                    f"strengths that both players have played; {len(both)} have been)"
-                )
+            self._check_pot(ruleset, gone, values)
         if abs(self.diff) + self.pot > sum(values):
             raise ImpossiblePosition(
                 f"a point difference of {self.diff} with a pot of {self.pot} exceeds the "

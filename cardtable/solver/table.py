@@ -343,42 +343,9 @@ def open_table(path: Path, verify: bool = True) -> Table:
     except OSError as exc:
         raise TableFileError(f"table file {str(path)!r} cannot be opened: {exc.strerror}") from None
     with f:
-        head = f.read(16)
-        if len(head) < 16 or head[:8] != MAGIC:
-            raise TableFileError(f"{path}: not a cardtable table file (bad magic)")
-        version, hlen = struct.unpack("<II", head[8:])
-        if version != FORMAT_VERSION:
-            raise TableFileError(f"{path}: table format version {version}, this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
-        header = f.read(hlen)
-        hdig = f.read(32)
-        if len(header) != hlen or len(hdig) != 32 or hashlib.sha256(header).digest() != hdig:
-            raise TableFileError(f"{path}: the header is damaged (checksum mismatch or truncated); re-run `cardtable solve`")
-        try:
-            meta = json.loads(header)
-        except ValueError:
-            meta = None
-        problem = _header_problem(meta)
-        if problem:
-            raise TableFileError(f"{path}: the header is damaged ({problem}); re-run `cardtable solve`")
-        start = (16 + hlen + 32 + _ALIGN - 1) // _ALIGN * _ALIGN
-        size = os.fstat(f.fileno()).st_size
-        if size != start + meta["data_bytes"]:
-            raise TableFileError(
-                f"{path}: file is {size} bytes, the header promises {start + meta['data_bytes']} "
-                "(truncated or damaged); re-run `cardtable solve`"
-            )
+        meta, start = _read_header(f, path)
         if verify:
-            f.seek(start)
-            digest = hashlib.sha256()
-            left = meta["data_bytes"]
-            while left:
-                chunk = f.read(min(_CHUNK, left))
-                if not chunk:
-                    break
-                digest.update(chunk)
-                left -= len(chunk)
-            if digest.hexdigest() != meta["data_sha256"]:
-                raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); re-run `cardtable solve`")
+            _verify_data(f, path, meta, start)
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     arrs = {}
     for name, (off, count, dtype) in meta["arrays"].items():
@@ -398,6 +365,61 @@ def open_table(path: Path, verify: bool = True) -> Table:
                   dict(meta.get("stats", {})), path)
     table._mmap = mm
     return table
+
+
+def _read_header(f, path: Path) -> tuple[dict, int]:
+    """``(header, offset of the data section)`` of the open table file ``f``: magic,
+    version, header digest and fields checked, and the file's size the header's.
+
+    Raises:
+        TableFileError: bad magic, another version, a damaged header or a file of
+            another size (truncated or damaged).
+    """
+    head = f.read(16)
+    if len(head) < 16 or head[:8] != MAGIC:
+        raise TableFileError(f"{path}: not a cardtable table file (bad magic)")
+    version, hlen = struct.unpack("<II", head[8:])
+    if version != FORMAT_VERSION:
+        raise TableFileError(f"{path}: table format version {version}, this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
+    header = f.read(hlen)
+    hdig = f.read(32)
+    if len(header) != hlen or len(hdig) != 32 or hashlib.sha256(header).digest() != hdig:
+        raise TableFileError(f"{path}: the header is damaged (checksum mismatch or truncated); re-run `cardtable solve`")
+    try:
+        meta = json.loads(header)
+    except ValueError:
+        meta = None
+    problem = _header_problem(meta)
+    if problem:
+        raise TableFileError(f"{path}: the header is damaged ({problem}); re-run `cardtable solve`")
+    start = (16 + hlen + 32 + _ALIGN - 1) // _ALIGN * _ALIGN
+    size = os.fstat(f.fileno()).st_size
+    if size != start + meta["data_bytes"]:
+        raise TableFileError(
+            f"{path}: file is {size} bytes, the header promises {start + meta['data_bytes']} "
+            "(truncated or damaged); re-run `cardtable solve`"
+        )
+    return meta, start
+
+
+def _verify_data(f, path: Path, meta: dict, start: int) -> None:
+    """Stream the data section of the open table file ``f`` (from ``start``, in 16 MiB
+    chunks) through SHA-256 and compare with the header's ``data_sha256``.
+
+    Raises:
+        TableFileError: checksum mismatch.
+    """
+    f.seek(start)
+    digest = hashlib.sha256()
+    left = meta["data_bytes"]
+    while left:
+        chunk = f.read(min(_CHUNK, left))
+        if not chunk:
+            break
+        digest.update(chunk)
+        left -= len(chunk)
+    if digest.hexdigest() != meta["data_sha256"]:
+        raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); re-run `cardtable solve`")
 
 
 #: The arrays of a format-1 file (``next_prize`` may be missing in older files).
@@ -422,11 +444,18 @@ def _header_problem(meta) -> str | None:
     if not isinstance(arrays, dict) or not set(_ARRAYS) <= set(arrays) <= set(_ARRAYS) | {"next_prize"}:
         return "array directory"
     for name, entry in arrays.items():
-        if not (isinstance(entry, list) and len(entry) == 3 and whole(entry[0]) and whole(entry[1])
-                and entry[2] == ("<f8" if name == "values" else "<i8")
-                and entry[0] % _ALIGN == 0 and entry[0] + 8 * entry[1] <= meta["data_bytes"]):
+        if not _array_entry_ok(name, entry, meta["data_bytes"]):
             return f"array {name}"
     return None
+
+
+def _array_entry_ok(name: str, entry, data_bytes: int) -> bool:
+    """Whether a header's directory entry ``[offset, count, dtype]`` of the array ``name``
+    is well formed: whole numbers, the array's dtype, 64-byte aligned, inside the
+    ``data_bytes`` of the data section."""
+    return (isinstance(entry, list) and len(entry) == 3 and _whole(entry[0]) and _whole(entry[1])
+            and entry[2] == ("<f8" if name == "values" else "<i8")
+            and entry[0] % _ALIGN == 0 and entry[0] + 8 * entry[1] <= data_bytes)
 
 
 def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None = None,
