@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
 import numba
 
-__all__ = ["Kernel", "njit", "prange"]
+__all__ = ["Kernel", "njit", "prange", "use_threads"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -54,3 +54,11 @@ if TYPE_CHECKING:
 else:
     njit = numba.njit
     prange = numba.prange
+
+
+def use_threads(threads: int) -> None:
+    """Let ``parallel=True`` kernels use ``threads`` threads, at most Numba's pool size
+    (``NUMBA_NUM_THREADS``, by default the machine's CPU count)."""
+    # numba.config sets its NUMBA_* names at import from the environment, out of mypy's sight
+    pool: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    numba.set_num_threads(min(threads, pool))
