@@ -40,6 +40,7 @@ from typing import Callable
 
 import numpy as np
 
+from cardtable._numba import use_threads
 from cardtable.goofspiel import Ruleset, RulesetError
 from cardtable.platform.files import open_regular, read_regular_bytes
 

@@ -21,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 
+from cardtable._numba import use_threads
 from cardtable.errors import CardtableError
 
 from . import kernel
