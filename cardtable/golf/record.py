@@ -62,7 +62,7 @@ from typing import Annotated, Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cardtable.platform.names import PlayerNameError, check_player_names
+from cardtable.platform.names import PlayerNameError, check_player_names, split_player_names
 from cardtable.platform.records import (
     MAX_GAMES,
     MAX_LINE,
@@ -270,7 +270,7 @@ def _rules_tag(tags: _Tags, start: int) -> GolfRuleset:
 def _players_tag(tags: _Tags, start: int, rs: GolfRuleset) -> list[str]:
     text, line = _need(tags, "Players", start)
     try:
-        players = check_player_names(x.strip() for x in text.split(";"))
+        players = split_player_names(text)
     except PlayerNameError as exc:
         raise RecordError(f"Players: {exc}", line) from None
     if len(players) != rs.players:

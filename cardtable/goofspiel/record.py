@@ -52,7 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cardtable.platform.fairness import seed_commitment  # re-exported: records check it
 from cardtable.platform.match import Match, MatchError, MatchFormat
-from cardtable.platform.names import PlayerNameError, check_player_names
+from cardtable.platform.names import PlayerNameError, check_player_names, split_player_names
 from cardtable.platform.records import (
     MAX_GAMES,
     MAX_LINE,
@@ -390,7 +390,7 @@ def parse_text(text: str) -> list[GameRecord]:
 
 def _parse_players(value: str, line: int) -> tuple[str, ...]:
     try:
-        return tuple(check_player_names(p.strip() for p in value.split(";")))
+        return tuple(split_player_names(value))
     except PlayerNameError as exc:
         raise RecordError(f"Players tag: {exc}", line) from None
 

@@ -95,3 +95,20 @@ def check_player_names(names: Iterable[object]) -> list[str]:
             raise PlayerNameError(f"two players are named '{n}': every name must be different")
         seen.add(key)
     return checked
+
+
+def split_player_names(value: str) -> list[str]:
+    """The names of a record's ``Players`` tag (names joined by ``"; "``), checked
+    (:func:`check_player_names`). Only the one space the writer puts after each ``;`` is
+    dropped, so a name read from text is exactly the name, as in the JSON notation:
+    ``" Ann; Ben"`` is refused like ``[" Ann", "Ben"]``.
+
+    >>> split_player_names("Ann; Ben")
+    ['Ann', 'Ben']
+    >>> split_player_names("Ann;  Ben")
+    Traceback (most recent call last):
+    ...
+    cardtable.platform.names.PlayerNameError: player name ' Ben' must not start or end with a space
+    """
+    parts = value.split(";")
+    return check_player_names([parts[0]] + [p[1:] if p.startswith(" ") else p for p in parts[1:]])
