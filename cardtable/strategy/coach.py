@@ -33,7 +33,7 @@ analysed (docs/rules.md, "A round", "Ties" and "Variants"); others raise
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rich import box
 from rich.table import Table as RichTable
@@ -46,6 +46,9 @@ from cardtable.platform.bot import check_distribution
 from cardtable.tui import QuitGame
 
 from .nash import NashBot
+
+if TYPE_CHECKING:  # the solver (Numba) loads when a hint or an analysis is asked for
+    from cardtable.solver.tables import SolvedTable
 
 #: Most matrix games solved for an analysis without a table (as ``cardtable analyze --limit``).
 DEFAULT_LIMIT = 2_000_000
@@ -82,7 +85,7 @@ def analysable(ruleset) -> bool:
     return True
 
 
-def points_table(ruleset, cache=None):
+def points_table(ruleset, cache=None) -> SolvedTable | None:
     """The solved points table of ``ruleset`` in the cache folder, or ``None``.
 
     Raises:
@@ -94,7 +97,7 @@ def points_table(ruleset, cache=None):
     return load_table(ruleset, "points", cache)
 
 
-def analysis(game: Game, players: Sequence[str], table: Any = None,
+def analysis(game: Game, players: Sequence[str], table: SolvedTable | None = None,
              limit: int = DEFAULT_LIMIT, cache: Any = None) -> dict[str, Any]:
     """The analysis of ``game`` as JSON-ready data (see the module docstring).
 
