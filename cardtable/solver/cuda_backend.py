@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -58,7 +59,21 @@ def layer_children(k, lo, hi, codes, code_off, cidx, csign, outc):
 
 from numba import cuda, float64, int64  # noqa: E402  (after the njit helpers; lazy compile)
 
-_simplex_dev = cuda.jit(device=True)(kernel.simplex.py_func)
+
+def _device(kernel_fn, **steps):
+    """The Python function of the njit kernel ``kernel_fn`` compiled as a CUDA device
+    function, with the njit steps it calls (global names) bound to the device
+    functions ``steps`` instead: the same source on both targets."""
+    py = kernel_fn.py_func
+    scope = dict(py.__globals__, **steps)
+    return cuda.jit(device=True)(types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__,
+                                                    py.__closure__))
+
+
+#: The steps :func:`cardtable.solver.kernel.simplex` calls (inlined on the CPU).
+_SIMPLEX_STEPS = ("_simplex_saddle", "_simplex_tableau", "_simplex_entering", "_simplex_leaving",
+                  "_simplex_pivot", "_simplex_read")
+_simplex_dev = _device(kernel.simplex, **{name: _device(getattr(kernel, name)) for name in _SIMPLEX_STEPS})
 _gap_dev = cuda.jit(device=True)(kernel.guarantee_gap.py_func)
 
 
@@ -84,7 +99,12 @@ def _layer_kernel(k, lo, nsub, S, S_prev, carry, pval, masks_k, rank_of_mask, W,
                   minj, jmax):
     """Block = (pattern lo + t, subset r); thread = state (pot) of that subset. A state
     whose pot these hands cannot hold (``minj > jmax[t]``, :func:`lean.min_ties`) is
-    skipped and stored as NaN, as on the CPU."""
+    skipped and stored as NaN, as on the CPU.
+
+    Complexity: one function on purpose: a CUDA kernel whose thread builds its
+    ``k x k`` matrix in local arrays and solves it; splitting it would pass those
+    arrays through device calls in the innermost loop for no gain in clarity (the
+    matrix game itself is the device :func:`cardtable.solver.kernel.simplex`)."""
     blk = cuda.blockIdx.x
     t = blk // nsub
     r = blk - t * nsub
