@@ -8,15 +8,25 @@ computes a best response to a bot (small games).
 
 from __future__ import annotations
 
+import importlib.util
+import math
+import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
+from cardtable.platform.storage import FolderError, cache_dir
 
 from .common import err_console, fail, read_record_file, record_game, reject_record, shown, writable_folder
 from .progress import progress_bar
 
 if TYPE_CHECKING:  # the solver (Numba) is imported by the commands that use it, not at start-up
+    from cardtable.solver import Position
     from cardtable.solver.tables import SolvedTable
 
 _TIES = ("carry", "discard")
@@ -24,6 +34,7 @@ _OBJECTIVES = ("points", "win")
 
 
 def _ruleset(cards: int, ties: str, high_ace: bool):
+    # lazy: the rules load hashlib, json and tomllib (~50 ms); `cardtable --help` needs none of them
     from cardtable.goofspiel import Ruleset, RulesetError
 
     if ties not in _TIES:
@@ -43,7 +54,7 @@ def _objective(objective: str) -> str:
 def _table_or_none(rs, objective: str, cache: Optional[Path], damaged_ok: bool = False) -> SolvedTable | None:
     """The solved table, None if there is none; a damaged one is a clear error (exit 1),
     or raised (``damaged_ok``: ``cardtable solve`` repairs it)."""
-    from cardtable.platform.storage import FolderError
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver import TableFileError, load_table
 
     try:
@@ -89,45 +100,12 @@ def register(app: typer.Typer) -> None:
                                                   "A later full solve resumes from them."),
     ) -> None:
         """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
-        import math
-
-        from cardtable.solver import UnsupportedRuleset
-        from cardtable.solver.table import FORMAT_LAYERED, default_path
-
         rs = _ruleset(cards, ties, high_ace)
         objective = _objective(objective)
-        if threads < 1:
-            fail(f"--threads must be at least 1, not {threads}")
-        if workers < 1:
-            fail(f"--workers must be at least 1, not {workers}")
-        for flag, value in (("--max-memory", max_memory), ("--max-hours", max_hours)):
-            if not (math.isfinite(value) and value > 0):
-                fail(f"{flag} must be a positive finite number, not {value:g}")
-        if backend not in _BACKENDS:
-            fail(f"unknown backend {backend!r}: choose {', '.join(_BACKENDS)}")
-        import importlib.util
-
-        if backend == "ray" and importlib.util.find_spec("ray") is None:
-            fail("--backend ray needs the 'research' extra (missing: ray); "
-                 "install it with: pip install 'cardtable[research]'")
-        if table_format is None:  # the carry-over approximation reads discard tables of format 1
-            table_format = 2 if ties == "carry" else 1
-        if table_format not in (1, 2):
-            fail(f"--format must be 1 or 2, not {table_format}")
-        if layers is not None:
-            if ties != "carry" or objective != "points":
-                fail("--layers is for carry-over ties and the points objective (what the nash bot's "
-                     "exact subgames read)")
-            if cards < 2:
-                fail("--layers needs at least 2 cards (the low layers lie below the top one)")
-            if not 1 <= layers < cards:
-                fail(f"--layers must be a layer 1..{cards - 1} (positions with at most that many cards "
-                     f"per hand), not {layers}")
-            if table_format != 2:
-                fail("--layers writes format 2 (a folder of layers); drop --format 1")
-        if table_format == 1 and backend != "threads":
-            fail("--format 1 is solved with --threads only; use --format 2 for --backend ray or cuda")
-        from cardtable.platform.storage import cache_dir
+        table_format = _check_solve_options(cards, ties, objective, max_memory, max_hours, threads, backend,
+                                            workers, table_format, layers)
+        # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+        from cardtable.solver.table import FORMAT_LAYERED, default_path
 
         cache = writable_folder(cache, "--cache", cache_dir)
         folder = default_path(rs, objective, cache, FORMAT_LAYERED)
@@ -136,50 +114,12 @@ def register(app: typer.Typer) -> None:
             if layers is not None:
                 _check_before_low_layers(rs, objective, folder, path, force, layers)
                 if not force:  # never shrink the stored low layers (docs/solver.md, Low layers)
-                    from cardtable.solver.layers import stored_low_upto
-
-                    kept = stored_low_upto(folder, rs, objective)
-                    if kept > layers:
-                        typer.echo(f"layers 1..{kept} are already stored: they are kept and verified "
-                                   f"(--layers {layers} asks for fewer)")
-                        layers = kept
+                    layers = _kept_low_layers(rs, objective, folder, layers)
             if ((folder / "table.json").exists() or path.exists()) and not force:
-                from cardtable.solver.table import TableFileError, TableMismatchError
-
-                try:
-                    table = _table_or_none(rs, objective, cache, damaged_ok=True)
-                except TableMismatchError as exc:
-                    fail(str(exc), 1)
-                except TableFileError as exc:  # solve again what is missing or damaged (format 2: those layers)
-                    if layers is not None:
-                        fail(f"{shown(exc)}: --layers does not repair a complete table; run the same command "
-                             "without --layers", 1)
-                    err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
-                else:
-                    assert table is not None  # its files exist
-                    typer.echo(f"already solved: {table.path} (use --force to solve again)")
-                    _print_value(table, rs)
+                if _already_solved(rs, objective, cache, layers):
                     return
-            from cardtable.solver.plan import SolveRefused, plan_solve
-
-            cores = workers if backend == "ray" else threads
-            try:
-                plan = plan_solve(rs, objective, path if table_format == 1 else folder,
-                                  table_format=table_format, upto=layers, backend=backend, cores=cores,
-                                  max_memory_gib=max_memory, max_hours=max_hours)
-            except (SolveRefused, UnsupportedRuleset) as exc:  # nothing started, nothing written
-                fail(str(exc))
-            if backend == "threads":
-                _check_threads(threads)
-            if table_format == 1:
-                typer.echo(plan.describe())
-                _solve_format1(rs, objective, path, plan.layout, threads)
-                return
-            be = _layer_backend(backend, threads, workers)
-            if force:
-                _remove_old_records(folder)
-            typer.echo(plan.describe())
-            _solve_format2(rs, objective, folder, be, plan.needs.games, layers)
+            _plan_and_solve(rs, objective, folder, path, table_format, layers, backend, threads, workers,
+                            force, max_memory, max_hours)
 
     @app.command()
     def strategy(
@@ -201,76 +141,22 @@ def register(app: typer.Typer) -> None:
         limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
     ) -> None:
         """Print the equilibrium mixed strategy (probability per card) and value of a position."""
-        from rich.console import Console
-        from rich.table import Table as RichTable
-
-        from cardtable.goofspiel import rank_name
-        from cardtable.solver import ImpossiblePosition, Position, UnsupportedRuleset, check_supported
-        from cardtable.solver.position import parse_cards
-        from cardtable.solver.table import count_games, solve_subgame, subgame_layout
-
         objective = _objective(objective)
         _check_limit(limit)
         _check_cache(cache)
         if record is not None:
             rs, pos, prize_card = _position_from_record(record, game_no, round_no)
-            try:
-                check_supported(rs)
-            except UnsupportedRuleset as exc:
-                fail(str(exc))
             prize_list = [prize_card]
         else:
             rs = _ruleset(cards, ties, high_ace)
-            try:
-                pos = Position(parse_cards(prizes, rs.cards),
-                               (parse_cards(hand_a, rs.cards), parse_cards(hand_b, rs.cards)), pot, diff)
-                pos.validate(rs)
-                prize_list = sorted(pos.prizes) if prize is None else sorted(parse_cards(prize, rs.cards))
-            except ValueError as exc:
-                fail(f"impossible position: {exc}")
-            if not pos.prizes:
-                fail("impossible position: no prize is left to play for")
-            bad = [p for p in prize_list if p not in pos.prizes]
-            if bad or len(prize_list) != (1 if prize is not None else len(pos.prizes)):
-                fail(f"impossible position: --prize must be one of the prizes {sorted(pos.prizes)}")
+            pos, prize_list = _position_from_options(rs, prizes, hand_a, hand_b, prize, pot, diff)
         if objective == "points":
+            # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+            from cardtable.solver import Position
+
             pos = Position(pos.prizes, pos.hands, pos.pot, 0)
-        table = _table_or_none(rs, objective, cache)
-        source = "table"
-        try:
-            if table is None:
-                layout = subgame_layout(rs, pos, objective)
-                if count_games(layout) > limit:
-                    fail(f"no table for {rs.describe()} ({objective}) and the position needs more than "
-                         f"--limit {limit:,} matrix games; run: cardtable solve --cards {rs.cards} --ties {rs.tie_rule}"
-                         + (" --objective win" if objective == "win" else "")
-                         + (" --high-ace" if rs.high_ace else "")
-                         + _needs_text(rs, objective))
-                with progress_bar("solving the subgame"):  # elapsed time; gone when done
-                    table = solve_subgame(rs, pos, objective, layout)
-                source = "subgame solved now"
-            value = table.value(pos)
-        except ImpossiblePosition as exc:
-            fail(f"impossible position: {exc}")
-        console = Console()
-        unit = "points" if objective == "points" else "P(win)-P(loss)"
-        console.print(f"{rs.describe()}  objective={objective}  source={source}")
-        console.print(f"position: prizes {' '.join(map(rank_name, sorted(pos.prizes)))} | "
-                      f"player 1: {' '.join(map(rank_name, sorted(pos.hands[0])))} | "
-                      f"player 2: {' '.join(map(rank_name, sorted(pos.hands[1])))} | pot {pos.pot}"
-                      + (f" | diff {pos.diff:+d}" if objective == "win" else ""))
-        console.print(f"value before the reveal (player 1): {_clean(value):+.6f} {unit}")
-        for p in prize_list:
-            st = table.round_strategy(pos, p)
-            out = RichTable(title=f"prize {rank_name(p)} turned up: value {_clean(st.value):+.6f} {unit}")
-            out.add_column("card")
-            out.add_column("player 1", justify="right")
-            out.add_column("player 2", justify="right")
-            for c in sorted(set(st.a) | set(st.b), key=rs.strength):
-                fa = f"{st.a[c]:.4f}" if c in st.a else ""
-                fb = f"{st.b[c]:.4f}" if c in st.b else ""
-                out.add_row(rank_name(c), fa, fb)
-            console.print(out)
+        table, source, value = _strategy_table(rs, pos, objective, cache, limit)
+        _print_strategy(rs, pos, objective, source, value, table, prize_list)
 
     @app.command()
     def analyze(
@@ -285,8 +171,7 @@ def register(app: typer.Typer) -> None:
         _check_cache(cache)
         records, games = _read_records(record)  # before the solver is imported: a bad file is refused at once
 
-        from rich.console import Console
-
+        # lazy: the solver and the coach load NumPy and Numba; `cardtable --help` must not
         from cardtable.solver import TableFileError, UnsupportedRuleset
         from cardtable.strategy.coach import analysis, render_analysis
 
@@ -319,9 +204,7 @@ def register(app: typer.Typer) -> None:
         nash) get the exact backward induction over positions at any size; others
         a sampled search over histories (at most 5 cards) with its standard error.
         """
-        import time
-
-        from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
+        # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
         from cardtable.solver import TableFileError, UnsupportedRuleset
         from cardtable.solver.exploit import MAX_CARDS, ImpossibleResult, best_response, is_positional
 
@@ -372,11 +255,192 @@ def register(app: typer.Typer) -> None:
 _BACKENDS = ("threads", "ray", "cuda")
 
 
+def _check_solve_options(cards: int, ties: str, objective: str, max_memory: float, max_hours: float, threads: int,
+                         backend: str, workers: int, table_format: Optional[int], layers: Optional[int]) -> int:
+    """``cardtable solve``'s option checks, in the order the command makes them (each a
+    one-line error, exit 2). Returns the table format (2 for carry-over ties, else 1, unless given)."""
+    if threads < 1:
+        fail(f"--threads must be at least 1, not {threads}")
+    if workers < 1:
+        fail(f"--workers must be at least 1, not {workers}")
+    for flag, value in (("--max-memory", max_memory), ("--max-hours", max_hours)):
+        if not (math.isfinite(value) and value > 0):
+            fail(f"{flag} must be a positive finite number, not {value:g}")
+    if backend not in _BACKENDS:
+        fail(f"unknown backend {backend!r}: choose {', '.join(_BACKENDS)}")
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        fail("--backend ray needs the 'research' extra (missing: ray); "
+             "install it with: pip install 'cardtable[research]'")
+    if table_format is None:  # the carry-over approximation reads discard tables of format 1
+        table_format = 2 if ties == "carry" else 1
+    if table_format not in (1, 2):
+        fail(f"--format must be 1 or 2, not {table_format}")
+    if layers is not None:
+        _check_layers_option(cards, ties, objective, table_format, layers)
+    if table_format == 1 and backend != "threads":
+        fail("--format 1 is solved with --threads only; use --format 2 for --backend ray or cuda")
+    return table_format
+
+
+def _check_layers_option(cards: int, ties: str, objective: str, table_format: int, layers: int) -> None:
+    """``--layers K``: carry-over ties, the points objective, a layer below the top one, format 2."""
+    if ties != "carry" or objective != "points":
+        fail("--layers is for carry-over ties and the points objective (what the nash bot's "
+             "exact subgames read)")
+    if cards < 2:
+        fail("--layers needs at least 2 cards (the low layers lie below the top one)")
+    if not 1 <= layers < cards:
+        fail(f"--layers must be a layer 1..{cards - 1} (positions with at most that many cards "
+             f"per hand), not {layers}")
+    if table_format != 2:
+        fail("--layers writes format 2 (a folder of layers); drop --format 1")
+
+
+def _kept_low_layers(rs, objective: str, folder: Path, layers: int) -> int:
+    """``--layers K`` without ``--force``: K, or the more low layers already stored (said in one line)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver.layers import stored_low_upto
+
+    kept = stored_low_upto(folder, rs, objective)
+    if kept > layers:
+        typer.echo(f"layers 1..{kept} are already stored: they are kept and verified "
+                   f"(--layers {layers} asks for fewer)")
+        return kept
+    return layers
+
+
+def _already_solved(rs, objective: str, cache: Path, layers: Optional[int]) -> bool:
+    """With a table's files present and no ``--force``: True (said, with its value) when the
+    table is whole; False, with a warning, when it is damaged and is solved again; a table of
+    other rules, or ``--layers`` over a damaged complete table, is refused (exit 1)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver.table import TableFileError, TableMismatchError
+
+    try:
+        table = _table_or_none(rs, objective, cache, damaged_ok=True)
+    except TableMismatchError as exc:
+        fail(str(exc), 1)
+    except TableFileError as exc:  # solve again what is missing or damaged (format 2: those layers)
+        if layers is not None:
+            fail(f"{shown(exc)}: --layers does not repair a complete table; run the same command "
+                 "without --layers", 1)
+        err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
+        return False
+    assert table is not None  # its files exist
+    typer.echo(f"already solved: {table.path} (use --force to solve again)")
+    _print_value(table, rs)
+    return True
+
+
+def _plan_and_solve(rs, objective: str, folder: Path, path: Path, table_format: int, layers: Optional[int],
+                    backend: str, threads: int, workers: int, force: bool, max_memory: float,
+                    max_hours: float) -> None:
+    """Plan the solve (refused in one line when over the limits), then run it and report."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver import UnsupportedRuleset
+    from cardtable.solver.plan import SolveRefused, plan_solve
+
+    cores = workers if backend == "ray" else threads
+    try:
+        plan = plan_solve(rs, objective, path if table_format == 1 else folder,
+                          table_format=table_format, upto=layers, backend=backend, cores=cores,
+                          max_memory_gib=max_memory, max_hours=max_hours)
+    except (SolveRefused, UnsupportedRuleset) as exc:  # nothing started, nothing written
+        fail(str(exc))
+    if backend == "threads":
+        _check_threads(threads)
+    if table_format == 1:
+        typer.echo(plan.describe())
+        _solve_format1(rs, objective, path, plan.layout, threads)
+        return
+    be = _layer_backend(backend, threads, workers)
+    if force:
+        _remove_old_records(folder)
+    typer.echo(plan.describe())
+    _solve_format2(rs, objective, folder, be, plan.needs.games, layers)
+
+
+def _position_from_options(rs, prizes: str, hand_a: str, hand_b: str, prize: Optional[str], pot: int,
+                           diff: int) -> tuple[Position, list[int]]:
+    """``cardtable strategy``'s position from ``--prizes``, ``--hand-a``, ``--hand-b``, ``--pot``,
+    ``--diff``, and the prizes to show (``--prize``, else each one left); an impossible one is
+    refused in one line (exit 2)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver import Position
+    from cardtable.solver.position import parse_cards
+
+    try:
+        pos = Position(parse_cards(prizes, rs.cards),
+                       (parse_cards(hand_a, rs.cards), parse_cards(hand_b, rs.cards)), pot, diff)
+        pos.validate(rs)
+        prize_list = sorted(pos.prizes) if prize is None else sorted(parse_cards(prize, rs.cards))
+    except ValueError as exc:
+        fail(f"impossible position: {exc}")
+    if not pos.prizes:
+        fail("impossible position: no prize is left to play for")
+    bad = [p for p in prize_list if p not in pos.prizes]
+    if bad or len(prize_list) != (1 if prize is not None else len(pos.prizes)):
+        fail(f"impossible position: --prize must be one of the prizes {sorted(pos.prizes)}")
+    return pos, prize_list
+
+
+def _strategy_table(rs, pos: Position, objective: str, cache: Optional[Path], limit: int):
+    """``(table, source, value)``: the stored table, else the position's subgame solved now
+    (refused past ``--limit`` matrix games), its source in words and the position's value."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver import ImpossiblePosition
+    from cardtable.solver.table import count_games, solve_subgame, subgame_layout
+
+    table = _table_or_none(rs, objective, cache)
+    source = "table"
+    try:
+        if table is None:
+            layout = subgame_layout(rs, pos, objective)
+            if count_games(layout) > limit:
+                fail(f"no table for {rs.describe()} ({objective}) and the position needs more than "
+                     f"--limit {limit:,} matrix games; run: cardtable solve --cards {rs.cards} --ties {rs.tie_rule}"
+                     + (" --objective win" if objective == "win" else "")
+                     + (" --high-ace" if rs.high_ace else "")
+                     + _needs_text(rs, objective))
+            with progress_bar("solving the subgame"):  # elapsed time; gone when done
+                table = solve_subgame(rs, pos, objective, layout)
+            source = "subgame solved now"
+        value = table.value(pos)
+    except ImpossiblePosition as exc:
+        fail(f"impossible position: {exc}")
+    return table, source, value
+
+
+def _print_strategy(rs, pos: Position, objective: str, source: str, value: float, table,
+                    prize_list: list[int]) -> None:
+    """The position, its value and one table of both players' mixes per prize turned up."""
+    # lazy: the rules load hashlib, json and tomllib (~50 ms); `cardtable --help` needs none of them
+    from cardtable.goofspiel import rank_name
+
+    console = Console()
+    unit = "points" if objective == "points" else "P(win)-P(loss)"
+    console.print(f"{rs.describe()}  objective={objective}  source={source}")
+    console.print(f"position: prizes {' '.join(map(rank_name, sorted(pos.prizes)))} | "
+                  f"player 1: {' '.join(map(rank_name, sorted(pos.hands[0])))} | "
+                  f"player 2: {' '.join(map(rank_name, sorted(pos.hands[1])))} | pot {pos.pot}"
+                  + (f" | diff {pos.diff:+d}" if objective == "win" else ""))
+    console.print(f"value before the reveal (player 1): {_clean(value):+.6f} {unit}")
+    for p in prize_list:
+        st = table.round_strategy(pos, p)
+        out = RichTable(title=f"prize {rank_name(p)} turned up: value {_clean(st.value):+.6f} {unit}")
+        out.add_column("card")
+        out.add_column("player 1", justify="right")
+        out.add_column("player 2", justify="right")
+        for c in sorted(set(st.a) | set(st.b), key=rs.strength):
+            fa = f"{st.a[c]:.4f}" if c in st.a else ""
+            fb = f"{st.b[c]:.4f}" if c in st.b else ""
+            out.add_row(rank_name(c), fa, fb)
+        console.print(out)
+
+
 def _check_threads(threads: int) -> None:
     """Refuse more threads than this machine has CPUs, before any work (the estimate
     and its refusals may name more: "how long on 64 cores")."""
-    import os
-
     if threads > (os.cpu_count() or 1):
         fail(f"--threads {threads}: this machine has {os.cpu_count() or 1} CPUs")
 
@@ -393,6 +457,7 @@ def _check_limit(limit: int) -> None:
 
 
 def _print_value(table, rs) -> None:
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver import Position
 
     full = frozenset(rs.deck)
@@ -401,6 +466,7 @@ def _print_value(table, rs) -> None:
 
 def _needs_text(rs, objective: str) -> str:
     """`` (needs ...)`` with the estimate of a whole-game solve, or "" where there is none."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver.estimate import estimate_solve
 
     try:
@@ -412,13 +478,16 @@ def _needs_text(rs, objective: str) -> str:
 def _layer_backend(backend: str, threads: int, workers: int):
     """The ``LayerBackend`` of ``--backend``, made before anything is written or deleted
     (no GPU: one error line, and ``--force`` has not removed the old table yet)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver.layers import LayerBackend
 
     if backend == "ray":
+        # lazy: Ray is an optional extra (research)
         from cardtable.solver.ray_backend import RayBackend
 
         be: LayerBackend = RayBackend(workers=workers, threads=threads)
     elif backend == "cuda":
+        # lazy: the CUDA backend needs a GPU driver only when asked for
         from cardtable.solver.cuda_backend import CudaBackend, CudaUnavailable
 
         try:
@@ -458,6 +527,7 @@ def _table_lock(folder: Path, path: Path):
     cache folder; both formats share the lock, which sits where the existing one of them
     really is (symbolic links resolved, so two cache folders that link to one table share
     it). The OS releases it if the process dies. Returns a context manager that releases it."""
+    # lazy: filelock loads logging and hashlib (~30 ms); only `cardtable solve` locks
     from filelock import FileLock, Timeout
 
     real = (path if path.exists() and not folder.exists() else folder).resolve()
@@ -476,6 +546,7 @@ def _check_before_low_layers(rs, objective: str, folder: Path, path: Path, force
     complete table by its low layers (``--force``; a damaged complete table is refused by
     the caller) or to overwrite another game's low layers found under this game's name;
     damaged low layers are solved again (with a warning)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver.layers import LOW_MANIFEST, open_layered
     from cardtable.solver.table import TableFileError, TableMismatchError, check_table_matches
 
@@ -499,6 +570,7 @@ def _check_before_low_layers(rs, objective: str, folder: Path, path: Path, force
 def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optional[int] = None) -> None:
     """Solve into a layered table folder (resuming finished layers) with the layer
     backend ``be`` and report (``upto``: only the low layers ``1..upto``)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver import SolverError
     from cardtable.solver.estimate import size_text
     from cardtable.solver.layers import game_layout, open_layered, solve_layered
@@ -547,8 +619,7 @@ def _solve_format1(rs, objective: str, path: Path, layout, threads: int) -> None
     """The single-file float64 table (format 1, dense pots) of the full-game ``layout``
     (checked by ``plan_solve``). Its values live in memory until the file is written:
     Ctrl-C says what was lost and how to solve resumably instead (exit 130)."""
-    import time
-
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver import SolverError, open_table, write_table
     from cardtable.solver.estimate import size_text
     from cardtable.solver.layout import count_games, run_backward_induction
@@ -582,6 +653,7 @@ def _solve_format1(rs, objective: str, path: Path, layout, threads: int) -> None
 
 def _format1_interrupted(rs, objective: str, done: int, games: int, seconds: float) -> str:
     """What a Ctrl-C during a format-1 solve lost, and the two ways to go on."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver.layers import repair_command
 
     cmd = repair_command(rs, objective)  # the format-2 command of this game
@@ -600,6 +672,7 @@ def _read_records(path: Path):
     ``cardtable replay`` checks them (one path: :func:`~cardtable.goofspiel.record.replay_match`,
     the match tags too); an inconsistent record is refused as ``replay`` refuses it
     (``✗ PATH: reason``, exit 1)."""
+    # lazy: records load Pydantic (~0.3 s); `cardtable --help` needs none of it
     from cardtable.goofspiel.record import RecordError, load_records, replay_match
 
     text = read_record_file(path)
@@ -615,14 +688,15 @@ def _read_records(path: Path):
 
 def _position_from_record(path: Path, game_no: int, round_no: int):
     """(ruleset, position before round ``round_no``'s bids, prize turned up)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.goofspiel import Game
+    from cardtable.solver import UnsupportedRuleset, check_supported
     from cardtable.solver.position import position_from_view
 
     records, games = _read_records(path)
     if not 1 <= game_no <= len(records):
         fail(f"--game {game_no}: the file holds {len(records)} game(s)")
     rec, game = records[game_no - 1], games[game_no - 1]
-    from cardtable.solver import UnsupportedRuleset, check_supported
 
     try:
         check_supported(rec.ruleset)
