@@ -35,7 +35,7 @@ bound: see :func:`float32_bound`.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -70,6 +70,8 @@ class LeanLayout:
     soff: np.ndarray
     so_off: np.ndarray
     nstates: np.ndarray
+    #: the cache of :func:`min_ties` (not part of the layout's identity)
+    _min_ties: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def top(self) -> int:
@@ -591,7 +593,8 @@ def solve_chunk(lay: LeanLayout, k: int, lo: int, hi: int, prev: np.ndarray, thr
     args = kernel_args(lay) if args is None else args
     prev_arr = prev if k > 1 else np.zeros(1, dtype=np.float32)
     fn = solve_patterns_parallel if threads > 1 else solve_patterns
-    fn(k, lo, hi, *args, prev_arr, out, st, bool(warm))
+    call_args = (k, lo, hi, *args, prev_arr, out, st, bool(warm))  # the kernel's parameters, in order
+    fn(*call_args)
     check_stats(k, st)
     return out, st
 
