@@ -47,8 +47,10 @@ its value is 4.2095 points for A (and -4.2095 for the mirrored position).
 (489, 4.2095, -4.2095)
 
 Modules: :mod:`.kernel` (Numba kernels), :mod:`.layout` (indexing, driver),
-:mod:`.table` (queries, table files of format 1), :mod:`.lean` and :mod:`.layers`
-(format 2: reachable pots only, float32 layers on disk, resumable),
+:mod:`.tables` (:class:`SolvedTable`, the one interface of both table formats, and
+what they share), :mod:`.table` (format 1: queries, table files), :mod:`.lean` and
+:mod:`.layers` (format 2: reachable pots only, float32 layers on disk, resumable),
+:mod:`.low_layers` and :mod:`.round_subgame` (exact subgames),
 :mod:`.ray_backend` and :mod:`.cuda_backend` (other ways to compute a layer),
 :mod:`.estimate` (what a solve needs), :mod:`.position` (positions, supported
 rulesets), :mod:`.exploit` (best responses), :mod:`.analysis` (records).
@@ -59,6 +61,7 @@ from .layout import SolverError
 from .position import ImpossiblePosition, Position, UnsupportedRuleset, check_supported
 from .table import (
     RoundStrategy,
+    SolvedTable,
     Table,
     TableFileError,
     default_path,
@@ -70,7 +73,7 @@ from .table import (
 )
 
 __all__ = [
-    "ImpossiblePosition", "Position", "RoundStrategy", "SolveNeeds", "SolverError", "Table",
+    "ImpossiblePosition", "Position", "RoundStrategy", "SolveNeeds", "SolvedTable", "SolverError", "Table",
     "TableFileError", "estimate_solve",
     "UnsupportedRuleset", "check_supported", "default_path", "load_table", "open_table", "solve",
     "solve_subgame", "write_table",
