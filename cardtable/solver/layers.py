@@ -45,6 +45,7 @@ from cardtable.goofspiel import Ruleset, RulesetError
 from cardtable.platform.files import open_regular, read_regular_bytes
 
 from . import kernel
+from .layout import Layout
 from .lean import NSTATS, LeanLayout, build_lean, check_stats, float32_bound, lean_slot, solve_chunk
 from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
 from .tables import (
@@ -285,9 +286,11 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
             path = _layer_file(folder, k)
             meta = _layer_ok(folder, k, lay, digest)
             if meta is None:
-                meta = _solve_layer_into(backend, lay, folder, k, prev, digest,
-                                         lambda done, npat, k=k: progress and progress(k, done, npat,
-                                                                                       int(total[0])))
+                def layer_progress(done: int, npat: int, k: int = k) -> None:
+                    if progress:
+                        progress(k, done, npat, int(total[0]))
+
+                meta = _solve_layer_into(backend, lay, folder, k, prev, digest, layer_progress)
             else:
                 resumed.append(k)
                 if progress:
@@ -346,7 +349,8 @@ def _prepare_folder(folder: Path, ruleset: Ruleset, objective: str, lay: LeanLay
     if not lpath.is_file() or _stored_layout_digest(lpath) != digest:  # keep it on a resume
         tmp = folder / "layout.tmp.npz"
         try:
-            np.savez(tmp, **lay.arrays())
+            # numpy's stub cannot say that no array here is named allow_pickle
+            np.savez(tmp, **lay.arrays())  # type: ignore[arg-type]
             os.replace(tmp, lpath)
         finally:
             _discard(tmp)
@@ -421,7 +425,8 @@ def game_of_folder(name: str) -> tuple[Ruleset, str] | None:
     if m is None:
         return None
     try:
-        return Ruleset(cards=int(m[1]), tie_rule=m[2], high_ace=m[4] == "highace"), m[3]
+        tie_rule = "carry" if m[2] == "carry" else "discard"  # the pattern allows only these two
+        return Ruleset(cards=int(m[1]), tie_rule=tie_rule, high_ace=m[4] == "highace"), m[3]
     except RulesetError:  # e.g. gops-n99-...
         return None
 
@@ -495,8 +500,9 @@ class LayeredTable(SolvedTable):
         """
         return self._dense()[1]
 
-    def _dense(self):
-        if getattr(self, "_dense_cache", None) is None:
+    def _dense(self) -> tuple[Layout, np.ndarray]:
+        cached: tuple[Layout, np.ndarray] | None = getattr(self, "_dense_cache", None)
+        if cached is None:
             L = full_layout(self.ruleset, self.objective)
             if self.upto < L.top:
                 raise TableFileError(f"{self.path}: holds layers 1..{self.upto} only; no format-1 view")
@@ -517,8 +523,9 @@ class LayeredTable(SolvedTable):
                         at = kernel.slot(k, r, pot, key - pot * lay.W - L.T, R, npat, L.base, L.base_off,
                                          L.val_off, L.carry, L.win)
                         vals[at:at + npat] = grid[:, j]
-            self._dense_cache = (L, vals)
-        return self._dense_cache
+            cached = (L, vals)
+            self._dense_cache: tuple[Layout, np.ndarray] | None = cached
+        return cached
 
     def _locate(self, pos: Position) -> tuple[int, int, int, int, int]:
         """(k, subset rank, pattern index, sign, code) of a position; sign -1: stored swapped."""

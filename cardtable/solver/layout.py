@@ -93,8 +93,12 @@ class Layout:
             "pval": self.pval, "codes": self.codes, "code_off": self.code_off,
             "masks": self.masks, "mask_off": self.mask_off, "rank_of_mask": self.rank_of_mask,
             "psum": self.psum, "base": self.base, "base_off": self.base_off,
-            "val_off": self.val_off, "next_prize": self.next_prize,
+            "val_off": self.val_off, "next_prize": self._next_prize(),
         }
+
+    def _next_prize(self) -> np.ndarray:
+        assert self.next_prize is not None  # __post_init__ fills it
+        return self.next_prize
 
 
 def _submasks_by_size(mask: int) -> list[list[int]]:

@@ -578,7 +578,7 @@ def kernel_args(lay: LeanLayout) -> tuple:
             lay.nstates, min_ties(lay), top_strengths(lay.dense))
 
 
-def solve_chunk(lay: LeanLayout, k: int, lo: int, hi: int, prev: np.ndarray, threads: int = 1,
+def solve_chunk(lay: LeanLayout, k: int, lo: int, hi: int, prev: np.ndarray | None, threads: int = 1,
                 args: tuple | None = None, warm: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Values of layer ``k``, patterns ``lo..hi-1`` (float32, ``(hi - lo) * S[k]``) and
     stats (length ``NSTATS``, see :func:`solve_patterns`). ``warm=False``: every game
