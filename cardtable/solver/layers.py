@@ -425,8 +425,9 @@ def game_of_folder(name: str) -> tuple[Ruleset, str] | None:
     if m is None:
         return None
     try:
-        tie_rule = "carry" if m[2] == "carry" else "discard"  # the pattern allows only these two
-        return Ruleset(cards=int(m[1]), tie_rule=tie_rule, high_ace=m[4] == "highace"), m[3]
+        # the pattern allows only these two tie rules
+        return Ruleset(cards=int(m[1]), tie_rule="carry" if m[2] == "carry" else "discard",
+                       high_ace=m[4] == "highace"), m[3]
     except RulesetError:  # e.g. gops-n99-...
         return None
 
