@@ -37,7 +37,7 @@ import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -172,6 +172,7 @@ class Table(SolvedTable):
         L = self.layout
         k, r, i, sign, R, code = self._index(pos)
         mask = self._prize_mask(pos.prizes)
+        assert L.next_prize is not None  # Layout fills it when it is made
         nxt = int(L.next_prize[mask])
         if nxt >= 0 and self.prize_cards[nxt] != prize:
             raise ImpossiblePosition(
@@ -197,7 +198,7 @@ class Table(SolvedTable):
         mm = getattr(self, "_mmap", None)
         if mm is not None:
             self.values = np.zeros(0)
-            self._mmap = None
+            self._mmap: mmap.mmap | None = None
             try:
                 mm.close()
             except BufferError:
@@ -278,7 +279,7 @@ def write_table(table: Table, path: Path) -> Path:
         raise ValueError("tables of fixed-order rulesets are solved in memory, not written to files")
     arrays = dict(L.arrays())
     arrays["values"] = np.ascontiguousarray(table.values, dtype="<f8")
-    directory = {}
+    directory: dict[str, list[Any]] = {}  # name -> [offset, count, dtype], as the header stores it
     off = 0
     for name, arr in arrays.items():
         arr = np.ascontiguousarray(arr)
@@ -358,6 +359,7 @@ def open_table(path: Path, verify: bool = True) -> Table:
     if layout.size != meta["arrays"]["values"][1] or len(layout.pval) != meta["cards"]:
         raise TableFileError(f"{path}: the header is damaged (the arrays do not fit together); "
                              "re-run `cardtable solve`")
+    assert layout.next_prize is not None  # Layout fills it when it is made
     if (layout.next_prize >= 0).any():
         raise TableFileError(f"{path}: fixed-order tables are not supported in files")
     rs = Ruleset(cards=meta["cards"], tie_rule=meta["tie_rule"], high_ace=meta["high_ace"])
