@@ -304,7 +304,7 @@ def write_table(table: Table, path: Path) -> Path:
         with open(tmp, "wb") as f:
             # digest of the data section first (it goes into the header), then write
             for name, arr in arrays.items():
-                buf = memoryview(np.ascontiguousarray(arr, dtype=directory[name][2])).cast("B")
+                buf = np.ascontiguousarray(arr, dtype=directory[name][2]).data.cast("B")
                 for i in range(0, len(buf), _CHUNK):  # no copy of a large table
                     digest.update(buf[i: i + _CHUNK])
                 digest.update(b"\0" * ((-len(buf)) % _ALIGN))
@@ -318,7 +318,7 @@ def write_table(table: Table, path: Path) -> Path:
             f.write(b"\0" * (start - (16 + len(header) + 32)))
             for name, arr in arrays.items():
                 arr = np.ascontiguousarray(arr, dtype=directory[name][2])
-                f.write(memoryview(arr).cast("B"))
+                f.write(arr.data.cast("B"))
                 f.write(b"\0" * ((-arr.nbytes) % _ALIGN))
         os.replace(tmp, path)
     finally:
