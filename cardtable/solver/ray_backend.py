@@ -16,18 +16,21 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from .layers import LayerBackend, _merge, sha256_file
 from .lean import NSTATS, LeanLayout, min_ties, solve_chunk
 
+if TYPE_CHECKING:  # ray is imported when a solve starts, not with the module
+    from ray.remote_function import RemoteFunction
+
 
 def _chunk_task(lay: LeanLayout, k: int, lo: int, hi: int, prev_path: str | None,
                 out_path: str, warm: bool = True) -> np.ndarray:
     """Solve patterns ``lo..hi-1`` of layer ``k`` and write them into ``out_path``."""
-    prev = np.memmap(prev_path, dtype="<f4", mode="r") if prev_path else None
+    prev: np.ndarray | None = np.memmap(prev_path, dtype="<f4", mode="r") if prev_path else None
     if prev is not None and prev.size == 0:
         prev = np.zeros(1, np.float32)
     out, st = solve_chunk(lay, k, lo, hi, prev, warm=warm)
@@ -47,7 +50,7 @@ class RayBackend(LayerBackend):
     name: str = "ray"
     _started: bool = field(default=False, repr=False)
     _lay_ref: object = field(default=None, repr=False)
-    _task: object = field(default=None, repr=False)
+    _task: RemoteFunction | None = field(default=None, repr=False)
 
     def start(self, lay: LeanLayout) -> None:
         import ray
@@ -86,10 +89,12 @@ class RayBackend(LayerBackend):
         # enough shards to balance the workers, each at most chunk_games games
         step = max(1, min(-(-npat // (4 * self.workers)),
                           self.chunk_games // max(1, k * int(lay.nstates[k]))))
+        task = self._task
+        assert task is not None  # start() made it
         pending = {}
         for lo in range(0, npat, step):
             hi = min(npat, lo + step)
-            ref = self._task.remote(self._lay_ref, k, lo, hi, str(prev_path) if prev_path else None,
+            ref = task.remote(self._lay_ref, k, lo, hi, str(prev_path) if prev_path else None,
                                     str(out_path), self.warm)
             pending[ref] = hi - lo
         st = np.zeros(NSTATS)
