@@ -40,12 +40,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cardtable.goofspiel import Game
 
 from .position import Position, check_supported, position_from_view
 from .table import Table, count_games, solve_subgame
 from .tables import RoundStrategy, SolvedTable, subgame_layout
+
+if TYPE_CHECKING:  # imported where used: the approximation loads only when asked for
+    from .approx import CarryApproximation
+    from .layers import LayeredTable
 
 #: Subgames are counted (not solved) only from this many cards per hand down:
 #: larger rests exceed any practical limit and counting them costs time.
@@ -123,9 +128,10 @@ class RoundSources:
         self.limit = subgame_limit
         self.sub: Table | None = None
         self.cache = cache
-        self._approx = None if approximation and table is None else False
+        #: None: not looked for yet; False: none applies
+        self._approx: CarryApproximation | bool | None = None if approximation and table is None else False
         #: the low layers the nash bot's subgames read (with the approximation), or None
-        self.low = None
+        self.low: LayeredTable | None = None
 
     def approximation(self):
         """The ``nash`` bot's carry-over approximation for this ruleset, or ``None`` where it

@@ -58,7 +58,7 @@ SOLVE_DISCARD_MAX = 10
 _LOW: dict[tuple[int, bool], LayeredTable] = {}
 #: The stored low layers verified last, by :func:`.table.unchanged_key` (the manifest's and
 #: every layer file's modification time and size).
-_LOW_OPENED: dict[tuple, LayeredTable] = {}
+_LOW_OPENED: dict[tuple | None, LayeredTable] = {}  # None: a manifest that could not be keyed
 
 #: Decks whose missing low layers are solved in memory, fewest and most cards (10 cards:
 #: 23.9 million matrix games, 10-20 s; below 9 cards the whole game is one exact

@@ -122,7 +122,7 @@ def _check_mix(mix, hand, bid: int, where: str) -> None:
             raise ValueError(f"{where} names {card!r:.20}, not a card of the hand {sorted(hand)}")
         if isinstance(p, bool) or not isinstance(p, numbers.Real) or not math.isfinite(p) or p < -1e-9:
             raise ValueError(f"{where}: {p!r:.20} is no probability")
-        total += p
+        total += float(p)
     if abs(total - 1.0) > 1e-6:
         raise ValueError(f"{where} sums to {total:.6g}, not 1")
     if mix.get(bid, 0.0) <= 0:
