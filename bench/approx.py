@@ -208,8 +208,8 @@ def main() -> None:
     print(f"one-time preparation: first game (kernel compilation) {time.perf_counter() - t0:.1f} s")
     print("| bot | source | moves | mean s (wall) | max s (wall) | mean s (CPU) | max s (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    label = "nash" if args.subgame_limit == 2_000_000 else f"nash:subgame_limit={args.subgame_limit}"
-    for label, b in ((label, bot), ("nash:approximation=false (reference)", NashBot(seed=1, approximation=False))):
+    nash_label = "nash" if args.subgame_limit == 2_000_000 else f"nash:subgame_limit={args.subgame_limit}"
+    for label, b in ((nash_label, bot), ("nash:approximation=false (reference)", NashBot(seed=1, approximation=False))):
         for source, ts in sorted(play(b, rs, args.games, args.seed).items()):
             wall = [w for w, _ in ts]
             cpu = [c for _, c in ts]

@@ -72,7 +72,7 @@ def main() -> None:
         y = np.fromfile(tables / "gpu8" / f"layer-{k:02d}.f32", dtype="<f4").astype(float)
         worst.append(float(np.max(np.abs(x - y))))
         assert worst[-1] <= float32_bound(lay, k), (k, worst[-1])
-    same = [x["sha256"] == y["sha256"] for x, y in zip(a["layers"], b["layers"])]
+    same = [x["sha256"] == y["sha256"] for x, y in zip(a["layers"], b["layers"], strict=True)]
     res["check_n8"] = {"max_diff_per_layer": worst, "identical_layers": same,
                        "gpu_max_gap": b["stats"]["max_gap"]}
     print("n=8 GPU vs CPU: max |diff| per layer", worst, "identical", same, flush=True)

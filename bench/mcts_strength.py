@@ -94,7 +94,7 @@ def match(cards: int, players: int, opponent: str, games: int, options: dict, se
             wdl[("win", "draw", "loss").index(result.outcomes[seat])] += 1
         deals.append(statistics.fmean(diffs))
         if log is not None:
-            print(bot, d, deals[-1], *(a - b for a, b in zip(wdl, before)), file=log, flush=True)
+            print(bot, d, deals[-1], *(a - b for a, b in zip(wdl, before, strict=True)), file=log, flush=True)
     return {"deals": deals, "wdl": wdl}
 
 
@@ -109,11 +109,11 @@ def comparison(rows: dict[str, dict]) -> list[str]:
     out = ["| margin of mcts over | mean | 95% interval | clearly ahead |", "|---|---:|---:|---|"]
     lows = []
     for b in base:
-        m, half = interval([x - y for x, y in zip(ours, rows[b]["deals"])])
+        m, half = interval([x - y for x, y in zip(ours, rows[b]["deals"], strict=True)])
         lows.append(m - half)
         out.append(f"| {b} | {m:+.2f} | ± {half:.2f} | {'yes' if m - half > 0 else 'no'} |")
     best = max(base, key=lambda b: statistics.fmean(rows[b]["deals"]))
-    m, half = interval([x - y for x, y in zip(ours, rows[best]["deals"])])
+    m, half = interval([x - y for x, y in zip(ours, rows[best]["deals"], strict=True)])
     bar = statistics.fmean(rows[best]["deals"]) + half
     out.append(f"| best baseline ({best}) | {m:+.2f} | ± {half:.2f} | "
                f"{'yes' if min(lows) > 0 else 'no'} (bar: mcts mean > {bar:+.2f}) |")

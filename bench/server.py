@@ -76,7 +76,7 @@ def start_server(port: int, db: Path) -> subprocess.Popen:
             return proc
         except OSError:
             if proc.poll() is not None or time.monotonic() > end:
-                raise SystemExit(f"server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+                raise SystemExit(f"server did not start: {proc.stderr.read().decode() if proc.stderr else ''}") from None
             time.sleep(0.1)
 
 
@@ -118,7 +118,7 @@ async def play_game(port: int, cards: int, think: float, start: asyncio.Event, s
     url = f"ws://127.0.0.1:{port}/ws"
     async with connect(url, max_size=1 << 20) as wa, connect(url, max_size=1 << 20) as wb:
         players = [Player(wa), Player(wb)]
-        for p, seat in zip(players, info["seats"]):
+        for p, seat in zip(players, info["seats"], strict=True):
             await p.ws.send(json.dumps({"type": "join", "room": info["room"], "claim": seat["claim"]}))
             await p.until(lambda v: True)
         stats["held"] += 1
@@ -129,11 +129,12 @@ async def play_game(port: int, cards: int, think: float, start: asyncio.Event, s
         for r in range(1, cards + 1):
             sent = [0.0, 0.0]
 
-            async def move(i: int) -> float:
+            # r and sent bound now (each move is awaited within this round)
+            async def move(i: int, r: int = r, sent: list[float] = sent) -> float:
                 await asyncio.sleep(rng.uniform(0, 2 * think) if think else 0)
                 sent[i] = time.perf_counter()
                 await players[i].ws.send(json.dumps({"type": "act", "action": {"bid": [hands[i][r - 1]]}}))
-                return await players[i].until(lambda v: len(v["history"]) >= r)
+                return await players[i].until(lambda v, r=r: len(v["history"]) >= r)
 
             arrivals = await asyncio.gather(move(0), move(1))
             stats["latency"].append(max(arrivals) - max(sent))

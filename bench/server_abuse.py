@@ -42,7 +42,6 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,7 +69,7 @@ def start_server(port: int, db: Path) -> subprocess.Popen:
             return proc
         except OSError:
             if proc.poll() is not None or time.monotonic() > end:
-                raise SystemExit(f"server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+                raise SystemExit(f"server did not start: {proc.stderr.read().decode() if proc.stderr else ''}") from None
             time.sleep(0.1)
 
 
@@ -132,16 +131,17 @@ async def _until(ws, predicate) -> None:
 async def good_game(port: int, info: dict) -> list[float]:
     url = f"ws://127.0.0.1:{port}/ws"
     async with connect(url, open_timeout=60) as a, connect(url, open_timeout=60) as b:
-        for ws, seat in zip((a, b), info["seats"]):
+        for ws, seat in zip((a, b), info["seats"], strict=True):
             await ws.send(json.dumps({"type": "join", "room": info["room"], "claim": seat["claim"]}))
             await _until(ws, lambda v: True)
         latencies = []
         for r in range(1, 14):
             await a.send(json.dumps({"type": "act", "action": {"bid": [r]}}))
-            await _until(a, lambda v: v["players"][0]["has_bid"] or len(v["history"]) >= r)
+            await _until(a, lambda v, r=r: v["players"][0]["has_bid"] or len(v["history"]) >= r)
             t0 = time.perf_counter()
             await b.send(json.dumps({"type": "act", "action": {"bid": [14 - r]}}))
-            await asyncio.gather(_until(a, lambda v: len(v["history"]) >= r), _until(b, lambda v: len(v["history"]) >= r))
+            await asyncio.gather(_until(a, lambda v, r=r: len(v["history"]) >= r),
+                                 _until(b, lambda v, r=r: len(v["history"]) >= r))
             latencies.append((time.perf_counter() - t0) * 1000)
         return latencies
 
@@ -246,7 +246,7 @@ async def bot_game(port: int, info: dict) -> list[float]:
             view = await _view(ws, lambda v: v["phase"] == "bid" and v["my_bid"] is None) if view["my_bid"] else view
             t0 = time.perf_counter()
             await ws.send(json.dumps({"type": "act", "action": {"bid": [min(view["hand"])]}}))
-            view = await _view(ws, lambda v: len(v["history"]) >= r)
+            view = await _view(ws, lambda v, r=r: len(v["history"]) >= r)
             latencies.append((time.perf_counter() - t0) * 1000)
         return latencies
 

@@ -80,7 +80,7 @@ def head_to_head(bots: list[str], n: int, tie: str, games: int, seed: int, all_p
           "against the column bot, ± the 95% interval's half-width")
     print("| bot | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
-    for a, name in zip(bots, names):
+    for a, name in zip(bots, names, strict=True):
         print(f"| {name} | " + " | ".join("" if a == b else cells.get((a, b), "-") for b in bots) + " |")
 
 

@@ -64,7 +64,9 @@ def handle(cmd, args, state):
     elif cmd == "round":
         state["pot"] = [int(w) for w in args[args.index("pot") + 1:args.index("remaining")]]
     elif cmd == "go" and args[0] == "bid":
-        value = lambda c: cards + 1 if (c == 1 and high_ace) else c
+        def value(c: int) -> int:
+            return cards + 1 if (c == 1 and high_ace) else c
+
         target = sum(value(p) for p in pot) + margin
         first = min(sorted(hand), key=lambda c: (abs(value(c) - target), c))
         rest = sorted(c for c in hand if c != first)[: per_bid - 1]

@@ -39,10 +39,10 @@ def register(app: typer.Typer) -> None:
         except RecordError as exc:
             reject_record(file, exc)
         if not quiet:
-            for i, (rec, game) in enumerate(zip(records, games), 1):
+            for i, (rec, game) in enumerate(zip(records, games, strict=True), 1):
                 if game.is_over:
                     res = game.result()
-                    scores = " - ".join(f"{n} {p}" for n, p in zip(rec.players, res.points))
+                    scores = " - ".join(f"{n} {p}" for n, p in zip(rec.players, res.points, strict=True))
                     typer.echo(f"game {i}: {len(game.history)} rounds, {scores}, {' '.join(res.outcomes)}")
                 else:
                     typer.echo(f"game {i}: unfinished after {len(game.history)} rounds")

@@ -176,7 +176,7 @@ def register(app: typer.Typer) -> None:
         from cardtable.strategy.coach import analysis, render_analysis
 
         console = Console(highlight=False)  # the terminal's width (COLUMNS when not a terminal)
-        for gi, (rec, game) in enumerate(zip(records, games), 1):
+        for gi, (rec, game) in enumerate(zip(records, games, strict=True), 1):
             table = _table_or_none(rec.ruleset, "points", cache)
             try:
                 with progress_bar(f"analysing game {gi}"):  # elapsed time; gone when done

@@ -9,7 +9,6 @@ import typer
 
 from .common import fail, shown, writable_folder
 
-
 #: The largest tournament configuration file read, in bytes (a real one is a few hundred).
 CONFIG_MAX_BYTES = 1 << 20
 
@@ -60,10 +59,10 @@ def register(app: typer.Typer) -> None:
 
         from rich.console import Console
 
-        from .progress import progress_bar
-
         from cardtable.platform import tournament as T
         from cardtable.platform.storage import home
+
+        from .progress import progress_bar
 
         backends = ("process", "serial", "ray")
         if backend not in backends:  # before anything is started or written
@@ -115,7 +114,7 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         except KeyboardInterrupt:
             console.print("[yellow]interrupted[/]: finished games are saved; run the same command again to resume")
-            raise typer.Exit(130)
+            raise typer.Exit(130) from None
         st = T.standings(cfg, db)
         console.print(f"played {played} new game(s)")
         if st.games > played:
@@ -148,21 +147,21 @@ def _print_standings(console, st) -> None:
         table.add_column(title, justify="left", overflow="fold", min_width=min(40, max(map(len, labels), default=4)))
 
     table = Table(title=f"Standings ({st.games} of {st.total} games)", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
-    label_column(table, "bot", [l.label for l in st.bots])
+    label_column(table, "bot", [line.label for line in st.bots])
     for col in ("games", "W", "D", "L", "forfeits", "mean diff", "95% CI", "rating"):
         table.add_column(col, justify="right")
-    for l in st.bots:
-        table.add_row(shown(l.label), str(l.games), str(l.wins), str(l.draws), str(l.losses), str(l.forfeits),
-                      _fmt(l.mean_diff), ci_text(l), _fmt(l.rating))
+    for line in st.bots:
+        table.add_row(shown(line.label), str(line.games), str(line.wins), str(line.draws), str(line.losses), str(line.forfeits),
+                      _fmt(line.mean_diff), ci_text(line), _fmt(line.rating))
     console.print(table)
     pairs = Table(title="Pairings (first bot's view)", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
-    label_column(pairs, "pairing", [l.label for l in st.pairings])
+    label_column(pairs, "pairing", [line.label for line in st.pairings])
     for col in ("games", "W", "D", "L", "mean diff", "95% CI"):
         pairs.add_column(col, justify="right")
-    for l in st.pairings:
-        pairs.add_row(shown(l.label), str(l.games), str(l.wins), str(l.draws), str(l.losses), _fmt(l.mean_diff), ci_text(l))
+    for line in st.pairings:
+        pairs.add_row(shown(line.label), str(line.games), str(line.wins), str(line.draws), str(line.losses), _fmt(line.mean_diff), ci_text(line))
     console.print(pairs)
-    if any(ci_text(l).startswith("too few") for l in [*st.bots, *st.pairings]):
+    if any(ci_text(line).startswith("too few") for line in [*st.bots, *st.pairings]):
         console.print(f"95% intervals need at least {MIN_CI_DEALS} deals ({2 * MIN_CI_DEALS} games) behind a "
                       "mean; play more games (--games) for them.")
     for who, kind, detail in st.forfeits[:10]:

@@ -121,7 +121,7 @@ def play_game(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None 
         IllegalAction: an agent chose an illegal action.
         RuntimeError: more than ``max_turns`` turns (a bug guard).
     """
-    for agent, seat in zip(agents, range(game.players)):
+    for agent, seat in zip(agents, range(game.players), strict=True):
         if hasattr(agent, "new_game"):
             agent.new_game(game.ruleset, seat)
     while not game.over:

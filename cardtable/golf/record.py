@@ -558,7 +558,7 @@ def _check_numbering(records: Sequence[GolfRecord]) -> None:
         return
     parsed = [_match_number(r) for r in records]
     start = parsed[0][0] if len(records) == 1 else 1
-    for k, (r, (got_number, got_total)) in enumerate(zip(records, parsed)):
+    for k, (r, (got_number, got_total)) in enumerate(zip(records, parsed, strict=True)):
         if got_number != start + k or got_total != parsed[0][1]:
             expected = f"{start + k}" + (f"/{parsed[0][1]}" if parsed[0][1] is not None else "")
             raise RecordError(
@@ -592,10 +592,10 @@ def _match_number(r: GolfRecord) -> tuple[int, int | None]:
 def summarize(records: Sequence[GolfRecord], games: Sequence[GolfGame]) -> str:
     """One line: how many games, and each game's scores or state."""
     parts = []
-    for i, (r, g) in enumerate(zip(records, games), 1):
+    for i, (r, g) in enumerate(zip(records, games, strict=True), 1):
         if g.over:
             res = g.result()
-            scores = ", ".join(f"{n} {s}" for n, s in zip(r.players, res.scores))
+            scores = ", ".join(f"{n} {s}" for n, s in zip(r.players, res.scores, strict=True))
             parts.append(f"game {i}: {scores} ({res.reason})")
         else:
             parts.append(f"game {i} unfinished after {len(g.history)} actions")

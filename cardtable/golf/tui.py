@@ -389,7 +389,7 @@ class GolfTable:
         self.console.print(render(view, self.names, self._spectator.visible(view), notes,
                                   mark_you=viewer is not None))
         res = game.result()
-        scores = ", ".join(f"{n} {plural(s, 'pt')}" for n, s in zip(self.names, res.scores))
+        scores = ", ".join(f"{n} {plural(s, 'pt')}" for n, s in zip(self.names, res.scores, strict=True))
         self.console.print(f"[bold]{escape(verdict(res, self.names, viewer))}[/bold] (fewest points) — "
                            f"{escape(scores)}; {escape(end_text(res, self.names, viewer))}", markup=True,
                            highlight=False)
@@ -531,7 +531,7 @@ def _print_totals(out: Console, records: list[GolfRecord], seat_names: list[str]
     all_scores = [r.scores for r in records if r.scores]
     if len(records) > 1 and len(all_scores) == len(records):
         totals = [sum(s[i] for s in all_scores) for i in range(len(seat_names))]
-        out.print("Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals)))
+        out.print("Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals, strict=True)))
 
 
 def _seats(vs: Sequence[str], players: int | None, hotseat: bool, auto: bool, seed: str | int | None,

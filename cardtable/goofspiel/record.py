@@ -809,7 +809,7 @@ def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | Non
         return games, None
     numbers = [whole_number(r.tag("MatchGame") or "") for r in records]
     start = numbers[0] if len(records) == 1 and numbers[0] else 1
-    for k, (r, n) in enumerate(zip(records, numbers)):
+    for k, (r, n) in enumerate(zip(records, numbers, strict=True)):
         if n != start + k:
             raise RecordError(
                 f"game {k + 1} of the file has MatchGame {short(r.tag('MatchGame') or 'missing')}, expected {start + k}: "
@@ -825,7 +825,7 @@ def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | Non
             raise RecordError("MatchResult on a game that is not part of a whole match", first.line_of("MatchResult"))
         return games, None
     match = Match(fmt, players=first.ruleset.players)
-    for k, (r, g) in enumerate(zip(records, games), 1):
+    for k, (r, g) in enumerate(zip(records, games, strict=True), 1):
         if r.ruleset != first.ruleset:
             raise RecordError(f"game {k} has other rules than game 1: a match is played under one ruleset",
                               r.line_of("Rules"))

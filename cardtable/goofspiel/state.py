@@ -495,7 +495,7 @@ class Game:
     def _fast_single_bids(self, bids: Sequence) -> list[int] | None:
         """The cards of valid single-card bids, or ``None`` when anything needs the general check."""
         out = []
-        for mask, bid in zip(self._masks, bids):
+        for mask, bid in zip(self._masks, bids, strict=True):
             if bid.__class__ is tuple:
                 if len(bid) != 1:
                     return None

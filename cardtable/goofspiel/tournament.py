@@ -102,11 +102,14 @@ def forfeit_outcome(ruleset: Ruleset, game: Game, seat: int, kind: str, detail: 
     outcomes, diffs = [], []
     for s in range(n):
         if s == seat:
-            outcomes.append("loss"); diffs.append(-total)
+            outcomes.append("loss")
+            diffs.append(-total)
         elif n == 2:
-            outcomes.append("win"); diffs.append(total)
+            outcomes.append("win")
+            diffs.append(total)
         else:
-            outcomes.append("draw"); diffs.append(0)
+            outcomes.append("draw")
+            diffs.append(0)
     return Outcome(game.points, tuple(outcomes), tuple(diffs), (seat, kind, detail), game.initial_deck)
 
 

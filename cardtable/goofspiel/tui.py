@@ -359,7 +359,7 @@ class GoofspielTable:
         res = game.result()
         you = self.you
         scores = ", ".join(f"{subject(s.name, i == you, start=False)} {p}"
-                           for i, (s, p) in enumerate(zip(self.seats, res.points)))
+                           for i, (s, p) in enumerate(zip(self.seats, res.points, strict=True)))
         if res.winner is None:
             leaders = [subject(self.seats[i].name, i == you, start=False)
                        for i, o in enumerate(res.outcomes) if o == "draw"]
@@ -472,7 +472,7 @@ def run(
             records.append(record_from_game(game, names, tags))
             console.print(
                 "[bold]Match over:[/bold] "
-                + ", ".join(outcome_phrase(n, i == table.you, o) for i, (n, o) in enumerate(zip(names, result)))
+                + ", ".join(outcome_phrase(n, i == table.you, o) for i, (n, o) in enumerate(zip(names, result, strict=True)))
                 + f"  (totals {' / '.join(map(str, tracker.totals()))})"
             )
             break

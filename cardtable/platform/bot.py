@@ -214,7 +214,7 @@ class Bot(abc.ABC):
             # wrapping the class's own __init__ in place is the point here
             cls.__init__ = _checking_init(cls, cls.__dict__["__init__"])  # type: ignore[method-assign]
 
-    def new_game(self, ruleset: Any, seat: int) -> None:
+    def new_game(self, ruleset: Any, seat: int) -> None:  # noqa: B027  (an optional hook, empty by default)
         """Called once before each game with the game's ruleset and the bot's seat (0-based)."""
 
     @abc.abstractmethod

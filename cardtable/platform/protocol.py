@@ -278,13 +278,13 @@ class BotProcess:
         head = self._stderr_head.decode("utf-8", "replace")
         tail = self._stderr_tail.decode("utf-8", "replace")
         if len(self._stderr_head) < STDERR_KEPT or self._stderr_head == self._stderr_tail:
-            lines = [l.strip() for l in tail.splitlines() if l.strip()]  # all of stderr is in the tail
+            lines = [line.strip() for line in tail.splitlines() if line.strip()]  # all of stderr is in the tail
             if len(lines) <= 7:
                 return " | ".join(lines)
             first, last = lines[:4], lines[-3:]
         else:
-            first = [l.strip() for l in head.splitlines() if l.strip()][:4]
-            last = [l.strip() for l in tail.splitlines() if l.strip()][-3:]
+            first = [line.strip() for line in head.splitlines() if line.strip()][:4]
+            last = [line.strip() for line in tail.splitlines() if line.strip()][-3:]
         return " | ".join(first + ["..."] + last)
 
     def close(self, wait_s: float = 1.0) -> int | None:

@@ -126,7 +126,8 @@ def check_bot_options(game: str, entry: BotEntry) -> None:
         TournamentError: an unknown bot (listing the bots) or an unknown option
             (``mcts: unknown option 'foo'; options: iterations, time_limit, ...``).
     """
-    from .bot import bot_class, check_bot_options as check_options
+    from .bot import bot_class
+    from .bot import check_bot_options as check_options
 
     prefix = "" if entry.label.lower().startswith(entry.target) else f"bot {entry.label!r}: "
     try:
@@ -157,7 +158,7 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
     if len(config.bots) < 2:
         raise TournamentError(f"a tournament needs at least 2 bots, got {len(config.bots)}")
     labels = [b.label for b in config.bots]
-    dup = sorted({l for l in labels if labels.count(l) > 1})
+    dup = sorted({lab for lab in labels if labels.count(lab) > 1})
     if dup:
         raise TournamentError(f"bot labels must be unique; repeated: {', '.join(dup)} (name them LABEL=SPEC)")
     if not isinstance(config.games, int) or isinstance(config.games, bool) or config.games < 2 or config.games % 2:
@@ -623,15 +624,15 @@ def standings(config: TournamentConfig, db: str | Path) -> Standings:
     finally:
         con.close()
     labels = [b.label for b in config.bots]
-    lines = {l: Line(l) for l in labels}
+    lines = {label: Line(label) for label in labels}
     per_deal: dict[tuple[str, int, int, int], list[float]] = {}
     pair_deal: dict[tuple[int, int, int], list[float]] = {}
     model = PlackettLuce()
-    ratings = {l: model.rating(name=l) for l in labels}
+    ratings = {label: model.rating(name=label) for label in labels}
     forfeits = []
-    for a, b, d, s, p0, p1, d0, d1, o0, o1, fseat, fkind, fdetail in rows:
+    for a, b, d, s, _p0, _p1, d0, d1, o0, o1, fseat, fkind, fdetail in rows:
         seats = (a, b) if s == 0 else (b, a)
-        for seat, (idx, diff, outcome) in enumerate(zip(seats, (d0, d1), (o0, o1))):
+        for seat, (idx, diff, outcome) in enumerate(zip(seats, (d0, d1), (o0, o1), strict=True)):
             line = lines[labels[idx]]
             line.games += 1
             line.wins += outcome == "win"
@@ -648,15 +649,15 @@ def standings(config: TournamentConfig, db: str | Path) -> Standings:
         rank: list[float] = [1 if o0 != "loss" else 2, 1 if o1 != "loss" else 2]
         [[r0], [r1]] = model.rate([[r0], [r1]], ranks=rank)
         ratings[labels[seats[0]]], ratings[labels[seats[1]]] = r0, r1
-    for l, line in lines.items():
-        vals = [sum(v) / len(v) for (lab, *_), v in per_deal.items() if lab == l]
+    for label, line in lines.items():
+        vals = [sum(v) / len(v) for (lab, *_), v in per_deal.items() if lab == label]
         line.mean_diff, line.ci95 = mean_ci95(vals)
-        line.rating_mu, line.rating_sigma = ratings[l].mu, ratings[l].sigma
+        line.rating_mu, line.rating_sigma = ratings[label].mu, ratings[label].sigma
     pairs = []
     for a, b in combinations(range(len(labels)), 2):
         pl = Line(f"{labels[a]} vs {labels[b]}")
         vals = []
-        for (pa, pb, d), v in sorted(pair_deal.items()):
+        for (pa, pb, _d), v in sorted(pair_deal.items()):
             if (pa, pb) == (a, b):
                 vals.append(sum(v) / len(v))
         for r in rows:
@@ -668,7 +669,7 @@ def standings(config: TournamentConfig, db: str | Path) -> Standings:
                 pl.losses += o == "loss"
         pl.mean_diff, pl.ci95 = mean_ci95(vals)
         pairs.append(pl)
-    ordered = sorted(lines.values(), key=lambda l: -l.rating)
+    ordered = sorted(lines.values(), key=lambda line: -line.rating)
     return Standings(ordered, pairs, len(rows), len(schedule(config)), forfeits)
 
 
@@ -695,13 +696,13 @@ def markdown_table(st: Standings) -> str:
     out = [f"Games: {st.games} of {st.total}.", "",
            "| bot | games | win | draw | loss | forfeits | mean point diff | 95% CI | rating (mu - 3 sigma) |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for l in st.bots:
-        out.append(f"| {l.label} | {l.games} | {l.wins} | {l.draws} | {l.losses} | {l.forfeits} | "
-                   f"{_fmt(l.mean_diff)} | {ci_text(l)} | {_fmt(l.rating)} |")
+    for line in st.bots:
+        out.append(f"| {line.label} | {line.games} | {line.wins} | {line.draws} | {line.losses} | {line.forfeits} | "
+                   f"{_fmt(line.mean_diff)} | {ci_text(line)} | {_fmt(line.rating)} |")
     out += ["", "| pairing | games | win | draw | loss | mean point diff (first bot) | 95% CI |",
             "|---|---:|---:|---:|---:|---:|---:|"]
-    for l in st.pairings:
-        out.append(f"| {l.label} | {l.games} | {l.wins} | {l.draws} | {l.losses} | {_fmt(l.mean_diff)} | {ci_text(l)} |")
+    for line in st.pairings:
+        out.append(f"| {line.label} | {line.games} | {line.wins} | {line.draws} | {line.losses} | {_fmt(line.mean_diff)} | {ci_text(line)} |")
     if st.forfeits:
         out += ["", "Forfeits (lost by rule):", ""]
         out += [f"- {who}: {kind}: {detail}" for who, kind, detail in st.forfeits[:50]]
@@ -714,9 +715,9 @@ def write_report(st: Standings, directory: str | Path, title: str = "Tournament"
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     import io
+
+    import matplotlib.pyplot as plt
 
     from .files import check_regular_or_missing, write_regular_bytes
 
@@ -727,9 +728,9 @@ def write_report(st: Standings, directory: str | Path, title: str = "Tournament"
         check_regular_or_missing(p)
     write_regular_bytes(md, (f"# {title}\n\n" + markdown_table(st)).encode("utf-8"))
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(st.bots) + 2), 3.5))
-    names = [l.label for l in st.bots]
-    means = [0 if math.isnan(l.mean_diff) else l.mean_diff for l in st.bots]
-    errs = [0 if ci_text(l).startswith("too few") else l.ci95 for l in st.bots]
+    names = [line.label for line in st.bots]
+    means = [0 if math.isnan(line.mean_diff) else line.mean_diff for line in st.bots]
+    errs = [0 if ci_text(line).startswith("too few") else line.ci95 for line in st.bots]
     ax.bar(range(len(names)), means, yerr=errs, capsize=4, color="#4878a8")
     ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
     ax.axhline(0, color="black", linewidth=0.8)

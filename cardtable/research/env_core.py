@@ -31,14 +31,14 @@ from typing import Any, Callable
 import numpy as np
 
 from cardtable.errors import CardtableError
+from cardtable.goofspiel import Ruleset
 
 from .extra import require
 
+# the optional package is checked first, so that its absence names the extra to install
 require("the research envs", "gymnasium")
 
 from gymnasium import spaces  # noqa: E402
-
-from cardtable.goofspiel import Ruleset
 
 ILLEGAL_ACTION_RULES = ("penalty", "raise")
 

@@ -42,21 +42,29 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .extra import require
+from cardtable.goofspiel import Game, Ruleset
+from cardtable.platform.bot import Bot, load_bot
 
+from .encoding import action_mask, decode_action, encode_observation, num_actions, observation_size
+from .extra import require
+from .render import table_text
+
+# the optional package is checked first, so that its absence names the extra to install
+# (env_core needs it too)
 require("the Gymnasium env", "gymnasium")
 
 import gymnasium as gym  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 
-from cardtable.goofspiel import Game, Ruleset
-from cardtable.platform.bot import Bot, load_bot
-
-from .encoding import action_mask, decode_action, encode_observation, num_actions, observation_size
-from .env_core import IllegalActionError, LegalDiscrete, check_in_space, check_options, sample_legal
+from .env_core import (  # noqa: E402
+    IllegalActionError,
+    LegalDiscrete,
+    check_in_space,
+    check_options,
+    sample_legal,
+)
 
 __all__ = ["ENV_ID", "GoofspielGymEnv", "sample_legal"]
-from .render import table_text
 
 ENV_ID = "cardtable/Goofspiel-v0"
 
@@ -120,7 +128,7 @@ class GoofspielGymEnv(gym.Env):
 
     def _make_bots(self, seed: int | None) -> None:
         others = [s for s in range(self.ruleset.players) if s != self.seat]
-        for i, (s, spec) in enumerate(zip(others, self._opponent_specs)):
+        for i, (s, spec) in enumerate(zip(others, self._opponent_specs, strict=True)):
             if isinstance(spec, Bot):
                 if seed is not None:
                     spec.rng.seed(seed * 31 + i)

@@ -61,17 +61,22 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .extra import require
-
-require("the OpenSpiel game", "pyspiel")
-
-import pyspiel  # noqa: E402
-
 from cardtable.goofspiel import Game, Ruleset, WrongPhase
 
 from .encoding import (
-    _bid_index, choice_to_action, decode_action, encode_observation, num_actions, observation_size,
+    _bid_index,
+    choice_to_action,
+    decode_action,
+    encode_observation,
+    num_actions,
+    observation_size,
 )
+from .extra import require
+
+# the optional package is checked first, so that its absence names the extra to install
+require("the OpenSpiel game", "pyspiel")
+
+import pyspiel  # noqa: E402
 
 SHORT_NAME = "python_cardtable_goofspiel"
 
@@ -578,7 +583,6 @@ def encode_info_state(state: CardtableGoofspielState, player: int) -> np.ndarray
     if cached is not None:
         return cached
     rs = state.ruleset
-    n, p = rs.cards, rs.players
     lay = info_state_layout(rs)
     out = np.zeros(info_state_size(rs), np.float32)
     pieces, start = {}, 0

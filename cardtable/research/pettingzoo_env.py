@@ -43,23 +43,31 @@ from typing import Any
 
 import numpy as np
 
-from .extra import require
-
-require("the PettingZoo env", "pettingzoo", "gymnasium")
-
-from gymnasium import spaces  # noqa: E402
-from gymnasium.utils import seeding
-from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.agent_selector import AgentSelector
-
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.goofspiel.state import Bid
 
 from .encoding import (
-    action_mask, decode_action, encode_observation, encode_state, num_actions, observation_size, state_size,
+    action_mask,
+    decode_action,
+    encode_observation,
+    encode_state,
+    num_actions,
+    observation_size,
+    state_size,
 )
-from .env_core import IllegalActionError, LegalDiscrete, check_in_space, check_options
+from .extra import require
 from .render import table_text
+
+# the optional packages are checked first, so that their absence names the extra to install
+# (env_core needs gymnasium too)
+require("the PettingZoo env", "pettingzoo", "gymnasium")
+
+from gymnasium import spaces  # noqa: E402
+from gymnasium.utils import seeding  # noqa: E402
+from pettingzoo import AECEnv, ParallelEnv  # noqa: E402
+from pettingzoo.utils.agent_selector import AgentSelector  # noqa: E402
+
+from .env_core import IllegalActionError, LegalDiscrete, check_in_space, check_options  # noqa: E402
 
 RENDER_MODES = ("human", "ansi")
 METADATA = {"name": "cardtable_goofspiel_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True,
@@ -197,7 +205,7 @@ class GoofspielParallelEnv(ParallelEnv):
         over = game.is_over
         truncated = not over and self.max_cycles is not None and self.cycles >= self.max_cycles
         if self.reward_kind == "points":
-            rewards = [float(a - b) for a, b in zip(game.points, points_before)]
+            rewards = [float(a - b) for a, b in zip(game.points, points_before, strict=True)]
         elif over:
             rewards = [float(d) for d in game.result().point_difference]
         else:

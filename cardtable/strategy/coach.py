@@ -258,7 +258,7 @@ def chart_lines(data: dict[str, Any], width: int = 40) -> list[str]:
     """
     points = [(r["number"], r["expected_after"]) for r in data["rounds"]]
     rounds = data["rounds"]
-    approx = {r["number"] for r, nxt in zip(rounds, rounds[1:]) if nxt.get("source") == "approximation"}
+    approx = {r["number"] for r, nxt in zip(rounds, rounds[1:], strict=False) if nxt.get("source") == "approximation"}
     if rounds and rounds[0].get("source") == "approximation":
         approx.add("start")
     known = [abs(v) for _, v in points if v is not None]

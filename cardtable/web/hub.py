@@ -134,7 +134,7 @@ class Hub:
         plan = plan_room(request)
         self.lobby.take_creation(address)
         seats: list[SeatRow] = []
-        for i, (bot, name) in enumerate(zip(plan.bots, plan.names)):
+        for i, (bot, name) in enumerate(zip(plan.bots, plan.names, strict=True)):
             human = bot is None
             # a listed room keeps its first human seat for the creator: the lobby offers the others
             reserved = request.listed and human and not any(x.bot is None for x in seats)

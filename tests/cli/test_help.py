@@ -74,7 +74,7 @@ def test_required_argument_is_named_in_capitals():
 
 def test_flags_show_no_type_and_defaults_one_style():
     text = help_text("play")
-    line = next(l for l in text.splitlines() if "--hotseat" in l)
+    line = next(ln for ln in text.splitlines() if "--hotseat" in ln)
     assert "bool" not in line
     assert "[default: heuristic]" in text  # a computed default, shown like the others
     assert "[default: You]" in text

@@ -28,7 +28,7 @@ def test_second_person_for_the_human():
 
 def test_match_over_in_second_person():
     out = play("--cards", "4", "--seed", "3", "--match", "total 2", input="4\n3\n2\nA\n\n4\n3\n2\nA\n")
-    line = next(l for l in out.splitlines() if l.startswith("Match over:"))
+    line = next(ln for ln in out.splitlines() if ln.startswith("Match over:"))
     assert re.match(r"Match over: you (win|lose|draw), heuristic (wins|loses|draws)", line), line
 
 

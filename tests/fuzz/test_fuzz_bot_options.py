@@ -88,7 +88,7 @@ def play_goofspiel(bot, cards: int, seed: int) -> None:
     other.new_game(rs, 1)
     while game.phase != "over":
         view = game.view(0)
-        mix = getattr(bot, "policy", None) or getattr(bot, "search_policy")
+        mix = getattr(bot, "policy", None) or bot.search_policy
         check_distribution(mix(view), view.hand)
         game.play([bot.act(view), other.act(game.view(1))])
     assert game.phase == "over"

@@ -20,7 +20,7 @@ def deck_for(ruleset: GolfRuleset, grids: list[list[int]], pile: list[int],
     for i in range(size):
         for g in grids:
             order.append(pools[g[i]].pop(0))
-    for p, g in enumerate(grids):
+    for g in grids:
         for r in g[size:]:
             order.append(pools[r].pop(0))
     for r in pile:

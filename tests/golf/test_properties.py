@@ -26,7 +26,7 @@ from cardtable.golf.views import build_view
 
 def initial_seen(g: GolfGame) -> list[set[int]]:
     rs = g.ruleset
-    return [{c for c, r in zip(g.grids[p], g.slot_rows[p]) if r >= rs.rows - rs.peek_rows}
+    return [{c for c, r in zip(g.grids[p], g.slot_rows[p], strict=True) if r >= rs.rows - rs.peek_rows}
             for p in range(g.players)]
 
 
@@ -60,7 +60,7 @@ def check_views(g: GolfGame, seen: list[set[int]]) -> None:
                     assert c not in seen[p], "a seen card was forgotten"
         if v.drawn is not None:
             assert g.drawn in seen[p]
-        for e, ev in zip(v.events, g.history):
+        for e, ev in zip(v.events, g.history, strict=True):
             if e["card"] is not None:
                 assert ev.card in seen[p]
         json.dumps(v.to_dict())

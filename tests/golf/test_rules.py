@@ -60,7 +60,7 @@ def test_detective_look_then_discard_or_swap(make_game):
     g.apply(Draw(0))
     assert build_view(g, 1).drawn == 11  # the Detective is shown to everyone
     assert build_view(g, 0).grids[0][4] == 0
-    ev = g.apply(Peek(0, 4))
+    g.apply(Peek(0, 4))
     assert build_view(g, 0).grids[0][4] == 6 and build_view(g, 1).grids[0][4] == 0
     assert build_view(g, 1).events[-1]["card"] is None and build_view(g, 0).events[-1]["card"] == 6
     assert build_view(g, 1).seen_by[0][4] == (0,)  # P2 saw P1 look there
@@ -239,7 +239,7 @@ def test_early_end_rules_and_extra_card_for_losing_ender(make_game):
         g.apply(Discard(1))
     assert g.snaps_made == [3, 0]
     before = len(g.draw_pile)
-    ev = g.apply(EndEarly(0))
+    g.apply(EndEarly(0))
     assert len(g.draw_pile) == before and g.drawn is None  # the ender draws nothing
     assert g.current == 1 and not g.over
     with pytest.raises(EndTooSoon):

@@ -62,7 +62,7 @@ def test_illegal_command_is_explained_not_raised():
         try:
             return next(answers)
         except StopIteration:
-            raise EOFError
+            raise EOFError from None
 
     code = run(vs=["random"], seed=2, console=Console(file=buf, width=120), input_fn=inp, save=False)
     out = buf.getvalue()
@@ -79,7 +79,7 @@ def test_memory_mode_shows_the_bottom_row_once():
         try:
             return next(answers)
         except StopIteration:
-            raise EOFError
+            raise EOFError from None
 
     run(vs=["heuristic"], seed=5, console=Console(file=buf, width=120), input_fn=inp, save=False)
     screens = buf.getvalue().split("Golf with Detective and Thief ─")
@@ -96,7 +96,7 @@ def test_open_memory_keeps_known_cards():
         try:
             return next(answers)
         except StopIteration:
-            raise EOFError
+            raise EOFError from None
 
     run(vs=["heuristic"], seed=5, console=Console(file=buf, width=120), input_fn=inp, save=False,
         open_memory=True)
@@ -114,7 +114,7 @@ def test_hotseat_hands_over_and_bots_only_and_bad_options():
         try:
             return next(answers)
         except StopIteration:
-            raise EOFError
+            raise EOFError from None
 
     code = run(hotseat=True, names="Ann, Ben", seed=3, console=Console(file=buf, width=120),
                input_fn=inp, save=False)

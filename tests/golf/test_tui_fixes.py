@@ -111,7 +111,7 @@ def test_hotseat_clears_through_terminal_including_scrollback(monkeypatch):
         assert not ("P1 Ann (you)" in part and "P2 Ben (you)" in part)
     # every hand-over comes right after a clear
     pieces = out.split("<<PROMPT ")
-    handovers = [(b, a) for b, a in zip(pieces, pieces[1:]) if "Pass the keyboard" in a.split(">>")[0]]
+    handovers = [(b, a) for b, a in zip(pieces, pieces[1:], strict=False) if "Pass the keyboard" in a.split(">>")[0]]
     assert len(handovers) >= 3
     for before, _ in handovers:
         assert before.rstrip().endswith("<<CLEARED>>")

@@ -57,7 +57,7 @@ def test_full_13_card_game_against_heuristic(tmp_path):
     assert child.exitstatus == 0
     text = path.read_text()
     assert '[Players "You; heuristic"]' in text and '[Seed "42"]' in text
-    assert len([l for l in text.splitlines() if re.match(r"^\d+\. ", l)]) == 13
+    assert len([ln for ln in text.splitlines() if re.match(r"^\d+\. ", ln)]) == 13
     result = replay(path, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "1 game(s) verified" in result.stdout

@@ -137,8 +137,8 @@ def best_of_5() -> list[str]:
     blocks = []
     for k, winner in enumerate([0, 1, 0, 1, 0], 1):
         g = Game(rs)
-        for w, l in [(2, 1), (3, 2), (1, 3)]:  # the winner takes 3 and 2, the loser 1
-            g.play([w, l] if winner == 0 else [l, w])
+        for w, lo in [(2, 1), (3, 2), (1, 3)]:  # the winner takes 3 and 2, the loser 1
+            g.play([w, lo] if winner == 0 else [lo, w])
         tags = [("Match", "best-of 5"), ("MatchGame", str(k))]
         if k == 5:
             tags.append(("MatchResult", "win loss"))

@@ -91,9 +91,12 @@ def test_seed_must_reproduce_the_prize_order_and_commitment():
 
 def test_match_records_check_the_match_result():
     games = []
-    for i in range(2):
+    for _ in range(2):
         g = Game(Ruleset(cards=3, prize_order="ascending"))
-        g.play([3, 1]); g.play([2, 3]); g.play([1, 2])  # b wins 5 to 1
+        # b wins 5 to 1
+        g.play([3, 1])
+        g.play([2, 3])
+        g.play([1, 2])
         games.append(g)
     recs = [
         record_from_game(games[0], ["a", "b"], [("Match", "best-of 3 extra-game"), ("MatchGame", "1")]),

@@ -16,7 +16,8 @@ def test_discard_ties_put_the_prize_aside():
 
 def test_carry_over_accumulates_through_repeated_ties():
     g = Game(Ruleset(prize_order="ascending"))
-    g.play([5, 5]); g.play([6, 6])
+    g.play([5, 5])
+    g.play([6, 6])
     assert g.pot == (1, 2, 3)
     g.play([1, 2])
     assert g.points == (0, 6)
@@ -56,7 +57,8 @@ def test_multi_card_bids_sum_and_end_when_hands_cannot_bid():
     r = g.play([(13, 1), (7, 6)])
     assert r.strengths == (14, 13) and r.winner == 0
     while not g.is_over:
-        low0 = tuple(sorted(g.hands[0])[:2]); low1 = tuple(sorted(g.hands[1])[:2])
+        low0 = tuple(sorted(g.hands[0])[:2])
+        low1 = tuple(sorted(g.hands[1])[:2])
         g.play([low0, low1])
     assert len(g.history) == 6 and all(len(h) == 1 for h in g.hands)
     # prizes 7..13 were never turned up: unowned

@@ -16,13 +16,16 @@ def test_total_points_match_adds_totals_and_shares_equal_sums():
 
 def test_best_of_three_ends_early_and_ignores_points():
     m = Match(MatchFormat("best-of", 3), players=2)
-    m.add_game((46, 45)); m.add_game((46, 45))
+    m.add_game((46, 45))
+    m.add_game((46, 45))
     assert m.is_over and m.result() == ("win", "loss")
 
 
 def test_best_of_level_after_n_games_needs_the_extra_game():
     m = Match(MatchFormat("best-of", 3, "extra-game"), players=2)
-    m.add_game((50, 40)); m.add_game((40, 50)); m.add_game((43, 43))
+    m.add_game((50, 40))
+    m.add_game((40, 50))
+    m.add_game((43, 43))
     assert not m.is_over and m.next_game_is_extra
     with pytest.raises(MatchError, match="not over"):
         m.result()
@@ -40,7 +43,9 @@ def test_drawn_extra_game_shares_the_match():
 
 def test_best_of_level_decided_by_total_points():
     m = Match(MatchFormat("best-of", 3, "total-points"), players=2)
-    m.add_game((60, 30)); m.add_game((40, 50)); m.add_game((43, 43))
+    m.add_game((60, 30))
+    m.add_game((40, 50))
+    m.add_game((43, 43))
     assert m.is_over and m.result() == ("win", "loss")  # 143 vs 123
 
 

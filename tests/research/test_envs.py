@@ -202,7 +202,7 @@ def test_aec_illegal_action_fails_on_its_own_step_and_the_env_stays_usable():
     a.step(0)
     assert all(a.terminations.values())
     assert a._cumulative_rewards == {"player_0": -10.0, "player_1": 0.0}
-    for agent in a.agent_iter():
+    for _agent in a.agent_iter():
         assert a.last()[2]  # terminated
         a.step(None)
     assert a.agents == []
@@ -406,7 +406,7 @@ def test_terminal_mask_is_all_zeros_however_a_pettingzoo_episode_ends():
     a.step(0)                                             # player_0: card 1 again
     assert all(a.terminations.values()) and a.observe("player_1")["action_mask"].tolist() == [0, 0, 0, 0]
     a.reset(seed=0)
-    for agent in a.agent_iter():
+    for _agent in a.agent_iter():
         obs, _, term, trunc, _ = a.last()
         if term or trunc:
             assert obs["action_mask"].tolist() == [0, 0, 0, 0]

@@ -2,15 +2,13 @@
 
 import random
 
-import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import cfr, expected_game_score, exploitability
+from open_spiel.python.algorithms import exploitability
 
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.research import openspiel_game as og
 from cardtable.research.encoding import choice_to_action  # noqa: F401  (og.choice_to_action)
-from cardtable.research.reference import best_response_value, solve, solve_matrix_game
 
 
 def _random_play(state, rng, log=None):

@@ -46,9 +46,9 @@ def test_the_game_line_follows_newgame_with_the_given_id_and_seed():
         play_one(Ruleset(cards=4), [bot, load_bot("goofspiel", "random", seed=1)], seed="d")
         play_one(Ruleset(cards=4), [bot, load_bot("goofspiel", "random", seed=1)], seed="d")
         lines = sent(bot)
-        first = lines.index(next(l for l in lines if l.startswith("newgame ")))
+        first = lines.index(next(ln for ln in lines if ln.startswith("newgame ")))
         assert lines[first + 1] == "game id 0-1-2-1 seed 123"
-        games = [l for l in lines if l.startswith("game ")]
+        games = [ln for ln in lines if ln.startswith("game ")]
         # the second game had no set_game: the bot's own count and a seed from its generator
         import random
         rng = random.Random(5)

@@ -45,7 +45,7 @@ def test_duplicate_format_both_seatings_share_the_prize_order(tmp_path):
     by_deal = {}
     for a, b, d, s, s0, s1, *_ , deck, _f in games:
         by_deal.setdefault((a, b, d), []).append((s, s0, s1, deck))
-    for (a, b, d), seatings in by_deal.items():
+    for seatings in by_deal.values():
         assert sorted(x[0] for x in seatings) == [0, 1]
         (s_a, x0, x1, deck_a), (s_b, y0, y1, deck_b) = sorted(seatings)
         assert (x0, x1) == (y1, y0)          # seats swapped
@@ -78,7 +78,7 @@ def test_resume_after_interrupt_replays_nothing(tmp_path):
     run(cfg, fresh, backend="serial")
     assert sorted(rows(db)) == sorted(rows(fresh))
     st1, st2 = standings(cfg, db), standings(cfg, fresh)
-    assert [(l.label, l.rating_mu) for l in st1.bots] == [(l.label, l.rating_mu) for l in st2.bots]
+    assert [(ln.label, ln.rating_mu) for ln in st1.bots] == [(ln.label, ln.rating_mu) for ln in st2.bots]
 
 
 def test_process_backend_matches_serial_and_report_is_written(tmp_path):
@@ -115,7 +115,7 @@ def test_bad_protocol_bots_lose_by_rule_and_the_tournament_goes_on(tmp_path):
     run(cfg, db, backend="serial")
     st = standings(cfg, db)
     assert st.games == st.total == 12
-    by = {l.label: l for l in st.bots}
+    by = {ln.label: ln for ln in st.bots}
     assert by["random"].wins == 6 and by["random"].forfeits == 0
     for name in ("hang", "crash", "garbage"):
         assert by[name].forfeits >= 2 and by[name].mean_diff < 0

@@ -136,7 +136,8 @@ def _exploitability_by_histories(ruleset, spec):
         bot = load_bot_spec("goofspiel", spec, seed=0)
         bot.new_game(ruleset, 1 - me)
 
-        def before_reveal(prizes, bids):
+        # this seat's bot and me bound as defaults (the recursion runs within this iteration)
+        def before_reveal(prizes, bids, *, bot=bot, me=me):
             rest = [p for p in deck if p not in prizes]
             total = 0.0
             for prize in rest:

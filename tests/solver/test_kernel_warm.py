@@ -22,9 +22,9 @@ def _work(k):
 
 
 def _warm(M, s, work):
-    tab, basis, x, y, I, J, A, z, mark, R = work
+    tab, basis, x, y, sup_i, sup_j, A, z, mark, R = work
     k = M.shape[0]
-    return kernel.solve_game_warm(M, k, k, tab, basis, x, y, I, J, 0, s, A, z, mark, R)
+    return kernel.solve_game_warm(M, k, k, tab, basis, x, y, sup_i, sup_j, 0, s, A, z, mark, R)
 
 
 def test_support_of_a_cold_solve_solves_a_neighbour_game():
@@ -37,11 +37,11 @@ def test_support_of_a_cold_solve_solves_a_neighbour_game():
     assert np.all(x > 0.1) and np.all(y > 0.1) and abs(x.sum() - 1) < 1e-12 and abs(y.sum() - 1) < 1e-12
     assert np.max(M @ y) - np.min(x @ M) < 1e-12
     # a neighbour game (a pot added to the decided pairs): the same support, new weights
-    O = np.sign(M)
-    v2, gap2, s2, hit2 = _warm(M + 0.5 * O, s, work)
+    signs = np.sign(M)
+    v2, gap2, s2, hit2 = _warm(M + 0.5 * signs, s, work)
     assert hit2 and s2 == 3 and gap2 < 1e-12
     tab, basis, xs, ys = np.empty((4, 7)), np.empty(3, np.int64), np.empty(3), np.empty(3)
-    cold, cgap = kernel.solve_matrix_game(M + 0.5 * O, 3, 3, tab, basis, xs, ys)
+    cold, cgap = kernel.solve_matrix_game(M + 0.5 * signs, 3, 3, tab, basis, xs, ys)
     assert abs(v2 - cold) < 1e-12
     assert np.all(work[2] >= 0) and np.all(work[3] >= 0)
 

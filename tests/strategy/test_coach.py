@@ -40,7 +40,7 @@ def test_expected_difference_runs_from_the_value_to_the_final_score(tie):
     assert data["start"] == pytest.approx(0.0, abs=1e-9)  # the symmetric game's value
     pts = game.result().points
     assert rounds[-1]["expected_after"] == pytest.approx(pts[0] - pts[1])
-    for a, b in zip(rounds, rounds[1:]):  # after one round == before the next one
+    for a, b in zip(rounds, rounds[1:], strict=False):  # after one round == before the next one
         assert a["expected_after"] == pytest.approx(b["expected_before"])
     full = frozenset(game.ruleset.deck)
     assert rounds[0]["expected_before"] == pytest.approx(table.value(Position(full, (full, full))))
@@ -87,10 +87,10 @@ def test_carry_over_without_table_uses_the_nash_bots_approximation_labelled_as_s
     assert data["start"] == pytest.approx(0.0, abs=1e-9)  # symmetric position
     pts = game.result().points
     assert rounds[-1]["expected_after"] == pytest.approx(pts[0] - pts[1])
-    for a, b in zip(rounds, rounds[1:]):  # the chain holds across the change of source
+    for a, b in zip(rounds, rounds[1:], strict=False):  # the chain holds across the change of source
         assert a["expected_after"] == pytest.approx(b["expected_before"])
     replay_game = Game(game.ruleset, prize_deck=game.initial_deck)
-    for r, played in zip(rounds, game.history):
+    for r, played in zip(rounds, game.history, strict=True):
         assert all(g >= 0 for g in r["given_up"])
         for seat in (0, 1):  # each player's mix is what the nash bot plays in that seat
             assert sum(r["strategy"][seat].values()) == pytest.approx(1.0)

@@ -249,7 +249,7 @@ def test_flood_closes_with_policy_violation(make_client):
     info = create_room(client, settings={"cards": 5})
     room = info["room"]
     a = join(client, room, info["seats"][0]["claim"])
-    b = join(client, room, info["seats"][1]["claim"])
+    join(client, room, info["seats"][1]["claim"])
     before = snapshot(client, room)
     for _ in range(200):
         a.send({"type": "act", "action": {"bid": [99]}})

@@ -122,7 +122,7 @@ def test_frames_never_leak_the_opponents_bid(live_server):
     assert not any(t in text for text in raw for t in claims)
     tokens = [next(f["token"] for f in frames if f["type"] == "welcome") for frames in (base_a, base_b)]
     assert tokens[0] != tokens[1]
-    for t, own in zip(tokens, (base_a, base_b)):
+    for t, own in zip(tokens, (base_a, base_b), strict=True):
         assert sum(t in text for text in raw) == 1
         assert any(t in json.dumps(f) for f in own if f["type"] == "welcome")
     checked = 0
@@ -162,7 +162,7 @@ def test_frames_never_leak_unrevealed_prizes(live_server):
     for k in (1, 2, 3):
         other = seed_agreeing_on(order, k)
         seeds = iter(["fixed-seed", other])
-        server = live_server(seed_factory=lambda: next(seeds), rate=1000, burst=1000, limits=Limits(room_burst=1000))
+        server = live_server(seed_factory=lambda seeds=seeds: next(seeds), rate=1000, burst=1000, limits=Limits(room_burst=1000))
         fa1, fb1, raw1, i1 = play(server, BIDS_A, BIDS_B, rounds=k)
         fa2, fb2, raw2, i2 = play(server, BIDS_A, BIDS_B, rounds=k)
         for f1, f2, room1, room2 in ((fa1, fa2, i1["room"], i2["room"]), (fb1, fb2, i1["room"], i2["room"])):

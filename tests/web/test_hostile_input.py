@@ -331,7 +331,7 @@ def test_joins_and_leaves_are_coalesced(make_client):
         w.sync()
         assert _states(w) == []
     assert room._presence is None  # not even an update pending
-    for i in range(30):
+    for _ in range(30):
         ws = join(client, room_id, info["seats"][0]["claim"] if token is None else token)
         token = CLAIMED[info["seats"][0]["claim"]]
         ws.close()

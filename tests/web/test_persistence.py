@@ -24,8 +24,8 @@ def test_restart_in_process_restores_every_view(make_client, tmp_path):
     info = create_room(c1, settings={"cards": 6, "players": 3, "unique_bids": True}, timer=0)
     tokens = [s["claim"] for s in info["seats"]]
     socks = [join(c1, info["room"], t) for t in tokens]
-    for r, bids in enumerate([(6, 5, 4), (1, 2, 3)]):
-        for ws, bid in zip(socks, bids):
+    for bids in [(6, 5, 4), (1, 2, 3)]:
+        for ws, bid in zip(socks, bids, strict=True):
             ws.request({"type": "act", "action": {"bid": [bid]}})
     socks[1].request({"type": "act", "action": {"bid": [6]}})  # a pending bid of round 3
     before = [(ws.sync(), ws.state())[1] for ws in socks]
@@ -35,7 +35,7 @@ def test_restart_in_process_restores_every_view(make_client, tmp_path):
 
     c2 = make_client(db=db, seed_factory=seeds("unused"))
     after = [join(c2, info["room"], t).state() for t in tokens]
-    for b, a in zip(before, after):
+    for b, a in zip(before, after, strict=True):
         assert a["view"] == b["view"] and a["version"] == b["version"] and a["match"] == b["match"]
     assert after[1]["view"]["my_bid"] == [6] and after[0]["view"]["my_bid"] is None
     assert after[0]["view"]["players"][1]["has_bid"] is True
@@ -149,7 +149,7 @@ def test_sigkill_mid_game_and_restart(tmp_path):
         a, b = Player(port, room, tokens[0]), Player(port, room, tokens[1])
         h = Player(port, bot_room["room"], bot_room["seats"][0]["claim"])
         h.request({"type": "ping"})
-        for old, new in zip(before, (a.last, b.last, h.last)):
+        for old, new in zip(before, (a.last, b.last, h.last), strict=True):
             assert new["view"] == old["view"]
             assert new["version"] == old["version"] and new["game_no"] == old["game_no"]
         b.bid(bids_b[6])
@@ -165,10 +165,10 @@ def test_sigkill_mid_game_and_restart(tmp_path):
         assert final["phase"] == "over" and h.last["view"]["phase"] == "over"
         # the same bids on a fresh engine with the revealed seed give the identical game
         game = Game(Ruleset(cards=13), seed=final["seed"])
-        for x, y in zip(bids_a, bids_b):
+        for x, y in zip(bids_a, bids_b, strict=True):
             game.play([x, y])
         assert final["result"]["points"] == list(game.points)
-        assert [r["bids"] for r in final["history"]] == [[[x], [y]] for x, y in zip(bids_a, bids_b)]
+        assert [r["bids"] for r in final["history"]] == [[[x], [y]] for x, y in zip(bids_a, bids_b, strict=True)]
         assert [r["prizes"] for r in final["history"]] == [list(r.prizes) for r in game.history]
         assert final["fairness"]["commit_ok"] and final["fairness"]["order_ok"]
         assert final["seed_commit"] == info["commit"]  # the commitment published at creation

@@ -72,7 +72,7 @@ class HeuristicBot(GoofspielBot):
             if 0 <= j < n:
                 weights[j] += w
         total = sum(weights)
-        return [(s, w / total) for s, w in zip(sums, weights)]
+        return [(s, w / total) for s, w in zip(sums, weights, strict=True)]
 
     def _scored(self, view: PlayerView) -> tuple[list[Bid], Bid]:
         """(legal bids by strength, the best-scoring bid)."""

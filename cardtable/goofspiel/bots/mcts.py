@@ -467,4 +467,4 @@ class MCTSBot(GoofspielBot):
         if s <= 0:
             best = max(range(k), key=lambda j: stats[j][0])
             return [(actions[best], 1.0)]
-        return [(a, w / s) for a, w in zip(actions, weights) if w > 0]
+        return [(a, w / s) for a, w in zip(actions, weights, strict=True) if w > 0]

@@ -23,6 +23,7 @@ import abc
 from typing import Any, ClassVar, Hashable, Sequence
 
 from cardtable.errors import CardtableError
+from cardtable.platform.bot import load_bot
 
 
 class SettingsError(CardtableError, ValueError):
@@ -76,7 +77,9 @@ class GameAdapter(abc.ABC):
     def seat_count(self, settings: dict[str, Any]) -> int:
         """Number of seats the (normalised) settings need."""
 
-    def check_seats(self, settings: dict[str, Any], bots: Sequence[str | None]) -> None:
+    def check_seats(  # noqa: B027  (an optional check, none by default)
+        self, settings: dict[str, Any], bots: Sequence[str | None]
+    ) -> None:
         """Check the seats against the settings (``bots``: a bot name or ``None`` per seat).
 
         Raises:
@@ -143,8 +146,6 @@ class GameAdapter(abc.ABC):
 
     def new_bot(self, name: str, seat: int, settings: dict[str, Any]) -> Any:
         """A bot from :func:`cardtable.platform.bot.load_bot` for this game."""
-        from cardtable.platform.bot import load_bot
-
         return load_bot(self.name, name)
 
     @abc.abstractmethod
