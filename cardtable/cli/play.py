@@ -7,6 +7,10 @@ from typing import List, Optional
 
 import typer
 
+from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
+from cardtable.platform.match import MatchError, MatchFormat
+from cardtable.platform.storage import records_dir
+
 from .common import build_ruleset, check_names, check_record_path, fail, writable_folder
 
 #: Flags that only Goofspiel understands, and those only Golf understands.
@@ -55,28 +59,9 @@ def register(app: typer.Typer) -> None:
             "--bid-cards": bid_cards, "--display": display, "--order": order, "--match": match,
             "--hints": hints or None, "--open-memory": open_memory or None, "--games": games,
         }
-        if hotseat and auto:
-            fail("--hotseat and --auto exclude each other")
-        if hotseat and vs:
-            fail("--hotseat seats people only; leave out --vs (or play without --hotseat)")
-        if seed is not None and not seed.strip():
-            fail("--seed must not be empty")
-        if kind not in ("gops", "goofspiel", "golf"):
-            fail(f"unknown game {game!r}: choose goofspiel or golf")
-        wrong = [flag for flag in (GOOFSPIEL_ONLY if kind == "golf" else GOLF_ONLY) if given[flag] is not None]
-        if wrong:
-            other = "Goofspiel" if kind == "golf" else "Golf"
-            what = "is a" if len(wrong) == 1 else "are"
-            fail(f"{', '.join(wrong)} {what} {other} option{'s' if len(wrong) > 1 else ''}, not for {kind}")
+        _check_play_options(game, kind, given, vs, hotseat, auto, seed)
         check_names([name] + ([x.strip() for x in names.split(",")] if names else []))
-        if record is not None and not save:
-            fail("--record saves the record to a file and --no-save saves nothing: give one of them")
-        if record is not None:
-            check_record_path(record)
-        elif save:  # the records folder must be usable before a game is played
-            from cardtable.platform.storage import records_dir
-
-            writable_folder(None, "", records_dir)
+        _check_saving(save, record)
         if kind == "golf":
             _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games or 1)
         else:
@@ -84,7 +69,38 @@ def register(app: typer.Typer) -> None:
                             bid_cards, display, order, match, seed, name, names, delay, save, record, hints)
 
 
+def _check_play_options(game: str, kind: str, given: dict[str, object], vs: Optional[List[str]], hotseat: bool,
+                        auto: bool, seed: Optional[str]) -> None:
+    """``cardtable play``'s checks of the seats, the seed, the game and the options that belong
+    to the other game (one line each, exit 2)."""
+    if hotseat and auto:
+        fail("--hotseat and --auto exclude each other")
+    if hotseat and vs:
+        fail("--hotseat seats people only; leave out --vs (or play without --hotseat)")
+    if seed is not None and not seed.strip():
+        fail("--seed must not be empty")
+    if kind not in ("gops", "goofspiel", "golf"):
+        fail(f"unknown game {game!r}: choose goofspiel or golf")
+    wrong = [flag for flag in (GOOFSPIEL_ONLY if kind == "golf" else GOLF_ONLY) if given[flag] is not None]
+    if wrong:
+        other = "Goofspiel" if kind == "golf" else "Golf"
+        what = "is a" if len(wrong) == 1 else "are"
+        fail(f"{', '.join(wrong)} {what} {other} option{'s' if len(wrong) > 1 else ''}, not for {kind}")
+
+
+def _check_saving(save: bool, record: Optional[Path]) -> None:
+    """``--record`` and ``--no-save`` exclude each other; the record's file, or the records
+    folder, must be usable before a game is played."""
+    if record is not None and not save:
+        fail("--record saves the record to a file and --no-save saves nothing: give one of them")
+    if record is not None:
+        check_record_path(record)
+    elif save:  # the records folder must be usable before a game is played
+        writable_folder(None, "", records_dir)
+
+
 def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games) -> None:
+    # lazy: Golf's screens and records load Pydantic (~0.3 s); `cardtable --help` needs none of it
     from cardtable.golf import tui as golf_tui
     from cardtable.golf.ruleset import GolfRuleset
 
@@ -102,16 +118,36 @@ def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names
 
 def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
                     bid_cards, display, order, match, seed, name, names, delay, save, record, hints=False) -> None:
-    # lazy: `cardtable --help` and the other commands do not load the game, its bots or rich's screens
-    from cardtable.goofspiel.tui import Seat, run
-    from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
-    from cardtable.platform.match import MatchError, MatchFormat
-    from cardtable.strategy.coach import TerminalCoach
-    from cardtable.strategy.nash import NashBot
+    # lazy: `cardtable --help` and the other commands do not load the game, the coach's solver or rich's screens
+    from cardtable.goofspiel.tui import run
     from cardtable.tui import Terminal
 
     ruleset = build_ruleset(rules, cards, players, ties, unique, high_ace, bid_cards, display, order)
-    if hints and (hotseat or auto):
+    coach = _goofspiel_coach(ruleset, hints, hotseat or auto)
+    try:
+        fmt = MatchFormat.parse(match) if match else None
+    except MatchError as exc:
+        fail(str(exc))
+    seats = _goofspiel_seats(ruleset, vs, hotseat, auto, seed, name, names)
+    check_names([s.name for s in seats])
+    for seat in seats:
+        note = getattr(seat.bot, "fallback_note", None) if seat.bot is not None else None
+        if note:
+            typer.echo(f"{seat.name}: {note}")
+    terminal = Terminal(hotseat=hotseat)
+    wait = delay if delay is not None else (0.6 if auto else 0.0)
+    raise typer.Exit(run(terminal, ruleset, seats, seed=seed, match=fmt, delay=wait, save=save, record_path=record,
+                         hints=hints, coach=coach))
+
+
+def _goofspiel_coach(ruleset, hints: bool, no_person_alone: bool):
+    """The terminal coach; with ``--hints`` checked now: one person against bots (exit 2), a
+    game it can coach (exit 2) and undamaged tables (exit 1), before any game starts."""
+    # lazy: the coach and the nash bot load the solver (NumPy, Numba); `cardtable --help` must not
+    from cardtable.strategy.coach import TerminalCoach
+    from cardtable.strategy.nash import NashBot
+
+    if hints and no_person_alone:
         fail("--hints are for a game of one person against bots: leave out --hotseat and --auto")
     coach = TerminalCoach()
     problem = coach.problem(ruleset) if hints else ""
@@ -122,50 +158,58 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
             NashBot(seed=0).new_game(ruleset, 0)
         except ValueError as exc:  # TableFileError
             fail(f"--hints: {exc}", 1)
-    try:
-        fmt = MatchFormat.parse(match) if match else None
-    except MatchError as exc:
-        fail(str(exc))
+    return coach
+
+
+def _goofspiel_seats(ruleset, vs, hotseat: bool, auto: bool, seed, name: str, names):
+    """The seats in order: people (``--hotseat``, or you first) and the ``--vs`` bots, each
+    bot made and told the ruleset now (a bot that cannot play it is refused: exit 2, or 1 for
+    a damaged table)."""
+    # lazy: the game's screens load Pydantic records (~0.3 s); `cardtable --help` needs none of it
+    from cardtable.goofspiel.tui import Seat
+
     n = ruleset.players
-    bot_names = list(vs) if vs else (["heuristic", "random"] if auto else ["heuristic"])
-    seats: list[Seat] = []
     try:
         if hotseat:
             given = [x.strip() for x in names.split(",")] if names else []
             if names and len(given) != n:
                 fail(f"--names lists {len(given)} name(s) for {n} players")
-            seats = [Seat(given[i] if given else f"Player {i + 1}") for i in range(n)]
-        else:
-            humans = 0 if auto else 1
-            if len(bot_names) > n - humans:
-                fail(f"--vs names {len(bot_names)} bots but only {n - humans} seat(s) are free (use --players)")
-            labels = []
-            for i in range(n - humans):
-                bot_name = bot_names[min(i, len(bot_names) - 1)]
-                bot_seed = None if seed is None else f"{seed}-bot{i}"
-                spec = parse_bot_spec(bot_name)
-                bot = load_bot_spec("goofspiel", spec, seed=bot_seed)
-                bot.new_game(ruleset, i + humans)  # bots that cannot play this ruleset say so now
-                label = bot.name if ":" in spec.label or "=" in spec.label else spec.label
-                labels.append(label)
-                seats.append(Seat(label, bot))
-            for i, seat in enumerate(seats):  # number repeated bot names: heuristic-1, heuristic-2
-                if labels.count(seat.name) > 1:
-                    seat.name = f"{seat.name}-{labels[: i + 1].count(seat.name)}"
-            if not auto:
-                seats.insert(0, Seat(name))
+            return [Seat(given[i] if given else f"Player {i + 1}") for i in range(n)]
+        seats = _bot_seats(ruleset, vs, auto, seed)
+        if not auto:
+            seats.insert(0, Seat(name))
+        return seats
     except (UnknownBotError, BotSpecError) as exc:
         fail(str(exc))
     except ValueError as exc:  # a bot that cannot play this ruleset, or whose table is damaged (exit 1)
+        # lazy: the solver loads NumPy and Numba; only this error needs its table error class
         from cardtable.solver.table import TableFileError
 
         fail(str(exc), 1 if isinstance(exc, TableFileError) else 2)
-    check_names([s.name for s in seats])
-    for seat in seats:
-        note = getattr(seat.bot, "fallback_note", None) if seat.bot is not None else None
-        if note:
-            typer.echo(f"{seat.name}: {note}")
-    terminal = Terminal(hotseat=hotseat)
-    wait = delay if delay is not None else (0.6 if auto else 0.0)
-    raise typer.Exit(run(terminal, ruleset, seats, seed=seed, match=fmt, delay=wait, save=save, record_path=record,
-                         hints=hints, coach=coach))
+
+
+def _bot_seats(ruleset, vs, auto: bool, seed) -> list:
+    """The bots' seats (``heuristic`` by default; ``heuristic`` and ``random`` with ``--auto``),
+    repeated names numbered (heuristic-1, heuristic-2)."""
+    # lazy: the game's screens load Pydantic records (~0.3 s); `cardtable --help` needs none of it
+    from cardtable.goofspiel.tui import Seat
+
+    n = ruleset.players
+    bot_names = list(vs) if vs else (["heuristic", "random"] if auto else ["heuristic"])
+    humans = 0 if auto else 1
+    if len(bot_names) > n - humans:
+        fail(f"--vs names {len(bot_names)} bots but only {n - humans} seat(s) are free (use --players)")
+    seats, labels = [], []
+    for i in range(n - humans):
+        bot_name = bot_names[min(i, len(bot_names) - 1)]
+        bot_seed = None if seed is None else f"{seed}-bot{i}"
+        spec = parse_bot_spec(bot_name)
+        bot = load_bot_spec("goofspiel", spec, seed=bot_seed)
+        bot.new_game(ruleset, i + humans)  # bots that cannot play this ruleset say so now
+        label = bot.name if ":" in spec.label or "=" in spec.label else spec.label
+        labels.append(label)
+        seats.append(Seat(label, bot))
+    for i, seat in enumerate(seats):  # number repeated bot names: heuristic-1, heuristic-2
+        if labels.count(seat.name) > 1:
+            seat.name = f"{seat.name}-{labels[: i + 1].count(seat.name)}"
+    return seats
