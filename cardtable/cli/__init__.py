@@ -12,6 +12,8 @@ import importlib
 
 import typer
 
+from cardtable import __version__
+
 from .conventions import CardtableGroup, apply
 
 #: Command modules, in the order their commands appear in ``--help``.
@@ -42,8 +44,6 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
-        from cardtable import __version__
-
         typer.echo(f"cardtable {__version__}")
         raise typer.Exit()
 

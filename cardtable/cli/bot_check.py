@@ -6,6 +6,10 @@ import importlib
 from typing import Any, List, Optional
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from cardtable.platform.bot import BotSpecError, parse_bot_spec
 
 from .common import fail, shown
 
@@ -23,15 +27,11 @@ def register(app: typer.Typer) -> None:
 
         Plays games of every variant against the random bot and lists every violation;
         exit code 1 when anything is wrong, 2 for a bad command line."""
-        from rich.console import Console
-        from rich.table import Table
-
         console = Console()
         try:
             module = importlib.import_module(f"cardtable.{game}.botcheck")
         except ModuleNotFoundError:
             fail(f"no bot protocol for game {game!r}")
-        from cardtable.platform.bot import BotSpecError, parse_bot_spec
 
         if command.strip().startswith("cmd:") or "=cmd:" in command.split(" ", 1)[0]:
             try:  # the tournament's form, LABEL=cmd:COMMAND, names the same program

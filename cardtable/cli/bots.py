@@ -6,6 +6,8 @@ from typing import Optional
 
 import typer
 
+from cardtable.platform.bot import bot_class, bot_names
+
 from .common import fail
 
 GAMES = ("goofspiel", "golf")
@@ -22,8 +24,6 @@ def _default(value) -> str:
 def bots_text(game: str) -> str:
     """The listing of ``game``'s built-in bots: name and description, then one line per
     option (name, accepted values with unit, default, what it does)."""
-    from cardtable.platform.bot import bot_class, bot_names
-
     lines = [f"{game} bots (options: NAME:key=value,...; docs/bots.md)"]
     for name in bot_names(game):
         cls = bot_class(game, name)

@@ -10,6 +10,12 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+
+from cardtable.platform.files import FileTooLargeError, NotRegularFileError, read_regular_bytes
+from cardtable.platform.names import PlayerNameError, check_player_names
+from cardtable.platform.records import MAX_RECORD_CHARS
+from cardtable.platform.storage import FolderError, ensure_folder
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -18,8 +24,6 @@ def shown(text: object) -> str:
     """``text`` safe for the terminal: Rich markup escaped (``[/x]`` prints as written) and
     control and format characters written as escapes (``\\x1b``), so input quoted in a
     message can neither break the output nor move the cursor."""
-    from rich.markup import escape
-
     out = "".join(
         ch if unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp", "Cs") or ch == "\n"
         else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
@@ -58,6 +62,7 @@ def build_ruleset(
     Raises:
         typer.Exit: with a clear message for a bad rules file or an impossible combination.
     """
+    # lazy: the rules load hashlib, json and tomllib (~50 ms); `cardtable --help` needs none of them
     from cardtable.goofspiel import Ruleset, RulesetError
     from cardtable.goofspiel.ruleset import PRESETS, _parse_field
 
@@ -108,8 +113,6 @@ def check_names(names: list[str]) -> None:
     Raises:
         typer.Exit: with a one-line error.
     """
-    from cardtable.platform.names import PlayerNameError, check_player_names
-
     try:
         check_player_names(names)
     except PlayerNameError as exc:
@@ -123,8 +126,6 @@ def writable_folder(path: "Path | None", what: str, default=None) -> Path:
     Raises:
         typer.Exit: (code 2) with a one-line error when it cannot be a folder.
     """
-    from cardtable.platform.storage import FolderError, ensure_folder
-
     try:
         return ensure_folder(path, what) if path is not None else default()
     except FolderError as exc:
@@ -162,9 +163,6 @@ def read_record_file(path: Path) -> str:
             text, count as not UTF-8); (code 1, ``✗ PATH: not a game record``) a text that
             does not start like a record (a tag line ``[Name "value"]`` or JSON).
     """
-    from cardtable.platform.files import FileTooLargeError, NotRegularFileError, read_regular_bytes
-    from cardtable.platform.records import MAX_RECORD_CHARS
-
     if path.is_dir():
         fail(f"{path} is a folder, not a record file")
     try:

@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
         """
         text = read_record_file(file)
         if record_game(text) == "golf":
+            # lazy: Golf's records load Pydantic (~0.3 s); `cardtable --help` needs none of it
             from cardtable.golf.record import replay_text
 
             try:
@@ -31,6 +32,7 @@ def register(app: typer.Typer) -> None:
                 reject_record(file, exc)
             typer.echo(f"✓ {file}: {summary}")
             return
+        # lazy: records load Pydantic (~0.3 s); `cardtable --help` needs none of it
         from cardtable.goofspiel.record import RecordError, load_records, replay_match
 
         try:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
+import socket
 from pathlib import Path
 
 import typer
+
+from cardtable.platform.storage import home
 
 from .common import fail, writable_folder
 
@@ -31,6 +35,7 @@ def register(app: typer.Typer) -> None:
         games live in an embedded SQLite database and resume after a restart
         (docs/web.md).
         """
+        # lazy: the web server loads FastAPI and Uvicorn; `cardtable --help` must not
         import uvicorn
 
         from cardtable.web.app import create_app, server_options
@@ -44,7 +49,6 @@ def register(app: typer.Typer) -> None:
             limits = Limits().with_overrides(limit or [])
         except ValueError as exc:
             fail(str(exc))
-        from cardtable.platform.storage import home
 
         if db is not None:
             writable_folder(db.parent, f"--db {db}: the folder")
@@ -70,9 +74,6 @@ def _listen(host: str, port: int):
     Raises:
         typer.Exit: (code 2) the address is in use or cannot be used, with one line saying so.
     """
-    import errno
-    import socket
-
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:

@@ -3,10 +3,15 @@ each got and whether its files check (docs/solver.md, Listing the cache)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from cardtable.platform.storage import FolderError, cache_dir
 
 from .common import err_console, fail, shown
 
@@ -24,11 +29,8 @@ def register(app: typer.Typer) -> None:
         """List the tables in the cache: rules, objective, format, size, state, checksum, path.
 
         Exit code 1 when a table is damaged, 2 when the folder or an entry cannot be read."""
-        import json
-
-        from cardtable.platform.storage import FolderError, cache_dir
+        # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
         from cardtable.solver.catalog import DAMAGED, UNREADABLE, CacheFolderError, list_tables
-        from cardtable.solver.estimate import size_text
 
         if cache is None:
             try:
@@ -45,21 +47,7 @@ def register(app: typer.Typer) -> None:
         elif not found:
             typer.echo(f"no tables in {cache} (`cardtable solve` writes them there)")
         else:
-            from rich.console import Console
-            from rich.table import Table as RichTable
-
-            typer.echo(f"tables in {cache}")
-            view = RichTable()
-            for col in ("rules", "objective", "format", "size", "state", "checksum", "path (in the cache)"):
-                view.add_column(col, no_wrap=True, justify="right" if col == "size" else "left")
-            for t in found:
-                rs = t.ruleset
-                colour = {DAMAGED: "red", UNREADABLE: "red", "verified": "green"}.get(t.checksum)
-                check = f"[{colour}]{t.checksum}[/{colour}]" if colour else t.checksum
-                view.add_row(f"{rs.cards} cards, {rs.tie_rule} ties, {'high' if rs.high_ace else 'low'} ace",
-                             t.objective, str(t.table_format), size_text(t.size_bytes), t.state_text(),
-                             check, shown(t.path.name))
-            Console(width=max(200, Console().width)).print(view)  # rows unbroken, also in a pipe
+            _print_tables(cache, found)
         bad = [t for t in found if t.checksum in (DAMAGED, UNREADABLE)]
         for t in bad:
             what = t.problem if str(t.path) in (t.problem or "") else f"{t.path}: {t.problem}"
@@ -68,3 +56,23 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2)
         if bad:
             raise typer.Exit(1)
+
+
+def _print_tables(cache: Path, found: list) -> None:
+    """The listing as a table, one row per table, rows unbroken (also in a pipe)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver.catalog import DAMAGED, UNREADABLE
+    from cardtable.solver.estimate import size_text
+
+    typer.echo(f"tables in {cache}")
+    view = RichTable()
+    for col in ("rules", "objective", "format", "size", "state", "checksum", "path (in the cache)"):
+        view.add_column(col, no_wrap=True, justify="right" if col == "size" else "left")
+    for t in found:
+        rs = t.ruleset
+        colour = {DAMAGED: "red", UNREADABLE: "red", "verified": "green"}.get(t.checksum)
+        check = f"[{colour}]{t.checksum}[/{colour}]" if colour else t.checksum
+        view.add_row(f"{rs.cards} cards, {rs.tie_rule} ties, {'high' if rs.high_ace else 'low'} ace",
+                     t.objective, str(t.table_format), size_text(t.size_bytes), t.state_text(),
+                     check, shown(t.path.name))
+    Console(width=max(200, Console().width)).print(view)  # rows unbroken, also in a pipe

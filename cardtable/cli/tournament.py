@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import hashlib
+import tomllib
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from cardtable.platform.files import NotRegularFileError, check_regular_or_missing, read_regular_bytes
+from cardtable.platform.storage import home
 
 from .common import fail, shown, writable_folder
+from .progress import progress_bar
+
+if TYPE_CHECKING:  # the tournament module (SQLite) is imported by the command, not at start-up
+    from cardtable.platform.tournament import TournamentConfig
 
 #: The largest tournament configuration file read, in bytes (a real one is a few hundred).
 CONFIG_MAX_BYTES = 1 << 20
 
 
 def _load_config_file(path: Path) -> dict:
-    import tomllib
-
-    from cardtable.platform.files import read_regular_bytes
-
     try:
         data = tomllib.loads(read_regular_bytes(path, CONFIG_MAX_BYTES).decode("utf-8").removeprefix("\ufeff"))
     except OSError as exc:  # also a FIFO, device or socket (refused at once) and an oversized file
@@ -55,51 +63,13 @@ def register(app: typer.Typer) -> None:
         The standings give each bot's mean point difference with its 95% CI, wins, draws and
         losses, and OpenSkill ratings.
         """
-        import hashlib
-
-        from rich.console import Console
-
+        # lazy: the tournament module loads SQLite (~40 ms); `cardtable --help` needs none of it
         from cardtable.platform import tournament as T
-        from cardtable.platform.storage import home
 
-        from .progress import progress_bar
-
-        backends = ("process", "serial", "ray")
-        if backend not in backends:  # before anything is started or written
-            fail(f"--backend must be one of {', '.join(backends)}, not {backend!r}")
-        if workers < 1:
-            fail(f"--workers must be at least 1, not {workers}")
-        data = _load_config_file(config) if config else {}
-        specs = list(bots or []) or data.get("bots", [])
-        for key, value in (("ruleset", ruleset), ("games", games), ("seed", seed), ("time_ms", time_ms)):
-            if value is not None:
-                data[key] = value
-        try:
-            cfg = T.TournamentConfig(
-                bots=tuple(T.parse_bot_spec(s) for s in specs),
-                ruleset=data.get("ruleset", "standard"), games=data.get("games", 10),
-                seed=data.get("seed", 0), game=data.get("game", "goofspiel"), time_ms=data.get("time_ms", 1000),
-            )
-            T.validate(cfg)
-            T.check_backend(backend)
-        except T.TournamentError as exc:  # a bot's damaged table is a failed check (exit 1)
-            from cardtable.solver.table import TableFileError
-
-            fail(str(exc), 1 if isinstance(exc.__cause__, TableFileError) else 2)
-        if db is None:
-            digest = hashlib.sha256(cfg.key().encode()).hexdigest()[:12]
-            db = writable_folder(writable_folder(None, "", home) / "tournaments", "the tournaments folder") / f"{digest}.sqlite"
-        else:
-            writable_folder(db.parent, f"--db {db}: the folder")
+        cfg = _tournament_config(bots, config, ruleset, games, seed, time_ms, workers, backend)
+        db = _results_file(cfg, db)
         if report is not None:
-            from cardtable.platform.files import NotRegularFileError, check_regular_or_missing
-
-            writable_folder(report, "--report")
-            for name in ("standings.md", "standings.png"):  # before any game is played
-                try:
-                    check_regular_or_missing(report / name)
-                except NotRegularFileError as exc:
-                    fail(f"--report: {exc}; the report cannot be written there")
+            _check_report_folder(report)
         console = Console()
         console.print(f"results: {shown(db)}")
         try:
@@ -125,6 +95,58 @@ def register(app: typer.Typer) -> None:
             console.print("report: " + ", ".join(str(p) for p in paths))
 
 
+def _tournament_config(bots, config: Optional[Path], ruleset: Optional[str], games: Optional[int],
+                       seed: Optional[int], time_ms: Optional[int], workers: int, backend: str) -> TournamentConfig:
+    """The tournament of the command line over ``--config``'s file, checked before anything is
+    started or written (one line; exit 1 for a bot's damaged table, else 2)."""
+    # lazy: the tournament module loads SQLite (~40 ms); `cardtable --help` needs none of it
+    from cardtable.platform import tournament as T
+
+    backends = ("process", "serial", "ray")
+    if backend not in backends:  # before anything is started or written
+        fail(f"--backend must be one of {', '.join(backends)}, not {backend!r}")
+    if workers < 1:
+        fail(f"--workers must be at least 1, not {workers}")
+    data = _load_config_file(config) if config else {}
+    specs = list(bots or []) or data.get("bots", [])
+    for key, value in (("ruleset", ruleset), ("games", games), ("seed", seed), ("time_ms", time_ms)):
+        if value is not None:
+            data[key] = value
+    try:
+        cfg = T.TournamentConfig(
+            bots=tuple(T.parse_bot_spec(s) for s in specs),
+            ruleset=data.get("ruleset", "standard"), games=data.get("games", 10),
+            seed=data.get("seed", 0), game=data.get("game", "goofspiel"), time_ms=data.get("time_ms", 1000),
+        )
+        T.validate(cfg)
+        T.check_backend(backend)
+    except T.TournamentError as exc:  # a bot's damaged table is a failed check (exit 1)
+        # lazy: the solver loads NumPy and Numba; only this error needs its table error class
+        from cardtable.solver.table import TableFileError
+
+        fail(str(exc), 1 if isinstance(exc.__cause__, TableFileError) else 2)
+    return cfg
+
+
+def _results_file(cfg: TournamentConfig, db: Optional[Path]) -> Path:
+    """``--db``, its folder checked, or the configuration's own file under the tournaments folder."""
+    if db is None:
+        digest = hashlib.sha256(cfg.key().encode()).hexdigest()[:12]
+        return writable_folder(writable_folder(None, "", home) / "tournaments", "the tournaments folder") / f"{digest}.sqlite"
+    writable_folder(db.parent, f"--db {db}: the folder")
+    return db
+
+
+def _check_report_folder(report: Path) -> None:
+    """``--report``: a usable folder where both report files can be written, before any game is played."""
+    writable_folder(report, "--report")
+    for name in ("standings.md", "standings.png"):  # before any game is played
+        try:
+            check_regular_or_missing(report / name)
+        except NotRegularFileError as exc:
+            fail(f"--report: {exc}; the report cannot be written there")
+
+
 def _reuse_note(reused: int, earlier) -> str:
     """The line saying that ``reused`` stored games were not replayed, and which backends
     played them (``earlier``: the database's earlier runs, ``RunRecord``s)."""
@@ -138,9 +160,7 @@ def _reuse_note(reused: int, earlier) -> str:
 
 
 def _print_standings(console, st) -> None:
-    from rich import box
-    from rich.table import Table
-
+    # lazy: the tournament module loads SQLite (~40 ms); `cardtable --help` needs none of it
     from cardtable.platform.tournament import MIN_CI_DEALS, _fmt, ci_text
 
     def label_column(table, title: str, labels) -> None:  # whole labels: folded, never cut

@@ -24,6 +24,7 @@ def register(app: typer.Typer) -> None:
         """
         text = read_record_file(file)
         if record_game(text) == "golf":
+            # lazy: Golf's records load Pydantic (~0.3 s) and its checks the web package; `cardtable --help` needs neither
             from cardtable.golf.record import RecordError as GolfRecordError
             from cardtable.web.games.golf import verify_golf_text
 
@@ -35,6 +36,7 @@ def register(app: typer.Typer) -> None:
                 typer.echo(line)
             typer.echo(f"✓ {file}: seeds match their commitments and the deals")
             return
+        # lazy: records load Pydantic (~0.3 s) and the checks the web package; `cardtable --help` needs neither
         from cardtable.goofspiel.record import RecordError, load_records
         from cardtable.web.games.goofspiel import verify_records
 

@@ -39,10 +39,17 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import io
 import json
 import math
+import multiprocessing
+import multiprocessing.util
+import os
+import signal
 import sqlite3
+import threading
 import zlib
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
@@ -50,8 +57,11 @@ from typing import Any, Callable, Iterable, Sequence
 
 from cardtable.errors import CardtableError
 
-from .bot import BotSpec, BotSpecError, bot_option_names  # noqa: F401  (bot_option_names: public here too)
+from .bot import BotSpec, BotSpecError, bot_class, bot_option_names  # noqa: F401  (bot_option_names: public here too)
+from .bot import check_bot_options as check_options
 from .bot import parse_bot_spec as _parse_spec
+from .files import NotRegularFileError, check_regular_or_missing, write_regular_bytes
+from .protocol import die_with_parent
 
 
 class TournamentError(CardtableError, ValueError):
@@ -126,9 +136,6 @@ def check_bot_options(game: str, entry: BotEntry) -> None:
         TournamentError: an unknown bot (listing the bots) or an unknown option
             (``mcts: unknown option 'foo'; options: iterations, time_limit, ...``).
     """
-    from .bot import bot_class
-    from .bot import check_bot_options as check_options
-
     prefix = "" if entry.label.lower().startswith(entry.target) else f"bot {entry.label!r}: "
     try:
         cls = bot_class(game, entry.target)
@@ -285,12 +292,6 @@ def _worker_init(parent: int | None = None) -> None:
     """Start of a worker process: tied to its parent's life (killed with it, SIGKILL
     included), deaf to Ctrl-C (the parent handles it and stops the workers), and
     closing its program bots when it exits normally."""
-    import multiprocessing.util
-    import os
-    import signal
-
-    from .protocol import die_with_parent
-
     die_with_parent()
     if parent is not None and os.getppid() != parent:  # the parent died before we asked
         os._exit(1)
@@ -305,8 +306,6 @@ def _kill_programs_and_exit(signum, frame) -> None:
             bot.process.kill()
         except Exception:
             pass
-    import os
-
     os._exit(128 + signum)
 
 
@@ -373,8 +372,6 @@ def open_db(path: str | Path, config: TournamentConfig) -> sqlite3.Connection:
     Raises:
         TournamentError: the file holds a different tournament, or is not a database.
     """
-    from .files import NotRegularFileError, check_regular_or_missing
-
     path = Path(path)
     try:
         check_regular_or_missing(path)
@@ -500,11 +497,6 @@ def _run_processes(text: str, chunks, workers: int, store) -> None:
     the workers are terminated at once, their program bots die with them (parent-death
     signal), and a second Ctrl-C during that clean-up is ignored; workers die with this
     process even when it is killed with SIGKILL."""
-    import multiprocessing
-    import os
-    import signal
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
     ctx = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
                                initargs=(os.getpid(),))
@@ -528,8 +520,6 @@ def _run_processes(text: str, chunks, workers: int, store) -> None:
 
 
 def _main_thread() -> bool:
-    import threading
-
     return threading.current_thread() is threading.main_thread()
 
 
@@ -544,6 +534,7 @@ def check_backend(backend: str) -> None:
 
 
 def _run_ray(text: str, chunks, address: str | None, store) -> None:
+    # lazy: Ray is an optional extra (research), loaded only for --backend ray
     import ray
 
     if not ray.is_initialized():
@@ -589,6 +580,7 @@ class Line:
 
 def mean_ci95(values: Sequence[float]) -> tuple[float, float]:
     """Mean and half-width of Student's t 95% interval (``nan`` width for fewer than 2 values)."""
+    # lazy: SciPy takes ~0.3 s to load; only the standings need Student's t
     from scipy import stats
 
     n = len(values)
@@ -614,6 +606,7 @@ class Standings:
 
 def standings(config: TournamentConfig, db: str | Path) -> Standings:
     """Statistics of the games stored so far (see the module docstring)."""
+    # lazy: OpenSkill is only needed for the standings' ratings
     from openskill.models import PlackettLuce
 
     con = open_db(db, config)
@@ -712,14 +705,11 @@ def markdown_table(st: Standings) -> str:
 def write_report(st: Standings, directory: str | Path, title: str = "Tournament") -> list[Path]:
     """Write ``standings.md`` and ``standings.png`` (mean point difference with 95% CI
     per bot, Matplotlib) into ``directory``; returns the paths."""
+    # lazy: Matplotlib takes ~0.5 s to load; only the report draws
     import matplotlib
 
     matplotlib.use("Agg")
-    import io
-
-    import matplotlib.pyplot as plt
-
-    from .files import check_regular_or_missing, write_regular_bytes
+    import matplotlib.pyplot as plt  # lazy: after use("Agg"), so that no display is needed
 
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
