@@ -33,10 +33,12 @@ import json
 import operator
 import tomllib
 from dataclasses import asdict, dataclass, fields
+from difflib import get_close_matches
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
+from cardtable.platform.files import FileTooLargeError, read_regular_bytes
 from cardtable.platform.integers import is_whole
 from cardtable.platform.records import whole_number
 
@@ -232,8 +234,6 @@ class Ruleset:
             RulesetError: unreadable file (also a FIFO, device or socket: refused at once,
                 never waited on), too large, not UTF-8, bad syntax, unknown keys or invalid values.
         """
-        from cardtable.platform.files import FileTooLargeError, read_regular_bytes
-
         p = Path(path)
         try:
             text = read_regular_bytes(p, MAX_FILE).decode("utf-8")
@@ -397,7 +397,6 @@ def _parse_field(key: str, value: str) -> tuple[str, Any]:
 
 def _preset_fields(name: str) -> dict[str, Any]:
     if not isinstance(name, str) or name not in PRESETS:
-        from difflib import get_close_matches
 
         close = get_close_matches(name.lower(), PRESETS, n=1) if isinstance(name, str) and len(name) < 40 else []
         hint = f" (did you mean {close[0]!r}?)" if close else ""

@@ -35,6 +35,7 @@ import errno
 import io
 import os
 import stat
+import tempfile
 from pathlib import Path
 from typing import IO
 
@@ -106,6 +107,7 @@ def _open_fd(path: str | os.PathLike) -> int:
         if not stat.S_ISREG(mode):
             raise NotRegularFileError(path, file_kind(mode))
         if _NONBLOCK:
+            # lazy: fcntl exists on POSIX only, where _NONBLOCK is set
             import fcntl
 
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~_NONBLOCK)
@@ -181,8 +183,6 @@ def write_regular_bytes(path: str | os.PathLike, data: bytes) -> None:
         NotRegularFileError: ``path`` is a FIFO, a device, a socket or a folder.
         OSError: the folder cannot be written.
     """
-    import tempfile
-
     check_regular_or_missing(path)
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

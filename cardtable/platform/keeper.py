@@ -38,6 +38,7 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 def _prctl():
     try:
+        # lazy: inside the try: ctypes (and prctl) may be missing off Linux
         import ctypes
 
         return ctypes.CDLL(None, use_errno=True).prctl
@@ -150,6 +151,7 @@ def _exit_like(status: int | None, stop_signal: int | None) -> None:
     if os.WIFSIGNALED(status):  # end the way the program ended, without a core file
         signum = os.WTERMSIG(status)
         try:
+            # lazy: inside the try: resource exists on POSIX only
             import resource
 
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -39,6 +39,7 @@ reset and step).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -128,7 +129,6 @@ class GoofspielParallelEnv(ParallelEnv):
         self.state_space = spaces.Box(0.0, 1.0, shape=(state_size(self.ruleset),), dtype=np.float32)
 
     def _mask_getter(self, seat: int):
-        import weakref
         ref = weakref.ref(self)
 
         def mask() -> np.ndarray | None:

@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import linprog
 
-from cardtable.goofspiel import Ruleset, top_bidder
+from cardtable.goofspiel import Ruleset, prize_order_for, top_bidder
 
 #: A public state at the start of a round: own hands, pot (face-up prizes), face-down prizes.
 State = tuple[frozenset, frozenset, tuple, frozenset]
@@ -103,7 +103,6 @@ def _next_states(rs: Ruleset, h0: frozenset, h1: frozenset, carried: tuple, rema
 
 
 def _fixed_order(rs: Ruleset) -> tuple[int, ...]:
-    from cardtable.goofspiel import prize_order_for
 
     return tuple(prize_order_for(rs, None))
 

@@ -131,6 +131,7 @@ def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | 
     strength = np.array([rs.strength(c) for c in range(1, n + 1)], dtype=np.int64)
     value = np.array([rs.prize_value(c) for c in range(1, n + 1)], dtype=np.int64)
     if cheap:
+        # lazy: the Numba kernel loads Numba (~0.5 s, compiled on first use); only cheap policies need it
         from ._simulate_numba import play_cheap
 
         points = np.zeros((G, P), dtype=np.int64)
