@@ -52,7 +52,7 @@ def test_the_walk_finds_the_packages_errors():
     for name in ("cardtable.goofspiel.errors.GoofspielError", "cardtable.golf.errors.GolfError",
                  "cardtable.platform.bot.BotSpecError", "cardtable.platform.bot.UnknownBotError",
                  "cardtable.solver.tables.TableFileError", "cardtable.solver.layout.SolverError",
-                 "cardtable.web.rooms.QuotaError", "cardtable.web.games.base.SettingsError",
+                 "cardtable.web.errors.QuotaError", "cardtable.web.games.base.SettingsError",
                  "cardtable.research.extra.MissingExtraError", "cardtable.tui.terminal.QuitGame"):
         assert name in EXCEPTIONS
     assert len(EXCEPTIONS) >= 40
@@ -76,7 +76,7 @@ def test_every_public_error_derives_from_cardtable_error(name):
     ("cardtable.research.extra.MissingExtraError", ModuleNotFoundError),
     ("cardtable.solver.tables.TableFileError", ValueError),
     ("cardtable.solver.exploit.ImpossibleResult", RuntimeError),
-    ("cardtable.web.rooms.QuotaError", RuntimeError),
+    ("cardtable.web.errors.QuotaError", RuntimeError),
     ("cardtable.web.storage.StorageError", RuntimeError),
 ])
 def test_errors_keep_their_builtin_class(name, builtin):

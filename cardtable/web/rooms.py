@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
+from cardtable.errors import CardtableError
 from cardtable.platform.match import Match, MatchError, MatchFormat
 
 from .connection import Connection
@@ -107,7 +108,7 @@ class RoomRecord:
         return cls(row, store.seats(room_id), games, list(store.events(room_id)))
 
 
-class SlotError(LookupError):
+class SlotError(CardtableError, LookupError):
     """No finished game to show (``status`` 404: no such game; 409: not finished yet)."""
 
     def __init__(self, message: str, status: int) -> None:
