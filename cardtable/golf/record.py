@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Annotated, Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -447,8 +448,6 @@ def _play_through(record: GolfRecord, extra: Sequence[int]) -> GolfGame:
 def _fitting_extra(record: GolfRecord) -> tuple[int, ...] | None:
     """Another ``Extra`` value (0..3 cards per seat) under which every action of ``record``
     replays as recorded, or ``None``: used to blame a changed ``Extra`` tag, not a later card."""
-    from itertools import product
-
     top = min(3, max(max(record.extra_cards, default=0), record.ruleset.ender_extra_cards))
     for extra in product(range(top + 1), repeat=record.ruleset.players):
         if extra == tuple(record.extra_cards):

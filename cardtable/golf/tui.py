@@ -53,14 +53,14 @@ from cardtable.platform.storage import records_dir
 from cardtable.tui import ABANDONED, QuitGame, Terminal
 
 from .actions import Action, Snap, format_seat, parse_action
-from .cards import rank_name
+from .cards import card_rank, rank_name
 from .driver import Agent, play_game
 from .errors import ActionFormatError, GolfError
 from .narrate import describe_event, end_text, ender_note, plural, verdict
 from .record import GolfRecord, record_from_game, to_json, write_text
 from .ruleset import GolfRuleset
 from .state import Event, GolfGame
-from .views import GolfView, build_view
+from .views import GolfView, build_view, event_dict
 
 _SHORT = {"d": "draw", "x": "discard", "s": "swap", "p": "peek", "t": "steal"}
 _HELP_WORDS = ("help", "?", "h")
@@ -339,9 +339,6 @@ class GolfTable:
             self._at_keyboard = None
 
     def on_event(self, game: GolfGame, ev: Event) -> None:
-        from .cards import card_rank
-        from .views import event_dict
-
         viewer = self.humans[0] if len(self.humans) == 1 and not self.hotseat else None
         d = event_dict(ev, viewer if viewer is not None else -1)
         public = len(ev.seen_by) == game.players

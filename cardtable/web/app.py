@@ -39,6 +39,8 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from cardtable.platform.storage import home
+
 from . import analysis, api, explorer, pages, replay, ws
 from .coach import Analyses
 from .errors import cut_id
@@ -55,8 +57,6 @@ __all__ = ["STATIC", "BodyLimit", "create_app", "default_db_path", "server_optio
 
 def default_db_path() -> Path:
     """``$CARDTABLE_HOME/web.sqlite3`` (see :func:`cardtable.platform.storage.home`)."""
-    from cardtable.platform.storage import home
-
     return home() / "web.sqlite3"
 
 

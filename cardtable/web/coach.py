@@ -42,6 +42,9 @@ from typing import Any, Callable, NamedTuple
 
 from fastapi import Request
 
+from cardtable.strategy.coach import analysis, hint, points_table
+from cardtable.strategy.nash import NashBot
+
 from .errors import QuotaError
 from .limits import Bucket, Limits
 
@@ -209,8 +212,6 @@ def analyse_state(state: Any, names: list[str]) -> dict[str, Any]:
     Raises:
         UnsupportedRuleset: a ruleset outside the solver; TableFileError: a damaged table.
     """
-    from cardtable.strategy.coach import analysis, points_table
-
     game = state.game
     data = analysis(game, names, points_table(game.ruleset))
     data["hints"] = bool(getattr(state, "hints", False))
@@ -223,9 +224,6 @@ def hint_for(state: Any, seat: int) -> dict[str, Any]:
     Returns ``{"round", "strategy": {rank: probability}, "source", "exact"}``
     (:func:`cardtable.strategy.coach.hint`).
     """
-    from cardtable.strategy.coach import hint
-    from cardtable.strategy.nash import NashBot
-
     game = state.game
     key = (game.round, seat)
     cached = state.hint_cache.get(key)

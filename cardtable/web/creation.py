@@ -15,6 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from cardtable.platform.bot import UnknownBotError, bot_class
 from cardtable.platform.match import MatchError, MatchFormat
 from cardtable.platform.names import (
     PlayerNameError,
@@ -73,8 +74,6 @@ def plan_room(request: CreateRoom) -> RoomPlan:
 
 def _seat_bot(adapter: GameAdapter, seat: int, bot: str | None) -> str | None:
     """The seat's bot name, checked against the game's registry (``None``: a person)."""
-    from cardtable.platform.bot import UnknownBotError, bot_class
-
     if not bot:
         return None
     try:

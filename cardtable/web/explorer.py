@@ -30,6 +30,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, Response
 
 from cardtable.errors import CardtableError
+from cardtable.goofspiel import Ruleset
+from cardtable.strategy.coach import DEFAULT_LIMIT, SOURCE_WORDS, points_table
 
 from .paths import STATIC
 from .pooled import error, pooled
@@ -42,6 +44,7 @@ class TooBig(CardtableError, ValueError):
 
 
 def _cards(text: str, name: str, n: int) -> tuple[int, ...]:
+    # lazy: the solver loads NumPy and Numba; `cardtable serve` starts without them
     from cardtable.solver.position import parse_cards
 
     try:
@@ -58,7 +61,7 @@ def parse_position(cards: int, ties: Literal["carry", "discard"], ace: str, priz
     Raises:
         ValueError: unreadable cards; ImpossiblePosition: a position no game reaches.
     """
-    from cardtable.goofspiel import Ruleset
+    # lazy: the solver loads NumPy and Numba; `cardtable serve` starts without them
     from cardtable.solver.position import ImpossiblePosition, Position
 
     rs = Ruleset(cards=cards, tie_rule=ties, high_ace=ace == "high")
@@ -90,10 +93,9 @@ def explore_position(state: tuple) -> dict[str, Any]:
     Raises:
         TooBig: no source covers the position; ImpossiblePosition, UnsupportedRuleset, TableFileError.
     """
-    from cardtable.goofspiel import Ruleset
+    # lazy: the solver loads NumPy and Numba; the server starts without them (this runs in a worker)
     from cardtable.solver.analysis import RoundSources
-    from cardtable.solver.position import Position
-    from cardtable.strategy.coach import DEFAULT_LIMIT, SOURCE_WORDS, points_table
+    from cardtable.solver.position import Position  # lazy: as above
 
     cards, ties, high_ace, prizes, you, opp, pot, prize = state
     rs = Ruleset(cards=cards, tie_rule=ties, high_ace=high_ace)

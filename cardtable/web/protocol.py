@@ -33,6 +33,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from cardtable.errors import CardtableError
 
 from .limits import Bucket
@@ -120,8 +122,6 @@ def _protocol_error(text: str | bytes, exc: SchemaError, ref: Any) -> ProtocolEr
 
 
 def _peek_type(text: str | bytes) -> Any:
-    from pydantic import TypeAdapter
-
     try:
         return TypeAdapter(dict[str, Any]).validate_json(text).get("type")
     except Exception:

@@ -31,6 +31,7 @@ from pydantic import Field, TypeAdapter
 
 from cardtable.goofspiel.record import RecordError, load_records, replay, write_game
 from cardtable.goofspiel.state import Game
+from cardtable.strategy.coach import analysable
 
 from .coach import Finished
 from .errors import cut_id
@@ -71,6 +72,7 @@ def explorable(ruleset) -> bool:
 
 def explore_query(ruleset, view) -> str:
     """The explorer's query for the position of a bid round (seat 0 is "you")."""
+    # lazy: the solver loads NumPy and Numba; `cardtable serve` starts without them
     from cardtable.solver.position import position_from_view
 
     pos, prize = position_from_view(view)
@@ -92,8 +94,6 @@ def game_json(game: Game, players: list[str], number: int) -> dict[str, Any]:
         ``"hands"`` and ``"face_down"`` (before the round), ``"points_before"``, ``"points_after"``,
         ``"explore"`` (the explorer's query for that position, or ``None``)}``. Cards are face ranks.
     """
-    from cardtable.strategy.coach import analysable
-
     rs = game.ruleset
     step = Game(rs, prize_deck=game.initial_deck)
     rounds = []
@@ -169,8 +169,6 @@ async def replay_record(request: Request) -> Response:
 
 @router.post("/api/replay/analysis")
 async def replay_analysis(request: Request) -> Response:
-    from cardtable.strategy.coach import analysable
-
     try:
         body = _body(REPLAY_ANALYSIS, await request.body())
         games = read_record(body.record)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from cardtable.errors import CardtableError
+from cardtable.platform.files import NotRegularFileError, check_regular_or_missing, file_kind
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
@@ -178,8 +179,6 @@ class Store:
         self.path = str(path)
         try:
             if self.path != ":memory:":
-                from cardtable.platform.files import check_regular_or_missing
-
                 check_regular_or_missing(self.path)  # a FIFO, device, socket or folder, by name
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                 _private(Path(self.path))
@@ -419,8 +418,6 @@ class Store:
 def _private(path: Path) -> None:
     """Create ``path`` readable and writable by its owner only (0600), or make an
     existing file so; SQLite creates ``-wal`` and ``-shm`` with the database's mode."""
-    from cardtable.platform.files import NotRegularFileError, file_kind
-
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600)
     try:
         mode = os.fstat(fd).st_mode

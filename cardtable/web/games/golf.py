@@ -38,8 +38,10 @@ from cardtable.golf import GolfGame, GolfRuleset
 from cardtable.golf.actions import Discard, Draw, NoPass, Snap, action_from_dict, action_to_dict
 from cardtable.golf.cards import card_rank
 from cardtable.golf.errors import GolfError, IllegalAction, NotYourTurn, WrongPhase
+from cardtable.golf.record import RecordError, parse_text, record_from_game, replay_text, write_text
 from cardtable.golf.state import shuffled_deck
 from cardtable.golf.views import build_view
+from cardtable.platform.bot import bot_class, bot_names
 from cardtable.platform.fairness import seed_commitment
 
 from ..protocol import seat_label
@@ -154,8 +156,6 @@ class GolfAdapter(GameAdapter):
     page = "golf.html"
 
     def options(self) -> dict[str, Any]:
-        from cardtable.platform.bot import bot_class, bot_names
-
         bots = []
         for name in bot_names(self.name):
             try:
@@ -329,8 +329,6 @@ class GolfAdapter(GameAdapter):
     def record_text(
         self, states: Sequence[GolfState], players: Sequence[str], tags: Sequence[Sequence[tuple[str, str]]]
     ) -> str:
-        from cardtable.golf.record import record_from_game, write_text
-
         records = []
         for state, extra in zip(states, tags, strict=True):
             t = {"SeedCommit": self.commitment(state) or ""}
@@ -347,8 +345,6 @@ def verify_golf_text(text: str) -> list[str]:
     Raises:
         RecordError: the first failed check.
     """
-    from cardtable.golf.record import RecordError, parse_text, replay_text
-
     lines = []
     for i, rec in enumerate(parse_text(text), 1):
         commit = rec.tags.get("SeedCommit")

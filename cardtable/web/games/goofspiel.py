@@ -29,9 +29,18 @@ from pydantic import Field, StringConstraints, TypeAdapter
 
 from cardtable.goofspiel import PLAYER_SUITS, PRIZE_SUIT, Game, Ruleset, RulesetError, format_card
 from cardtable.goofspiel.errors import GoofspielError
+from cardtable.goofspiel.record import (
+    RecordError,
+    record_from_game,
+    replay_match,
+    revealed_prizes,
+    write_text,
+)
 from cardtable.goofspiel.ruleset import PRESETS
 from cardtable.goofspiel.state import PlayerView, RoundResult, prize_order_for
+from cardtable.platform.bot import bot_class, bot_names
 from cardtable.platform.fairness import seed_commitment
+from cardtable.strategy.coach import analysable
 
 from ..protocol import seat_label
 from ..schema import SchemaError, Strict, validate
@@ -126,8 +135,6 @@ class GoofspielAdapter(GameAdapter):
     # -- creation ---------------------------------------------------------------------
 
     def options(self) -> dict[str, Any]:
-        from cardtable.platform.bot import bot_class, bot_names
-
         bots = []
         for name in bot_names(self.name):
             try:
@@ -172,8 +179,6 @@ class GoofspielAdapter(GameAdapter):
         except (RulesetError, TypeError, ValueError) as exc:
             raise SettingsError(f"bad ruleset: {exc}"[:400]) from None
         if hints:
-            from cardtable.strategy.coach import analysable
-
             if not analysable(ruleset):
                 raise SettingsError("hints need a 2-player game with single-card bids and one prize at a time "
                                     "(the equilibrium is solved for those only)")
@@ -333,6 +338,7 @@ class GoofspielAdapter(GameAdapter):
             "hints": state.hints,
         }
         if state.hints and seat is not None and game.phase == "bid" and seat not in state.pending:
+            # lazy: web.coach loads FastAPI, which `cardtable verify` (verify_records, below) need not
             from ..coach import hint_for
 
             out["hint"] = hint_for(state, seat)
@@ -389,8 +395,6 @@ class GoofspielAdapter(GameAdapter):
     def record_text(
         self, states: Sequence[GoofspielState], players: Sequence[str], tags: Sequence[Sequence[tuple[str, str]]]
     ) -> str:
-        from cardtable.goofspiel.record import record_from_game, write_text
-
         records = []
         for state, extra in zip(states, tags, strict=True):
             extra = list(extra)
@@ -432,8 +436,6 @@ def verify_records(records: Sequence[Any]) -> list[str]:
     Raises:
         RecordError: the first failed check, naming the game.
     """
-    from cardtable.goofspiel.record import RecordError, replay_match, revealed_prizes
-
     lines = []
     for i, rec in enumerate(records, 1):
         rs = rec.ruleset
