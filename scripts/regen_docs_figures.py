@@ -103,7 +103,7 @@ def mcts_section(args) -> str:
         procs.append(subprocess.Popen([sys.executable, *cmd], cwd=ROOT, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True))
     parts = []
-    for cmd, proc in zip(cmds, procs):
+    for cmd, proc in zip(cmds, procs, strict=True):
         out, err = proc.communicate()
         if proc.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-2000:]}")

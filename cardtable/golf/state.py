@@ -198,7 +198,7 @@ class GolfGame:
         self.discard: list[int] = []
         first_peek_row = rs.rows - rs.peek_rows
         self.known: list[set[int]] = [
-            {c for c, r in zip(self.grids[p], self.slot_rows[p]) if r >= first_peek_row}  # type: ignore[misc]
+            {c for c, r in zip(self.grids[p], self.slot_rows[p], strict=True) if r >= first_peek_row}  # type: ignore[misc]
             for p in range(n)
         ]
         self.phase: Phase = "draw"

@@ -627,7 +627,8 @@ def from_json(text: str) -> list[GameRecord]:
     for i, g in enumerate(data.games):
         source = JsonSource(shared, text, i)
 
-        def fail(message: str, path: tuple = ()) -> RecordError:
+        # this game's number and source bound as defaults (the closure is used within this iteration)
+        def fail(message: str, path: tuple = (), *, i: int = i, source: JsonSource = source) -> RecordError:
             return RecordError(f"game {i + 1}: {message}", source.line(path))
 
         try:

@@ -373,7 +373,6 @@ class Game:
             CardNotInHand: a card that is not a card of this game.
             CardAlreadySpent: a card bid in an earlier round.
         """
-        rs = self.ruleset
         if self._two_single and self.phase == "bid" and bids.__class__ in (list, tuple) and len(bids) == 2:
             # fast path for the classic game (2 players, one card, one prize at a time)
             a, b = bids

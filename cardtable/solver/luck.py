@@ -59,7 +59,7 @@ def adjusted_difference(game: Game, approx: CarryApproximation,
     rs = game.ruleset
     replay = Game(rs, prize_deck=game.initial_deck)
     luck = 0.0
-    for r, (x, y) in zip(game.history, mixes):
+    for r, (x, y) in zip(game.history, mixes, strict=True):
         pos, prize = position_from_view(replay.view(0))
         pos = Position(pos.prizes, pos.hands, pos.pot, 0)
         for seat, mix in ((0, x), (1, y)):
@@ -90,7 +90,7 @@ def _check_inputs(game: Game, approx: CarryApproximation, mixes) -> None:
         raise ValueError(f"mixes must be a sequence of (x, y) pairs, not {type(mixes).__name__}")
     if len(mixes) != len(game.history):
         raise ValueError(f"{len(mixes)} mixes for {len(game.history)} rounds")
-    for r, pair in zip(game.history, mixes):
+    for r, pair in zip(game.history, mixes, strict=True):
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise ValueError(f"round {r.number}: a mix entry is an (x, y) pair, not {pair!r:.60}")
 

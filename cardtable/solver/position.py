@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable
 
-from cardtable.goofspiel import Ruleset
-
 from cardtable.errors import CardtableError
+from cardtable.goofspiel import Ruleset
 
 Objective = str  # "points" | "win"
 OBJECTIVES = ("points", "win")

@@ -161,7 +161,7 @@ def test_serve_refuses_a_special_database_and_never_changes_its_mode(special, ki
 
 
 def test_the_web_storage_never_chmods_a_fifo(tmp_path):
-    from cardtable.web.storage import Store, StorageError
+    from cardtable.web.storage import StorageError, Store
 
     fifo = tmp_path / "db"
     os.mkfifo(fifo, 0o644)

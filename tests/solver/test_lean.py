@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 from cardtable.goofspiel import Ruleset
-from cardtable.solver import Position, TableFileError, load_table, solve, write_table
-from cardtable.solver import kernel
+from cardtable.solver import Position, TableFileError, kernel, load_table, solve, write_table
 from cardtable.solver.estimate import estimate_solve
 from cardtable.solver.layers import LayerBackend, folder_name, lean_layout, open_layered, solve_layered
 from cardtable.solver.lean import U32, float32_bound, solve_chunk

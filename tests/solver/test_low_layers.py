@@ -188,7 +188,6 @@ def test_analysis_plays_exact_where_the_bot_does_and_matches_the_bot(tmp_path):
     from cardtable.strategy.nash import NashBot
     from cardtable.platform.bot import load_bot
     from cardtable.solver.analysis import analyze_game
-    from cardtable.solver.position import position_from_view
 
     rs = Ruleset(cards=10, tie_rule="carry")
     game = Game(rs, seed=11)
@@ -204,7 +203,7 @@ def test_analysis_plays_exact_where_the_bot_does_and_matches_the_bot(tmp_path):
     # 10 cards: one approximate round, then exact from 9 cards left (low layers 1..6 in memory)
     assert [r.source for r in rounds[:3]] == ["approximation", "subgame", "subgame"]
     assert [s for _, s in mixes[:3]] == ["approximation", "subgame", "subgame"]
-    for r, (mix, _) in zip(rounds, mixes):  # the coach shows the mixes the bot plays
+    for r, (mix, _) in zip(rounds, mixes, strict=True):  # the coach shows the mixes the bot plays
         got = {c: p for c, p in r.strategy.a.items() if p > 1e-9}
         assert got == pytest.approx({c: p for c, p in mix.items() if p > 1e-9}, abs=1e-6)
 

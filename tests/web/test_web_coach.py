@@ -162,7 +162,7 @@ def _cli_rows(path, home):
                          text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    head = next(i for i, l in enumerate(lines) if "equilibrium 1" in l and l.lstrip().startswith("rnd"))
+    head = next(i for i, ln in enumerate(lines) if "equilibrium 1" in ln and ln.lstrip().startswith("rnd"))
     h = lines[head]
     at = {name: h.index(name) for name in ("prize", "bid 1", "bid 2", "equilibrium 1", "equilibrium 2")}
     rows = {}
@@ -179,8 +179,8 @@ def _cli_rows(path, home):
         rows[int(rnd)] = [rnd, prize, pot, line[at["bid 1"]:at["bid 2"]].strip(),
                           line[at["bid 2"]:at["equilibrium 1"]].strip(),
                           line[at["equilibrium 1"]:at["equilibrium 2"]].strip(), " ".join(eq2), *tail[:3]]
-    totals = next(l for l in lines if "given up versus equilibrium" in l)
-    source = next(l for l in lines if "; source: " in l).split("; source: ")[1].strip()
+    totals = next(ln for ln in lines if "given up versus equilibrium" in ln)
+    source = next(ln for ln in lines if "; source: " in ln).split("; source: ")[1].strip()
     return rows, totals, source
 
 
