@@ -182,34 +182,16 @@ class GoofspielParallelEnv(ParallelEnv):
         game = self.game
         if game is None or not self.agents:
             raise RuntimeError("call reset() before step(); the episode is over")
-        missing = [a for a in self.agents if a not in actions]
-        unknown = [str(a) for a in actions if a not in self.agents]
-        if missing or unknown:
-            raise ValueError(f"one action per live agent: missing {missing}, unknown {unknown}")
-        chosen = {seat: check_in_space(self._act_spaces[a], actions[a], a)
-                  for seat, a in enumerate(self.possible_agents)}
-        offenders = [a for seat, a in enumerate(self.possible_agents) if not self.legal_mask(seat)[chosen[seat]]]
-        if offenders and self.illegal_action == "raise":
-            raise IllegalActionError("; ".join(
-                self._illegal_text(a, chosen[self.possible_agents.index(a)]) for a in offenders))
+        chosen = self._checked_actions(actions)
+        offenders = self._offenders(chosen)
         if offenders:
             return self._penalise(offenders)
         points_before = game.points
-        if game.phase == "bid":
-            game.play([self._decode_bid(chosen[s]) for s in range(self.ruleset.players)])
-        else:
-            chooser = game.chooser
-            assert chooser is not None  # the choose phase
-            game.choose(chooser, self._decode_choice(chosen[chooser]))
+        self._advance(game, chosen)
         self.cycles += 1
         over = game.is_over
         truncated = not over and self.max_cycles is not None and self.cycles >= self.max_cycles
-        if self.reward_kind == "points":
-            rewards = [float(a - b) for a, b in zip(game.points, points_before, strict=True)]
-        elif over:
-            rewards = [float(d) for d in game.result().point_difference]
-        else:
-            rewards = [0.0] * self.ruleset.players
+        rewards = self._rewards(game, points_before, over)
         agents = self.agents
         if over or truncated:
             self.agents = []
@@ -217,13 +199,60 @@ class GoofspielParallelEnv(ParallelEnv):
         rew = {a: rewards[i] for i, a in enumerate(self.possible_agents)}
         term = {a: over for a in agents}
         trunc = {a: truncated for a in agents}
+        infos = self._step_infos(game, agents, over)
+        if self.render_mode == "human":
+            self.render()
+        return obs, rew, term, trunc, infos
+
+    def _checked_actions(self, actions: dict[str, Any]) -> dict[int, int]:
+        """Each seat's action, checked for one per live agent and inside its space.
+
+        Raises:
+            ValueError: a missing or unknown agent; ``ActionSpaceError``: an action outside its space.
+        """
+        missing = [a for a in self.agents if a not in actions]
+        unknown = [str(a) for a in actions if a not in self.agents]
+        if missing or unknown:
+            raise ValueError(f"one action per live agent: missing {missing}, unknown {unknown}")
+        return {seat: check_in_space(self._act_spaces[a], actions[a], a)
+                for seat, a in enumerate(self.possible_agents)}
+
+    def _offenders(self, chosen: dict[int, int]) -> list[str]:
+        """The agents whose action is illegal now.
+
+        Raises:
+            IllegalActionError: any, under ``illegal_action="raise"``.
+        """
+        offenders = [a for seat, a in enumerate(self.possible_agents) if not self.legal_mask(seat)[chosen[seat]]]
+        if offenders and self.illegal_action == "raise":
+            raise IllegalActionError("; ".join(
+                self._illegal_text(a, chosen[self.possible_agents.index(a)]) for a in offenders))
+        return offenders
+
+    def _advance(self, game: Game, chosen: dict[int, int]) -> None:
+        """Play one cycle: every seat's bid, or the chooser's prize."""
+        if game.phase == "bid":
+            game.play([self._decode_bid(chosen[s]) for s in range(self.ruleset.players)])
+            return
+        chooser = game.chooser
+        assert chooser is not None  # the choose phase
+        game.choose(chooser, self._decode_choice(chosen[chooser]))
+
+    def _rewards(self, game: Game, points_before: tuple[int, ...], over: bool) -> list[float]:
+        """Each seat's reward for the cycle just played (see ``reward=`` in the module docstring)."""
+        if self.reward_kind == "points":
+            return [float(a - b) for a, b in zip(game.points, points_before, strict=True)]
+        if over:
+            return [float(d) for d in game.result().point_difference]
+        return [0.0] * self.ruleset.players
+
+    def _step_infos(self, game: Game, agents: list[str], over: bool) -> dict[str, dict[str, Any]]:
+        """The ``infos`` of a step: each agent's phase, and its result once the game is over."""
         infos: dict[str, dict[str, Any]] = {a: {"phase": game.phase} for a in agents}
         if over:
             for i, a in enumerate(self.possible_agents):
                 infos[a]["result"] = game.result().outcomes[i]
-        if self.render_mode == "human":
-            self.render()
-        return obs, rew, term, trunc, infos
+        return infos
 
     def _illegal_text(self, agent: str, action: int) -> str:
         kind, value = decode_action(self.ruleset, action)
@@ -352,28 +381,36 @@ class GoofspielAECEnv(AECEnv):
         if not legal and self._par.illegal_action == "raise":
             raise IllegalActionError(self._par._illegal_text(agent, a))
         self._cumulative_rewards[agent] = 0.0
-        if not legal:
-            self.rewards = {x: (self._par.illegal_reward if x == agent else 0.0) for x in self.agents}
-            self.terminations = {x: True for x in self.agents}
-            for x in self.agents:
-                self.infos[x] = {"phase": self._par._live().phase, "illegal_action": [agent]}
-            self._par.agents = []
-            self._sent = {}
-            if self.render_mode == "human":
-                self._par.render()
+        if legal:
+            self._send(agent, a)
         else:
-            self._sent[agent] = a
-            if len(self._sent) == len(self.agents):
-                _, rew, term, trunc, infos = self._par.step(self._sent)
-                self._sent = {}
-                self.rewards = {x: rew[x] for x in self.agents}
-                self.terminations = {x: term[x] for x in self.agents}
-                self.truncations = {x: trunc[x] for x in self.agents}
-                self.infos = {x: infos[x] for x in self.agents}
-            else:
-                self._clear_rewards()
+            self._end_illegal(agent)
         self.agent_selection = self._agent_selector.next()
         self._accumulate_rewards()
+
+    def _end_illegal(self, agent: str) -> None:
+        """End the episode at ``agent``'s illegal action: ``illegal_reward`` to it, 0 to the rest."""
+        self.rewards = {x: (self._par.illegal_reward if x == agent else 0.0) for x in self.agents}
+        self.terminations = {x: True for x in self.agents}
+        for x in self.agents:
+            self.infos[x] = {"phase": self._par._live().phase, "illegal_action": [agent]}
+        self._par.agents = []
+        self._sent = {}
+        if self.render_mode == "human":
+            self._par.render()
+
+    def _send(self, agent: str, action: int) -> None:
+        """Keep ``agent``'s legal action; play the cycle once every live agent has acted."""
+        self._sent[agent] = action
+        if len(self._sent) < len(self.agents):
+            self._clear_rewards()
+            return
+        _, rew, term, trunc, infos = self._par.step(self._sent)
+        self._sent = {}
+        self.rewards = {x: rew[x] for x in self.agents}
+        self.terminations = {x: term[x] for x in self.agents}
+        self.truncations = {x: trunc[x] for x in self.agents}
+        self.infos = {x: infos[x] for x in self.agents}
 
     def render(self) -> str | None:
         return self._par.render()
