@@ -302,6 +302,16 @@ def test_replay_board_steps_a_pasted_record_by_keyboard_and_links_a_round(browse
     # the analysis of round 3 beside it
     page.wait_for_selector("#expdiff")
     assert "Anna minus Ben" in page.inner_text("#expdiff")
+    # the coach's sentence of round 3 for each player, the server's words (as on the analysis page)
+    words = httpx.post(server.url + "/api/replay/analysis", json={"record": RECORD, "game": 1}).json()["rounds"][2]["words"]
+    assert len(words) == 2 and all(words)
+    shown = [page.inner_text(f'#roundwords p[data-seat="{s}"]') for s in (0, 1)]
+    assert shown == [f"Anna: {words[0]}", f"Ben: {words[1]}"]
+    page.keyboard.press("ArrowRight")  # the next round's sentences replace them
+    page.wait_for_selector('body[data-round="4"]')
+    assert page.inner_text('#roundwords p[data-seat="0"]') != shown[0]
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector('body[data-round="3"]')
     assert "explorer?cards=5" in page.get_attribute("#explore", "href")
     link = page.url
     assert "round=3" in link and "rec=" in link

@@ -43,10 +43,14 @@
     $("sources").replaceChildren(...Object.entries(data.sources).map(([k, v]) => el("div", { text: `${k}: ${v}` })));
   }
 
-  // The running expected point difference, drawn as a line over the rounds (SVG, no library)
+  // The running expected point difference, drawn as a line over the rounds (SVG, no library). The viewBox is
+  // the chart's width on the screen in CSS pixels, so that its labels keep their CSS size on a phone (a
+  // fixed 640-unit viewBox shrank them to about 6 px at 390 px); a resize draws it again.
   function chart(data) {
     const svg = $("chart"), NS = "http://www.w3.org/2000/svg";
-    const W = 640, H = 240, L = 44, R = 12, T = 12, B = 26;
+    const shown = Math.floor(svg.getBoundingClientRect().width);
+    const W = shown > 0 ? Math.max(shown, 240) : 640, H = 240, L = 50, R = 12, T = 12, B = 26;
+    svg.dataset.width = W;
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     const pts = [];
     if (data.start !== null) pts.push({ x: 0, v: data.start, label: "start" });
@@ -65,8 +69,8 @@
     };
     const parts = [node("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
                    node("line", { class: "zero", x1: L, y1: Y(0), x2: W - R, y2: Y(0) })];
-    for (const v of [top / 1.1, 0, -top / 1.1]) parts.push(node("text", { x: 4, y: Y(v) + 4 }, signed(v)));
-    for (let x = 1; x <= last; x++) parts.push(node("text", { x: X(x) - 4, y: H - 8 }, String(x)));
+    for (const v of [top / 1.1, 0, -top / 1.1]) parts.push(node("text", { class: "tick", x: 4, y: Y(v) + 4 }, signed(v)));
+    for (let x = 1; x <= last; x++) parts.push(node("text", { class: "tick", x: X(x), y: H - 8, "text-anchor": "middle" }, String(x)));
     const solved = pts.filter((p) => p.v !== null);
     if (solved.length > 1) parts.push(node("polyline", { class: "line", points: solved.map((p) => `${X(p.x)},${Y(p.v)}`).join(" ") }));
     for (const p of pts) {
@@ -111,6 +115,12 @@
     words(data);
     table(data);
     chart(data);
+    let width = $("chart").dataset.width;
+    window.addEventListener("resize", () => {
+      if (Math.floor($("chart").getBoundingClientRect().width) === Number(width)) return;
+      chart(data);
+      width = $("chart").dataset.width;
+    });
     document.body.dataset.state = "ready";
   }
   load();

@@ -207,6 +207,10 @@
       el("table", { id: "eqtable" }, el("caption", { class: "sr-only", text: `equilibrium in round ${at}` }),
         el("thead", {}, el("tr", {}, ...["Player", "Bid (its probability)", "Equilibrium mix", "Points given up"].map((h) => el("th", { scope: "col", text: h })))),
         el("tbody", {}, ...rows)),
+      // the coach in words: the server's sentence for each player (cardtable.strategy.coach.round_words, as on the
+      // analysis page and in `cardtable analyze --words`); none is made here
+      el("div", { id: "roundwords", class: "coachwords" }, ...(r.words || []).map((w, s) => el("p", { "data-seat": s },
+        el("strong", { text: `${g.players[s]}: ` }), w))),
       el("p", { id: "expdiff", text: `Expected point difference (${g.players[0]} minus ${g.players[1]}): ${signed(r.expected_before)} before the round, ${signed(r.expected_after)} after it.` }),
       el("p", { class: "mini", text: `Source: ${r.source} (${(data.sources || {})[r.source] || ""}).` }),
       el("p", { class: "mini", text: `Points given up over the game: ${g.players[0]} ${fixed(data.given_up[0], 3)}, ${g.players[1]} ${fixed(data.given_up[1], 3)}.` }));
