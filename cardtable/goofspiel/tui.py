@@ -323,6 +323,7 @@ class GoofspielTable:
                     self._show_reveal(game, result)
                 else:
                     chooser = game.chooser
+                    assert chooser is not None  # the choose phase
                     seat = self.seats[chooser]
                     prize = seat.bot.act(game.view(chooser)) if seat.bot else self._human_choice(game, chooser)
                     done = game.choose(chooser, prize)
@@ -345,8 +346,8 @@ class GoofspielTable:
             self.console.print(line)
             return
         line = Text(f"Round {result.number}: ", style="bold") + round_text(result, self.seats, self.ruleset, self.you)
-        sources = [f"{seat.name} bid from its {seat.bot.last_source_text}"  # e.g. the nash bot's source
-                   for seat in self.seats if getattr(seat.bot, "last_source_text", "")]
+        sources = [f"{seat.name} bid from its {text}"  # e.g. the nash bot's source
+                   for seat in self.seats if (text := getattr(seat.bot, "last_source_text", ""))]
         if sources:
             line.append(f"   ({'; '.join(sources)})", style="dim")
         self.console.print(line)
