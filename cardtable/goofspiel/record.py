@@ -395,6 +395,78 @@ def _parse_players(value: str, line: int) -> tuple[str, ...]:
         raise RecordError(f"Players tag: {exc}", line) from None
 
 
+def _read_tag(line: str, number: int, tags: dict[str, str], tag_lines: dict[str, int],
+              extra: list[tuple[str, str]]) -> Ruleset | None:
+    """Record one tag line in ``tags`` (the special tags) or ``extra`` (the free ones).
+
+    Returns:
+        the ruleset when the tag is ``Rules``, else ``None``.
+
+    Raises:
+        RecordError: a malformed or repeated tag, a bad value, too many free tags, bad rules.
+    """
+    name, value = parse_tag(line, number, _error)
+    if name in tag_lines:
+        raise RecordError(f"tag {name} appears twice", number)
+    tag_lines[name] = number
+    if name in _SPECIAL_TAGS:
+        tags[name] = value
+        if name == "Seed" and tag_value_problem(name, value):
+            raise RecordError(str(tag_value_problem(name, value)), number)
+    else:
+        if len(extra) == MAX_TAGS:
+            raise RecordError(f"more than {MAX_TAGS} free tags in one game", number)
+        problem = tag_value_problem(name, value) or _tag_value_problem(name, value)
+        if problem:
+            raise RecordError(problem, number)
+        extra.append((name, value))
+    if name != "Rules":
+        return None
+    try:
+        return Ruleset.parse(value)
+    except RulesetError as exc:
+        raise RecordError(f"bad Rules tag: {exc}", number) from None
+
+
+def _round_ruleset(ruleset: Ruleset | None, tags: dict[str, str], number: int) -> Ruleset:
+    """The ruleset a round line on line ``number`` is read under; the tags it needs must come first."""
+    if ruleset is None:
+        raise RecordError("round line before the Rules tag", number)
+    if not tags.get("Players"):
+        raise RecordError("round line before the Players tag", number)
+    return ruleset
+
+
+def _game_ruleset(ruleset: Ruleset | None, tags: dict[str, str], tag_lines: dict[str, int], first_line: int) -> Ruleset:
+    """The game's ruleset once every line is read: the Game, Rules and Players tags checked."""
+    if tags.get("Game", GAME_TAG) != GAME_TAG:
+        raise RecordError(f"not a Goofspiel record (Game tag {short(tags['Game'])})", tag_lines["Game"])
+    if ruleset is None:
+        raise RecordError("missing Rules tag", first_line)
+    if "Players" not in tags:
+        raise RecordError("missing Players tag", first_line)
+    return ruleset
+
+
+def _parse_scores(text: str, line: int, rs: Ruleset) -> tuple[int, ...]:
+    """The Scores tag's value: one whole number per player."""
+    parsed = [whole_number(x) for x in text.split()]
+    if None in parsed:
+        raise RecordError(f"bad Scores tag {short(text)}: whole numbers expected", line)
+    scores = tuple(x for x in parsed if x is not None)  # None is not in parsed
+    if len(scores) != rs.players:
+        raise RecordError("Scores tag needs one score per player", line)
+    return scores
+
+
+def _parse_result(text: str, line: int, rs: Ruleset) -> tuple[str, ...]:
+    """The Result tag's value: one of win/draw/loss per player."""
+    result = tuple(text.split())
+    if len(result) != rs.players or not set(result) <= {"win", "draw", "loss"}:
+        raise RecordError(f"bad Result tag {short(text)}: one of win/draw/loss per player", line)
+    return result
+
+
 def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
     tags: dict[str, str] = {}
     tag_lines: dict[str, int] = {}
@@ -402,62 +474,23 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
     rounds: list[RoundLine] = []
     numbers: list[int] = []
     ruleset: Ruleset | None = None
-    first_line = lines[0][0]
     for number, line in lines:
         if line.startswith("["):
             if rounds:
                 raise RecordError("tag line after the round lines", number)
-            name, value = parse_tag(line, number, _error)
-            if name in tag_lines:
-                raise RecordError(f"tag {name} appears twice", number)
-            tag_lines[name] = number
-            if name in _SPECIAL_TAGS:
-                tags[name] = value
-                if name == "Seed" and tag_value_problem(name, value):
-                    raise RecordError(str(tag_value_problem(name, value)), number)
-            else:
-                if len(extra) == MAX_TAGS:
-                    raise RecordError(f"more than {MAX_TAGS} free tags in one game", number)
-                problem = tag_value_problem(name, value) or _tag_value_problem(name, value)
-                if problem:
-                    raise RecordError(problem, number)
-                extra.append((name, value))
-            if name == "Rules":
-                try:
-                    ruleset = Ruleset.parse(value)
-                except RulesetError as exc:
-                    raise RecordError(f"bad Rules tag: {exc}", number) from None
+            parsed = _read_tag(line, number, tags, tag_lines, extra)
+            ruleset = ruleset if parsed is None else parsed
             continue
-        if ruleset is None:
-            raise RecordError("round line before the Rules tag", number)
-        if not tags.get("Players"):
-            raise RecordError("round line before the Players tag", number)
-        rounds.append(_parse_round(line, number, len(rounds) + 1, ruleset))
+        rounds.append(_parse_round(line, number, len(rounds) + 1, _round_ruleset(ruleset, tags, number)))
         numbers.append(number)
-    if tags.get("Game", GAME_TAG) != GAME_TAG:
-        raise RecordError(f"not a Goofspiel record (Game tag {short(tags['Game'])})", tag_lines["Game"])
-    if ruleset is None:
-        raise RecordError("missing Rules tag", first_line)
-    if "Players" not in tags:
-        raise RecordError("missing Players tag", first_line)
+    ruleset = _game_ruleset(ruleset, tags, tag_lines, lines[0][0])
     players = _parse_players(tags["Players"], tag_lines["Players"])
     if len(players) != ruleset.players:
         raise RecordError(
             f"Players tag names {len(players)} player(s); the rules have {ruleset.players}", tag_lines["Players"]
         )
-    scores: tuple[int, ...] | None = None
-    result: tuple[str, ...] | None = None
-    if "Scores" in tags:
-        parsed = [whole_number(x) for x in tags["Scores"].split()]
-        if None in parsed:
-            raise RecordError(f"bad Scores tag {short(tags['Scores'])}: whole numbers expected", tag_lines["Scores"])
-        scores = tuple(x for x in parsed if x is not None)  # None is not in parsed
-        if len(scores) != ruleset.players:
-            raise RecordError("Scores tag needs one score per player", tag_lines["Scores"])
-    if "Result" in tags:
-        result = tuple(tags["Result"].split())
-        if len(result) != ruleset.players or not set(result) <= {"win", "draw", "loss"}:
-            raise RecordError(f"bad Result tag {short(tags['Result'])}: one of win/draw/loss per player", tag_lines["Result"])
+    scores = _parse_scores(tags["Scores"], tag_lines["Scores"], ruleset) if "Scores" in tags else None
+    result = _parse_result(tags["Result"], tag_lines["Result"], ruleset) if "Result" in tags else None
     return GameRecord(
         ruleset=ruleset,
         players=players,
@@ -481,6 +514,46 @@ def _parse_prize(token: str, rs: Ruleset, number: int) -> int:
         raise RecordError(str(exc), number) from None
 
 
+def _parse_bid(token: str, seat: int, rs: Ruleset, number: int) -> tuple[int, ...]:
+    """One seat's bid token (cards joined by ``+``), sorted."""
+    cards = []
+    for part in token.split("+"):
+        try:
+            cards.append(parse_card(part, rs.cards, PLAYER_SUITS[seat]))
+        except CardError as exc:
+            raise RecordError(f"player {seat + 1}'s bid: {exc}", number) from None
+    return tuple(sorted(cards))
+
+
+def _parse_takes(outcome: list[str], rs: Ruleset, number: int) -> tuple[tuple[int, int], ...]:
+    """An open-prize round's takes, ``SEAT:PRIZE`` tokens, as (seat from 0, prize) pairs."""
+    taken = []
+    for token in outcome:
+        seat_text, sep, prize_text = token.partition(":")
+        taker = whole_number(seat_text, max_digits=1)
+        if not sep or taker is None or not 1 <= taker <= rs.players:
+            raise RecordError(f"bad take {short(token)}; expected SEAT:PRIZE such as 2:K♦", number)
+        taken.append((taker - 1, _parse_prize(prize_text, rs, number)))
+    return tuple(taken)
+
+
+def _parse_one_prize_outcome(outcome_text: str, prizes: tuple[int, ...], bids: tuple[tuple[int, ...], ...],
+                             rs: Ruleset, number: int) -> RoundLine:
+    """The round of a one-prize game: ``tie FATE`` or ``SEAT +POINTS``."""
+    outcome = outcome_text.split()
+    if outcome[0] == "tie":
+        if len(outcome) != 2 or outcome[1] not in ("carried", "discarded", "unowned"):
+            raise RecordError(f"bad tie outcome {short(outcome_text.strip())}; expected 'tie carried|discarded|unowned'", number)
+        return RoundLine(prizes, bids, tie=outcome[1])
+    if len(outcome) == 2 and outcome[1].startswith("+"):
+        winner, points = whole_number(outcome[0], max_digits=1), whole_number(outcome[1][1:])
+        if winner is not None and points is not None:
+            if not 1 <= winner <= rs.players:
+                raise RecordError(f"no player {winner}", number)
+            return RoundLine(prizes, bids, winner=winner - 1, points=points)
+    raise RecordError(f"bad outcome {short(outcome_text.strip())}; expected 'SEAT +POINTS' or 'tie ...'", number)
+
+
 def _parse_round(line: str, number: int, expected: int, rs: Ruleset) -> RoundLine:
     head, dot, rest = line.partition(".")
     parts = rest.split("|")
@@ -495,40 +568,15 @@ def _parse_round(line: str, number: int, expected: int, rs: Ruleset) -> RoundLin
     bid_tokens = bid_text.split()
     if len(bid_tokens) != rs.players:
         raise RecordError(f"{len(bid_tokens)} bid(s) where {rs.players} players bid", number)
-    bids = []
-    for seat, token in enumerate(bid_tokens):
-        cards = []
-        for part in token.split("+"):
-            try:
-                cards.append(parse_card(part, rs.cards, PLAYER_SUITS[seat]))
-            except CardError as exc:
-                raise RecordError(f"player {seat + 1}'s bid: {exc}", number) from None
-        bids.append(tuple(sorted(cards)))
+    bids = tuple(_parse_bid(token, seat, rs, number) for seat, token in enumerate(bid_tokens))
     outcome = outcome_text.split()
     if not outcome:
         raise RecordError("missing outcome", number)
-    if rs.open_prizes > 1:
-        if outcome == ["none"]:
-            return RoundLine(prizes, tuple(bids))
-        taken = []
-        for token in outcome:
-            seat_text, sep, prize_text = token.partition(":")
-            taker = whole_number(seat_text, max_digits=1)
-            if not sep or taker is None or not 1 <= taker <= rs.players:
-                raise RecordError(f"bad take {short(token)}; expected SEAT:PRIZE such as 2:K♦", number)
-            taken.append((taker - 1, _parse_prize(prize_text, rs, number)))
-        return RoundLine(prizes, tuple(bids), taken=tuple(taken))
-    if outcome[0] == "tie":
-        if len(outcome) != 2 or outcome[1] not in ("carried", "discarded", "unowned"):
-            raise RecordError(f"bad tie outcome {short(outcome_text.strip())}; expected 'tie carried|discarded|unowned'", number)
-        return RoundLine(prizes, tuple(bids), tie=outcome[1])
-    if len(outcome) == 2 and outcome[1].startswith("+"):
-        winner, points = whole_number(outcome[0], max_digits=1), whole_number(outcome[1][1:])
-        if winner is not None and points is not None:
-            if not 1 <= winner <= rs.players:
-                raise RecordError(f"no player {winner}", number)
-            return RoundLine(prizes, tuple(bids), winner=winner - 1, points=points)
-    raise RecordError(f"bad outcome {short(outcome_text.strip())}; expected 'SEAT +POINTS' or 'tie ...'", number)
+    if rs.open_prizes <= 1:
+        return _parse_one_prize_outcome(outcome_text, prizes, bids, rs, number)
+    if outcome == ["none"]:
+        return RoundLine(prizes, bids)
+    return RoundLine(prizes, bids, taken=_parse_takes(outcome, rs, number))
 
 
 # -- JSON --------------------------------------------------------------------------------
@@ -714,57 +762,73 @@ def replay(record: GameRecord) -> Game:
         raise
 
 
-def _replay(record: GameRecord) -> Game:
+def _replay_deck(record: GameRecord) -> list[int]:
+    """The prize deck to replay ``record`` with: the fixed order, the Seed's shuffle (checked
+    against the prizes shown) or the prizes in the order shown."""
     rs = record.ruleset
-    deck = _deck_for(record)
+    if rs.fixed_order:
+        return prize_order_for(rs, None)
+    if record.seed is None:
+        return _deck_for(record)
+    expected = prize_order_for(rs, record.seed)
+    if expected[: len(revealed_prizes(record))] != revealed_prizes(record):
+        raise RecordError(
+            f"the Seed tag {short(record.seed)} does not reproduce the prize order of this record",
+            record.line_of("Seed"))
+    return expected
+
+
+def _replay_round(game: Game, r: RoundLine, number: int, record: GameRecord) -> None:
+    """Play round ``number`` of ``record`` on ``game``, checking its prizes, bids, takes and outcome."""
+    line = record.round_line(number)
+    if game.is_over:
+        raise RecordError("round after the end of the game", line, number)
+    if tuple(game.pot) != r.prizes:
+        shown = " ".join(format_card(p, PRIZE_SUIT) for p in game.pot)
+        raise RecordError(f"the prizes face up were {shown}, not as written", line, number)
+    try:
+        result = game.play(list(r.bids))
+        for seat, prize in r.taken:
+            if game.phase == "choose":  # a lone last prize is taken automatically
+                result = game.choose(seat, prize) or result
+    except RecordError:
+        raise
+    except GoofspielError as exc:
+        raise RecordError(str(exc), line, number) from None
+    chooser = game.chooser
+    if chooser is not None:  # the choose phase
+        raise RecordError(f"player {chooser + 1} must still take a prize", line, number)
+    stated = _round_line(result, record.ruleset, last=game.is_over)
+    if stated != r:
+        raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", line, number)
+
+
+def _check_final(game: Game, record: GameRecord) -> None:
+    """The Scores and Result tags, when given, are what the finished game gives."""
+    if record.scores is None and record.result is None:
+        return
+    if not game.is_over:
+        tag = "Scores" if record.scores is not None else "Result"
+        raise RecordError(f"the {tag} tag states a result but the game is not finished", record.line_of(tag))
+    res = game.result()
+    if record.scores is not None and record.scores != res.points:
+        raise RecordError(
+            f"Scores tag says {' '.join(map(str, record.scores))}; the rounds give {' '.join(map(str, res.points))}",
+            record.line_of("Scores"))
+    if record.result is not None and record.result != res.outcomes:
+        raise RecordError(
+            f"Result tag says {' '.join(record.result)}; the rounds give {' '.join(res.outcomes)}",
+            record.line_of("Result"))
+
+
+def _replay(record: GameRecord) -> Game:
     for number, r in enumerate(record.rounds, 1):
         if len(set(r.prizes)) != len(r.prizes):
             raise RecordError("a prize appears twice in one round", record.round_line(number), number)
-    if record.seed is not None and not rs.fixed_order:
-        expected = prize_order_for(rs, record.seed)
-        revealed = revealed_prizes(record)
-        if expected[: len(revealed)] != revealed:
-            raise RecordError(
-                f"the Seed tag {short(record.seed)} does not reproduce the prize order of this record",
-                record.line_of("Seed"))
-        deck = expected
-    elif rs.fixed_order:
-        deck = prize_order_for(rs, None)
-    game = Game(rs, prize_deck=deck, seed=record.seed)
+    game = Game(record.ruleset, prize_deck=_replay_deck(record), seed=record.seed)
     for number, r in enumerate(record.rounds, 1):
-        if game.is_over:
-            raise RecordError("round after the end of the game", record.round_line(number), number)
-        if tuple(game.pot) != r.prizes:
-            shown = " ".join(format_card(p, PRIZE_SUIT) for p in game.pot)
-            raise RecordError(f"the prizes face up were {shown}, not as written", record.round_line(number), number)
-        try:
-            result = game.play(list(r.bids))
-            for seat, prize in r.taken:
-                if game.phase == "choose":  # a lone last prize is taken automatically
-                    result = game.choose(seat, prize) or result
-        except GoofspielError as exc:
-            if isinstance(exc, RecordError):
-                raise
-            raise RecordError(str(exc), record.round_line(number), number) from None
-        chooser = game.chooser
-        if chooser is not None:  # the choose phase
-            raise RecordError(f"player {chooser + 1} must still take a prize", record.round_line(number), number)
-        stated = _round_line(result, rs, last=game.is_over)
-        if stated != r:
-            raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", record.round_line(number), number)
-    if record.scores is not None or record.result is not None:
-        if not game.is_over:
-            tag = "Scores" if record.scores is not None else "Result"
-            raise RecordError(f"the {tag} tag states a result but the game is not finished", record.line_of(tag))
-        res = game.result()
-        if record.scores is not None and record.scores != res.points:
-            raise RecordError(
-                f"Scores tag says {' '.join(map(str, record.scores))}; the rounds give {' '.join(map(str, res.points))}",
-                record.line_of("Scores"))
-        if record.result is not None and record.result != res.outcomes:
-            raise RecordError(
-                f"Result tag says {' '.join(record.result)}; the rounds give {' '.join(res.outcomes)}",
-                record.line_of("Result"))
+        _replay_round(game, r, number, record)
+    _check_final(game, record)
     commit = record.tag("SeedCommit")
     if commit is not None and (record.seed is None or seed_commitment(record.seed) != commit.lower()):
         raise RecordError("SeedCommit does not match the SHA-256 of the Seed tag", record.line_of("SeedCommit"))
@@ -773,6 +837,72 @@ def _replay(record: GameRecord) -> Game:
 
 def _first_line(record: GameRecord) -> int | None:
     return record.first_line()
+
+
+def _check_match_tags(records: Sequence[GameRecord], fmt_text: str | None) -> None:
+    """Every game has game 1's ``Match`` tag; ``MatchGame`` and ``MatchResult`` only with one,
+    ``MatchResult`` on the last game only."""
+    for k, r in enumerate(records, 1):
+        match_tag = r.tag("Match")
+        if match_tag != fmt_text:
+            said = "no Match tag" if match_tag is None else f"Match {short(match_tag)}"
+            first_said = "no Match tag" if fmt_text is None else f"Match {short(fmt_text)}"
+            raise RecordError(f"game {k} has {said} but game 1 has {first_said}: a file holds one match",
+                              r.line_of("Match") or _first_line(r))
+        if fmt_text is None:
+            for tag in ("MatchGame", "MatchResult"):
+                if r.tag(tag) is not None:
+                    raise RecordError(f"game {k}: a {tag} tag without a Match tag", r.line_of(tag))
+        elif r.tag("MatchResult") is not None and k < len(records):
+            raise RecordError(f"game {k}: MatchResult before the last game of the file", r.line_of("MatchResult"))
+
+
+def _match_start(records: Sequence[GameRecord]) -> int:
+    """The ``MatchGame`` number of the file's first game: 1, or any number for a file of one game;
+    the games after it count on by one."""
+    numbers = [whole_number(r.tag("MatchGame") or "") for r in records]
+    start = numbers[0] if len(records) == 1 and numbers[0] else 1
+    for k, (r, n) in enumerate(zip(records, numbers, strict=True)):
+        if n != start + k:
+            raise RecordError(
+                f"game {k + 1} of the file has MatchGame {short(r.tag('MatchGame') or 'missing')}, expected {start + k}: "
+                "games of a match are numbered 1, 2, ... in order, none missing",
+                r.line_of("MatchGame") or _first_line(r))
+    return start
+
+
+def _play_match(records: Sequence[GameRecord], games: list[Game], match: Match) -> bool:
+    """Add the finished games to ``match``; only the last may be unfinished.
+
+    Returns:
+        whether every game is finished.
+    """
+    first = records[0]
+    for k, (r, g) in enumerate(zip(records, games, strict=True), 1):
+        if r.ruleset != first.ruleset:
+            raise RecordError(f"game {k} has other rules than game 1: a match is played under one ruleset",
+                              r.line_of("Rules"))
+        if not g.is_over:
+            if k < len(records):
+                raise RecordError(f"game {k} of the match is unfinished but another game follows", _first_line(r))
+            return False
+        try:
+            match.add_game(g.points)
+        except MatchError as exc:
+            raise RecordError(f"game {k}: {exc}", r.line_of("MatchGame")) from None
+    return True
+
+
+def _check_match_result(last: GameRecord, match: Match) -> None:
+    """The last game's ``MatchResult``, when given, is what the games give."""
+    stated = last.tag("MatchResult")
+    if stated is None:
+        return
+    if not match.is_over:
+        raise RecordError("MatchResult stated but the match is not over", last.line_of("MatchResult"))
+    if tuple(stated.split()) != match.result():
+        raise RecordError(f"MatchResult says {stated[:60]}; the games give {' '.join(match.result())}",
+                          last.line_of("MatchResult"))
 
 
 def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | None]:
@@ -793,29 +923,10 @@ def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | Non
         raise RecordError("the record is empty: no game found")
     games = [replay(r) for r in records]
     fmt_text = records[0].tag("Match")
-    for k, r in enumerate(records, 1):
-        match_tag = r.tag("Match")
-        if match_tag != fmt_text:
-            said = "no Match tag" if match_tag is None else f"Match {short(match_tag)}"
-            first_said = "no Match tag" if fmt_text is None else f"Match {short(fmt_text)}"
-            raise RecordError(f"game {k} has {said} but game 1 has {first_said}: a file holds one match",
-                              r.line_of("Match") or _first_line(r))
-        if fmt_text is None:
-            for tag in ("MatchGame", "MatchResult"):
-                if r.tag(tag) is not None:
-                    raise RecordError(f"game {k}: a {tag} tag without a Match tag", r.line_of(tag))
-        elif r.tag("MatchResult") is not None and k < len(records):
-            raise RecordError(f"game {k}: MatchResult before the last game of the file", r.line_of("MatchResult"))
+    _check_match_tags(records, fmt_text)
     if fmt_text is None:
         return games, None
-    numbers = [whole_number(r.tag("MatchGame") or "") for r in records]
-    start = numbers[0] if len(records) == 1 and numbers[0] else 1
-    for k, (r, n) in enumerate(zip(records, numbers, strict=True)):
-        if n != start + k:
-            raise RecordError(
-                f"game {k + 1} of the file has MatchGame {short(r.tag('MatchGame') or 'missing')}, expected {start + k}: "
-                "games of a match are numbered 1, 2, ... in order, none missing",
-                r.line_of("MatchGame") or _first_line(r))
+    start = _match_start(records)
     first = records[0]
     try:
         fmt = MatchFormat.parse(fmt_text)
@@ -826,24 +937,6 @@ def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | Non
             raise RecordError("MatchResult on a game that is not part of a whole match", first.line_of("MatchResult"))
         return games, None
     match = Match(fmt, players=first.ruleset.players)
-    for k, (r, g) in enumerate(zip(records, games, strict=True), 1):
-        if r.ruleset != first.ruleset:
-            raise RecordError(f"game {k} has other rules than game 1: a match is played under one ruleset",
-                              r.line_of("Rules"))
-        if not g.is_over:
-            if k < len(records):
-                raise RecordError(f"game {k} of the match is unfinished but another game follows", _first_line(r))
-            return games, match
-        try:
-            match.add_game(g.points)
-        except MatchError as exc:
-            raise RecordError(f"game {k}: {exc}", r.line_of("MatchGame")) from None
-    last = records[-1]
-    stated = last.tag("MatchResult")
-    if stated is not None:
-        if not match.is_over:
-            raise RecordError("MatchResult stated but the match is not over", last.line_of("MatchResult"))
-        if tuple(stated.split()) != match.result():
-            raise RecordError(f"MatchResult says {stated[:60]}; the games give {' '.join(match.result())}",
-                              last.line_of("MatchResult"))
+    if _play_match(records, games, match):
+        _check_match_result(records[-1], match)
     return games, match
