@@ -80,7 +80,9 @@ from .base import GoofspielBot
 MAX_DETERMINISATIONS = 64
 DEFAULT_ITERATIONS = 1000
 ITERATIONS_PER_JOINT_MOVE = 50
-_LAZY = object()  # a node's opponent model, computed when the node is first selected from
+#: a node's opponent model, computed when the node is first selected from (a sentinel,
+#: compared by identity and never filled)
+_LAZY: dict = {}
 SELECTIONS = ("duct", "rm", "exp3")
 PLAYOUTS = ("informed", "random")
 FINALS = ("auto", "mix", "max")
@@ -226,7 +228,9 @@ class MCTSBot(GoofspielBot):
     def _actions(self, game: Game) -> dict[int, list]:
         if game.phase == "bid":
             return {s: game.legal_bids(s) for s in range(game.ruleset.players)}
-        return {game.chooser: list(game.legal_choices())}
+        chooser = game.chooser
+        assert chooser is not None  # the choose phase: nodes are made only before the end
+        return {chooser: list(game.legal_choices())}
 
     def _search(self, view: PlayerView) -> list[tuple[Any, float]]:
         """Run the search; the root player's final mixed move as ``[(move, probability)]``."""
@@ -278,6 +282,7 @@ class MCTSBot(GoofspielBot):
         """Per opponent seat ``(weight, [probability per action])`` at ``node`` (``game`` is there)."""
         model = {}
         key = (game.hands, game.pot, game.remaining_prizes)
+        assert self._posterior is not None  # only nodes made with a posterior are lazy
         for seat, post in self._posterior.items():
             if len(node.actions[seat]) > 1:
                 policies = self._policy_cache.get((seat, key))
@@ -350,9 +355,10 @@ class MCTSBot(GoofspielBot):
             if game.phase == "bid":
                 bids = [node.actions[s][chosen[s][0]] for s in range(game.ruleset.players)]
                 game.play(bids)
-                key = (tuple(chosen[s][0] for s in range(game.ruleset.players)), game.pot, game.phase)
+                key: tuple = (tuple(chosen[s][0] for s in range(game.ruleset.players)), game.pot, game.phase)
             else:
                 seat = game.chooser
+                assert seat is not None  # the choose phase
                 game.choose(seat, node.actions[seat][chosen[seat][0]])
                 key = ((chosen[seat][0],), game.pot, game.phase)
             if game.is_over:
@@ -403,7 +409,9 @@ class MCTSBot(GoofspielBot):
             if game.phase == "bid":
                 game.play([rng.choice(game.legal_bids(s)) for s in range(players)])
             else:
-                game.choose(game.chooser, rng.choice(game.legal_choices()))
+                chooser = game.chooser
+                assert chooser is not None  # the choose phase
+                game.choose(chooser, rng.choice(game.legal_choices()))
 
     def _informed_playout(self, game: Game) -> None:
         """Playout where each seat bids the card whose rank in its hand matches the rank
