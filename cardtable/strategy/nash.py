@@ -26,11 +26,14 @@ rulesets :meth:`NashBot.new_game` raises
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardtable.goofspiel.bots.base import GoofspielBot
 from cardtable.goofspiel.state import Bid, PlayerView
 from cardtable.platform.bot import Option
+
+if TYPE_CHECKING:  # the solver loads Numba: imported where used (see new_game)
+    from cardtable.solver.equilibrium import EquilibriumSource
 
 
 class NashBot(GoofspielBot):
@@ -74,7 +77,7 @@ class NashBot(GoofspielBot):
         self.approximation = approximation
         self.ruleset = None
         self.seat = 0
-        self._source = None
+        self._source: EquilibriumSource | None = None
         #: where the last policy came from: "table", "subgame", "approximation" or "lookahead"
         self.last_source = ""
 
@@ -130,7 +133,9 @@ class NashBot(GoofspielBot):
         pos, prize = position_from_view(view)
         if view.seat == 1:
             pos = pos.swapped()
-        mix, self.last_source = self._source.strategy(pos, prize)
+        source = self._source
+        assert source is not None  # new_game made it
+        mix, self.last_source = source.strategy(pos, prize)
         return mix
 
     def best_response_values(self, ruleset: Any):
@@ -140,7 +145,9 @@ class NashBot(GoofspielBot):
         exact (see :meth:`cardtable.solver.equilibrium.EquilibriumSource.best_response_values`)."""
         if self.ruleset != ruleset or self._source is None:
             self.new_game(ruleset, 0)
-        return self._source.best_response_values()
+        source = self._source
+        assert source is not None  # new_game made it
+        return source.best_response_values()
 
     def bid(self, view: PlayerView) -> Bid:
         probs = self.policy(view)
