@@ -662,58 +662,61 @@ def from_json(text: str) -> list[GameRecord]:
         data = _FileModel.model_validate_json(text)
         check_repeated_keys(text, _error)
     except ValidationError as exc:
-        message, loc = schema_error_text(exc.errors())
-        if not loc:
-            raise RecordError(f"not valid JSON: {message}", json_error_line(message)) from None
-        if loc == ("games",) and exc.errors()[0]["type"] == "too_short":
-            message = "the record is empty: no game found"
-        if loc[0] in ("format", "version"):
-            message = f"not a cardtable Goofspiel JSON record version 1 ({message})"
-        raise RecordError(message, json_line(text, loc)) from None
-    out = []
+        raise _schema_failure(exc, text) from None
     shared: dict = {}
-    for i, g in enumerate(data.games):
-        source = JsonSource(shared, text, i)
+    return [_game_from_json(g, i, JsonSource(shared, text, i)) for i, g in enumerate(data.games)]
 
-        # this game's number and source bound as defaults (the closure is used within this iteration)
-        def fail(message: str, path: tuple = (), *, i: int = i, source: JsonSource = source) -> RecordError:
-            return RecordError(f"game {i + 1}: {message}", source.line(path))
 
-        try:
-            rs = Ruleset.from_mapping(g.rules)
-        except RulesetError as exc:
-            raise fail(f"bad rules: {exc}", ("rules",)) from None
-        try:
-            players = tuple(check_player_names(g.players))
-        except PlayerNameError as exc:
-            raise fail(str(exc), ("players",)) from None
-        if len(players) != rs.players:
-            raise fail(f"players names {len(players)} player(s); the rules have {rs.players}", ("players",))
-        if g.seed is not None and tag_value_problem("Seed", g.seed):
-            raise fail(str(tag_value_problem("Seed", g.seed)), ("seed",))
-        problem = _free_tags_problem(g.tags)
-        if problem:
-            raise fail(f"tags[{problem[0]}]: {problem[1]}", ("tags", problem[0]))
-        rounds = tuple(
-            RoundLine(
-                tuple(x.prizes), tuple(tuple(sorted(b)) for b in x.bids), x.winner,
-                tuple(x.taken), x.tie, x.points,  # pydantic made each pair a tuple
-            )
-            for x in g.rounds
+def _schema_failure(exc: ValidationError, text: str) -> RecordError:
+    """The error for a JSON record the schema refused: the first problem and its line."""
+    message, loc = schema_error_text(exc.errors())
+    if not loc:
+        return RecordError(f"not valid JSON: {message}", json_error_line(message))
+    if loc == ("games",) and exc.errors()[0]["type"] == "too_short":
+        message = "the record is empty: no game found"
+    if loc[0] in ("format", "version"):
+        message = f"not a cardtable Goofspiel JSON record version 1 ({message})"
+    return RecordError(message, json_line(text, loc))
+
+
+def _game_from_json(g: _GameModel, i: int, source: JsonSource) -> GameRecord:
+    """Game ``i`` (from 0) of a JSON record, its rules, players, seed and tags checked."""
+
+    def fail(message: str, path: tuple = ()) -> RecordError:
+        return RecordError(f"game {i + 1}: {message}", source.line(path))
+
+    try:
+        rs = Ruleset.from_mapping(g.rules)
+    except RulesetError as exc:
+        raise fail(f"bad rules: {exc}", ("rules",)) from None
+    try:
+        players = tuple(check_player_names(g.players))
+    except PlayerNameError as exc:
+        raise fail(str(exc), ("players",)) from None
+    if len(players) != rs.players:
+        raise fail(f"players names {len(players)} player(s); the rules have {rs.players}", ("players",))
+    if g.seed is not None and tag_value_problem("Seed", g.seed):
+        raise fail(str(tag_value_problem("Seed", g.seed)), ("seed",))
+    problem = _free_tags_problem(g.tags)
+    if problem:
+        raise fail(f"tags[{problem[0]}]: {problem[1]}", ("tags", problem[0]))
+    rounds = tuple(
+        RoundLine(
+            tuple(x.prizes), tuple(tuple(sorted(b)) for b in x.bids), x.winner,
+            tuple(x.taken), x.tie, x.points,  # pydantic made each pair a tuple
         )
-        out.append(
-            GameRecord(
-                ruleset=rs,
-                players=players,
-                rounds=rounds,
-                seed=g.seed,
-                scores=tuple(g.scores) if g.scores is not None else None,
-                result=tuple(g.result) if g.result is not None else None,
-                tags=tuple(g.tags),  # pydantic made each pair a tuple
-                source=source,
-            )
-        )
-    return out
+        for x in g.rounds
+    )
+    return GameRecord(
+        ruleset=rs,
+        players=players,
+        rounds=rounds,
+        seed=g.seed,
+        scores=tuple(g.scores) if g.scores is not None else None,
+        result=tuple(g.result) if g.result is not None else None,
+        tags=tuple(g.tags),  # pydantic made each pair a tuple
+        source=source,
+    )
 
 
 def load_records(text: str) -> list[GameRecord]:
