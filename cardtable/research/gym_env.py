@@ -69,6 +69,23 @@ __all__ = ["ENV_ID", "GoofspielGymEnv", "sample_legal"]
 ENV_ID = "cardtable/Goofspiel-v0"
 
 
+def _opponent_specs(rs: Ruleset, opponents: str | Bot | Sequence[str | Bot]) -> list[str | Bot]:
+    """One bot name or :class:`Bot` per other seat (one name or a lone bot stands for all of them).
+
+    Raises:
+        ValueError: the wrong number of opponents, or one Bot instance for several seats.
+    """
+    if isinstance(opponents, Bot) and rs.players > 2:
+        raise ValueError("one Bot instance cannot play several seats; pass a list of bots or a bot name")
+    if isinstance(opponents, (str, Bot)):
+        opponents = [opponents] * (rs.players - 1)
+    if len(set(map(id, (o for o in opponents if isinstance(o, Bot))))) < sum(isinstance(o, Bot) for o in opponents):
+        raise ValueError("one Bot instance cannot play several seats")
+    if len(opponents) != rs.players - 1:
+        raise ValueError(f"{rs.players} players need {rs.players - 1} opponents, got {len(opponents)}")
+    return list(opponents)
+
+
 class GoofspielGymEnv(gym.Env):
     """Goofspiel against fixed bots (see the module docstring).
 
@@ -98,15 +115,7 @@ class GoofspielGymEnv(gym.Env):
         self.ruleset = rs = ruleset if ruleset is not None else Ruleset()
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rs.players:
             raise ValueError(f"seat must be 0..{rs.players - 1}, not {seat!r}")
-        if isinstance(opponents, Bot) and rs.players > 2:
-            raise ValueError("one Bot instance cannot play several seats; pass a list of bots or a bot name")
-        if isinstance(opponents, (str, Bot)):
-            opponents = [opponents] * (rs.players - 1)
-        if len(set(map(id, (o for o in opponents if isinstance(o, Bot))))) < sum(isinstance(o, Bot) for o in opponents):
-            raise ValueError("one Bot instance cannot play several seats")
-        if len(opponents) != rs.players - 1:
-            raise ValueError(f"{rs.players} players need {rs.players - 1} opponents, got {len(opponents)}")
-        self._opponent_specs = list(opponents)
+        self._opponent_specs = _opponent_specs(rs, opponents)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
         self.illegal_reward = check_options(rs, illegal_action, illegal_reward, max_cycles)
@@ -156,11 +165,6 @@ class GoofspielGymEnv(gym.Env):
         g = self.game
         return None if g is None or g.is_over or self._ended else action_mask(g.view(self.seat))
 
-    def _needs_learner(self) -> bool:
-        g = self.game
-        assert g is not None  # reset() made it
-        return (g.phase == "bid") or (g.phase == "choose" and g.chooser == self.seat)
-
     def _advance(self) -> None:
         """Let the bots play until the learner must act or the game is over."""
         g = self.game
@@ -182,20 +186,8 @@ class GoofspielGymEnv(gym.Env):
         action = check_in_space(self._actions, action, "the learner")
         view = g.view(self.seat)
         if not action_mask(view)[action]:
-            if self.illegal_action == "raise":
-                raise IllegalActionError(f"action {action} is not legal now (phase {g.phase})")
-            self._ended = True
-            if self.render_mode == "human":
-                self.render()
-            return self._obs(), self.illegal_reward, True, False, {"phase": g.phase, "illegal_action": True}
-        _, value = decode_action(self.ruleset, action)
-        if g.phase == "bid":
-            assert isinstance(value, tuple)  # the mask allowed only bids
-            bids = [value if s == self.seat else self.bots[s].act(g.view(s)) for s in range(self.ruleset.players)]
-            g.play(bids)
-        else:
-            assert isinstance(value, int)  # the mask allowed only prizes
-            g.choose(self.seat, value)
+            return self._illegal(g, action)
+        self._play(g, action)
         self._advance()
         self.cycles += 1
         over = g.is_over
@@ -209,6 +201,30 @@ class GoofspielGymEnv(gym.Env):
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, over, truncated, info
+
+    def _illegal(self, g: Game, action: int):
+        """End the episode at the learner's illegal ``action`` with ``illegal_reward``.
+
+        Raises:
+            IllegalActionError: under ``illegal_action="raise"`` (nothing changes).
+        """
+        if self.illegal_action == "raise":
+            raise IllegalActionError(f"action {action} is not legal now (phase {g.phase})")
+        self._ended = True
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), self.illegal_reward, True, False, {"phase": g.phase, "illegal_action": True}
+
+    def _play(self, g: Game, action: int) -> None:
+        """Play the learner's legal ``action``: its bid beside the bots' bids, or its prize choice."""
+        _, value = decode_action(self.ruleset, action)
+        if g.phase == "bid":
+            assert isinstance(value, tuple)  # the mask allowed only bids
+            bids = [value if s == self.seat else self.bots[s].act(g.view(s)) for s in range(self.ruleset.players)]
+            g.play(bids)
+        else:
+            assert isinstance(value, int)  # the mask allowed only prizes
+            g.choose(self.seat, value)
 
     def _obs(self) -> dict[str, np.ndarray]:
         """The observation; once the episode has ended the mask is all zeros (no action is accepted)."""

@@ -499,9 +499,6 @@ class CardtableGoofspielState(pyspiel.State):
         """The wrapped engine game (do not modify)."""
         return self._h.game
 
-    def _remaining_chance(self) -> list[int]:
-        return sorted(set(self.ruleset.deck) - set(self._h.revealed))
-
     # -- OpenSpiel API -------------------------------------------------------------------
 
     def current_player(self) -> int:
