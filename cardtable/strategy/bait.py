@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -61,7 +61,7 @@ class BaitBot(GoofspielBot):
                  exploiter_options: dict[str, Any] | None = None) -> None:
         super().__init__(seed)
         self.bait_games = bait_games
-        self.weak = load_bot("goofspiel", weak, seed=seed)
+        self.weak = cast(GoofspielBot, load_bot("goofspiel", weak, seed=seed))  # a Goofspiel registry bot
         self.shadow = ExploiterBot(seed=0, **(exploiter_options or {}))
         self.games = -1
         self.seat = 0
@@ -170,6 +170,7 @@ def _fork(ex: ExploiterBot) -> ExploiterBot:
 
 def _costs(shadow: ExploiterBot, view: PlayerView, depth: int) -> dict[int, float]:
     p = shadow._pending
+    assert p is not None  # the shadow has decided this round (see bid_costs)
     ours = p["their_cards"]
     g = {c: float(p["xM"][j] - p["value"]) for j, c in enumerate(ours)}
     if depth <= 1 or len(ours) <= 1:
@@ -185,8 +186,7 @@ def _costs(shadow: ExploiterBot, view: PlayerView, depth: int) -> dict[int, floa
                 continue
             for prize in rest:
                 game = determinise(view, [prize, *(x for x in rest if x != prize)])
-                bids = [None, None]
-                bids[me], bids[1 - me] = (c,), (a,)
+                bids = [(c,), (a,)] if me == 0 else [(a,), (c,)]  # by seat
                 game.play(bids)
                 if game.is_over:
                     continue
