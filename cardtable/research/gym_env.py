@@ -165,6 +165,11 @@ class GoofspielGymEnv(gym.Env):
         g = self.game
         return None if g is None or g.is_over or self._ended else action_mask(g.view(self.seat))
 
+    def _needs_learner(self) -> bool:
+        g = self.game
+        assert g is not None  # reset() made it
+        return (g.phase == "bid") or (g.phase == "choose" and g.chooser == self.seat)
+
     def _advance(self) -> None:
         """Let the bots play until the learner must act or the game is over."""
         g = self.game
