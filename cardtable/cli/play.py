@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play a game in the terminal: you against a bot by default."""
         kind = game.strip().lower()
-        given = {
+        given: dict[str, object] = {
             "--cards": cards, "--ties": ties, "--unique": unique, "--high-ace": high_ace,
             "--bid-cards": bid_cards, "--display": display, "--order": order, "--match": match,
             "--hints": hints or None, "--open-memory": open_memory or None, "--games": games,
