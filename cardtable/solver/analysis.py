@@ -40,17 +40,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from cardtable.goofspiel import Game
 
+from .approx import CarryApproximation
+from .equilibrium import EquilibriumSource
+from .layers import LayeredTable
 from .position import Position, check_supported, position_from_view
 from .table import Table, count_games, solve_subgame
 from .tables import RoundStrategy, SolvedTable, subgame_layout
-
-if TYPE_CHECKING:  # imported where used: the approximation loads only when asked for
-    from .approx import CarryApproximation
-    from .layers import LayeredTable
 
 #: Subgames are counted (not solved) only from this many cards per hand down:
 #: larger rests exceed any practical limit and counting them costs time.
@@ -138,8 +136,6 @@ class RoundSources:
         does not apply (another tie rule, fixed prize order, no discard table, the whole game
         solvable exactly within the limit)."""
         if self._approx is None:
-            from .equilibrium import EquilibriumSource
-
             src = EquilibriumSource(self.ruleset, "points", self.limit, use_table=False, approximation=True,
                                     cache=self.cache, low=True)
             self._approx = src.approx or False

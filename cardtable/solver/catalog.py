@@ -22,6 +22,9 @@ from pathlib import Path
 from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset, RulesetError
 
+from .layers import LOW_MANIFEST, _layer_ok, game_layout, open_layered
+from .table import TableFileError, check_table_matches, open_table
+
 _FORMAT1_NAME = re.compile(r"gops-n(\d+)-(carry|discard)-(points|win)-(lowace|highace)\.v1\.ctt")
 _FORMAT2_NAME = re.compile(r"gops-n(\d+)-(carry|discard)-(points|win)-(lowace|highace)\.v2")
 
@@ -145,8 +148,6 @@ def _unreadable(path: Path, rs: Ruleset, objective: str, fmt: int, exc: OSError)
 
 
 def _format1(path: Path, rs: Ruleset, objective: str, verify: bool) -> CachedTable:
-    from .table import TableFileError, check_table_matches, open_table
-
     try:
         st = path.stat()  # a link to nothing: unreadable
     except OSError as exc:
@@ -182,8 +183,6 @@ def _regular_files(folder: Path) -> dict[str, int]:
 def _manifest_name(folder: Path) -> str | None:
     """The manifest a format-2 folder has (``table.json`` first, then the low layers'; a
     dangling link counts as there), or None."""
-    from .layers import LOW_MANIFEST
-
     for name in ("table.json", LOW_MANIFEST):
         if (folder / name).exists() or (folder / name).is_symlink():
             return name
@@ -197,8 +196,6 @@ def _opened_upto(folder: Path, verify: bool, low: bool) -> int | None:
     Raises:
         TableFileError, OSError: as :func:`cardtable.solver.layers.open_layered`.
     """
-    from .layers import open_layered
-
     table = open_layered(folder, verify=verify, low=low)
     upto = table.upto if low else None
     table.close()
@@ -206,9 +203,6 @@ def _opened_upto(folder: Path, verify: bool, low: bool) -> int | None:
 
 
 def _format2(folder: Path, rs: Ruleset, objective: str, verify: bool) -> CachedTable:
-    from .layers import LOW_MANIFEST, _layer_ok, game_layout
-    from .table import TableFileError
-
     n = rs.cards
     try:
         st = folder.stat()

@@ -37,6 +37,7 @@ from cardtable.goofspiel import Ruleset
 
 from . import kernel
 from .approx import CarryApproximation, approx_value_array, exact_layers
+from .estimate import estimate_solve
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
 from .position import ImpossiblePosition, Position, check_supported
 from .round_subgame import solve_round_subgame
@@ -228,8 +229,6 @@ class EquilibriumSource:
         return self._note()
 
     def _solve_needs(self) -> str:
-        from .estimate import estimate_solve
-
         try:
             needs = estimate_solve(self.ruleset, self.objective)
         except ValueError as exc:  # outside the estimate's reach: say so, do not fail the game

@@ -14,6 +14,11 @@ from functools import lru_cache
 
 from cardtable.goofspiel import Ruleset
 
+from .layers import game_layout
+from .layout import games_per_layer
+from .lean import reachable_games
+from .tables import full_layout
+
 #: Measured CPU cost of one k x k matrix game in the lean layer kernel with the warm
 #: start, nanoseconds per game ~ NS_PER_GAME_K2 * k**2: the CPU time of the whole
 #: carry-over n = 10 solve (70.9 s, 94,453,234 games, one thread) over its sum of
@@ -120,14 +125,9 @@ def estimate_solve(ruleset: Ruleset, objective: str = "points", upto: int | None
     if table_format == 1:
         if upto is not None:
             raise ValueError("format 1 holds the whole game: low layers (upto) are format 2")
-        from .table import full_layout
-
         return estimate_format1(ruleset, objective, full_layout(ruleset, objective))
     if table_format != 2:
         raise ValueError(f"table format must be 1 or 2, not {table_format!r}")
-    from .layers import game_layout
-    from .lean import reachable_games
-
     lay = game_layout(ruleset, objective)
     top = lay.top if upto is None else min(upto, lay.top)
     sizes = [lay.layer_size(k) for k in range(top + 1)]  # slots on disk, skipped states too
@@ -158,8 +158,6 @@ def estimate_format1(ruleset: Ruleset, objective: str, layout) -> SolveNeeds:
     Raises:
         ValueError: ``objective`` is neither ``points`` nor ``win``.
     """
-    from .layout import games_per_layer
-
     if objective not in ("points", "win"):
         raise ValueError(f"objective must be points or win, not {objective!r}")
     per = games_per_layer(layout)

@@ -33,6 +33,7 @@ import json
 import os
 import re
 import time
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -46,7 +47,16 @@ from cardtable.platform.files import open_regular, read_regular_bytes
 
 from . import kernel
 from .layout import Layout
-from .lean import NSTATS, LeanLayout, build_lean, check_stats, float32_bound, lean_slot, solve_chunk
+from .lean import (
+    NSTATS,
+    LeanLayout,
+    build_lean,
+    check_stats,
+    float32_bound,
+    kernel_args,
+    lean_slot,
+    solve_chunk,
+)
 from .position import OBJECTIVES, ImpossiblePosition, Position, check_supported
 from .tables import (
     RoundStrategy,
@@ -436,8 +446,6 @@ def _load_layout(lpath: Path) -> LeanLayout:
     """The lean layout stored in ``layout.npz``, its size checked first: the members
     may unpack to at most :data:`LAYOUT_MAX_BYTES` (pickled objects are refused by
     ``np.load``). Raises ValueError (or what a damaged archive raises) otherwise."""
-    import zipfile
-
     with open_regular(lpath) as f:  # a FIFO, device or socket is refused, never waited on
         with zipfile.ZipFile(f) as zf:
             if sum(i.file_size for i in zf.infolist()) > LAYOUT_MAX_BYTES:
@@ -609,8 +617,6 @@ def solve_low_in_memory(ruleset: Ruleset, upto: int) -> LayeredTable:
         ValueError: ``upto`` is not a layer below the top.
         SolverError: a game failing its optimality check.
     """
-    from .lean import kernel_args
-
     lay = lean_layout(ruleset, "points")
     if not 1 <= upto < lay.top:
         raise ValueError(f"upto must be a layer 1..{lay.top - 1}, not {upto}")

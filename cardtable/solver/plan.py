@@ -20,6 +20,7 @@ from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset
 
 from .estimate import SolveNeeds, estimate_format1, estimate_solve, size_text
+from .tables import full_layout
 
 GIB = 2 ** 30
 
@@ -108,8 +109,6 @@ def plan_solve(ruleset: Ruleset, objective: str, target: Path, *, table_format: 
     if table_format == 1:
         if upto is not None:
             raise ValueError("format 1 holds the whole game: low layers are format 2")
-        from .table import full_layout
-
         layout = full_layout(ruleset, objective)
         needs = estimate_format1(ruleset, objective, layout)
     elif table_format == 2:

@@ -15,7 +15,8 @@ from itertools import combinations
 from typing import Iterable
 
 from cardtable.errors import CardtableError
-from cardtable.goofspiel import Ruleset
+from cardtable.goofspiel import Ruleset, parse_card, rank_name
+from cardtable.goofspiel.state import prize_order_for
 
 Objective = str  # "points" | "win"
 OBJECTIVES = ("points", "win")
@@ -108,8 +109,6 @@ class Position:
                 f"got {len(self.hands[0])} and {len(self.hands[1])}"
             )
         if ruleset.fixed_order:
-            from cardtable.goofspiel.state import prize_order_for
-
             order = prize_order_for(ruleset, None)
             if set(order[len(order) - k:]) != set(self.prizes):
                 raise ImpossiblePosition(
@@ -168,8 +167,6 @@ def parse_cards(text: str, n: int) -> frozenset[int]:
     Raises:
         ValueError: unreadable card names.
     """
-    from cardtable.goofspiel import parse_card
-
     text = text.strip()
     if text.lower() in ("all", "*"):
         return frozenset(range(1, n + 1))
@@ -184,8 +181,6 @@ def parse_cards(text: str, n: int) -> frozenset[int]:
             out.append(parse_card(item, n))
     repeated = sorted({c for c in out if out.count(c) > 1})
     if repeated:
-        from cardtable.goofspiel import rank_name
-
         raise ValueError(f"{', '.join(rank_name(c) for c in repeated)} listed twice in {text!r}")
     return frozenset(out)
 

@@ -53,6 +53,7 @@ class RayBackend(LayerBackend):
     _task: RemoteFunction | None = field(default=None, repr=False)
 
     def start(self, lay: LeanLayout) -> None:
+        # lazy: Ray is an optional extra (research); this module loads without it
         import ray
 
         if not ray.is_initialized():
@@ -72,7 +73,7 @@ class RayBackend(LayerBackend):
         self._task = ray.remote(num_cpus=1)(_chunk_task)
 
     def stop(self) -> None:
-        import ray
+        import ray  # lazy: as in start (the optional Ray extra)
 
         self._lay_ref = None
         if self._started and ray.is_initialized():
@@ -81,7 +82,7 @@ class RayBackend(LayerBackend):
 
     def solve_layer(self, lay: LeanLayout, k: int, prev: np.ndarray | None, prev_path: Path | None,
                     out_path: Path, progress: Callable[[int, int], None]) -> tuple[np.ndarray, str]:
-        import ray
+        import ray  # lazy: as in start (the optional Ray extra)
 
         npat = lay.npat(k)
         with open(out_path, "wb") as f:

@@ -43,6 +43,7 @@ import numpy as np
 
 from cardtable.goofspiel import Ruleset
 from cardtable.platform.files import open_regular
+from cardtable.platform.storage import cache_dir
 
 from . import kernel
 from .layers import LayeredTable, folder_name, open_layered
@@ -263,8 +264,6 @@ def default_path(ruleset: Ruleset, objective: str, cache: Path | None = None,
                  version: int = FORMAT_VERSION) -> Path:
     """Where a table of format ``version`` lives by default (``cache_dir()``):
     the file of :func:`write_table` (1) or the folder of ``layers.solve_layered`` (2)."""
-    from cardtable.platform.storage import cache_dir
-
     name = folder_name(ruleset, objective) if version == FORMAT_LAYERED else table_name(ruleset, objective)
     return (cache if cache is not None else cache_dir()) / name
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset
+from cardtable.goofspiel.state import prize_order_for
 
 from . import kernel
 from .layout import Layout, SolverError, build_layout
@@ -243,8 +244,6 @@ def _order_indices(ruleset: Ruleset, cards: tuple[int, ...]) -> list[int] | None
     """Reveal order of ``cards`` as indices into ``cards`` (fixed order), or None (shuffled)."""
     if not ruleset.fixed_order:
         return None
-    from cardtable.goofspiel.state import prize_order_for
-
     order = [c for c in prize_order_for(ruleset, None) if c in cards]
     return [cards.index(c) for c in order]
 
