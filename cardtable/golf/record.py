@@ -147,7 +147,8 @@ def outcome_text(ev: Event) -> str:
     """The ``OUTCOME`` part of an action line for event ``ev`` (``""`` if none)."""
     kind = ev.action.kind
     if kind == "snap":
-        text = ("right " if ev.correct else "wrong ") + card_name(ev.card)  # type: ignore[arg-type]
+        assert ev.card is not None  # a snap's event names the card snapped
+        text = ("right " if ev.correct else "wrong ") + card_name(ev.card)
         if ev.penalty:
             text += " penalty " + " ".join(card_name(c) for c in ev.penalty)
         return text
