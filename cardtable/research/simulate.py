@@ -113,33 +113,59 @@ def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | 
     """
     _check(ruleset, policies)
     rs = ruleset
-    n, P, G = rs.cards, rs.players, int(games)
+    G = int(games)
     rng = np.random.default_rng(seed)
+    cheap = all(p in ("random", "matcher") for p in policies)
+    decks, shuffle = _decks(rs, G, prize_decks, cheap, rng)
+    strength = np.array([rs.strength(c) for c in range(1, rs.cards + 1)], dtype=np.int64)
+    value = np.array([rs.prize_value(c) for c in range(1, rs.cards + 1)], dtype=np.int64)
+    if cheap:
+        return _simulate_cheap(rs, policies, decks, strength, value, rng, record, shuffle)
+    return _simulate_numpy(rs, policies, decks, strength, value, rng, record)
+
+
+def _decks(rs: Ruleset, G: int, prize_decks: np.ndarray | None, cheap: bool,
+           rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """``int64[G, n]`` prize orders, and whether the Numba kernel still has to shuffle them.
+
+    The given ``prize_decks`` (checked), the fixed order, or shuffled: here with NumPy, or left
+    empty for the kernel when every policy is cheap.
+
+    Raises:
+        ValueError: ``prize_decks`` not ``G`` permutations of ``1..n``.
+    """
+    n = rs.cards
     if prize_decks is not None:
         decks = np.asarray(prize_decks, dtype=np.int64)
         if decks.shape != (G, n) or not (np.sort(decks, axis=1) == np.arange(1, n + 1)).all():
             raise ValueError(f"prize_decks must be {G} permutations of 1..{n}")
-    elif rs.fixed_order:
-        decks = np.tile(np.array(prize_order_for(rs, None), dtype=np.int64), (G, 1))
-    else:
-        decks = None  # shuffled below (in the Numba kernel on the fast path)
-    cheap = all(p in ("random", "matcher") for p in policies)
-    shuffle = decks is None
-    if decks is None:
-        decks = np.empty((G, n), dtype=np.int64) if cheap else (
-            np.argsort(rng.random((G, n)), axis=1).astype(np.int64) + 1)
-    strength = np.array([rs.strength(c) for c in range(1, n + 1)], dtype=np.int64)
-    value = np.array([rs.prize_value(c) for c in range(1, n + 1)], dtype=np.int64)
-    if cheap:
-        # lazy: the Numba kernel loads Numba (~0.5 s, compiled on first use); only cheap policies need it
-        from ._simulate_numba import play_cheap
+        return decks, False
+    if rs.fixed_order:
+        return np.tile(np.array(prize_order_for(rs, None), dtype=np.int64), (G, 1)), False
+    if cheap:  # shuffled in the Numba kernel
+        return np.empty((G, n), dtype=np.int64), True
+    return np.argsort(rng.random((G, n)), axis=1).astype(np.int64) + 1, True
 
-        points = np.zeros((G, P), dtype=np.int64)
-        cheap_log = np.zeros((G, n, P), dtype=np.int64)
-        codes = np.array([0 if p == "random" else 1 for p in policies], dtype=np.int64)
-        play_cheap(decks, codes, strength, value, rs.tie_rule == "carry", rs.unique_bids,
-                   int(rng.integers(0, 2**62)), points, cheap_log, record, shuffle and cheap)
-        return SimResult(points, decks, cheap_log if record else None)
+
+def _simulate_cheap(rs: Ruleset, policies: Sequence[str], decks: np.ndarray, strength: np.ndarray,
+                    value: np.ndarray, rng: np.random.Generator, record: bool, shuffle: bool) -> SimResult:
+    """The fast path: every seat ``random`` or ``matcher``, the games played by the Numba kernel."""
+    # lazy: the Numba kernel loads Numba (~0.5 s, compiled on first use); only cheap policies need it
+    from ._simulate_numba import play_cheap
+
+    G, n, P = decks.shape[0], rs.cards, rs.players
+    points = np.zeros((G, P), dtype=np.int64)
+    cheap_log = np.zeros((G, n, P), dtype=np.int64)
+    codes = np.array([0 if p == "random" else 1 for p in policies], dtype=np.int64)
+    play_cheap(decks, codes, strength, value, rs.tie_rule == "carry", rs.unique_bids,
+               int(rng.integers(0, 2**62)), points, cheap_log, record, shuffle)
+    return SimResult(points, decks, cheap_log if record else None)
+
+
+def _simulate_numpy(rs: Ruleset, policies: Sequence[str], decks: np.ndarray, strength: np.ndarray,
+                    value: np.ndarray, rng: np.random.Generator, record: bool) -> SimResult:
+    """The general path (a ``heuristic`` seat): NumPy plays all games a round at a time."""
+    G, n, P = decks.shape[0], rs.cards, rs.players
     st = _State(
         rs, np.ones((G, P, n), dtype=bool), np.zeros((G, n), dtype=bool), np.ones((G, n), dtype=bool),
         np.zeros(G, dtype=np.int64), np.zeros(G, dtype=np.int64), 0,
@@ -160,8 +186,7 @@ def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | 
         if bids_log is not None:  # record
             bids_log[:, r, :] = bids
         st.hands[rows[:, None], np.arange(P)[None, :], bids - 1] = False
-        strength = st.strength[bids - 1]
-        winner = _winners(strength, rs.unique_bids)
+        winner = _winners(st.strength[bids - 1], rs.unique_bids)
         won = winner >= 0
         points[rows[won], winner[won]] += st.pot_value[won]
         last = r == n - 1
