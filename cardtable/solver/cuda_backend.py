@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from numba import cuda, float64, int64
 
 from cardtable._numba import njit
 from cardtable.errors import CardtableError
@@ -55,9 +56,6 @@ def layer_children(k, lo, hi, codes, code_off, cidx, csign, outc):
                                        cidx[t], csign[t], outc[t]):
             return False
     return True
-
-
-from numba import cuda, float64, int64  # noqa: E402  (after the njit helpers; lazy compile)
 
 
 def _device(kernel_fn, **steps):
