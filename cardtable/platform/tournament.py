@@ -162,18 +162,8 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
             ruleset (e.g. ``nash`` with a damaged table: ``TableFileError``), a bad ``time_ms``.
     """
     adapter = config.adapter()
-    if len(config.bots) < 2:
-        raise TournamentError(f"a tournament needs at least 2 bots, got {len(config.bots)}")
-    labels = [b.label for b in config.bots]
-    dup = sorted({lab for lab in labels if labels.count(lab) > 1})
-    if dup:
-        raise TournamentError(f"bot labels must be unique; repeated: {', '.join(dup)} (name them LABEL=SPEC)")
-    if not isinstance(config.games, int) or isinstance(config.games, bool) or config.games < 2 or config.games % 2:
-        raise TournamentError(f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}")
-    if not isinstance(config.time_ms, int) or isinstance(config.time_ms, bool) or config.time_ms < 1:
-        raise TournamentError(f"time_ms must be a positive whole number, not {config.time_ms!r}")
-    if not isinstance(config.seed, int) or isinstance(config.seed, bool):  # a config file's 1.5, "x" or true
-        raise TournamentError(f"seed must be a whole number, not {config.seed!r}")
+    _check_entries(config)
+    _check_numbers(config)
     try:
         ruleset = adapter.parse_ruleset(config.ruleset)
     except ValueError as exc:
@@ -181,25 +171,55 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
     if adapter.players(ruleset) != 2:
         raise TournamentError(f"round-robin pairings need a 2-player ruleset, not {adapter.players(ruleset)} players")
     for b in config.bots:
-        if b.kind not in ("builtin", "program"):
-            raise TournamentError(f"bot {b.label!r}: kind must be builtin or program, not {b.kind!r}")
-        if b.kind == "builtin":
-            check_bot_options(config.game, b)
-        try:
-            bot = _make(adapter, config, b, 0)
-        except (ValueError, TypeError) as exc:
-            raise TournamentError(f"bot {b.label!r}: {exc}") from None
-        try:
-            if b.kind == "program" and hasattr(adapter, "start_bot"):
-                adapter.start_bot(bot, handshake_ms)
-            elif b.kind == "builtin" and hasattr(bot, "new_game"):
-                # a bot that cannot play this ruleset, or whose table is damaged, says so
-                # now: not as a forfeit of every game it plays, stored in the results
-                bot.new_game(ruleset, 0)
-        except ValueError as exc:  # the cause tells a damaged table (exit code 1) from a refusal
-            raise TournamentError(f"bot {b.label!r}: {exc}") from exc
-        finally:
-            adapter.close_bot(bot)
+        _check_bot(adapter, config, b, ruleset, handshake_ms)
+
+
+def _check_entries(config: TournamentConfig) -> None:
+    """At least 2 bots, each label once."""
+    if len(config.bots) < 2:
+        raise TournamentError(f"a tournament needs at least 2 bots, got {len(config.bots)}")
+    labels = [b.label for b in config.bots]
+    dup = sorted({lab for lab in labels if labels.count(lab) > 1})
+    if dup:
+        raise TournamentError(f"bot labels must be unique; repeated: {', '.join(dup)} (name them LABEL=SPEC)")
+
+
+def _whole(value: object) -> bool:
+    """Whether ``value`` is a whole number (an ``int``, not a ``bool``)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_numbers(config: TournamentConfig) -> None:
+    """``games`` even and at least 2, ``time_ms`` positive, ``seed`` a whole number."""
+    if not _whole(config.games) or config.games < 2 or config.games % 2:
+        raise TournamentError(f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}")
+    if not _whole(config.time_ms) or config.time_ms < 1:
+        raise TournamentError(f"time_ms must be a positive whole number, not {config.time_ms!r}")
+    if not _whole(config.seed):  # a config file's 1.5, "x" or true
+        raise TournamentError(f"seed must be a whole number, not {config.seed!r}")
+
+
+def _check_bot(adapter, config: TournamentConfig, b: BotEntry, ruleset, handshake_ms: int) -> None:
+    """Make bot ``b`` once: a program must complete the handshake, a built-in bot accept the ruleset."""
+    if b.kind not in ("builtin", "program"):
+        raise TournamentError(f"bot {b.label!r}: kind must be builtin or program, not {b.kind!r}")
+    if b.kind == "builtin":
+        check_bot_options(config.game, b)
+    try:
+        bot = _make(adapter, config, b, 0)
+    except (ValueError, TypeError) as exc:
+        raise TournamentError(f"bot {b.label!r}: {exc}") from None
+    try:
+        if b.kind == "program" and hasattr(adapter, "start_bot"):
+            adapter.start_bot(bot, handshake_ms)
+        elif b.kind == "builtin" and hasattr(bot, "new_game"):
+            # a bot that cannot play this ruleset, or whose table is damaged, says so
+            # now: not as a forfeit of every game it plays, stored in the results
+            bot.new_game(ruleset, 0)
+    except ValueError as exc:  # the cause tells a damaged table (exit code 1) from a refusal
+        raise TournamentError(f"bot {b.label!r}: {exc}") from exc
+    finally:
+        adapter.close_bot(bot)
 
 
 def _make(adapter, config: TournamentConfig, entry: BotEntry, seed: int):
@@ -627,10 +647,7 @@ def standings(config: TournamentConfig, db: str | Path) -> Standings:
         seats = (a, b) if s == 0 else (b, a)
         for seat, (idx, diff, outcome) in enumerate(zip(seats, (d0, d1), (o0, o1), strict=True)):
             line = lines[labels[idx]]
-            line.games += 1
-            line.wins += outcome == "win"
-            line.draws += outcome == "draw"
-            line.losses += outcome == "loss"
+            _count(line, outcome)
             if fseat == seat:
                 line.forfeits += 1
             per_deal.setdefault((labels[idx], a, b, d), []).append(diff)
@@ -638,32 +655,45 @@ def standings(config: TournamentConfig, db: str | Path) -> Standings:
         pair_deal.setdefault((a, b, d), []).append(a_diff)
         if fseat is not None:
             forfeits.append((labels[seats[fseat]], fkind, fdetail))
-        r0, r1 = ratings[labels[seats[0]]], ratings[labels[seats[1]]]
-        rank: list[float] = [1 if o0 != "loss" else 2, 1 if o1 != "loss" else 2]
-        [[r0], [r1]] = model.rate([[r0], [r1]], ranks=rank)
-        ratings[labels[seats[0]]], ratings[labels[seats[1]]] = r0, r1
+        _rate(model, ratings, labels[seats[0]], labels[seats[1]], o0, o1)
     for label, line in lines.items():
         vals = [sum(v) / len(v) for (lab, *_), v in per_deal.items() if lab == label]
         line.mean_diff, line.ci95 = mean_ci95(vals)
         line.rating_mu, line.rating_sigma = ratings[label].mu, ratings[label].sigma
-    pairs = []
-    for a, b in combinations(range(len(labels)), 2):
-        pl = Line(f"{labels[a]} vs {labels[b]}")
-        vals = []
-        for (pa, pb, _d), v in sorted(pair_deal.items()):
-            if (pa, pb) == (a, b):
-                vals.append(sum(v) / len(v))
-        for r in rows:
-            if (r[0], r[1]) == (a, b):
-                o = r[8] if r[3] == 0 else r[9]
-                pl.games += 1
-                pl.wins += o == "win"
-                pl.draws += o == "draw"
-                pl.losses += o == "loss"
-        pl.mean_diff, pl.ci95 = mean_ci95(vals)
-        pairs.append(pl)
+    pairs = [_pairing_line(labels, a, b, rows, pair_deal) for a, b in combinations(range(len(labels)), 2)]
     ordered = sorted(lines.values(), key=lambda line: -line.rating)
     return Standings(ordered, pairs, len(rows), len(schedule(config)), forfeits)
+
+
+def _rate(model, ratings: dict, label0: str, label1: str, outcome0: str, outcome1: str) -> None:
+    """Update the two seats' ratings in ``ratings`` after one game (a draw ranks both first)."""
+    r0, r1 = ratings[label0], ratings[label1]
+    rank: list[float] = [1 if outcome0 != "loss" else 2, 1 if outcome1 != "loss" else 2]
+    [[r0], [r1]] = model.rate([[r0], [r1]], ranks=rank)
+    ratings[label0], ratings[label1] = r0, r1
+
+
+def _count(line: Line, outcome: str) -> None:
+    """Count one game of ``line`` with its ``outcome`` (win, draw or loss)."""
+    line.games += 1
+    line.wins += outcome == "win"
+    line.draws += outcome == "draw"
+    line.losses += outcome == "loss"
+
+
+def _pairing_line(labels: list[str], a: int, b: int, rows: list,
+                  pair_deal: dict[tuple[int, int, int], list[float]]) -> Line:
+    """The line of pairing ``a`` vs ``b``: bot ``a``'s outcomes and its mean point difference per deal."""
+    pl = Line(f"{labels[a]} vs {labels[b]}")
+    vals = []
+    for (pa, pb, _d), v in sorted(pair_deal.items()):
+        if (pa, pb) == (a, b):
+            vals.append(sum(v) / len(v))
+    for r in rows:
+        if (r[0], r[1]) == (a, b):
+            _count(pl, r[8] if r[3] == 0 else r[9])
+    pl.mean_diff, pl.ci95 = mean_ci95(vals)
+    return pl
 
 
 def _fmt(x: float, digits: int = 2) -> str:
