@@ -145,34 +145,45 @@ class Option:
         """
         if value is None and self.none:
             return None
-        ok = False
-        if self.type is bool:
-            ok = isinstance(value, bool)
-        elif self.type is dict:
-            ok = isinstance(value, Mapping)
-            value = dict(value) if ok else value
-        elif self.type is str:
-            if isinstance(value, str):
-                if self.bot_of:
-                    ok = value in bot_names(self.bot_of)
-                else:
-                    ok = value in self.choices if self.choices else value.isprintable()
-        elif self.type in (int, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
-            if self.type is int:
-                ok = isinstance(value, int)
-            else:
-                try:
-                    ok = math.isfinite(value)
-                except OverflowError:  # an int too large for a float (10**400)
-                    ok = False
-                value = float(value) if ok else value
-            if ok:
-                lo, hi = self.minimum, self.maximum
-                ok = ((lo is None or (value > lo if self.above_minimum else value >= lo))
-                      and (hi is None or (value < hi if self.below_maximum else value <= hi)))
+        ok, value = self._accepts(value)
         if not ok:
             raise ValueError(f"must be {self.describe()}")
         return value
+
+    def _accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is of the option's type and within its range or choices, and the
+        value as the bot receives it."""
+        if self.type is bool:
+            return isinstance(value, bool), value
+        if self.type is dict:
+            ok = isinstance(value, Mapping)
+            return ok, (dict(value) if ok else value)
+        if self.type is str:
+            return isinstance(value, str) and self._word_ok(value), value
+        if self.type in (int, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return self._number_accepts(value)
+        return False, value
+
+    def _word_ok(self, value: str) -> bool:
+        if self.bot_of:
+            return value in bot_names(self.bot_of)
+        return value in self.choices if self.choices else value.isprintable()
+
+    def _number_accepts(self, value: int | float) -> tuple[bool, Any]:
+        if self.type is int:
+            ok = isinstance(value, int)
+        else:
+            try:
+                ok = math.isfinite(value)
+            except OverflowError:  # an int too large for a float (10**400)
+                ok = False
+            value = float(value) if ok else value
+        return ok and self._in_range(value), value
+
+    def _in_range(self, value: int | float) -> bool:
+        lo, hi = self.minimum, self.maximum
+        return ((lo is None or (value > lo if self.above_minimum else value >= lo))
+                and (hi is None or (value < hi if self.below_maximum else value <= hi)))
 
 
 def _number(x: float) -> str:
@@ -409,13 +420,7 @@ def parse_bot_spec(text: str) -> BotSpec:
         BotSpecError: an empty specification, ``cmd:`` without a command, an
             option that is not ``key=value``, or an option given twice.
     """
-    text = str(text).strip(_SPACE)
-    label = None
-    head, eq, rest = text.partition("=")
-    if eq and ":" not in head and " " not in head and not head.startswith("cmd"):
-        label, text = head.strip(_SPACE), rest.strip(_SPACE)
-        if not label:
-            raise BotSpecError(f"bot {text!r}: the label before '=' is empty")
+    label, text = _split_label(str(text).strip(_SPACE))
     if not text:
         raise BotSpecError("empty bot specification")
     if text.startswith("cmd:"):
@@ -426,6 +431,22 @@ def parse_bot_spec(text: str) -> BotSpec:
     name, _, opts = text.partition(":")
     if not name.strip():
         raise BotSpecError(f"bot {text!r}: no bot name before ':'")
+    return BotSpec(label or text, "builtin", name.strip().lower(), _parse_spec_options(text, opts))
+
+
+def _split_label(text: str) -> tuple[str | None, str]:
+    """``LABEL=SPEC`` -> (label, spec); a specification without a label -> (``None``, text)."""
+    head, eq, rest = text.partition("=")
+    if not eq or ":" in head or " " in head or head.startswith("cmd"):
+        return None, text
+    label, text = head.strip(_SPACE), rest.strip(_SPACE)
+    if not label:
+        raise BotSpecError(f"bot {text!r}: the label before '=' is empty")
+    return label, text
+
+
+def _parse_spec_options(text: str, opts: str) -> dict[str, Any]:
+    """The ``key=value,...`` options of specification ``text`` (values read by :func:`_option_value`)."""
     options: dict[str, Any] = {}
     for item in filter(None, (o.strip(_SPACE) for o in opts.split(","))):
         key, sep, value = item.partition("=")
@@ -435,7 +456,7 @@ def parse_bot_spec(text: str) -> BotSpec:
         if key in options:
             raise BotSpecError(f"bot {text!r}: option {key!r} is given twice")
         options[key] = _option_value(value.strip(_SPACE))
-    return BotSpec(label or text, "builtin", name.strip().lower(), options)
+    return options
 
 
 def bot_option_names(cls: type) -> list[str] | None:
