@@ -173,6 +173,15 @@ def split_words(line: str) -> list[str]:
     return [w for w in re.split(r"[ \t]+", line) if w]
 
 
+def _unexpected(words: list[str], expected: Sequence[str], unsolicited: Sequence[str] | None) -> BotFailure:
+    """The failure for a reply line whose first word is not one of ``expected``."""
+    line = " ".join(words)
+    shown = line if len(line) <= 80 else line[:77] + "..."
+    if unsolicited is not None and words[0] in unsolicited:
+        return BotFailure("unsolicited", f"{shown!r} before {'/'.join(expected)}: a line nobody asked for")
+    return BotFailure("garbage", f"expected {'/'.join(expected)}, got {shown!r}")
+
+
 class BotProcess:
     """A bot program under the protocol: start, send lines, read replies with time limits.
 
@@ -390,34 +399,15 @@ class BotProcess:
         """
         deadline = time.monotonic() + timeout_ms / 1000.0
         infos = 0
-        exited_at = None
+        exited_at: list[float] = []
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise BotFailure("timeout", f"no {'/'.join(expected)} within {timeout_ms:.0f} ms")
-            try:
-                raw = self._lines.get(timeout=min(left, 0.05))
-            except queue.Empty:
-                if self._flooded:
-                    raise BotFailure("flood", f"the program sent {self._flooded}") from None
-                if self.proc is not None and self.proc.poll() is not None:
-                    # the program exited; a child it left may hold its output open, so no
-                    # end of file comes: after a moment for the last lines, it crashed
-                    exited_at = exited_at or time.monotonic()
-                    if time.monotonic() - exited_at > 0.2:
-                        raise self._crash() from None
+            raw = self._next_raw(left, exited_at)
+            if raw is None:
                 continue
-            if raw is _EOF:
-                if self._flooded:
-                    raise BotFailure("flood", f"the program sent {self._flooded}")
-                raise self._crash()
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise BotFailure("garbage", f"a line that is not UTF-8: {raw[:60]!r}") from None
-            words = split_words(line)
-            line = " ".join(words)
-            self._log("< ", line)
+            words = self._words(raw)
             if not words:
                 continue
             if words[0] == "info":
@@ -427,10 +417,48 @@ class BotProcess:
                 continue
             if words[0] in expected:
                 return words[0], words[1:]
-            shown = line if len(line) <= 80 else line[:77] + "..."
-            if unsolicited is not None and words[0] in unsolicited:
-                raise BotFailure("unsolicited", f"{shown!r} before {'/'.join(expected)}: a line nobody asked for")
-            raise BotFailure("garbage", f"expected {'/'.join(expected)}, got {shown!r}")
+            raise _unexpected(words, expected, unsolicited)
+
+    def _next_raw(self, left: float, exited_at: list[float]) -> Any:
+        """The next raw line (bytes or ``_EOF``) within ``min(left, 0.05)`` seconds, or ``None``.
+
+        ``exited_at`` holds when the program was first seen exited (filled here).
+
+        Raises:
+            BotFailure: ``"flood"``, or ``"crash"`` 0.2 s after the program exited.
+        """
+        try:
+            return self._lines.get(timeout=min(left, 0.05))
+        except queue.Empty:
+            if self._flooded:
+                raise BotFailure("flood", f"the program sent {self._flooded}") from None
+            if self.proc is not None and self.proc.poll() is not None:
+                # the program exited; a child it left may hold its output open, so no
+                # end of file comes: after a moment for the last lines, it crashed
+                if not exited_at:
+                    exited_at.append(time.monotonic())
+                if time.monotonic() - exited_at[0] > 0.2:
+                    raise self._crash() from None
+            return None
+
+    def _words(self, raw: Any) -> list[str]:
+        """The words of a raw line (logged).
+
+        Raises:
+            BotFailure: ``"flood"`` or ``"crash"`` at the end of output, ``"garbage"`` for a
+                line that is not UTF-8.
+        """
+        if raw is _EOF:
+            if self._flooded:
+                raise BotFailure("flood", f"the program sent {self._flooded}")
+            raise self._crash()
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BotFailure("garbage", f"a line that is not UTF-8: {raw[:60]!r}") from None
+        words = split_words(line)
+        self._log("< ", " ".join(words))
+        return words
 
     # -- handshake -----------------------------------------------------------------------
 
