@@ -164,6 +164,46 @@ def _exit_like(status: int | None, stop_signal: int | None) -> None:
     os._exit(os.waitstatus_to_exitcode(status))
 
 
+def _exec_program(program: list[str], handled: list[signal.Signals], prctl, mask: set, status_fd: int) -> None:
+    """In the forked child: restore the host's signals, die with the keeper, and run ``program``;
+    never returns (a failure to start is written to ``status_fd``, exit code 127)."""
+    try:
+        for signum in handled + [signal.SIGPIPE, signal.SIGXFSZ]:
+            signal.signal(signum, signal.SIG_DFL)
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        os.execvp(program[0], program)
+    except BaseException as exc:
+        why = str(exc) + (f": {program[0]!r}" if isinstance(exc, OSError) and exc.filename is None else "")
+        try:
+            os.write(status_fd, why.encode("utf-8", "replace")[:1000])
+        finally:
+            os._exit(127)
+
+
+def _wait_program(pid: int, mask: set) -> tuple[int | None, int | None]:
+    """Reap children until the program ``pid`` ends or a stop signal comes.
+
+    Returns:
+        the program's wait status (``None`` if it was not seen to end) and the stop signal
+        (``None`` without one).
+    """
+    status = stop_signal = None
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        while status is None:
+            try:
+                done, code = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            if done == pid:
+                status = code
+    except _Stop as stop:
+        stop_signal = stop.args[0]
+    return status, stop_signal
+
+
 def main(argv: list[str]) -> None:
     """The keeper's life (see the module docstring); never returns."""
     status_fd, host, program = int(argv[1]), int(argv[2]), argv[3:]
@@ -180,36 +220,13 @@ def main(argv: list[str]) -> None:
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(handled))
     pid = os.fork()
     if pid == 0:  # the program: signals as the host left them, and dies with the keeper
-        try:
-            for signum in handled + [signal.SIGPIPE, signal.SIGXFSZ]:
-                signal.signal(signum, signal.SIG_DFL)
-            if prctl is not None:
-                prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            os.execvp(program[0], program)
-        except BaseException as exc:
-            why = str(exc) + (f": {program[0]!r}" if isinstance(exc, OSError) and exc.filename is None else "")
-            try:
-                os.write(status_fd, why.encode("utf-8", "replace")[:1000])
-            finally:
-                os._exit(127)
+        _exec_program(program, handled, prctl, mask, status_fd)
     os.close(status_fd)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    status = stop_signal = None
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        while status is None:
-            try:
-                done, code = os.waitpid(-1, 0)
-            except ChildProcessError:
-                break
-            if done == pid:
-                status = code
-    except _Stop as stop:
-        stop_signal = stop.args[0]
+    status, stop_signal = _wait_program(pid, mask)
     signal.pthread_sigmask(signal.SIG_BLOCK, set(handled))  # clean up without interruption
     end_tree()
     _exit_like(status, stop_signal)
