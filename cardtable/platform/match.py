@@ -78,6 +78,7 @@ class MatchFormat:
             MatchError: for any other text.
         """
         parts = text.split()
+        # the kind and tie-break words arrive as plain text: __post_init__ checks them (MatchError)
         try:
             if len(parts) == 2:
                 return cls(parts[0], int(parts[1]))  # type: ignore[arg-type]

@@ -130,10 +130,12 @@ def _reachable(pval: np.ndarray, carry: bool, win: bool, T: int) -> list[np.ndar
     # reach[c]: boolean array over (pot 0..T, d -T..T) (d axis of length 1 without 'win')
     nd = W if win else 1
     doff = T if win else 0
+    # every slot is filled by the loop below before it is read
     reach: list[np.ndarray] = [None] * (1 << n_p)  # type: ignore[list-item]
     start = np.zeros((T + 1, nd), dtype=bool)
     start[0, doff] = True
     reach[0] = start
+    # as reach: the loop fills keys[c] before any later subset reads it
     keys: list[np.ndarray] = [None] * (1 << n_p)  # type: ignore[list-item]
     for c in range(1 << n_p):
         if c:

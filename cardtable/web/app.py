@@ -168,6 +168,7 @@ def create_app(
     app.state.hub = Hub(store, seed_factory=seed_factory, limits=limits)
     app.state.analyses = Analyses(limits, executor=analysis_executor)
     app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes)
+    # Starlette types a handler as taking any Exception; ours take the class they are registered for
     app.add_exception_handler(RequestValidationError, _bad_request)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -409,6 +409,7 @@ class Store:
                 (limit,),
             )
         ]
+        # room(i) is typed RoomRow | None; every id comes from the rooms table just read
         return [(self.room(i), self.seats(i)) for i in ids]  # type: ignore[misc]
 
     def unfinished_rooms(self) -> list[str]:

@@ -52,6 +52,7 @@ Rank = Annotated[int, Field(ge=1, le=13)]
 class GoofspielSettings(Strict):
     """The creation form's Goofspiel settings; every limit the form shows (``options()``)."""
 
+    # the preset names as a Literal built from PRESETS at import (pydantic reads it; mypy cannot)
     preset: Literal[tuple(PRESETS)] | None = None  # type: ignore[valid-type]
     rules: Annotated[str, StringConstraints(max_length=300)] | None = None
     cards: Rank | None = None
