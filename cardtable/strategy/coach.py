@@ -184,29 +184,42 @@ def round_words(row: dict[str, Any], seat: int, ruleset) -> str:
     approx = row["source"] == "approximation"
     mix = {int(c): p for c, p in row["strategy"][seat].items() if p > SUPPORT_EPS}
     support = sorted(mix, key=ruleset.strength)
+    top = max(mix.values())
+    modes = [rank_name(c) for c in support if mix[c] >= top - 1e-9]
+    where = "by the carry-over approximation" if approx else "at equilibrium"
+    advice = (f"{where} you bid {_support_text(support, ruleset)} here"
+              + ("" if len(support) == 1 else f", most often {' or '.join(modes)}"))
+    lost, p = row["given_up"][seat], row["probability"][seat] if row["probability"] else 0.0
+    if lost > SUPPORT_EPS:
+        return f"Your {bid} on {stake} gave up about {_points_text(lost)} points; {advice}."
+    if p > SUPPORT_EPS:
+        return f"Your {bid} on {stake} was {_no_loss_kind(p, approx, len(support))}: no loss."
+    return f"Your {bid} on {stake} gave up nothing (no loss), though {advice}."
+
+
+def _support_text(support: list[int], ruleset) -> str:
+    """The cards of an equilibrium's support (sorted by strength) as ranges of consecutive
+    strengths: ``"5-9"``, ``"2, 7-9, K"``."""
     runs: list[list[int]] = []
     for c in support:
         if runs and ruleset.strength(c) == ruleset.strength(runs[-1][-1]) + 1:
             runs[-1].append(c)
         else:
             runs.append([c])
-    cards = ", ".join(rank_name(r[0]) if len(r) == 1 else f"{rank_name(r[0])}-{rank_name(r[-1])}" for r in runs)
-    top = max(mix.values())
-    modes = [rank_name(c) for c in support if mix[c] >= top - 1e-9]
-    where = "by the carry-over approximation" if approx else "at equilibrium"
-    advice = f"{where} you bid {cards} here" + ("" if len(support) == 1 else f", most often {' or '.join(modes)}")
-    lost, p = row["given_up"][seat], row["probability"][seat] if row["probability"] else 0.0
-    if lost > SUPPORT_EPS:
-        amount = f"{lost:.1f}" if lost >= 0.95 else f"{lost:.2f}" if lost >= 0.005 else f"{lost:.3f}"
-        return f"Your {bid} on {stake} gave up about {amount} points; {advice}."
-    if p > SUPPORT_EPS:
-        often = f"played {p:.0%} of the time" if p >= 0.005 else "played under 1% of the time"
-        if approx:
-            kind = f"a bid of the carry-over approximation ({often}; not the exact equilibrium)"
-        else:
-            kind = "the equilibrium bid" if len(support) == 1 else f"an equilibrium bid ({often})"
-        return f"Your {bid} on {stake} was {kind}: no loss."
-    return f"Your {bid} on {stake} gave up nothing (no loss), though {advice}."
+    return ", ".join(rank_name(r[0]) if len(r) == 1 else f"{rank_name(r[0])}-{rank_name(r[-1])}" for r in runs)
+
+
+def _points_text(lost: float) -> str:
+    """Points given up, to 1, 2 or 3 decimals as they get smaller."""
+    return f"{lost:.1f}" if lost >= 0.95 else f"{lost:.2f}" if lost >= 0.005 else f"{lost:.3f}"
+
+
+def _no_loss_kind(p: float, approx: bool, support_size: int) -> str:
+    """What a bid played with probability ``p`` > 0 by the mix is, in words."""
+    often = f"played {p:.0%} of the time" if p >= 0.005 else "played under 1% of the time"
+    if approx:
+        return f"a bid of the carry-over approximation ({often}; not the exact equilibrium)"
+    return "the equilibrium bid" if support_size == 1 else f"an equilibrium bid ({often})"
 
 
 def _clean(v: float | None) -> float | None:
@@ -317,44 +330,58 @@ def _render_table(console, data: dict[str, Any], title: str) -> None:
     wide = console.width >= 100
     out = RichTable(title=f"{title}: 1 = {names[0]}, 2 = {names[1]}", box=box.SIMPLE_HEAD,
                     padding=(0, 1 if wide else 0), pad_edge=False)
-    eq = "equilibrium" if wide else "eq."
-    columns = ["rnd", "prize", "pot", "bid 1", "bid 2", f"{eq} 1", f"{eq} 2", "lost 1", "lost 2",
-               "exp. diff" if wide else "exp."]
-    if not one_source:
-        columns.append("source")
-    for col in columns:
+    for col in _table_columns(wide, one_source):
         numeric = col.startswith(("lost", "rnd", "pot", "exp"))
         out.add_column(col, justify="right" if numeric else "left", no_wrap=numeric or col == "prize",
                        overflow="fold", min_width=6 if col.startswith(("eq", "bid", "exp", "lost")) else None)
     for r in data["rounds"]:
-        prob = r["probability"]
-        cells = [
-            str(r["number"]), rank_name(r["prize"]), str(r["pot"]),
-            rank_name(r["bids"][0]) + (f" ({prob[0]:.2f})" if prob else ""),
-            rank_name(r["bids"][1]) + (f" ({prob[1]:.2f})" if prob else ""),
-            format_dist(r["strategy"][0], top) if r["strategy"] else "-",
-            format_dist(r["strategy"][1], top) if r["strategy"] else "-",
-            f"{r['given_up'][0]:.3f}" if r["given_up"] else "-",
-            f"{r['given_up'][1]:.3f}" if r["given_up"] else "-",
-            f"{r['expected_after']:+.2f}" if r["expected_after"] is not None else "-",
-        ]
-        out.add_row(*cells, *([] if one_source else [r["source"]]))
+        out.add_row(*_row_cells(r, top), *([] if one_source else [r["source"]]))
     console.print(out)
     console.print(data["rules"] + (f"; source: {sources[0]}" if one_source else ""), markup=False, highlight=False)
+    _print_notes(console, data, sources)
+    for line in chart_lines(data):
+        console.print(line, markup=False, highlight=False)
+
+
+def _table_columns(wide: bool, one_source: bool) -> list[str]:
+    """The table's column titles (short on a narrow console; ``source`` only for several sources)."""
+    eq = "equilibrium" if wide else "eq."
+    columns = ["rnd", "prize", "pot", "bid 1", "bid 2", f"{eq} 1", f"{eq} 2", "lost 1", "lost 2",
+               "exp. diff" if wide else "exp."]
+    return columns if one_source else columns + ["source"]
+
+
+def _row_cells(r: dict[str, Any], top: int) -> list[str]:
+    """One analysed round's cells, ``source`` left out (``top``: equilibrium entries per cell)."""
+    prob = r["probability"]
+    return [
+        str(r["number"]), rank_name(r["prize"]), str(r["pot"]),
+        rank_name(r["bids"][0]) + (f" ({prob[0]:.2f})" if prob else ""),
+        rank_name(r["bids"][1]) + (f" ({prob[1]:.2f})" if prob else ""),
+        format_dist(r["strategy"][0], top) if r["strategy"] else "-",
+        format_dist(r["strategy"][1], top) if r["strategy"] else "-",
+        f"{r['given_up'][0]:.3f}" if r["given_up"] else "-",
+        f"{r['given_up'][1]:.3f}" if r["given_up"] else "-",
+        f"{r['expected_after']:+.2f}" if r["expected_after"] is not None else "-",
+    ]
+
+
+def _print_notes(console, data: dict[str, Any], sources: list[str]) -> None:
+    """The lines under the table: what inexact sources mean, the totals, the chart's title."""
+    names = data["players"]
     for source in sources:  # what an approximated or unsolved round means (exact sources speak for themselves)
         if source not in ("table", "subgame"):
             console.print(f"{source}: {data['sources'][source]}", markup=False, highlight=False)
+    approx = "approximation" in sources
     pts, tot = data["final"], data["given_up"]
     console.print(f"final points {pts[0]}-{pts[1]}; expected points given up versus equilibrium: "
                   f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only"
-                  + ("; approximated rounds: against the carry-over approximation" if "approximation" in sources else "")
+                  + ("; approximated rounds: against the carry-over approximation" if approx else "")
                   + "; bids the equilibrium plays with probability > 0 give up nothing)", markup=False, highlight=False)
     console.print(f"exp. diff: expected point difference ({names[0]} minus {names[1]}) after each round, "
                   "if both played the equilibrium from there"
-                  + (" (~: carry-over approximation)" if "approximation" in sources else "") + ":",
+                  + (" (~: carry-over approximation)" if approx else "") + ":",
                   markup=False, highlight=False)
-    for line in chart_lines(data):
-        console.print(line, markup=False, highlight=False)
 
 
 def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
