@@ -18,7 +18,8 @@ rank only where the reader saw it); the caller decides which cards to name
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from cardtable.tui.words import subject, verb
 
@@ -54,41 +55,69 @@ def describe_event(ev: dict, names: Sequence[str], viewer: int | None) -> str:
     ``ev["to_seat"]`` (optional) is the receiving seat of a pass or a declined pass.
     """
     p = ev["player"]
-    subject = who(p, names, viewer)
-    card = rank_name(ev["card"]) if ev.get("card") else None
-    a = ev["action"]
+    w = _Words(ev, ev["action"], p, names, viewer, who(p, names, viewer),
+               rank_name(ev["card"]) if ev.get("card") else None, whose(p, p, names, viewer))
     kind = ev["type"]
-    own = whose(p, p, names, viewer)
-    if kind == "draw":
-        return f"{subject} drew " + (card or "a card")
-    if kind == "end":
-        return f"{subject} ended the game early: everyone else has one last turn"
-    if kind == "discard":
-        return f"{subject} discarded {card}"
-    if kind == "swap":
-        return f"{subject} put the drawn card at {own} position {a['pos'] + 1}; {card} goes to the discard pile"
-    if kind == "peek":
-        return f"{subject} looked at {own} position {a['pos'] + 1}" + (f": {card}" if card else "")
-    if kind == "steal":
-        return (f"{subject} swapped {own} position {a['pos'] + 1} with "
-                f"{whose(a['target'], p, names, viewer)} position {a['target_pos'] + 1} (nobody looks)")
-    if kind == "snap":
-        place = f"{whose(a['owner'], p, names, viewer)} position {a['pos'] + 1}"
-        if ev["correct"]:
-            return f"{subject} snapped {place}: {card} — right"
-        line = f"{subject} snapped {place}: {card} — wrong, turned back"
-        if ev["penalty"]:
-            return line + f"; penalty: {plural(ev['penalty'], 'card')} face down at {own} {_positions(ev['to_pos'], ev['penalty'])}"
-        return line + "; no penalty card (the draw pile is empty)"
-    if kind == "pass":
-        target = ev.get("to_seat")
-        into = "" if target is None else f" into {whose(target, p, names, viewer)} position {ev['to_pos'] + 1}"
-        return f"{subject} passed {own} position {a['pos'] + 1} face down{into}" + (f" ({card})" if card else "")
-    if kind == "nopass":
-        target = ev.get("to_seat")
-        to = "" if target is None else (" to you" if target == viewer else f" to {names[target]}")
-        return f"{subject} passed nothing{to}"
-    return f"{subject}: {ev.get('text', kind)}"
+    tell = _TELL.get(kind)
+    return tell(w) if tell is not None else f"{w.subject}: {ev.get('text', kind)}"
+
+
+@dataclass(frozen=True)
+class _Words:
+    """What :func:`describe_event`'s sentences are made of: the event and its action
+    (dicts), the actor, the names, the viewer, and the words for the actor (``subject``),
+    the card shown (``card``, ``None`` if hidden) and the actor's own grid (``own``)."""
+
+    ev: dict
+    a: dict
+    p: int
+    names: Sequence[str]
+    viewer: int | None
+    subject: str
+    card: str | None
+    own: str
+
+    def whose(self, owner: int) -> str:
+        return whose(owner, self.p, self.names, self.viewer)
+
+
+def _tell_snap(w: _Words) -> str:
+    place = f"{w.whose(w.a['owner'])} position {w.a['pos'] + 1}"
+    if w.ev["correct"]:
+        return f"{w.subject} snapped {place}: {w.card} — right"
+    line = f"{w.subject} snapped {place}: {w.card} — wrong, turned back"
+    if w.ev["penalty"]:
+        return line + (f"; penalty: {plural(w.ev['penalty'], 'card')} face down at {w.own} "
+                       f"{_positions(w.ev['to_pos'], w.ev['penalty'])}")
+    return line + "; no penalty card (the draw pile is empty)"
+
+
+def _tell_pass(w: _Words) -> str:
+    target = w.ev.get("to_seat")
+    into = "" if target is None else f" into {w.whose(target)} position {w.ev['to_pos'] + 1}"
+    return f"{w.subject} passed {w.own} position {w.a['pos'] + 1} face down{into}" + (f" ({w.card})" if w.card else "")
+
+
+def _tell_nopass(w: _Words) -> str:
+    target = w.ev.get("to_seat")
+    to = "" if target is None else (" to you" if target == w.viewer else f" to {w.names[target]}")
+    return f"{w.subject} passed nothing{to}"
+
+
+#: One sentence per action kind.
+_TELL: dict[str, Callable[[_Words], str]] = {
+    "draw": lambda w: f"{w.subject} drew " + (w.card or "a card"),
+    "end": lambda w: f"{w.subject} ended the game early: everyone else has one last turn",
+    "discard": lambda w: f"{w.subject} discarded {w.card}",
+    "swap": lambda w: (f"{w.subject} put the drawn card at {w.own} position {w.a['pos'] + 1}; "
+                       f"{w.card} goes to the discard pile"),
+    "peek": lambda w: f"{w.subject} looked at {w.own} position {w.a['pos'] + 1}" + (f": {w.card}" if w.card else ""),
+    "steal": lambda w: (f"{w.subject} swapped {w.own} position {w.a['pos'] + 1} with "
+                        f"{w.whose(w.a['target'])} position {w.a['target_pos'] + 1} (nobody looks)"),
+    "snap": _tell_snap,
+    "pass": _tell_pass,
+    "nopass": _tell_nopass,
+}
 
 
 def end_text(result, names: Sequence[str], viewer: int | None = None) -> str:

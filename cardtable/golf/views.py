@@ -145,15 +145,20 @@ class GolfView:
             return [*(Pass(s, p) for p in own), NoPass(s)]
         if self.phase == "draw":
             return [Draw(s), *([EndEarly(s)] if self.can_end_early() else [])]
-        acts: list[Action] = [Discard(s), *(Swap(s, p) for p in own if p != self.power_pos)]
-        if not self.power_used and self.drawn is not None:
-            power = self.ruleset.power(self.drawn)
-            if power == "detective":
-                acts += [Peek(s, p) for p in own]
-            elif power == "thief":
-                acts += [Steal(s, p, t, q) for p in own for t in self.opponents if t != self.ended_by
-                         for q in self.cards_in(t)]
-        return acts
+        return [Discard(s), *(Swap(s, p) for p in own if p != self.power_pos), *self._power_actions(own)]
+
+    def _power_actions(self, own: list[int]) -> list[Action]:
+        """The peeks or steals the held Detective or Thief allows the viewer (none once used)."""
+        if self.power_used or self.drawn is None:
+            return []
+        s = self.seat
+        power = self.ruleset.power(self.drawn)
+        if power == "detective":
+            return [Peek(s, p) for p in own]
+        if power == "thief":
+            return [Steal(s, p, t, q) for p in own for t in self.opponents if t != self.ended_by
+                    for q in self.cards_in(t)]
+        return []
 
     def snaps_open(self) -> bool:
         """Whether snaps are accepted now: phase ``"draw"`` or ``"drawn"``, a card on the
@@ -217,20 +222,13 @@ def build_view(game: "GolfGame", seat: int) -> GolfView:
         raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
     over = game.phase == "over"
     known = game.known[seat]
-    grids = tuple(
-        tuple(None if c is None else (card_rank(c) if over or c in known else UNKNOWN) for c in g)
-        for g in game.grids
-    )
-    seen_by = tuple(
-        tuple(() if c is None else tuple(p for p in range(game.players) if c in game.known[p]) for c in g)
-        for g in game.grids
-    )
     drawn = None
     if game.drawn is not None and game.drawn in known:
         drawn = card_rank(game.drawn)
     return GolfView(
         seat=seat, ruleset=game.ruleset, phase=game.phase, current=game.current, actor=game.actor,
-        turn=game.turn, grids=grids, slot_rows=tuple(map(tuple, game.slot_rows)), seen_by=seen_by,
+        turn=game.turn, grids=_visible_grids(game, known, over), slot_rows=tuple(map(tuple, game.slot_rows)),
+        seen_by=_seen_by(game),
         drawn=drawn, holding=game.drawn is not None, power_used=game.power_used,
         power_pos=game.power_pos(),
         discard=tuple(card_rank(c) for c in game.discard), draw_pile=len(game.draw_pile),
@@ -238,6 +236,22 @@ def build_view(game: "GolfGame", seat: int) -> GolfView:
         pass_target=game.pass_target,
         events=tuple(event_dict(e, seat) for e in game.history),
         result=game.result().to_dict() if over else None,
+    )
+
+
+def _visible_grids(game: "GolfGame", known: set[int], over: bool) -> tuple[tuple[int | None, ...], ...]:
+    """Per seat, per slot: ``None`` (hole), the rank (known, or the game is over) or :data:`UNKNOWN`."""
+    return tuple(
+        tuple(None if c is None else (card_rank(c) if over or c in known else UNKNOWN) for c in g)
+        for g in game.grids
+    )
+
+
+def _seen_by(game: "GolfGame") -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Per seat, per slot: the seats that know the card there (``()`` for a hole)."""
+    return tuple(
+        tuple(() if c is None else tuple(p for p in range(game.players) if c in game.known[p]) for c in g)
+        for g in game.grids
     )
 
 
