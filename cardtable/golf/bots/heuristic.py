@@ -68,26 +68,17 @@ class HeuristicBot(GolfBot):
         return self._placement(view, unknown)
 
     def _placement(self, view: GolfView, unknown: float) -> Action:
+        """With a drawn card: use its power if that pays, else swap it in or discard it."""
         me, rs = view.seat, view.ruleset
         rank = view.drawn
         assert rank is not None
         power = rs.power(rank) if not view.power_used else None
         est = slot_estimates(view, me, unknown)
-        if power == "detective":
-            unseen = [p for p in est if view.grids[me][p] == 0]
-            if unseen:
-                return Peek(me, min(unseen, key=lambda p: (view.slot_rows[me][p], p)))
-        if power == "thief":
-            steal = self._steal(view, unknown, est)
-            if steal is not None:
-                return steal
+        move = self._power_move(view, power, unknown, est)
+        if move is not None:
+            return move
         value = rs.rank_value(rank)
-        best_swap_gain, best_pos = 0.0, None
-        for p, e in est.items():
-            if p == view.power_pos:  # the power card goes into a further card (docs/golf.md, "The Detective")
-                continue
-            if e - value > best_swap_gain + 1e-9 or (best_pos is None and e - value > 0):
-                best_swap_gain, best_pos = e - value, p
+        best_swap_gain, best_pos = _best_swap(view, est, value)
         # discarding the drawn card lets us snap our own known card of that rank
         match = [p for p in est if view.grids[me][p] == rank]
         if match and value >= best_swap_gain:
@@ -95,6 +86,18 @@ class HeuristicBot(GolfBot):
         if best_pos is not None and best_swap_gain > self.swap_margin:
             return Swap(me, best_pos)
         return Discard(me)
+
+    def _power_move(self, view: GolfView, power: str | None, unknown: float,
+                    est: dict[int, float]) -> Action | None:
+        """The Detective's look at the highest unseen own card, or a Thief steal that pays, or ``None``."""
+        me = view.seat
+        if power == "detective":
+            unseen = [p for p in est if view.grids[me][p] == 0]
+            if unseen:
+                return Peek(me, min(unseen, key=lambda p: (view.slot_rows[me][p], p)))
+        if power == "thief":
+            return self._steal(view, unknown, est)
+        return None
 
     def _steal(self, view: GolfView, unknown: float, est: dict[int, float]) -> Action | None:
         me, rs = view.seat, view.ruleset
@@ -136,3 +139,15 @@ class HeuristicBot(GolfBot):
             worst = max((e for p, e in est.items()), default=0.0)
             return worst + 0.1  # our worst card leaves us; the opponent also gains it
         return max(sure, key=gain)
+
+
+def _best_swap(view: GolfView, est: dict[int, float], value: int) -> tuple[float, int | None]:
+    """``(gain, position)`` of the swap that saves the most estimated points over a card of
+    ``value`` (the power card's position excluded; ``(0.0, None)`` if none saves any)."""
+    best_swap_gain, best_pos = 0.0, None
+    for p, e in est.items():
+        if p == view.power_pos:  # the power card goes into a further card (docs/golf.md, "The Detective")
+            continue
+        if e - value > best_swap_gain + 1e-9 or (best_pos is None and e - value > 0):
+            best_swap_gain, best_pos = e - value, p
+    return best_swap_gain, best_pos
