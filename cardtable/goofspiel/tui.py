@@ -126,32 +126,15 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6, you: 
     grid = Table.grid(padding=(0, 2))
     grid.add_column(justify="right", style="bold")
     grid.add_column()
-    pot = Text()
-    for i, p in enumerate(view.pot):
-        if i:
-            pot.append(" ")
-        pot.append_text(card_text(p, PRIZE_SUIT))
     if view.phase != "over":
-        if rs.open_prizes > 1:
-            grid.add_row("Display", pot + Text("   (the winners take one each)", style="dim"))
-        else:
-            grid.add_row("Prize", pot + Text(f"   (pot {_points(view.pot_value)})", style="dim"))
+        grid.add_row(*_pot_row(view))
     remaining = cards_text(view.remaining_prizes, PRIZE_SUIT, rs)
     if view.upcoming is not None:
         remaining = Text(" ".join(format_card(p, PRIZE_SUIT) for p in view.upcoming) or "—") + Text("  (in this order)", style="dim")
     grid.add_row("Prizes left", remaining)
     grid.add_row("", Text(""))
     for s, seat in enumerate(seats):
-        suit = PLAYER_SUITS[s]
-        viewer = s == view.seat and seat.bot is None  # a person looking at their own line
-        who = f"{seat.name} (you)" if viewer and seat.name != "You" else seat.name
-        spent = set(rs.deck) - view.hands[s]
-        line = cards_text(view.hands[s], suit, rs)
-        line.append(f"   {_points(view.points[s])}", style="bold yellow")
-        if spent:
-            line.append("   spent: ", style="dim")
-            line.append_text(cards_text(spent, suit, rs))
-        grid.add_row(Text(who), line)
+        grid.add_row(*_seat_row(view, s, seat))
     if view.history:
         grid.add_row("", Text(""))
         for r in view.history[-history_rows:]:
@@ -159,6 +142,33 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6, you: 
     title = f"Goofspiel — round {view.round}/{rs.rounds}" if view.phase != "over" else "Goofspiel — final"
     grid.add_row("Rules", Text(rs.describe(), style="dim"))
     return Panel(grid, title=title, expand=False)
+
+
+def _pot_row(view: PlayerView) -> tuple[str, Text]:
+    """The row of the prizes face up: the display (open prizes) or the prize and its pot."""
+    pot = Text()
+    for i, p in enumerate(view.pot):
+        if i:
+            pot.append(" ")
+        pot.append_text(card_text(p, PRIZE_SUIT))
+    if view.ruleset.open_prizes > 1:
+        return "Display", pot + Text("   (the winners take one each)", style="dim")
+    return "Prize", pot + Text(f"   (pot {_points(view.pot_value)})", style="dim")
+
+
+def _seat_row(view: PlayerView, s: int, seat: Seat) -> tuple[Text, Text]:
+    """Seat ``s``'s row: its name, hand, points and spent cards."""
+    rs = view.ruleset
+    suit = PLAYER_SUITS[s]
+    viewer = s == view.seat and seat.bot is None  # a person looking at their own line
+    who = f"{seat.name} (you)" if viewer and seat.name != "You" else seat.name
+    spent = set(rs.deck) - view.hands[s]
+    line = cards_text(view.hands[s], suit, rs)
+    line.append(f"   {_points(view.points[s])}", style="bold yellow")
+    if spent:
+        line.append("   spent: ", style="dim")
+        line.append_text(cards_text(spent, suit, rs))
+    return Text(who), line
 
 
 def _points(n: int) -> str:
@@ -187,6 +197,13 @@ def round_text(r: RoundResult, seats: Sequence[Seat], rs: Ruleset, you: int | No
     else:
         out.append("tie — prize set aside", style="yellow")
     return out
+
+
+def _bid_example(hand: list[int], rs: Ruleset) -> str:
+    """The example in the bid prompt, from the ``hand`` sorted by strength."""
+    if rs.cards_per_bid == 1:
+        return "e.g. " + ", ".join(format_card(c) for c in dict.fromkeys([hand[-1], hand[0]]))
+    return f"{rs.cards_per_bid} cards, e.g. " + " ".join(format_card(c) for c in hand[: rs.cards_per_bid])
 
 
 class GoofspielTable:
@@ -251,11 +268,7 @@ class GoofspielTable:
             self.term.hand_over(name)
         self.console.print(render(view, self.seats, you=self.you))
         rs = self.ruleset
-        hand = sorted(view.hand, key=rs.strength)
-        if rs.cards_per_bid == 1:
-            example = "e.g. " + ", ".join(format_card(c) for c in dict.fromkeys([hand[-1], hand[0]]))
-        else:
-            example = f"{rs.cards_per_bid} cards, e.g. " + " ".join(format_card(c) for c in hand[: rs.cards_per_bid])
+        example = _bid_example(sorted(view.hand, key=rs.strength), rs)
         who = "Your bid" if seat == self.you else f"{escape(name)}, your bid"
         offer = seat == self.you and rs.players == 2  # hints possible (multi-card bids are refused when asked)
         if self.hints:
@@ -432,69 +445,119 @@ def run(
         saved all the same), 1 when the record could not be written.
     """
     table = GoofspielTable(terminal, ruleset, seats, delay, hints, coach)
-    console = terminal.console
     names = [s.name for s in seats]
+    records, played, quit_early = _play_games(table, terminal, names, seed, match)
+    if not _save_records(terminal.console, records, save, record_path):
+        return 1
+    if table.humans and not quit_early and coach is not None:
+        coach.offer_analysis(terminal, played, names)
+    return ABANDONED if quit_early else 0
+
+
+def _play_games(table: GoofspielTable, terminal: Terminal, names: list[str], seed: str | int | None,
+                match: MatchFormat | None) -> tuple[list[GameRecord], list[Game], bool]:
+    """Play the game, or the games of the match, at ``table``.
+
+    Returns:
+        the records of the games played, the games, and whether a person quit.
+    """
+    console = terminal.console
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     records: list[GameRecord] = []
-    tracker = Match(match, players=ruleset.players) if match else None
+    tracker = Match(match, players=table.ruleset.players) if match else None
     quit_early = False
     game_no = 0
     played: list[Game] = []  # for the coach's offer at the end
     while True:
         game_no += 1
-        game_seed = None if seed is None else f"{seed}" if game_no == 1 else f"{seed}-{game_no}"
         if tracker:
             extra = " (extra game)" if tracker.next_game_is_extra else ""
             console.rule(f"Game {game_no} of match {match}{extra}")
-        try:
-            game = table.play_game(game_seed)
-        except QuitGame as exc:
-            game = exc.game  # type: ignore[attr-defined]
-            quit_early = True
+        game, quit_early = _play_or_quit(table, _game_seed(seed, game_no))
         played.append(game)
-        tags = [("Date", date)]
-        if tracker:
-            tags += [("Match", str(match)), ("MatchGame", str(game_no))]
-        if table.hinted:
-            tags.append(("Hints", "on"))  # as the browser records a room with hints on
+        tags = _game_tags(date, match if tracker else None, game_no, table.hinted)
         if quit_early:
             console.print("[yellow]Game abandoned.[/yellow]")
             if game.history:
                 records.append(record_from_game(game, names, tags))
             break
         table.show_final(game)
-        if tracker is None:
-            records.append(record_from_game(game, names, tags))
-            break
-        tracker.add_game(game.points)
-        if tracker.is_over:
-            result = tracker.result()
-            tags.append(("MatchResult", " ".join(result)))
-            records.append(record_from_game(game, names, tags))
-            console.print(
-                "[bold]Match over:[/bold] "
-                + ", ".join(outcome_phrase(n, i == table.you, o) for i, (n, o) in enumerate(zip(names, result, strict=True)))
-                + f"  (totals {' / '.join(map(str, tracker.totals()))})"
-            )
-            break
+        result = None if tracker is None else _add_to_match(tracker, game, tags)
         records.append(record_from_game(game, names, tags))
-        if table.humans:
-            try:
-                terminal.pause("Press Enter for the next game... ")
-            except (QuitGame, KeyboardInterrupt):
-                console.print("[yellow]Match abandoned.[/yellow]")
-                quit_early = True
-                break
+        if tracker is None:
+            break
+        if result is not None:
+            console.print(_match_over_text(names, table.you, result, tracker))
+            break
+        if table.humans and not _next_game(terminal):
+            quit_early = True
+            break
+    return records, played, quit_early
+
+
+def _game_seed(seed: str | int | None, game_no: int) -> str | None:
+    """The seed of game ``game_no`` (from 1) of a match: ``seed``, then ``seed-2``, ``seed-3``, ..."""
+    return None if seed is None else f"{seed}" if game_no == 1 else f"{seed}-{game_no}"
+
+
+def _match_over_text(names: list[str], you: int | None, result: tuple[str, ...], tracker: Match) -> str:
+    """The line (Rich markup) that ends a match: each player's outcome and the totals."""
+    return (
+        "[bold]Match over:[/bold] "
+        + ", ".join(outcome_phrase(n, i == you, o) for i, (n, o) in enumerate(zip(names, result, strict=True)))
+        + f"  (totals {' / '.join(map(str, tracker.totals()))})"
+    )
+
+
+def _play_or_quit(table: GoofspielTable, game_seed: str | None) -> tuple[Game, bool]:
+    """Play one game at ``table``: the game, and whether a person quit it."""
+    try:
+        return table.play_game(game_seed), False
+    except QuitGame as exc:
+        return exc.game, True  # type: ignore[attr-defined]
+
+
+def _game_tags(date: str, match: MatchFormat | None, game_no: int, hinted: bool) -> list[tuple[str, str]]:
+    """The free tags of a game played at the terminal (``match``: ``None`` outside a match)."""
+    tags = [("Date", date)]
+    if match is not None:
+        tags += [("Match", str(match)), ("MatchGame", str(game_no))]
+    if hinted:
+        tags.append(("Hints", "on"))  # as the browser records a room with hints on
+    return tags
+
+
+def _add_to_match(tracker: Match, game: Game, tags: list[tuple[str, str]]) -> tuple[str, ...] | None:
+    """Count a finished game in the match: its result when the match is over (tagged on the
+    game as ``MatchResult``), else ``None``."""
+    tracker.add_game(game.points)
+    if not tracker.is_over:
+        return None
+    result = tracker.result()
+    tags.append(("MatchResult", " ".join(result)))
+    return result
+
+
+def _next_game(terminal: Terminal) -> bool:
+    """Wait for Enter before the next game of a match; ``False`` when the person quits."""
+    try:
+        terminal.pause("Press Enter for the next game... ")
+    except (QuitGame, KeyboardInterrupt):
+        terminal.console.print("[yellow]Match abandoned.[/yellow]")
+        return False
+    return True
+
+
+def _save_records(console, records: list[GameRecord], save: bool, record_path: Path | None) -> bool:
+    """Save the games played (when ``save``) and say where; ``False`` when the record could not be written."""
     if save and records:
         try:
             path = save_record(records, record_path)
         except OSError as exc:
             console.print(f"[red]✗ the record could not be saved: {escape(str(exc))}[/red]", soft_wrap=True)
-            return 1
+            return False
         console.print(f"Record saved to {path}", soft_wrap=True, markup=False)
         console.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False)
     elif save:
         console.print("Nothing was played; no record saved.")
-    if table.humans and not quit_early and coach is not None:
-        coach.offer_analysis(terminal, played, names)
-    return ABANDONED if quit_early else 0
+    return True
