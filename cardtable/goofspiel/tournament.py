@@ -122,40 +122,9 @@ def play_one(ruleset: Ruleset, bots: Sequence[Bot], seed: int | str) -> Outcome:
             equal prize orders whoever sits where.
     """
     game = Game(ruleset, seed=seed)
-    failure: tuple[int, str, str] | None = None
-    for seat, bot in enumerate(bots):
-        try:
-            bot.new_game(ruleset, seat)
-        except Exception as exc:  # a built-in bot's bug: it loses by rule too
-            failure = failure or (seat, "crash", f"new_game raised {exc!r}")
+    failure = _start_bots(ruleset, bots)
     while failure is None and not game.is_over:
-        if game.phase == "bid":
-            bids: list[Any] = []
-            for seat, bot in enumerate(bots):
-                try:
-                    bids.append(bot.act(game.view(seat)))
-                except BotFailure as exc:
-                    failure = failure or (seat, exc.kind, exc.detail)
-                    bids.append(None)
-                except Exception as exc:
-                    failure = failure or (seat, "crash", f"act raised {exc!r}")
-                    bids.append(None)
-            if failure is None:
-                try:
-                    game.play(bids)
-                except IllegalBid as exc:
-                    failure = (exc.player if exc.player is not None else 0, "illegal", str(exc))
-        else:
-            chooser = game.chooser
-            assert chooser is not None  # the choose phase
-            try:
-                game.choose(chooser, bots[chooser].act(game.view(chooser)))
-            except BotFailure as exc:
-                failure = (chooser, exc.kind, exc.detail)
-            except (IllegalChoice, ValueError) as exc:
-                failure = (chooser, "illegal", str(exc))
-            except Exception as exc:
-                failure = (chooser, "crash", f"act raised {exc!r}")
+        failure = _bid_round(game, bots) if game.phase == "bid" else _choose_turn(game, bots)
     if failure is not None:
         out = forfeit_outcome(ruleset, game, *failure)
     else:
@@ -165,6 +134,58 @@ def play_one(ruleset: Ruleset, bots: Sequence[Bot], seed: int | str) -> Outcome:
         if isinstance(bot, GoofspielProtocolBot):
             bot.end_game(game, out.outcomes[seat], (failure[0], failure[1]) if failure else None)
     return out
+
+
+#: A bot's failure: (seat, kind, detail), as :func:`forfeit_outcome` takes it.
+Failure = tuple[int, str, str]
+
+
+def _start_bots(ruleset: Ruleset, bots: Sequence[Bot]) -> Failure | None:
+    """Start the game for every bot; the first failure, if any."""
+    failure: Failure | None = None
+    for seat, bot in enumerate(bots):
+        try:
+            bot.new_game(ruleset, seat)
+        except Exception as exc:  # a built-in bot's bug: it loses by rule too
+            failure = failure or (seat, "crash", f"new_game raised {exc!r}")
+    return failure
+
+
+def _bid_round(game: Game, bots: Sequence[Bot]) -> Failure | None:
+    """Ask every bot for its bid and play them; the first failure (every bot is asked all the same)."""
+    failure: Failure | None = None
+    bids: list[Any] = []
+    for seat, bot in enumerate(bots):
+        try:
+            bids.append(bot.act(game.view(seat)))
+        except BotFailure as exc:
+            failure = failure or (seat, exc.kind, exc.detail)
+            bids.append(None)
+        except Exception as exc:
+            failure = failure or (seat, "crash", f"act raised {exc!r}")
+            bids.append(None)
+    if failure is not None:
+        return failure
+    try:
+        game.play(bids)
+    except IllegalBid as exc:
+        return (exc.player if exc.player is not None else 0, "illegal", str(exc))
+    return None
+
+
+def _choose_turn(game: Game, bots: Sequence[Bot]) -> Failure | None:
+    """Ask the chooser for its prize and take it; its failure, if any."""
+    chooser = game.chooser
+    assert chooser is not None  # the choose phase
+    try:
+        game.choose(chooser, bots[chooser].act(game.view(chooser)))
+    except BotFailure as exc:
+        return (chooser, exc.kind, exc.detail)
+    except (IllegalChoice, ValueError) as exc:
+        return (chooser, "illegal", str(exc))
+    except Exception as exc:
+        return (chooser, "crash", f"act raised {exc!r}")
+    return None
 
 
 def close_bot(bot: Bot) -> None:
