@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, fields
 from difflib import get_close_matches
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, NoReturn
 
 from cardtable.platform.files import FileTooLargeError, read_regular_bytes
 from cardtable.platform.integers import is_whole
@@ -92,49 +92,58 @@ class Ruleset:
     prize_order: PrizeOrder | tuple[int, ...] = "shuffled"
 
     def __post_init__(self) -> None:
-        def fail(names: tuple[str, ...], message: str) -> None:
-            raise RulesetError(f"{', '.join(names)}: {message}", names)
+        self._check_types()
+        self._check_ranges()
+        self._check_prize_order()
 
+    def _check_types(self) -> None:
+        """Whole numbers (stored as ``int``) and booleans where the fields need them."""
         for name in ("cards", "players", "cards_per_bid", "open_prizes"):
             value = getattr(self, name)
             if not is_whole(value):
-                fail((name,), f"must be a whole number, not {_shown(value)}")
+                _fail((name,), f"must be a whole number, not {_shown(value)}")
             object.__setattr__(self, name, operator.index(value))
         for name in ("unique_bids", "high_ace"):
             if not isinstance(getattr(self, name), bool):
-                fail((name,), f"must be true or false, not {getattr(self, name)!r}")
+                _fail((name,), f"must be true or false, not {getattr(self, name)!r}")
+
+    def _check_ranges(self) -> None:
+        """The numbers in range, the tie rule known, open prizes only with carry-over."""
         if not 1 <= self.cards <= 13:
-            fail(("cards",), f"must be 1..13, not {_shown(self.cards)}")
+            _fail(("cards",), f"must be 1..13, not {_shown(self.cards)}")
         if not 2 <= self.players <= 5:
-            fail(("players",), f"must be 2..5, not {_shown(self.players)}")
+            _fail(("players",), f"must be 2..5, not {_shown(self.players)}")
         if not isinstance(self.tie_rule, str) or self.tie_rule not in ("carry", "discard"):
-            fail(("tie_rule",), f"must be 'carry' or 'discard', not {_shown(self.tie_rule)}")
+            _fail(("tie_rule",), f"must be 'carry' or 'discard', not {_shown(self.tie_rule)}")
         if not 1 <= self.cards_per_bid <= self.cards:
-            fail(
+            _fail(
                 ("cards_per_bid", "cards"),
                 f"a bid of {_shown(self.cards_per_bid)} cards needs 1..{self.cards} cards per bid",
             )
         if not 1 <= self.open_prizes <= self.cards:
-            fail(("open_prizes", "cards"), f"the display must hold 1..{self.cards} prizes")
+            _fail(("open_prizes", "cards"), f"the display must hold 1..{self.cards} prizes")
         if self.open_prizes > 1 and self.tie_rule != "carry":
-            fail(
+            _fail(
                 ("open_prizes", "tie_rule"),
                 "open prizes stay in the display when bids tie (carry-over by nature); "
                 "use tie_rule='carry' with open_prizes > 1",
             )
+
+    def _check_prize_order(self) -> None:
+        """A named order, or a given one (stored as a tuple) listing each rank once."""
         order = self.prize_order
         if isinstance(order, (list, tuple)):
             if len(order) > 13 or not all(is_whole(x) for x in order):
-                fail(("prize_order",), f"a given prize order is a sequence of whole numbers, not {_shown(order)}")
+                _fail(("prize_order",), f"a given prize order is a sequence of whole numbers, not {_shown(order)}")
             order = tuple(operator.index(x) for x in order)
             object.__setattr__(self, "prize_order", order)
             if sorted(order) != list(range(1, self.cards + 1)):
-                fail(
+                _fail(
                     ("prize_order", "cards"),
                     f"a given prize order must list each rank 1..{self.cards} once, not {order}",
                 )
         elif not isinstance(order, str) or order not in ("shuffled", "ascending", "descending"):
-            fail(
+            _fail(
                 ("prize_order",),
                 f"must be 'shuffled', 'ascending', 'descending' or a sequence of ranks, not {_shown(order)}",
             )
@@ -335,6 +344,11 @@ def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise RulesetError(f"{_shown(key)}: given twice in the rules file", (key,))
         out[key] = value
     return out
+
+
+def _fail(names: tuple[str, ...], message: str) -> NoReturn:
+    """Raise the :class:`RulesetError` of the fields ``names``: ``"cards, open_prizes: ..."``."""
+    raise RulesetError(f"{', '.join(names)}: {message}", names)
 
 
 def _shown(value: object) -> str:
