@@ -125,6 +125,7 @@ def _to_dict(self: Any) -> dict[str, Any]:
     return {"type": self.kind, **asdict(self)}
 
 
+# every action class gets the same to_dict; mypy cannot see a method set on a class after the fact
 for _cls in ACTION_TYPES.values():
     _cls.to_dict = _to_dict  # type: ignore[attr-defined]
 

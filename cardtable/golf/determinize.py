@@ -136,7 +136,7 @@ def _sampled_game(view: GolfView, grids: list[list[int | None]], draw_pile: list
     game.draw_pile = draw_pile
     game.discard = discard
     game.known = known
-    game.phase = view.phase  # type: ignore[assignment]
+    game.phase = view.phase
     game.current = view.current
     game.turn = view.turn
     game.drawn = drawn

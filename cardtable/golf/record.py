@@ -283,7 +283,7 @@ def _players_tag(tags: _Tags, start: int, rs: GolfRuleset) -> list[str]:
 def _deck_tag(tags: _Tags, start: int, rs: GolfRuleset) -> tuple[int, ...]:
     text, line = _need(tags, "Deck", start)
     try:
-        deck = tuple(cards_from_names(text.split(), rs.decks))  # type: ignore[arg-type]
+        deck = tuple(cards_from_names(text.split(), rs.deck_count))
     except GolfError as exc:
         raise RecordError(f"Deck: {exc}", line) from None
     if len(deck) != rs.deck_size:
@@ -758,7 +758,7 @@ def _json_deal(d: _GameModel, k: int, line_of: _LineOf) -> tuple[GolfRuleset, li
     if d.seed is not None and tag_value_problem("Seed", d.seed):
         raise RecordError(f"game {k}: {tag_value_problem('Seed', d.seed)}", line_of("seed"))
     try:
-        deck = tuple(cards_from_names(list(d.deck), rs.decks))  # type: ignore[arg-type]
+        deck = tuple(cards_from_names(list(d.deck), rs.deck_count))
     except GolfError as exc:
         raise RecordError(f"game {k}: deck: {exc}", line_of("deck")) from None
     return rs, players, deck

@@ -140,9 +140,15 @@ class GolfRuleset:
         return self.rows * self.cols
 
     @property
+    def deck_count(self) -> int:
+        """``decks`` as a number: ``None`` is replaced when the ruleset is made, so it is one."""
+        assert self.decks is not None, "decks is filled in by __post_init__"
+        return self.decks
+
+    @property
     def deck_size(self) -> int:
         """Cards in play: ``52 * decks``."""
-        return 52 * self.decks  # type: ignore[operator]
+        return 52 * self.deck_count
 
     def value(self, card: int) -> int:
         """Points of card id ``card`` at the end of a game."""

@@ -198,7 +198,7 @@ class GolfGame:
         self.discard: list[int] = []
         first_peek_row = rs.rows - rs.peek_rows
         self.known: list[set[int]] = [
-            {c for c, r in zip(self.grids[p], self.slot_rows[p], strict=True) if r >= first_peek_row}  # type: ignore[misc]
+            {c for c, r in zip(self.grids[p], self.slot_rows[p], strict=True) if r >= first_peek_row and c is not None}
             for p in range(n)
         ]
         self.phase: Phase = "draw"
@@ -345,7 +345,7 @@ class GolfGame:
         """The Detective's peeks or the Thief's steals the held card allows (none once used)."""
         if self.power_used:
             return []
-        power = self.ruleset.power(card_rank(self.drawn))  # type: ignore[arg-type]
+        power = self.ruleset.power(card_rank(self._held()))
         if power == "detective":
             return [Peek(seat, p) for p in own]
         if power == "thief":
@@ -414,11 +414,29 @@ class GolfGame:
             raise GameOver("the game is over", action.player)
         return handler(self, action)
 
+    def _held(self) -> int:
+        """The drawn card: set in the phases after a draw (``drawn``, ``power``), which every
+        caller has checked first."""
+        assert self.drawn is not None, f"no card is drawn in phase {self.phase!r}"
+        return self.drawn
+
+    def _pass_seat(self) -> int:
+        """The seat that must pass a card: set in the ``pass`` phase, which every caller has
+        checked first."""
+        assert self.passer is not None, f"nobody passes in phase {self.phase!r}"
+        return self.passer
+
+    def _pass_slot(self) -> tuple[int, int]:
+        """``(owner, position)`` of the snapped card that earned the pass: set with
+        :meth:`_pass_seat`."""
+        assert self.pass_target is not None, f"no pass is due in phase {self.phase!r}"
+        return self.pass_target
+
     def _need_turn(self, action: Action, *phases: str) -> None:
         if action.player != self.actor:
             if self.phase == "pass":
                 raise NotYourTurn(
-                    f"{format_seat(self.passer)} must first pass a card or pass nothing; you wait",  # type: ignore[arg-type]
+                    f"{format_seat(self._pass_seat())} must first pass a card or pass nothing; you wait",
                     action.player)
             raise NotYourTurn(
                 f"it is {format_seat(self.current)}'s turn, not yours", action.player)
@@ -492,7 +510,7 @@ class GolfGame:
         self._need_turn(a, "drawn")
         old = self._need_card(a.player, a.pos)
         if old == self.power_card:
-            power = "Detective" if self.ruleset.power(card_rank(self.drawn)) == "detective" else "Thief"  # type: ignore[arg-type]
+            power = "Detective" if self.ruleset.power(card_rank(self._held())) == "detective" else "Thief"
             used = "looked at" if power == "Detective" else "received from the exchange"
             raise SameCard(
                 f"the {power} can only go into a further card of your grid, not position {a.pos + 1}, "
@@ -507,8 +525,8 @@ class GolfGame:
 
     def _peek(self, a: Peek) -> Event:
         self._need_turn(a, "drawn")
-        if self.ruleset.power(card_rank(self.drawn)) != "detective":  # type: ignore[arg-type]
-            raise WrongPhase(f"only a drawn Detective lets you look at a card; you hold {rank_name(card_rank(self.drawn))}", a.player)  # type: ignore[arg-type]
+        if self.ruleset.power(card_rank(self._held())) != "detective":
+            raise WrongPhase(f"only a drawn Detective lets you look at a card; you hold {rank_name(card_rank(self._held()))}", a.player)
         if self.power_used:
             raise WrongPhase("the Detective has already been used this turn", a.player)
         card = self._need_card(a.player, a.pos)
@@ -519,8 +537,8 @@ class GolfGame:
 
     def _steal(self, a: Steal) -> Event:
         self._need_turn(a, "drawn")
-        if self.ruleset.power(card_rank(self.drawn)) != "thief":  # type: ignore[arg-type]
-            raise WrongPhase(f"only a drawn Thief lets you swap with an opponent; you hold {rank_name(card_rank(self.drawn))}", a.player)  # type: ignore[arg-type]
+        if self.ruleset.power(card_rank(self._held())) != "thief":
+            raise WrongPhase(f"only a drawn Thief lets you swap with an opponent; you hold {rank_name(card_rank(self._held()))}", a.player)
         if self.power_used:
             raise WrongPhase("the Thief has already been used this turn", a.player)
         if not _is_seat(a.target, self.players) or a.target == a.player:
@@ -551,7 +569,7 @@ class GolfGame:
     def _check_snap(self, a: Snap) -> None:
         """Refuse a snap out of turn order, onto nothing, without penalty cards, or against the rules."""
         if self.phase == "pass":
-            raise WrongPhase(f"wait: {format_seat(self.passer)} must first pass a card or pass nothing", a.player)  # type: ignore[arg-type]
+            raise WrongPhase(f"wait: {format_seat(self._pass_seat())} must first pass a card or pass nothing", a.player)
         if not self.discard:
             raise NothingToSnap("the discard pile is empty: there is nothing to snap onto", a.player)
         need = self.ruleset.penalty_cards
@@ -601,7 +619,7 @@ class GolfGame:
     def _pass(self, a: Pass) -> Event:
         self._need_turn(a, "pass")
         card = self._need_card(a.player, a.pos)
-        owner, pos = self.pass_target  # type: ignore[misc]
+        owner, pos = self._pass_slot()
         self.grids[a.player][a.pos] = None
         self.grids[owner][pos] = card
         seen = {p for p in self._all() if card in self.known[p]}
@@ -613,7 +631,7 @@ class GolfGame:
 
     def _no_pass(self, a: NoPass) -> Event:
         self._need_turn(a, "pass")
-        owner = self.pass_target[0]  # type: ignore[index]
+        owner = self._pass_slot()[0]
         self._resume()
         ev = self._event(a, to_seat=owner)
         if self.phase == "draw":

@@ -188,7 +188,8 @@ class HumanAgent:
         t.show(self.seat, view, self.display)
         opp = opponent_label(self.seat, view.ruleset.players)
         if view.phase == "pass":
-            owner, pos = view.pass_target  # type: ignore[misc]
+            assert view.pass_target is not None, "the pass phase names the snapped card's slot"
+            owner, pos = view.pass_target
             prompt = (f"You snapped {t.names[owner]}'s card: pass them one of yours face down "
                       f"(pass N), or keep your cards (nopass) [Enter = nopass]: ")
         elif view.phase == "draw":
@@ -229,7 +230,9 @@ class HumanAgent:
         usage = ", ".join(["snap N (your card N)"] + [f"snap {format_seat(o)}:N ({t.names[o]}'s card N)"
                                                        for o in others])
         who = t.names[self.seat] if t.hotseat else "You"
-        prompt = (f"{who}: snap onto the {rank_label(view.top)}? "  # type: ignore[arg-type]
+        top = view.top
+        assert top is not None, "a snap window opens on the discard pile's top card"
+        prompt = (f"{who}: snap onto the {rank_label(top)}? "
                   f"({', '.join(forms)}; Enter = no): ")
 
         def parse(text: str) -> Snap | None:
@@ -241,8 +244,9 @@ class HumanAgent:
             if words[0] != "snap":
                 words = ["snap"] + words
             action = parse_action(" ".join(words), self.seat)
+            assert isinstance(action, Snap), "the words start with 'snap'"
             self._check(action)
-            return action  # type: ignore[return-value]
+            return action
 
         return t.ask(prompt, parse, f"{usage}, or Enter to let it go")
 
@@ -370,10 +374,10 @@ class GolfTable:
             play_game(self.game, self.agents, self.on_event)
         except KeyboardInterrupt:  # Ctrl-C outside a prompt (a bot thinking)
             exc = QuitGame("interrupted")
-            exc.game = self.game  # type: ignore[attr-defined]
+            exc.game = self.game
             raise exc from None
         except QuitGame as exc:
-            exc.game = self.game  # type: ignore[attr-defined]
+            exc.game = self.game
             raise
         return self.game
 

@@ -47,7 +47,7 @@ from .cards import card_rank
 from .ruleset import GolfRuleset
 
 if TYPE_CHECKING:
-    from .state import GolfGame
+    from .state import GolfGame, Phase
 
 UNKNOWN = 0
 
@@ -88,7 +88,7 @@ class GolfView:
 
     seat: int
     ruleset: GolfRuleset
-    phase: str
+    phase: Phase
     current: int
     actor: int | None
     turn: int

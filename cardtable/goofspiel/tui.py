@@ -343,11 +343,11 @@ class GoofspielTable:
                     if done is not None:
                         self._show_reveal(game, done)
         except QuitGame as exc:
-            exc.game = game  # type: ignore[attr-defined]
+            exc.game = game
             raise
         except KeyboardInterrupt:
             stop = QuitGame("interrupted")
-            stop.game = game  # type: ignore[attr-defined]
+            stop.game = game
             raise stop from None
         return game
 
@@ -514,7 +514,7 @@ def _play_or_quit(table: GoofspielTable, game_seed: str | None) -> tuple[Game, b
     try:
         return table.play_game(game_seed), False
     except QuitGame as exc:
-        return exc.game, True  # type: ignore[attr-defined]
+        return exc.game, True
 
 
 def _game_tags(date: str, match: MatchFormat | None, game_no: int, hinted: bool) -> list[tuple[str, str]]:

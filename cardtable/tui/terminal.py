@@ -10,7 +10,7 @@ from __future__ import annotations
 import getpass
 import sys
 import warnings
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -26,7 +26,14 @@ ABANDONED = 3
 
 class QuitGame(Exception):
     """The player asked to quit (``quit``/``exit``), input ended (Ctrl-D / end of file)
-    or was interrupted (Ctrl-C); a command that catches it exits with :data:`ABANDONED`."""
+    or was interrupted (Ctrl-C); a command that catches it exits with :data:`ABANDONED`.
+
+    Attributes:
+        game: the game being played when the player quit (set by the table that caught it, so
+            that its caller can still save the record), or ``None``.
+    """
+
+    game: Any = None
 
 
 class Terminal:

@@ -131,7 +131,9 @@ class HeuristicBot(GolfBot):
         me = view.seat
         unknown = expected_unknown(view)
         est = slot_estimates(view, me, unknown)
-        top_value = view.ruleset.rank_value(view.top)  # type: ignore[arg-type]
+        top = view.top
+        assert top is not None, "a sure snap matches the discard pile's top card"
+        top_value = view.ruleset.rank_value(top)
 
         def gain(s: Snap) -> float:
             if s.owner == me:
