@@ -74,10 +74,12 @@ def play(bot: NashBot, rs: Ruleset, games: int, seed: int) -> dict[str, list[tup
             if first_exact and bot.last_source == "subgame":
                 times.setdefault("subgame: first exact move", []).append(spent)
                 times.setdefault("(reference) the whole subgame solved at that move", []).append(
-                    whole_subgame_seconds(rs, view))
+                    whole_subgame_seconds(rs, view)
+                )
                 if bot._source.low is not None:
-                    times.setdefault("(reference) that round's subgame searched without the low layers",
-                                     []).append(round_subgame_seconds(rs, view))
+                    times.setdefault(
+                        "(reference) that round's subgame searched without the low layers", []
+                    ).append(round_subgame_seconds(rs, view))
             theirs = other.act(game.view(1 - seat))
             game.play([mine, theirs] if seat == 0 else [theirs, mine])
     return times
@@ -143,9 +145,19 @@ def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> No
                     continue
                 t0 = time.perf_counter()
                 d, adj = duplicate_deal(opp, rs, deal, approx)
-                f.write(json.dumps({"opponent": opp, "deal": deal, "cards": rs.cards, "diff": d,
-                                    "adjusted": round(adj, 6),
-                                    "seconds": round(time.perf_counter() - t0, 1)}) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "opponent": opp,
+                            "deal": deal,
+                            "cards": rs.cards,
+                            "diff": d,
+                            "adjusted": round(adj, 6),
+                            "seconds": round(time.perf_counter() - t0, 1),
+                        }
+                    )
+                    + "\n"
+                )
                 f.flush()
 
 
@@ -160,13 +172,17 @@ def report(logs: list[Path]) -> None:
     for log in logs:
         for r in map(json.loads, log.read_text().splitlines()):
             rows.setdefault(r["opponent"], []).append((r["diff"], r.get("adjusted", np.nan)))
-    print("| pairing | deals | games | nash's mean point difference, 95% interval | luck-adjusted, 95% interval |")
+    print(
+        "| pairing | deals | games | nash's mean point difference, 95% interval | luck-adjusted, 95% interval |"
+    )
     print("|---|---:|---:|---|---|")
     for opp, xs in rows.items():
         x = np.array(xs)
         adj = x[:, 1][~np.isnan(x[:, 1])]
-        print(f"| nash vs {opp} | {len(x)} | {2 * len(x)} | {_interval(x[:, 0])} | "
-              f"{_interval(adj) if len(adj) else '-'} |")
+        print(
+            f"| nash vs {opp} | {len(x)} | {2 * len(x)} | {_interval(x[:, 0])} | "
+            f"{_interval(adj) if len(adj) else '-'} |"
+        )
 
 
 def main() -> None:
@@ -176,11 +192,19 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=100)
     ap.add_argument("--h2h", default="", help="opponents of nash, separated by ';' or ','")
     ap.add_argument("--deals", type=int, default=1000)
-    ap.add_argument("--log", type=Path, action="append",
-                    help="JSON-lines log of the deals (default approx-h2h.jsonl); --report reads every one given")
+    ap.add_argument(
+        "--log",
+        type=Path,
+        action="append",
+        help="JSON-lines log of the deals (default approx-h2h.jsonl); --report reads every one given",
+    )
     ap.add_argument("--report", action="store_true")
-    ap.add_argument("--subgame-limit", type=int, default=2_000_000,
-                    help="nash's subgame_limit (5000000: exact subgames from 9 cards left)")
+    ap.add_argument(
+        "--subgame-limit",
+        type=int,
+        default=2_000_000,
+        help="nash's subgame_limit (5000000: exact subgames from 9 cards left)",
+    )
     args = ap.parse_args()
     rs = Ruleset(cards=args.cards, tie_rule="carry")
     logs = args.log or [Path("approx-h2h.jsonl")]
@@ -193,28 +217,41 @@ def main() -> None:
     print(f"bench/approx.py {vars(args)}")
     t0 = time.perf_counter()
     if discard_table(rs) is None:
-        raise SystemExit(f"no {args.cards}-card discard table: run `cardtable solve -n {args.cards} --ties discard`")
+        raise SystemExit(
+            f"no {args.cards}-card discard table: run `cardtable solve -n {args.cards} --ties discard`"
+        )
     print(f"one-time preparation: opening and checking the discard table {time.perf_counter() - t0:.1f} s")
     bot = NashBot(seed=1, subgame_limit=args.subgame_limit)
     t0 = time.perf_counter()
     bot.new_game(rs, 0)
     src = bot._source
-    low = (f"low layers 1..{src.low_upto} ({'read' if src.low.path else 'solved in memory'})"
-           if src.low is not None else "no low layers")
-    print(f"one-time preparation: the bot's sources ({low}; exact from {src.approx.exact} cards left) "
-          f"{time.perf_counter() - t0:.1f} s")
+    low = (
+        f"low layers 1..{src.low_upto} ({'read' if src.low.path else 'solved in memory'})"
+        if src.low is not None
+        else "no low layers"
+    )
+    print(
+        f"one-time preparation: the bot's sources ({low}; exact from {src.approx.exact} cards left) "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     t0 = time.perf_counter()
     play(bot, rs, 1, args.seed - 1)  # compiles the kernels; not counted below
     print(f"one-time preparation: first game (kernel compilation) {time.perf_counter() - t0:.1f} s")
     print("| bot | source | moves | mean s (wall) | max s (wall) | mean s (CPU) | max s (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|")
     nash_label = "nash" if args.subgame_limit == 2_000_000 else f"nash:subgame_limit={args.subgame_limit}"
-    for label, b in ((nash_label, bot), ("nash:approximation=false (reference)", NashBot(seed=1, approximation=False))):
+    for label, b in (
+        (nash_label, bot),
+        ("nash:approximation=false (reference)", NashBot(seed=1, approximation=False)),
+    ):
         for source, ts in sorted(play(b, rs, args.games, args.seed).items()):
             wall = [w for w, _ in ts]
             cpu = [c for _, c in ts]
-            print(f"| {label} | {source} | {len(ts)} | {sum(wall) / len(ts):.3f} | {max(wall):.3f} | "
-                  f"{sum(cpu) / len(ts):.3f} | {max(cpu):.3f} |", flush=True)
+            print(
+                f"| {label} | {source} | {len(ts)} | {sum(wall) / len(ts):.3f} | {max(wall):.3f} | "
+                f"{sum(cpu) / len(ts):.3f} | {max(cpu):.3f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -56,9 +56,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats; the best rate counts")
     args = parser.parse_args()
     runs = {
-        "cardtable Game, discard ties, seeded shuffle per game": lambda: bench_cardtable(args.games, "discard"),
-        "cardtable Game, carry-over ties, seeded shuffle per game": lambda: bench_cardtable(args.games, "carry"),
-        "cardtable Game, discard ties, deck dealt by the driver's rng": lambda: bench_cardtable(args.games, "discard", False),
+        "cardtable Game, discard ties, seeded shuffle per game": lambda: bench_cardtable(
+            args.games, "discard"
+        ),
+        "cardtable Game, carry-over ties, seeded shuffle per game": lambda: bench_cardtable(
+            args.games, "carry"
+        ),
+        "cardtable Game, discard ties, deck dealt by the driver's rng": lambda: bench_cardtable(
+            args.games, "discard", False
+        ),
         "OpenSpiel goofspiel (discard ties)": lambda: bench_openspiel(args.games),
     }
     best: dict[str, float | None] = {name: None for name in runs}
@@ -69,7 +75,9 @@ def main() -> None:
                 best[name] = rate
     rows = list(best.items())
     reference = rows[-1][1]
-    print(f"random 13-card games, best of {args.repeats} x {args.games} each, Python {platform.python_version()}")
+    print(
+        f"random 13-card games, best of {args.repeats} x {args.games} each, Python {platform.python_version()}"
+    )
     print("| engine | games/s | vs OpenSpiel |")
     print("|---|---:|---:|")
     for name, rate in rows:

@@ -78,8 +78,10 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     pairs = [tuple(x.split("-")) for x in args.pairings.split(",")]
     n_pairs = max(1, args.games // 2)
-    print(f"Golf bots, duplicate deals, {2 * n_pairs} games per pairing, 2 players, default rules, "
-          f"search: {args.determinizations} samples/decision")
+    print(
+        f"Golf bots, duplicate deals, {2 * n_pairs} games per pairing, 2 players, default rules, "
+        f"search: {args.determinizations} samples/decision"
+    )
     print(f"{'A vs B':<22}{'games':>6}{'mean A-B':>10}{'95% CI':>20}{'A win/draw/loss':>18}{'ms/game':>9}")
     for a, b in pairs:
         jobs = [(a, b, k, args.determinizations) for k in range(n_pairs)]
@@ -97,11 +99,18 @@ def main(argv: list[str] | None = None) -> None:
         means = [r[0] for r in results]
         outs = [o for r in results for o in r[1]]
         m = statistics.mean(means)
-        half = t95(len(means)) * statistics.stdev(means) / math.sqrt(len(means)) if len(means) > 1 else float("nan")
+        half = (
+            t95(len(means)) * statistics.stdev(means) / math.sqrt(len(means))
+            if len(means) > 1
+            else float("nan")
+        )
         wdl = f"{outs.count(1)}/{outs.count(0)}/{outs.count(-1)}"
         ms = 1000 * sum(r[2] for r in results) / (2 * len(results))
-        print(f"{a + ' vs ' + b:<22}{2 * len(results):>6}{m:>10.2f}{f'[{m - half:.2f}, {m + half:.2f}]':>20}"
-              f"{wdl:>18}{ms:>9.0f}", flush=True)
+        print(
+            f"{a + ' vs ' + b:<22}{2 * len(results):>6}{m:>10.2f}{f'[{m - half:.2f}, {m + half:.2f}]':>20}"
+            f"{wdl:>18}{ms:>9.0f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -73,24 +73,38 @@ def main() -> None:
         worst.append(float(np.max(np.abs(x - y))))
         assert worst[-1] <= float32_bound(lay, k), (k, worst[-1])
     same = [x["sha256"] == y["sha256"] for x, y in zip(a["layers"], b["layers"], strict=True)]
-    res["check_n8"] = {"max_diff_per_layer": worst, "identical_layers": same,
-                       "gpu_max_gap": b["stats"]["max_gap"]}
+    res["check_n8"] = {
+        "max_diff_per_layer": worst,
+        "identical_layers": same,
+        "gpu_max_gap": b["stats"]["max_gap"],
+    }
     print("n=8 GPU vs CPU: max |diff| per layer", worst, "identical", same, flush=True)
     save()
 
     # 2. throughput
     c10 = solve(10, cpu, tables / "cpu10")
-    res["cpu_n10"] = {"s": c10["wall_s"], "games": c10["stats"]["games"],
-                      "games_per_s": c10["stats"]["games"] / c10["wall_s"]}
-    print(f"CPU {res['cpus']} threads n=10: {c10['wall_s']:.1f} s, {res['cpu_n10']['games_per_s']:.3g} games/s",
-          flush=True)
+    res["cpu_n10"] = {
+        "s": c10["wall_s"],
+        "games": c10["stats"]["games"],
+        "games_per_s": c10["stats"]["games"] / c10["wall_s"],
+    }
+    print(
+        f"CPU {res['cpus']} threads n=10: {c10['wall_s']:.1f} s, {res['cpu_n10']['games_per_s']:.3g} games/s",
+        flush=True,
+    )
     for n in (10, 11):
         g = solve(n, CudaBackend(), tables / f"gpu{n}")
-        res[f"gpu_n{n}"] = {"s": g["wall_s"], "games": g["stats"]["games"],
-                            "games_per_s": g["stats"]["games"] / g["wall_s"],
-                            "layers": [(x["k"], x["games"], round(x["seconds"], 2)) for x in g["layers"]]}
-        print(f"GPU n={n}: {g['wall_s']:.1f} s, {res[f'gpu_n{n}']['games_per_s']:.3g} games/s, value "
-              f"check max gap {g['stats']['max_gap']:.1e}", flush=True)
+        res[f"gpu_n{n}"] = {
+            "s": g["wall_s"],
+            "games": g["stats"]["games"],
+            "games_per_s": g["stats"]["games"] / g["wall_s"],
+            "layers": [(x["k"], x["games"], round(x["seconds"], 2)) for x in g["layers"]],
+        }
+        print(
+            f"GPU n={n}: {g['wall_s']:.1f} s, {res[f'gpu_n{n}']['games_per_s']:.3g} games/s, value "
+            f"check max gap {g['stats']['max_gap']:.1e}",
+            flush=True,
+        )
         save()
 
     # 3. the 13-card carry-over game if it fits
@@ -111,11 +125,18 @@ def main() -> None:
         t = open_layered(tables / "gpu13", verify=False)
         f = frozenset(range(1, 14))
         pos = Position(f, (f, f))
-        first = {p: {c: round(v, 4) for c, v in t.round_strategy(pos, p).a.items() if v > 5e-5}
-                 for p in range(1, 14)}
-        res["n13"] = {"s": g["wall_s"], "games": g["stats"]["games"], "value": t.value(pos),
-                      "max_gap": g["stats"]["max_gap"], "first_round": first,
-                      "layers": [(x["k"], x["count"], x["sha256"]) for x in g["layers"]]}
+        first = {
+            p: {c: round(v, 4) for c, v in t.round_strategy(pos, p).a.items() if v > 5e-5}
+            for p in range(1, 14)
+        }
+        res["n13"] = {
+            "s": g["wall_s"],
+            "games": g["stats"]["games"],
+            "value": t.value(pos),
+            "max_gap": g["stats"]["max_gap"],
+            "first_round": first,
+            "layers": [(x["k"], x["count"], x["sha256"]) for x in g["layers"]],
+        }
         print(json.dumps(res["n13"], indent=1), flush=True)
     save()
 

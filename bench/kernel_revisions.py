@@ -55,8 +55,14 @@ print(json.dumps({"games": games, "cpu": cpu, "wall": wall, "ns": cpu / games * 
 def run(tree: Path, n: int, threads: int) -> dict:
     # the tree first on the path (also as the working folder: `python -c` puts it first)
     env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_NUM_THREADS=str(threads))
-    out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(threads)], env=env, cwd=tree,
-                         capture_output=True, text=True, timeout=6 * 3600)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(n), str(threads)],
+        env=env,
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=6 * 3600,
+    )
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -83,8 +89,11 @@ def main() -> None:
                 print(f"| {n} | {tree} | error: imported {r['src']} instead |", flush=True)
                 continue
             first = first or r["cpu"]
-            print(f"| {n} | {tree} | {r['games']:,} | {r['cpu']:.1f} | {r['wall']:.1f} | "
-                  f"{r['ns']:.0f} | {r['ns_k2']:.1f} | {first / r['cpu']:.2f}x |", flush=True)
+            print(
+                f"| {n} | {tree} | {r['games']:,} | {r['cpu']:.1f} | {r['wall']:.1f} | "
+                f"{r['ns']:.0f} | {r['ns_k2']:.1f} | {first / r['cpu']:.2f}x |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -69,8 +69,18 @@ def interval(values: list[float]) -> tuple[float, float]:
     return m, half
 
 
-def match(cards: int, players: int, opponent: str, games: int, options: dict, seed: int,
-          deals_range: range | None = None, log=None, bot: str = MCTS, ties: str = "carry") -> dict:
+def match(
+    cards: int,
+    players: int,
+    opponent: str,
+    games: int,
+    options: dict,
+    seed: int,
+    deals_range: range | None = None,
+    log=None,
+    bot: str = MCTS,
+    ties: str = "carry",
+) -> dict:
     """Play the games with ``bot`` (``"mcts"`` with ``options``, or a baseline's registry
     name) in one seat; its per-deal mean point differences and W/D/L counts.
 
@@ -87,8 +97,9 @@ def match(cards: int, players: int, opponent: str, games: int, options: dict, se
         for seat in range(players):
             g = d * players + seat
             bots = [load_bot("goofspiel", opponent, seed=seed + 1000 * g + s) for s in range(players)]
-            bots[seat] = load_bot("goofspiel", bot, seed=seed + 1000 * g + 999,
-                                  **(options if bot == MCTS else {}))
+            bots[seat] = load_bot(
+                "goofspiel", bot, seed=seed + 1000 * g + 999, **(options if bot == MCTS else {})
+            )
             result = play_game(rs, bots, seed=seed + d).result()
             diffs.append(result.point_difference[seat])
             wdl[("win", "draw", "loss").index(result.outcomes[seat])] += 1
@@ -115,8 +126,10 @@ def comparison(rows: dict[str, dict]) -> list[str]:
     best = max(base, key=lambda b: statistics.fmean(rows[b]["deals"]))
     m, half = interval([x - y for x, y in zip(ours, rows[best]["deals"], strict=True)])
     bar = statistics.fmean(rows[best]["deals"]) + half
-    out.append(f"| best baseline ({best}) | {m:+.2f} | ± {half:.2f} | "
-               f"{'yes' if min(lows) > 0 else 'no'} (bar: mcts mean > {bar:+.2f}) |")
+    out.append(
+        f"| best baseline ({best}) | {m:+.2f} | ± {half:.2f} | "
+        f"{'yes' if min(lows) > 0 else 'no'} (bar: mcts mean > {bar:+.2f}) |"
+    )
     return out
 
 
@@ -127,8 +140,7 @@ def print_block(players: int, opponent: str, rows: dict[str, dict], secs: dict[s
     for b, r in rows.items():
         m, half = interval(r["deals"])
         w, dr, lo = r["wdl"]
-        print(f"| {b} | {w + dr + lo} | {w} | {dr} | {lo} | {m:+.2f} | ± {half:.2f} | "
-              f"{secs.get(b, 0):.0f} |")
+        print(f"| {b} | {w + dr + lo} | {w} | {dr} | {lo} | {m:+.2f} | ± {half:.2f} | {secs.get(b, 0):.0f} |")
     if MCTS in rows and len(rows) > 1:
         print()
         print("\n".join(comparison(rows)))
@@ -142,20 +154,34 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--players", default="2,3")
     ap.add_argument("--opponents", default="random,matcher,heuristic")
-    ap.add_argument("--baselines", default="random,matcher,heuristic",
-                    help="bots played in MCTS's seat against the same opponents ('' for none)")
+    ap.add_argument(
+        "--baselines",
+        default="random,matcher,heuristic",
+        help="bots played in MCTS's seat against the same opponents ('' for none)",
+    )
     ap.add_argument("--mcts", default="iterations=1000", help="MCTS options, key=value,...")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--deals", default="", metavar="START:STOP",
-                    help="play only these deals (one player count and opponent); with --log, parts of a "
-                         "row can run in separate processes")
+    ap.add_argument(
+        "--deals",
+        default="",
+        metavar="START:STOP",
+        help="play only these deals (one player count and opponent); with --log, parts of a "
+        "row can run in separate processes",
+    )
     ap.add_argument("--log", default="", help="append one line per deal to this file")
-    ap.add_argument("--merge", nargs="*", default=None, metavar="LOG",
-                    help="print the block from per-deal logs (with --players P --opponents O) instead of playing")
+    ap.add_argument(
+        "--merge",
+        nargs="*",
+        default=None,
+        metavar="LOG",
+        help="print the block from per-deal logs (with --players P --opponents O) instead of playing",
+    )
     args = ap.parse_args()
     options = parse_options(args.mcts)
     baselines = [b for b in args.baselines.split(",") if b]
-    print(f"{args.cards} cards, {args.ties} ties; mcts {options}; games per row {args.games}; seed {args.seed}")
+    print(
+        f"{args.cards} cards, {args.ties} ties; mcts {options}; games per row {args.games}; seed {args.seed}"
+    )
     if args.merge is not None:
         per: dict[str, dict[int, tuple[float, list[int]]]] = {}
         for path in args.merge:
@@ -163,8 +189,13 @@ def main() -> None:
                 b, d, m, *counts = line.split()
                 per.setdefault(b, {})[int(d)] = (float(m), [int(c) for c in counts])
         common = sorted(set.intersection(*(set(v) for v in per.values())))
-        rows = {b: {"deals": [v[d][0] for d in common],
-                    "wdl": [sum(v[d][1][i] for d in common) for i in range(3)]} for b, v in per.items()}
+        rows = {
+            b: {
+                "deals": [v[d][0] for d in common],
+                "wdl": [sum(v[d][1][i] for d in common) for i in range(3)],
+            }
+            for b, v in per.items()
+        }
         print_block(int(args.players), args.opponents, rows, {})
         return
     log = open(args.log, "a") if args.log else None
@@ -175,8 +206,9 @@ def main() -> None:
             rows, secs = {}, {}
             for b in [MCTS, *baselines]:
                 start = time.perf_counter()
-                rows[b] = match(args.cards, players, opponent, games, options, args.seed, part, log,
-                                bot=b, ties=args.ties)
+                rows[b] = match(
+                    args.cards, players, opponent, games, options, args.seed, part, log, bot=b, ties=args.ties
+                )
                 secs[b] = time.perf_counter() - start
             print_block(players, opponent, rows, secs)
 

@@ -39,8 +39,10 @@ def main() -> None:
     from cardtable.research.extra import missing
 
     if missing("pyspiel"):
-        raise SystemExit("bench/openspiel_cfr.py needs the 'research' extra (missing: pyspiel); "
-                         "install it with: pip install 'cardtable[research]'")
+        raise SystemExit(
+            "bench/openspiel_cfr.py needs the 'research' extra (missing: pyspiel); "
+            "install it with: pip install 'cardtable[research]'"
+        )
     import pyspiel
 
     from cardtable.research import openspiel_game as og
@@ -48,27 +50,44 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", default="3,4")
     ap.add_argument("--iterations", type=int, default=3, help="timed iterations after the first")
-    ap.add_argument("--converted", action="store_true",
-                    help="also our simultaneous game through convert_to_turn_based")
+    ap.add_argument(
+        "--converted", action="store_true", help="also our simultaneous game through convert_to_turn_based"
+    )
     args = ap.parse_args()
     print("| n | game | information states | first iteration CPU s | later iterations CPU s | vs native |")
     print("|---:|---|---:|---:|---:|---:|")
     for n in map(int, args.cards.split(",")):
-        native = pyspiel.load_game("goofspiel", {
-            "num_cards": n, "points_order": "random", "returns_type": "point_difference", "imp_info": False})
+        native = pyspiel.load_game(
+            "goofspiel",
+            {"num_cards": n, "points_order": "random", "returns_type": "point_difference", "imp_info": False},
+        )
         games = [
-            ("OpenSpiel goofspiel (native C++), convert_to_turn_based", pyspiel.convert_to_turn_based(native)),
+            (
+                "OpenSpiel goofspiel (native C++), convert_to_turn_based",
+                pyspiel.convert_to_turn_based(native),
+            ),
             ("cardtable turn-based, discard ties", og.load(num_cards=n, tie_rule="discard", turn_based=True)),
-            ("cardtable turn-based, carry-over ties", og.load(num_cards=n, tie_rule="carry", turn_based=True)),
+            (
+                "cardtable turn-based, carry-over ties",
+                og.load(num_cards=n, tie_rule="carry", turn_based=True),
+            ),
         ]
         if args.converted:
-            games += [(f"cardtable simultaneous, {t} ties, convert_to_turn_based",
-                       pyspiel.convert_to_turn_based(og.load(num_cards=n, tie_rule=t))) for t in ("discard", "carry")]
+            games += [
+                (
+                    f"cardtable simultaneous, {t} ties, convert_to_turn_based",
+                    pyspiel.convert_to_turn_based(og.load(num_cards=n, tie_rule=t)),
+                )
+                for t in ("discard", "carry")
+            ]
         native = None
         for label, game in games:
             first, later, states = time_cfr(game, args.iterations)
             native = native or later
-            print(f"| {n} | {label} | {states} | {first:.3f} | {later:.3f} | {later / native:.2f}x |", flush=True)
+            print(
+                f"| {n} | {label} | {states} | {first:.3f} | {later:.3f} | {later / native:.2f}x |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,11 @@ def start_server(port: int, db: Path) -> subprocess.Popen:
     cmd = [exe] if exe else [sys.executable, "-c", "from cardtable.cli import main; main()"]
     # one address (loopback) plays every game: lift the per-address quotas (docs/web.md, Limits)
     quotas = ["--limit", "room_burst=100000", "--limit", "connections_per_address=100000"]
-    proc = subprocess.Popen([*cmd, "serve", "--port", str(port), "--db", str(db), *quotas],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*cmd, "serve", "--port", str(port), "--db", str(db), *quotas],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     import urllib.request
 
     end = time.monotonic() + 30
@@ -76,7 +79,9 @@ def start_server(port: int, db: Path) -> subprocess.Popen:
             return proc
         except OSError:
             if proc.poll() is not None or time.monotonic() > end:
-                raise SystemExit(f"server did not start: {proc.stderr.read().decode() if proc.stderr else ''}") from None
+                raise SystemExit(
+                    f"server did not start: {proc.stderr.read().decode() if proc.stderr else ''}"
+                ) from None
             time.sleep(0.1)
 
 
@@ -86,7 +91,8 @@ async def http_post(port: int, path: str, body: dict) -> dict:
     data = json.dumps(body).encode()
     writer.write(
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode() + data
+        f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode()
+        + data
     )
     await writer.drain()
     raw = await reader.read()
@@ -111,7 +117,9 @@ class Player:
                 return time.perf_counter()
 
 
-async def play_game(port: int, cards: int, think: float, start: asyncio.Event, stats: dict, rng: random.Random):
+async def play_game(
+    port: int, cards: int, think: float, start: asyncio.Event, stats: dict, rng: random.Random
+):
     from websockets.asyncio.client import connect
 
     info = await http_post(port, "/api/rooms", {"settings": {"cards": cards}, "listed": False})
@@ -189,38 +197,86 @@ async def run(args) -> dict:
     lat = sorted(stats["latency"])
     q = statistics.quantiles(lat, n=100) if len(lat) > 1 else [lat[0]] * 99
     return {
-        "games": args.games, "think": args.think, "held": stats["held"], "finished": stats["finished"],
-        "connect_s": connect_s, "play_s": play_s, "bids_per_s": stats["bids"] / play_s,
-        "cpu_us_per_bid": server_cpu / max(1, stats["bids"]) * 1e6, "cpu_share": server_cpu / play_s,
+        "games": args.games,
+        "think": args.think,
+        "held": stats["held"],
+        "finished": stats["finished"],
+        "connect_s": connect_s,
+        "play_s": play_s,
+        "bids_per_s": stats["bids"] / play_s,
+        "cpu_us_per_bid": server_cpu / max(1, stats["bids"]) * 1e6,
+        "cpu_share": server_cpu / play_s,
         "client_share": client_cpu / play_s,
-        "p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000, "max_ms": lat[-1] * 1000,
-        "rss0_mib": rss0 / 1024, "rss_mib": rss_connected / 1024, "rss_end_mib": rss_end / 1024, "hwm_mib": hwm / 1024,
+        "p50_ms": q[49] * 1000,
+        "p99_ms": q[98] * 1000,
+        "max_ms": lat[-1] * 1000,
+        "rss0_mib": rss0 / 1024,
+        "rss_mib": rss_connected / 1024,
+        "rss_end_mib": rss_end / 1024,
+        "hwm_mib": hwm / 1024,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, nargs="+", default=[50], help="concurrent games (several: one run each)")
+    parser.add_argument(
+        "--games", type=int, nargs="+", default=[50], help="concurrent games (several: one run each)"
+    )
     parser.add_argument("--cards", type=int, default=13)
-    parser.add_argument("--think", type=float, default=1.0, help="mean think time per bid, seconds (0: flat out)")
+    parser.add_argument(
+        "--think", type=float, default=1.0, help="mean think time per bid, seconds (0: flat out)"
+    )
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--client-gc", choices=["frozen", "default"], default="frozen",
-                        help="freeze the clients' long-lived objects before play (default) or not")
+    parser.add_argument(
+        "--client-gc",
+        choices=["frozen", "default"],
+        default="frozen",
+        help="freeze the clients' long-lived objects before play (default) or not",
+    )
     args = parser.parse_args()
     rows = []
     for n in args.games:
         one = argparse.Namespace(**{**vars(args), "games": n})
         rows.append(asyncio.run(run(one)))
-    print(f"cardtable web bench: {args.cards}-card games, 2 simulated players each, think time "
-          f"uniform 0..{2 * args.think:g} s, loopback, {os.cpu_count()} CPUs shared with the clients")
-    header = ("games", "held", "finished", "bids/s", "p50 ms", "p99 ms", "max ms", "RSS idle MiB", "RSS held MiB", "peak MiB", "play s", "srv CPU %", "srv us/bid", "clients CPU %")
+    print(
+        f"cardtable web bench: {args.cards}-card games, 2 simulated players each, think time "
+        f"uniform 0..{2 * args.think:g} s, loopback, {os.cpu_count()} CPUs shared with the clients"
+    )
+    header = (
+        "games",
+        "held",
+        "finished",
+        "bids/s",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "RSS idle MiB",
+        "RSS held MiB",
+        "peak MiB",
+        "play s",
+        "srv CPU %",
+        "srv us/bid",
+        "clients CPU %",
+    )
     print(" | ".join(f"{h:>12}" for h in header))
     for r in rows:
-        cells = (r["games"], r["held"], r["finished"], f"{r['bids_per_s']:.0f}", f"{r['p50_ms']:.1f}",
-                 f"{r['p99_ms']:.1f}", f"{r['max_ms']:.1f}", f"{r['rss0_mib']:.0f}", f"{r['rss_mib']:.0f}",
-                 f"{r['hwm_mib']:.0f}", f"{r['play_s']:.1f}", f"{100 * r['cpu_share']:.0f}",
-                 f"{r['cpu_us_per_bid']:.0f}", f"{100 * r['client_share']:.0f}")
+        cells = (
+            r["games"],
+            r["held"],
+            r["finished"],
+            f"{r['bids_per_s']:.0f}",
+            f"{r['p50_ms']:.1f}",
+            f"{r['p99_ms']:.1f}",
+            f"{r['max_ms']:.1f}",
+            f"{r['rss0_mib']:.0f}",
+            f"{r['rss_mib']:.0f}",
+            f"{r['hwm_mib']:.0f}",
+            f"{r['play_s']:.1f}",
+            f"{100 * r['cpu_share']:.0f}",
+            f"{r['cpu_us_per_bid']:.0f}",
+            f"{100 * r['client_share']:.0f}",
+        )
         print(" | ".join(f"{c:>12}" for c in cells))
 
 

@@ -57,11 +57,23 @@ from websockets.asyncio.client import connect
 def start_server(port: int, db: Path) -> subprocess.Popen:
     exe = shutil.which("cardtable")
     cmd = [exe] if exe else [sys.executable, "-c", "from cardtable.cli import main; main()"]
-    quotas = ["--limit", "room_burst=100000", "--limit", "connections_per_address=100000",
-              "--limit", "analysis_burst=100000", "--limit", "analyses_per_minute=1000000",
-              "--limit", "analysis_queue=100000"]
-    proc = subprocess.Popen([*cmd, "serve", "--port", str(port), "--db", str(db), *quotas],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    quotas = [
+        "--limit",
+        "room_burst=100000",
+        "--limit",
+        "connections_per_address=100000",
+        "--limit",
+        "analysis_burst=100000",
+        "--limit",
+        "analyses_per_minute=1000000",
+        "--limit",
+        "analysis_queue=100000",
+    ]
+    proc = subprocess.Popen(
+        [*cmd, "serve", "--port", str(port), "--db", str(db), *quotas],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     end = time.monotonic() + 30
     while True:
         try:
@@ -69,13 +81,19 @@ def start_server(port: int, db: Path) -> subprocess.Popen:
             return proc
         except OSError:
             if proc.poll() is not None or time.monotonic() > end:
-                raise SystemExit(f"server did not start: {proc.stderr.read().decode() if proc.stderr else ''}") from None
+                raise SystemExit(
+                    f"server did not start: {proc.stderr.read().decode() if proc.stderr else ''}"
+                ) from None
             time.sleep(0.1)
 
 
 def post(port: int, path: str, body: dict) -> dict:
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(),
-                                 headers={"content-type": "application/json"}, method="POST")
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+        method="POST",
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
 
@@ -140,8 +158,10 @@ async def good_game(port: int, info: dict) -> list[float]:
             await _until(a, lambda v, r=r: v["players"][0]["has_bid"] or len(v["history"]) >= r)
             t0 = time.perf_counter()
             await b.send(json.dumps({"type": "act", "action": {"bid": [14 - r]}}))
-            await asyncio.gather(_until(a, lambda v, r=r: len(v["history"]) >= r),
-                                 _until(b, lambda v, r=r: len(v["history"]) >= r))
+            await asyncio.gather(
+                _until(a, lambda v, r=r: len(v["history"]) >= r),
+                _until(b, lambda v, r=r: len(v["history"]) >= r),
+            )
             latencies.append((time.perf_counter() - t0) * 1000)
         return latencies
 
@@ -184,9 +204,19 @@ def scenario(port: int, kind: str, n: int, games: int, creations: int) -> dict:
     reveal = reveal or [float("nan")]
     frames_s = sum(c[0] for c in sent) / seconds
     conns_s = sum(c[1] for c in sent) / seconds
-    return {"kind": kind if n else "-", "abusers": n, "failed games": failed, "reveals": len(reveal),
-            "p50": pct(reveal, 0.5), "p99": pct(reveal, 0.99), "max": max(reveal), "create p50": pct(create, 0.5),
-            "create p99": pct(create, 0.99), "abuse msgs/s": round(frames_s), "abuse conns/s": round(conns_s)}
+    return {
+        "kind": kind if n else "-",
+        "abusers": n,
+        "failed games": failed,
+        "reveals": len(reveal),
+        "p50": pct(reveal, 0.5),
+        "p99": pct(reveal, 0.99),
+        "max": max(reveal),
+        "create p50": pct(create, 0.5),
+        "create p99": pct(create, 0.99),
+        "abuse msgs/s": round(frames_s),
+        "abuse conns/s": round(conns_s),
+    }
 
 
 # -- analysis load (issue 24) ------------------------------------------------------------------
@@ -207,8 +237,9 @@ def analysis_load(port: int, rooms: list[str], concurrent: int, seconds: float, 
             room = rooms[(i + k * concurrent) % len(rooms)]
             t0 = time.monotonic()
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rooms/{room}/analysis",
-                                            timeout=max(1.0, stop_at - t0)) as r:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/api/rooms/{room}/analysis", timeout=max(1.0, stop_at - t0)
+                ) as r:
                     r.read()
                     status = r.status
             except urllib.error.HTTPError as exc:
@@ -243,7 +274,11 @@ async def bot_game(port: int, info: dict) -> list[float]:
         view = await _view(ws, lambda v: True)
         latencies = []
         for r in range(1, 14):
-            view = await _view(ws, lambda v: v["phase"] == "bid" and v["my_bid"] is None) if view["my_bid"] else view
+            view = (
+                await _view(ws, lambda v: v["phase"] == "bid" and v["my_bid"] is None)
+                if view["my_bid"]
+                else view
+            )
             t0 = time.perf_counter()
             await ws.send(json.dumps({"type": "act", "action": {"bid": [min(view["hand"])]}}))
             view = await _view(ws, lambda v, r=r: len(v["history"]) >= r)
@@ -253,14 +288,21 @@ async def bot_game(port: int, info: dict) -> list[float]:
 
 def finished_games(port: int, n: int) -> list[str]:
     """``n`` rooms whose 13-card game two bots played to the end (bounded wait)."""
-    rooms = [post(port, "/api/rooms", {"settings": {"cards": 13}, "listed": False,
-                                       "seats": [{"bot": "random"}, {"bot": "heuristic"}]})["room"]
-             for _ in range(n)]
+    rooms = [
+        post(
+            port,
+            "/api/rooms",
+            {"settings": {"cards": 13}, "listed": False, "seats": [{"bot": "random"}, {"bot": "heuristic"}]},
+        )["room"]
+        for _ in range(n)
+    ]
     end = time.monotonic() + 120
     for room in rooms:
         while True:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rooms/{room}/record?game=1", timeout=10).read()
+                urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/api/rooms/{room}/record?game=1", timeout=10
+                ).read()
                 break
             except urllib.error.HTTPError:
                 if time.monotonic() > end:
@@ -283,8 +325,11 @@ def analysis_scenario(port: int, load: int, rooms: list[str], games: int, bot: s
         # at least `games` games and `seconds` seconds (at most 10,000 games)
         while played < 10_000 and (played < games or time.perf_counter() - t_start < seconds):
             played += 1
-            info = post(port, "/api/rooms", {"settings": {"cards": 13}, "listed": False,
-                                             "seats": [{"name": "good"}, {"bot": bot}]})
+            info = post(
+                port,
+                "/api/rooms",
+                {"settings": {"cards": 13}, "listed": False, "seats": [{"name": "good"}, {"bot": bot}]},
+            )
             try:
                 reveal += asyncio.run(bot_game(port, info))
             except Exception as exc:  # the good client could not play: counted
@@ -296,18 +341,30 @@ def analysis_scenario(port: int, load: int, rooms: list[str], games: int, bot: s
             proc.terminate()
             proc.join(5)
     reveal = reveal or [float("nan")]
-    return {"analyses in flight": load, "seconds": round(elapsed, 1), "good games": played,
-            "analyses answered": int(counts[0]),
-            "429": int(counts[1]), "503": int(counts[2]), "failed games": failed, "reveals": len(reveal),
-            "p50": pct(reveal, 0.5), "p99": pct(reveal, 0.99), "max": max(reveal)}
+    return {
+        "analyses in flight": load,
+        "seconds": round(elapsed, 1),
+        "good games": played,
+        "analyses answered": int(counts[0]),
+        "429": int(counts[1]),
+        "503": int(counts[2]),
+        "failed games": failed,
+        "reveals": len(reveal),
+        "p50": pct(reveal, 0.5),
+        "p99": pct(reveal, 0.99),
+        "max": max(reveal),
+    }
 
 
 def table(rows: list[dict], cols: list[str]) -> list[str]:
     ms = ("p50", "p99", "max", "create p50", "create p99")
     lines = ["| " + " | ".join(c + (" ms" if c in ms else "") for c in cols) + " |", "|" + "---|" * len(cols)]
     for row in rows:
-        lines.append("| " + " | ".join(f"{row[c]:.1f}" if isinstance(row[c], float) else str(row[c]) for c in cols)
-                     + " |")
+        lines.append(
+            "| "
+            + " | ".join(f"{row[c]:.1f}" if isinstance(row[c], float) else str(row[c]) for c in cols)
+            + " |"
+        )
     return lines
 
 
@@ -315,14 +372,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--suite", choices=["all", "abuse", "analysis"], default="all")
     ap.add_argument("--abusers", type=int, nargs="+", default=[0, 2, 4])
-    ap.add_argument("--kinds", nargs="+", default=["frames", "huge", "joins"], choices=["frames", "huge", "joins"])
+    ap.add_argument(
+        "--kinds", nargs="+", default=["frames", "huge", "joins"], choices=["frames", "huge", "joins"]
+    )
     ap.add_argument("--games", type=int, default=4, help="good games per scenario (13 reveals each)")
     ap.add_argument("--creations", type=int, default=20, help="timed room creations per scenario")
     ap.add_argument("--analyses", type=int, default=50, help="analysis requests in flight at once")
-    ap.add_argument("--analysis-games", type=int, default=60, help="finished games the analysis requests ask for")
+    ap.add_argument(
+        "--analysis-games", type=int, default=60, help="finished games the analysis requests ask for"
+    )
     ap.add_argument("--bot", default="heuristic", help="the good client's opponent in the analysis suite")
-    ap.add_argument("--seconds", type=float, default=20.0,
-                    help="the analysis suite's good client plays at least this long per row")
+    ap.add_argument(
+        "--seconds",
+        type=float,
+        default=20.0,
+        help="the analysis suite's good client plays at least this long per row",
+    )
     ap.add_argument("--port", type=int, default=8799)
     ap.add_argument("--out", type=Path, default=None, help="also write the report (markdown) to this file")
     args = ap.parse_args()
@@ -343,37 +408,78 @@ def main() -> None:
             if args.suite in ("all", "analysis"):
                 rooms = finished_games(args.port, args.analysis_games)
                 for load in (0, args.analyses):  # the reference row first: nothing cached yet either way
-                    analysis_rows.append(analysis_scenario(args.port, load, rooms, args.games, args.bot, args.seconds))
+                    analysis_rows.append(
+                        analysis_scenario(args.port, load, rooms, args.games, args.bot, args.seconds)
+                    )
                     print(f"  done: {load} analyses", file=sys.stderr)
         finally:
             proc.terminate()
             proc.wait(10)
     cpus = os.cpu_count()
-    out = [f"`python bench/server_abuse.py {' '.join(sys.argv[1:])}`, {time.strftime('%Y-%m-%d %H:%M')}, loopback, "
-           f"{cpus} CPUs shared by all, load average {os.getloadavg()[0]:.1f} at the end", ""]
+    out = [
+        f"`python bench/server_abuse.py {' '.join(sys.argv[1:])}`, {time.strftime('%Y-%m-%d %H:%M')}, loopback, "
+        f"{cpus} CPUs shared by all, load average {os.getloadavg()[0]:.1f} at the end",
+        "",
+    ]
     if rows:
-        out.append(f"cardtable server under abuse: one good 13-card game at a time (both seats, no think time), "
-                   f"{args.games} games and {args.creations} room creations per row")
+        out.append(
+            f"cardtable server under abuse: one good 13-card game at a time (both seats, no think time), "
+            f"{args.games} games and {args.creations} room creations per row"
+        )
         out.append("")
-        out += table(rows, ["kind", "abusers", "abuse msgs/s", "abuse conns/s", "failed games", "reveals", "p50",
-                            "p99", "max", "create p50", "create p99"])
+        out += table(
+            rows,
+            [
+                "kind",
+                "abusers",
+                "abuse msgs/s",
+                "abuse conns/s",
+                "failed games",
+                "reveals",
+                "p50",
+                "p99",
+                "max",
+                "create p50",
+                "create p99",
+            ],
+        )
         worst = max((r["p99"] for r in rows if r["abusers"] == max(args.abusers)), default=0.0)
         out.append("")
-        out.append(f"target: reveal p99 < 100 ms with {max(args.abusers)} abusers: "
-                   f"{'met' if worst < 100 else 'NOT met'} (worst {worst:.1f} ms)")
+        out.append(
+            f"target: reveal p99 < 100 ms with {max(args.abusers)} abusers: "
+            f"{'met' if worst < 100 else 'NOT met'} (worst {worst:.1f} ms)"
+        )
         out.append("")
     if analysis_rows:
-        out.append(f"cardtable server under analysis load: good 13-card games (at least {args.games}, for at least "
-                   f"{args.seconds:g} s per row) against the {args.bot} bot (one seat, bids at once); "
-                   f"{args.analyses} concurrent analysis requests over "
-                   f"{args.analysis_games} finished 13-card games; quota and bound on analyses raised")
+        out.append(
+            f"cardtable server under analysis load: good 13-card games (at least {args.games}, for at least "
+            f"{args.seconds:g} s per row) against the {args.bot} bot (one seat, bids at once); "
+            f"{args.analyses} concurrent analysis requests over "
+            f"{args.analysis_games} finished 13-card games; quota and bound on analyses raised"
+        )
         out.append("")
-        out += table(analysis_rows, ["analyses in flight", "seconds", "good games", "analyses answered", "429", "503",
-                                     "failed games", "reveals", "p50", "p99", "max"])
+        out += table(
+            analysis_rows,
+            [
+                "analyses in flight",
+                "seconds",
+                "good games",
+                "analyses answered",
+                "429",
+                "503",
+                "failed games",
+                "reveals",
+                "p50",
+                "p99",
+                "max",
+            ],
+        )
         loaded = analysis_rows[-1]["p99"]
         out.append("")
-        out.append(f"target: reveal p99 < 500 ms with {args.analyses} analyses in flight: "
-                   f"{'met' if loaded < 500 else 'NOT met'} ({loaded:.1f} ms)")
+        out.append(
+            f"target: reveal p99 < 500 ms with {args.analyses} analyses in flight: "
+            f"{'met' if loaded < 500 else 'NOT met'} ({loaded:.1f} ms)"
+        )
     text = "\n".join(out)
     print(text)
     if args.out is not None:

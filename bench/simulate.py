@@ -50,18 +50,26 @@ def main() -> None:
     from cardtable.research.extra import missing
 
     if missing("pyspiel"):  # the reference needs OpenSpiel (the research extra)
-        raise SystemExit("bench/simulate.py needs the 'research' extra (missing: pyspiel) for its "
-                         "OpenSpiel reference; install it with: pip install 'cardtable[research]'")
+        raise SystemExit(
+            "bench/simulate.py needs the 'research' extra (missing: pyspiel) for its "
+            "OpenSpiel reference; install it with: pip install 'cardtable[research]'"
+        )
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200_000, help="games for the batched simulator")
     ap.add_argument("--batch", type=int, default=100_000, help="games per simulate() call")
     ap.add_argument("--reference-games", type=int, default=2_000, help="games for OpenSpiel and the engine")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each; the best rate counts (shared machines)")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="runs of each; the best rate counts (shared machines)"
+    )
     args = ap.parse_args()
     best = lambda f, *a: max(f(*a) for _ in range(args.repeat))  # noqa: E731
     rows = [
         ("batched simulator (Numba path)", args.games, best(bench_batched, args.games, args.batch)),
-        ("OpenSpiel goofspiel (C++ from Python)", args.reference_games, best(bench_openspiel, args.reference_games)),
+        (
+            "OpenSpiel goofspiel (C++ from Python)",
+            args.reference_games,
+            best(bench_openspiel, args.reference_games),
+        ),
         ("cardtable engine + RandomBot", args.reference_games, best(bench_engine, args.reference_games)),
     ]
     ref = rows[1][2]

@@ -58,8 +58,10 @@ def child(config: dict) -> dict:
         return lean(config)
     rs = Ruleset(cards=config["cards"], tie_rule=config["ties"])
     # load (or compile) the kernels first: not part of the solve time
-    run_backward_induction(full_layout(Ruleset(cards=4, tie_rule=config["ties"]), config["objective"]),
-                           threads=config.get("threads", 1))
+    run_backward_induction(
+        full_layout(Ruleset(cards=4, tie_rule=config["ties"]), config["objective"]),
+        threads=config.get("threads", 1),
+    )
     t1 = time.perf_counter()
     layout = full_layout(rs, config["objective"])
     t_layout = time.perf_counter() - t1
@@ -71,9 +73,14 @@ def child(config: dict) -> dict:
     table = Table(rs, config["objective"], layout, values, tuple(rs.deck), stats)
     f = frozenset(rs.deck)
     return {
-        "positions": stats["positions"], "games": stats["games"], "layout_s": t_layout,
-        "solve_s": stats["seconds"], "cpu_s": cpu, "max_gap": stats["max_gap"],
-        "value": table.value(Position(f, (f, f))), "disk_gib": layout.size * 8 / 2**30,
+        "positions": stats["positions"],
+        "games": stats["games"],
+        "layout_s": t_layout,
+        "solve_s": stats["seconds"],
+        "cpu_s": cpu,
+        "max_gap": stats["max_gap"],
+        "value": table.value(Position(f, (f, f))),
+        "disk_gib": layout.size * 8 / 2**30,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -116,9 +123,15 @@ def lean(config: dict) -> dict:
         metas = [json.loads((folder / f"layer-{x['k']:02d}.json").read_text()) for x in manifest["layers"]]
         return {
             "warm": [(m["k"], m.get("warm_hits", 0), m.get("warm_misses", 0), m["games"]) for m in metas],
-            "positions": st["positions"], "games": st["games"], "layout_s": t_layout,
-            "solve_s": st["seconds"], "cpu_s": cpu, "max_gap": st["max_gap"], "value": value,
-            "disk_gib": disk / 2**30, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "positions": st["positions"],
+            "games": st["games"],
+            "layout_s": t_layout,
+            "solve_s": st["seconds"],
+            "cpu_s": cpu,
+            "max_gap": st["max_gap"],
+            "value": value,
+            "disk_gib": disk / 2**30,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "layers": [(x["k"], x["games"], x["seconds"]) for x in manifest["layers"]],
         }
 
@@ -126,22 +139,38 @@ def lean(config: dict) -> dict:
 def layouts(ns: list[int], threads: int, format1: bool = True) -> None:
     """Carry-over: old layout (format 1), new layout (format 2) with the cold kernel and
     with the warm-started one; each in its own process, kernels loaded before timing."""
-    print(f"\n## Carry-over ties, points: format 1 (dense, float64, in memory) vs format 2 "
-          f"(lean, float32 layers on disk; cold kernel / warm start), --threads {threads}")
-    print("| n | layout | positions | matrix games | solve s | CPU s | ns/game (CPU) | peak GiB | disk GiB | value |")
+    print(
+        f"\n## Carry-over ties, points: format 1 (dense, float64, in memory) vs format 2 "
+        f"(lean, float32 layers on disk; cold kernel / warm start), --threads {threads}"
+    )
+    print(
+        "| n | layout | positions | matrix games | solve s | CPU s | ns/game (CPU) | peak GiB | disk GiB | value |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     runs = [("solve", "format 1", True)] if format1 else []
     runs += [("lean", "format 2 cold", False), ("lean", "format 2 warm", True)]
     for n in ns:
         for kind, name, warm in runs:
-            r = run_child({"kind": kind, "cards": n, "ties": "carry", "objective": "points",
-                           "threads": threads, "warm": warm}, timeout=6 * 3600)
+            r = run_child(
+                {
+                    "kind": kind,
+                    "cards": n,
+                    "ties": "carry",
+                    "objective": "points",
+                    "threads": threads,
+                    "warm": warm,
+                },
+                timeout=6 * 3600,
+            )
             if "error" in r:
                 print(f"| {n} | {name} | error: {r['error']} |", flush=True)
                 continue
-            print(f"| {n} | {name} | {r['positions']:,} | {r['games']:,} | {r['solve_s']:.1f} | "
-                  f"{r['cpu_s']:.1f} | {1e9 * r['cpu_s'] / max(1, r['games']):.0f} | "
-                  f"{r['peak_mb'] / 1024:.2f} | {r['disk_gib']:.3f} | {r['value']:+.1e} |", flush=True)
+            print(
+                f"| {n} | {name} | {r['positions']:,} | {r['games']:,} | {r['solve_s']:.1f} | "
+                f"{r['cpu_s']:.1f} | {1e9 * r['cpu_s'] / max(1, r['games']):.0f} | "
+                f"{r['peak_mb'] / 1024:.2f} | {r['disk_gib']:.3f} | {r['value']:+.1e} |",
+                flush=True,
+            )
             if kind == "lean":
                 per = ", ".join(f"k={k}: {g:,} games {s:.1f} s" for k, g, s in r["layers"] if s > 0.5)
                 print(f"|   | per layer | {per} | | | | | | | |", flush=True)
@@ -166,16 +195,22 @@ def backends(n: int, workers: list[int], cuda: bool) -> None:
             print(f"| {name} | error: {r['error']} | | | |", flush=True)
             continue
         ref = ref or r
-        print(f"| {name} | {r['solve_s']:.1f} | {r['games'] / r['solve_s']:.3g} | "
-              f"{ref['solve_s'] / r['solve_s']:.2f} | {r['value']:+.1e} |", flush=True)
+        print(
+            f"| {name} | {r['solve_s']:.1f} | {r['games'] / r['solve_s']:.3g} | "
+            f"{ref['solve_s'] / r['solve_s']:.2f} | {r['value']:+.1e} |",
+            flush=True,
+        )
 
 
 def cfr(n: int, cap: float) -> dict:
     import pyspiel
 
-    game = pyspiel.convert_to_turn_based(pyspiel.load_game("goofspiel", {
-        "num_cards": n, "points_order": "random", "returns_type": "point_difference",
-        "imp_info": False}))
+    game = pyspiel.convert_to_turn_based(
+        pyspiel.load_game(
+            "goofspiel",
+            {"num_cards": n, "points_order": "random", "returns_type": "point_difference", "imp_info": False},
+        )
+    )
     solver = pyspiel.CFRPlusSolver(game)
     spent = 0.0
     it = 0
@@ -204,7 +239,9 @@ def versus(n: int, ties: str, games: int, opponents: list[str]) -> None:
 
     rs = Ruleset(cards=n, tie_rule=ties)
     print(f"\n## nash vs bots, {n} cards, {ties} ties, {games} games each (seats alternate, seeds ci-0..)")
-    print("| opponent | games | nash mean point difference (95% CI) | nash wins | draws | losses | nash source | s |")
+    print(
+        "| opponent | games | nash mean point difference (95% CI) | nash wins | draws | losses | nash source | s |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for opp in opponents:
         t = time.perf_counter()
@@ -217,8 +254,11 @@ def versus(n: int, ties: str, games: int, opponents: list[str]) -> None:
         m = sum(diffs) / games
         h = 1.96 * math.sqrt(sum((x - m) ** 2 for x in diffs) / (games - 1) / games)
         w, d = sum(x > 0 for x in diffs) / games, sum(x == 0 for x in diffs) / games
-        print(f"| {opp} | {games} | {m:+.2f} ({m - h:+.2f} .. {m + h:+.2f}) | {w:.3f} | {d:.3f} | "
-              f"{1 - w - d:.3f} | {nash.last_source} | {time.perf_counter() - t:.0f} |", flush=True)
+        print(
+            f"| {opp} | {games} | {m:+.2f} ({m - h:+.2f} .. {m + h:+.2f}) | {w:.3f} | {d:.3f} | "
+            f"{1 - w - d:.3f} | {nash.last_source} | {time.perf_counter() - t:.0f} |",
+            flush=True,
+        )
 
 
 def run_child(config: dict, env: dict | None = None, timeout: float = 3600) -> dict:
@@ -241,13 +281,18 @@ def main() -> None:
     ap.add_argument("--cfr-cards", default="4,5", help="n for the OpenSpiel CFR+ reference ('' = none)")
     ap.add_argument("--cfr-seconds", type=float, default=60.0, help="cap per CFR+ run")
     ap.add_argument("--only", help="one configuration n:ties:objective")
-    ap.add_argument("--versus", help="n:ties:games -- only play nash against random, matcher, "
-                    "heuristic (uses the solved table in the cache folder when present)")
+    ap.add_argument(
+        "--versus",
+        help="n:ties:games -- only play nash against random, matcher, "
+        "heuristic (uses the solved table in the cache folder when present)",
+    )
     ap.add_argument("--layouts", help="carry-over n list (e.g. 9,10,11): format 1 vs format 2 only")
     ap.add_argument("--threads", type=int, default=1, help="threads for --layouts")
     ap.add_argument("--no-format1", action="store_true", help="with --layouts: format 2 only (cold and warm)")
     ap.add_argument("--backends", type=int, help="carry-over n: threads vs Ray (1 and 2 workers) [vs CUDA]")
-    ap.add_argument("--cuda", action="store_true", help="with --backends: also the CUDA backend (needs a GPU)")
+    ap.add_argument(
+        "--cuda", action="store_true", help="with --backends: also the CUDA backend (needs a GPU)"
+    )
     args = ap.parse_args()
     if args.layouts:
         layouts([int(x) for x in args.layouts.split(",")], args.threads, not args.no_format1)
@@ -286,7 +331,9 @@ def main() -> None:
         configs += [(n, "carry", "points") for n in range(4, min(args.carry_max, args.max_cards) + 1)]
         configs += [(n, "discard", "win") for n in range(4, min(args.win_max, args.max_cards) + 1)]
     print("\n## Exact solves (one process each; positions and games after the player-swap symmetry)")
-    print("| n | ties | objective | positions | matrix games | layout s | solve s | us/game | peak MB | value | max gap |")
+    print(
+        "| n | ties | objective | positions | matrix games | layout s | solve s | us/game | peak MB | value | max gap |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     ours = {}
     for n, ties, obj in configs:
@@ -296,13 +343,17 @@ def main() -> None:
             continue
         ours[(n, ties, obj)] = r
         us = 1e6 * r["solve_s"] / max(1, r["games"])
-        print(f"| {n} | {ties} | {obj} | {r['positions']:,} | {r['games']:,} | {r['layout_s']:.2f} | "
-              f"{r['solve_s']:.3f} | {us:.2f} | {r['peak_mb']:.0f} | {r['value']:+.1e} | {r['max_gap']:.1e} |",
-              flush=True)
+        print(
+            f"| {n} | {ties} | {obj} | {r['positions']:,} | {r['games']:,} | {r['layout_s']:.2f} | "
+            f"{r['solve_s']:.3f} | {us:.2f} | {r['peak_mb']:.0f} | {r['value']:+.1e} | {r['max_gap']:.1e} |",
+            flush=True,
+        )
 
     cfr_cards = [int(x) for x in args.cfr_cards.split(",") if x.strip()]
     if cfr_cards:
-        print(f"\n## Reference: OpenSpiel CFR+ (C++) on the discard game, until NashConv <= 1e-3 (cap {args.cfr_seconds:g} s)")
+        print(
+            f"\n## Reference: OpenSpiel CFR+ (C++) on the discard game, until NashConv <= 1e-3 (cap {args.cfr_seconds:g} s)"
+        )
         print("| n | CFR+ iterations | CFR+ s | NashConv reached | ours: exact solve s |")
         print("|---|---|---|---|---|")
         for n in cfr_cards:
@@ -313,7 +364,10 @@ def main() -> None:
                 print(f"| {n} | error: {r['error']} | | | {mine_s} |")
                 continue
             flag = "" if r["reached"] else " (cap hit)"
-            print(f"| {n} | {r['iterations']} | {r['seconds']:.1f}{flag} | {r['nash_conv']:.1e} | {mine_s} |", flush=True)
+            print(
+                f"| {n} | {r['iterations']} | {r['seconds']:.1f}{flag} | {r['nash_conv']:.1e} | {mine_s} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

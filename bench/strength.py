@@ -32,8 +32,9 @@ from cardtable.platform.tournament import TournamentConfig, parse_bot_spec, run,
 from cardtable.solver.exploit import best_response, is_positional
 
 
-def exploit_table(bots: list[str], cards: list[int], ties: list[str], history_cards: list[int],
-                  samples: int, repeats: int) -> None:
+def exploit_table(
+    bots: list[str], cards: list[int], ties: list[str], history_cards: list[int], samples: int, repeats: int
+) -> None:
     """Exploitability of each bot: exact (positional bots) at ``cards``; bots whose play
     depends on the history by the sampled history search at ``history_cards`` (at most 5)."""
     print("| bot | cards | ties | exploitability (points/game) | method | seconds |")
@@ -47,23 +48,35 @@ def exploit_table(bots: list[str], cards: list[int], ties: list[str], history_ca
                 t0 = time.perf_counter()
                 br = best_response(Ruleset(cards=n, tie_rule=tie), bot, samples, repeats)
                 se = "" if br.stderr is None else f" +- {br.stderr:.3f}"
-                print(f"| {entry.label} | {n} | {tie} | {br.exploitability:.4f}{se} | {br.method} | "
-                      f"{time.perf_counter() - t0:.1f} |", flush=True)
+                print(
+                    f"| {entry.label} | {n} | {tie} | {br.exploitability:.4f}{se} | {br.method} | "
+                    f"{time.perf_counter() - t0:.1f} |",
+                    flush=True,
+                )
 
 
 def head_to_head(bots: list[str], n: int, tie: str, games: int, seed: int, all_pairs: bool) -> None:
     """Duplicate games of the first bot against each other one (``all_pairs``: every pairing),
     then the same margins as a bots x bots cross table (row bot's mean point difference)."""
-    pairs = [(a, b) for i, a in enumerate(bots) for b in bots[i + 1:]] if all_pairs else \
-        [(bots[0], b) for b in bots[1:]]
-    print(f"\nHead to head, {n} cards, {tie} ties, {games} games per pairing "
-          f"({games // 2} deals x both seatings)")
+    pairs = (
+        [(a, b) for i, a in enumerate(bots) for b in bots[i + 1 :]]
+        if all_pairs
+        else [(bots[0], b) for b in bots[1:]]
+    )
+    print(
+        f"\nHead to head, {n} cards, {tie} ties, {games} games per pairing "
+        f"({games // 2} deals x both seatings)"
+    )
     print("| pairing | games | mean point difference (first bot) | 95% interval | seconds |")
     print("|---|---:|---:|---|---:|")
     cells: dict[tuple[str, str], str] = {}
     for a, b in pairs:
-        cfg = TournamentConfig(bots=(parse_bot_spec(a), parse_bot_spec(b)), games=games, seed=seed,
-                               ruleset=Ruleset(cards=n, tie_rule=tie).describe())
+        cfg = TournamentConfig(
+            bots=(parse_bot_spec(a), parse_bot_spec(b)),
+            games=games,
+            seed=seed,
+            ruleset=Ruleset(cards=n, tie_rule=tie).describe(),
+        )
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()
             run(cfg, Path(d) / "h2h.sqlite", backend="serial", workers=1)
@@ -71,13 +84,17 @@ def head_to_head(bots: list[str], n: int, tie: str, games: int, seed: int, all_p
             st = standings(cfg, Path(d) / "h2h.sqlite")
         line = st.pairings[0]
         lo, hi = line.mean_diff - line.ci95, line.mean_diff + line.ci95
-        print(f"| {line.label} | {line.games} | {line.mean_diff:+.2f} | [{lo:+.2f}, {hi:+.2f}] | "
-              f"{secs:.0f} |", flush=True)
+        print(
+            f"| {line.label} | {line.games} | {line.mean_diff:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {secs:.0f} |",
+            flush=True,
+        )
         cells[a, b] = f"{line.mean_diff:+.2f} ± {line.ci95:.2f}"
         cells[b, a] = f"{-line.mean_diff:+.2f} ± {line.ci95:.2f}"
     names = [parse_bot_spec(b).label for b in bots]
-    print(f"\nCross table, {n} cards, {tie} ties: the row bot's mean point difference per game "
-          "against the column bot, ± the 95% interval's half-width")
+    print(
+        f"\nCross table, {n} cards, {tie} ties: the row bot's mean point difference per game "
+        "against the column bot, ± the 95% interval's half-width"
+    )
     print("| bot | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
     for a, name in zip(bots, names, strict=True):
@@ -86,12 +103,18 @@ def head_to_head(bots: list[str], n: int, tie: str, games: int, seed: int, all_p
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bots", default="nash,heuristic,matcher,random,mcts:iterations=200",
-                    help="comma-free list separated by ';' or ',' of bot specs")
+    ap.add_argument(
+        "--bots",
+        default="nash,heuristic,matcher,random,mcts:iterations=200",
+        help="comma-free list separated by ';' or ',' of bot specs",
+    )
     ap.add_argument("--exploit-cards", default="6,8", help="cards for the exploitability table")
     ap.add_argument("--exploit-ties", default="carry,discard")
-    ap.add_argument("--history-cards", default="3",
-                    help="cards for the bots whose play depends on the history (sampled search, at most 5)")
+    ap.add_argument(
+        "--history-cards",
+        default="3",
+        help="cards for the bots whose play depends on the history (sampled search, at most 5)",
+    )
     ap.add_argument("--samples", type=int, default=50, help="act() calls per decision (bots without policy)")
     ap.add_argument("--repeats", type=int, default=3, help="searches averaged for noisy mixes")
     ap.add_argument("--h2h-cards", type=int, default=8)
@@ -113,9 +136,14 @@ def main() -> None:
         bots = merged
     print(f"bench/strength.py {vars(args)}")
     if not args.no_exploit:
-        exploit_table(bots, [int(c) for c in args.exploit_cards.split(",") if c],
-                      [t for t in args.exploit_ties.split(",") if t],
-                      [int(c) for c in args.history_cards.split(",") if c], args.samples, args.repeats)
+        exploit_table(
+            bots,
+            [int(c) for c in args.exploit_cards.split(",") if c],
+            [t for t in args.exploit_ties.split(",") if t],
+            [int(c) for c in args.history_cards.split(",") if c],
+            args.samples,
+            args.repeats,
+        )
     if args.games > 0:
         head_to_head(bots, args.h2h_cards, args.h2h_ties, args.games, args.seed, args.all_pairs)
 

@@ -31,11 +31,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="games per pairing (even)")
     args = ap.parse_args()
-    base = TournamentConfig(bots=tuple(parse_bot_spec(s) for s in ("random", "matcher", "heuristic")),
-                            games=args.games)
-    proto = TournamentConfig(bots=(parse_bot_spec("heuristic"),
-                                   parse_bot_spec(f"py=cmd:{sys.executable} {ROOT / 'examples' / 'protocol_bot.py'}")),
-                             games=args.games)
+    base = TournamentConfig(
+        bots=tuple(parse_bot_spec(s) for s in ("random", "matcher", "heuristic")), games=args.games
+    )
+    proto = TournamentConfig(
+        bots=(
+            parse_bot_spec("heuristic"),
+            parse_bot_spec(f"py=cmd:{sys.executable} {ROOT / 'examples' / 'protocol_bot.py'}"),
+        ),
+        games=args.games,
+    )
     rows = []
     for label, cfg, backend, workers in (
         ("baselines, serial", base, "serial", 1),

@@ -21,8 +21,16 @@ def send(line):
 
 
 def main():
-    state = {"hand": set(), "per_bid": 1, "high_ace": False, "cards": 13, "pot": [], "margin": 1,
-             "noise": 0.0, "rng": random.Random(0)}
+    state = {
+        "hand": set(),
+        "per_bid": 1,
+        "high_ace": False,
+        "cards": 13,
+        "pot": [],
+        "margin": 1,
+        "noise": 0.0,
+        "rng": random.Random(0),
+    }
     for raw in sys.stdin:
         words = raw.split()
         if not words:
@@ -54,7 +62,7 @@ def handle(cmd, args, state):
     elif cmd == "isready":
         send("readyok")
     elif cmd == "newgame":
-        rules = dict(item.split("=", 1) for item in args[args.index("ruleset") + 1:])
+        rules = dict(item.split("=", 1) for item in args[args.index("ruleset") + 1 :])
         state["cards"] = int(rules["cards"])
         state["per_bid"] = int(rules["bid"])
         state["high_ace"] = rules["ace"] == "high"
@@ -62,8 +70,9 @@ def handle(cmd, args, state):
     elif cmd == "game":  # game id 0-1-3-0 seed 2840720121: right after newgame
         state["rng"] = random.Random(int(args[args.index("seed") + 1]))
     elif cmd == "round":
-        state["pot"] = [int(w) for w in args[args.index("pot") + 1:args.index("remaining")]]
+        state["pot"] = [int(w) for w in args[args.index("pot") + 1 : args.index("remaining")]]
     elif cmd == "go" and args[0] == "bid":
+
         def value(c: int) -> int:
             return cards + 1 if (c == 1 and high_ace) else c
 
@@ -76,7 +85,7 @@ def handle(cmd, args, state):
         hand.difference_update(bid)
         send("bid " + " ".join(map(str, sorted(bid))))
     elif cmd == "go" and args[0] == "choose":
-        display = [int(w) for w in args[args.index("display") + 1:]]
+        display = [int(w) for w in args[args.index("display") + 1 :]]
         send(f"choose {max(display)}")
     # round updates (points, reveal, result, taken, gameover) and lines this bot does not
     # know need no answer: a bot ignores them, so the host may add information lines

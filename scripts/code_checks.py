@@ -37,9 +37,11 @@ def _functions(block):
 
 def _is_documented_kernel(tree: ast.Module, name: str, lineno: int) -> bool:
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= lineno <= (
-            node.end_lineno or node.lineno
-        ) and node.name == name:
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.lineno <= lineno <= (node.end_lineno or node.lineno)
+            and node.name == name
+        ):
             decorators = ast.unparse(node.decorator_list) if node.decorator_list else ""
             doc = ast.get_docstring(node) or ""
             jit = any(word in decorators for word in ("njit", "jit", "cuda"))
@@ -67,8 +69,10 @@ def check_complexity() -> list[str]:
     if len(above15) > MAX_ABOVE_15:
         findings.append(f"{len(above15)} functions above complexity 15 (at most {MAX_ABOVE_15}):")
         findings += [f"  {w}" for _, w in sorted(above15, reverse=True)]
-    print(f"complexity: {len(above15)} functions above 15 (at most {MAX_ABOVE_15}), "
-          f"{sum(1 for c, _ in above15 if c > HARD_LIMIT)} above {HARD_LIMIT}")
+    print(
+        f"complexity: {len(above15)} functions above 15 (at most {MAX_ABOVE_15}), "
+        f"{sum(1 for c, _ in above15 if c > HARD_LIMIT)} above {HARD_LIMIT}"
+    )
     return findings
 
 
@@ -103,8 +107,10 @@ def check_lazy_imports() -> list[str]:
                 if isinstance(node, (ast.Import, ast.ImportFrom)) and (path, node.lineno) not in seen:
                     seen.add((path, node.lineno))
                     if not _has_reason(lines, node.lineno, import_lines):
-                        problems.add(f"{path.relative_to(ROOT)}:{node.lineno}: import inside a function "
-                                     "without a '# lazy:' comment")
+                        problems.add(
+                            f"{path.relative_to(ROOT)}:{node.lineno}: import inside a function "
+                            "without a '# lazy:' comment"
+                        )
     print(f"lazy-imports: {len(seen)} imports inside functions, {len(problems)} without a reason")
     return sorted(problems)
 

@@ -62,33 +62,134 @@ from cardtable.solver.table import load_table
 DATA = Path(__file__).resolve().parents[1] / "cardtable" / "solver" / "data"
 
 #: The features of each model and kind (the data file's "features"; docs/solver.md).
-FEATURES = {3: {"pot0": ["D", "D*shared/k", "top*R/k", "rankdiff*R/k^2", "D*|D|/R"],
-                "pot": ["D", "X2", "pot*tanh(8*D/R)"]},
-            4: {"pot0": ["D", "D*shared/k", "top*R/k", "rankdiff*R/k^2", "D*|D|/R", "X2"],
-                "pot": ["D", "X2", "pot*tanh(8*D/R)", "pot*D/R", "X2*shared/k", "top*R/k",
-                        "rankdiff*R/k^2", "X2*|X2|/R", "pot*tanh(8*X2/R)", "pot*X2/R"]}}
+FEATURES = {
+    3: {
+        "pot0": ["D", "D*shared/k", "top*R/k", "rankdiff*R/k^2", "D*|D|/R"],
+        "pot": ["D", "X2", "pot*tanh(8*D/R)"],
+    },
+    4: {
+        "pot0": ["D", "D*shared/k", "top*R/k", "rankdiff*R/k^2", "D*|D|/R", "X2"],
+        "pot": [
+            "D",
+            "X2",
+            "pot*tanh(8*D/R)",
+            "pot*D/R",
+            "X2*shared/k",
+            "top*R/k",
+            "rankdiff*R/k^2",
+            "X2*|X2|/R",
+            "pot*tanh(8*X2/R)",
+            "pot*X2/R",
+        ],
+    },
+}
 
 
 @njit(cache=True)
-def _model_values(k, codes, masks, pots, pot_model, pval, T, lcodes, code_off, lmasks, mask_off,
-                  rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, out):
+def _model_values(
+    k,
+    codes,
+    masks,
+    pots,
+    pot_model,
+    pval,
+    T,
+    lcodes,
+    code_off,
+    lmasks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    base,
+    base_off,
+    val_off,
+    dvals,
+    scale,
+    coef,
+    out,
+):
     M, tab, basis, x, y, _ = kernel.game_workspace(k)
     cidx, csign, outc = kernel.children_workspace(k)
     for s in range(len(codes)):
-        out[s] = approx_value(k, codes[s], masks[s], pots[s], pval, T, lcodes, code_off, lmasks,
-                              mask_off, rank_of_mask, psum, base, base_off, val_off, dvals, scale,
-                              coef, M, tab, basis, x, y, cidx, csign, outc, pot_model)
+        out[s] = approx_value(
+            k,
+            codes[s],
+            masks[s],
+            pots[s],
+            pval,
+            T,
+            lcodes,
+            code_off,
+            lmasks,
+            mask_off,
+            rank_of_mask,
+            psum,
+            base,
+            base_off,
+            val_off,
+            dvals,
+            scale,
+            coef,
+            M,
+            tab,
+            basis,
+            x,
+            y,
+            cidx,
+            csign,
+            outc,
+            pot_model,
+        )
 
 
 @njit(cache=True)
-def _x2_values(k, codes, masks, pots, pval, T, lcodes, code_off, rank_of_mask, psum, base, base_off,
-               val_off, dvals, scale, out):
+def _x2_values(
+    k,
+    codes,
+    masks,
+    pots,
+    pval,
+    T,
+    lcodes,
+    code_off,
+    rank_of_mask,
+    psum,
+    base,
+    base_off,
+    val_off,
+    dvals,
+    scale,
+    out,
+):
     M, tab, basis, x, y, _ = kernel.game_workspace(k)
     cidx, csign, outc = kernel.children_workspace(k)
     for s in range(len(codes)):
-        out[s] = next_round_value(k, codes[s], masks[s], pots[s], pval, T, lcodes, code_off,
-                                  rank_of_mask, psum, base, base_off, val_off, dvals, scale, True,
-                                  M, tab, basis, x, y, cidx, csign, outc)
+        out[s] = next_round_value(
+            k,
+            codes[s],
+            masks[s],
+            pots[s],
+            pval,
+            T,
+            lcodes,
+            code_off,
+            rank_of_mask,
+            psum,
+            base,
+            base_off,
+            val_off,
+            dvals,
+            scale,
+            True,
+            M,
+            tab,
+            basis,
+            x,
+            y,
+            cidx,
+            csign,
+            outc,
+        )
 
 
 def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng, model: int) -> dict:
@@ -107,7 +208,7 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng, m
     out = {}
     for k in range(kmin, n):
         lo, hi = int(DL.code_off[k]), int(DL.code_off[k + 1])
-        assert np.array_equal(L.codes[L.code_off[k]:L.code_off[k + 1]], DL.codes[lo:hi])
+        assert np.array_equal(L.codes[L.code_off[k] : L.code_off[k + 1]], DL.codes[lo:hi])
         npat, S = hi - lo, int(lay.nstates[k])
         grid = np.asarray(ct.layers[k]).reshape(npat, S)
         sk = int(lay.so_off[k])
@@ -119,17 +220,24 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng, m
                 blocks["pot" if pot > 0 else "pot0"].append((r, j, pot))
         a = int(lay.skoff[k])
         jmax = pot_prizes_allowed(lay, k)
-        reach = minj[a:a + S][None, :] <= jmax[:, None]
-        out[k] = {kind: _layer(k, n, npat, lo, hi, b, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng,
-                               reach, model)
-                  for kind, b in blocks.items()}
-        print(f"  {n} cards, layer {k}: {len(out[k]['pot0']['V']):,} positions at pot 0, "
-              f"{len(out[k]['pot']['V']):,} with a pot", flush=True)
+        reach = minj[a : a + S][None, :] <= jmax[:, None]
+        out[k] = {
+            kind: _layer(
+                k, n, npat, lo, hi, b, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng, reach, model
+            )
+            for kind, b in blocks.items()
+        }
+        print(
+            f"  {n} cards, layer {k}: {len(out[k]['pot0']['V']):,} positions at pot 0, "
+            f"{len(out[k]['pot']['V']):,} with a pot",
+            flush=True,
+        )
     return out
 
 
-def _layer(k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng,
-           reach, model) -> dict:
+def _layer(
+    k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef, per_layer, rng, reach, model
+) -> dict:
     """Features, exact values and ``pot_model`` 1 values of a random subset of ``blocks``
     (``reach[i, j]``: pattern ``i`` can hold state ``j``)."""
     take = min(len(blocks), max(1, per_layer // npat))
@@ -138,9 +246,10 @@ def _layer(k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef
     for b in np.sort(pick):
         r, j, pot = blocks[b]
         mask = int(L.masks[L.mask_off[k] + r])
-        s = kernel.slot(k, r, 0, 0, DL.T - int(DL.psum[mask]), npat, DL.base, DL.base_off,
-                        DL.val_off, False, False)
-        D.append(dvals[s:s + npat])
+        s = kernel.slot(
+            k, r, 0, 0, DL.T - int(DL.psum[mask]), npat, DL.base, DL.base_off, DL.val_off, False, False
+        )
+        D.append(dvals[s : s + npat])
         V.append(np.asarray(grid[:, j], dtype=np.float64))
         P.append(np.full(npat, pot))
         R.append(np.full(npat, float(DL.psum[mask])))
@@ -148,12 +257,47 @@ def _layer(k, n, npat, lo, hi, blocks, feats_of, L, DL, grid, dvals, scale, coef
     D, V, P, R, M = map(np.concatenate, (D, V, P, R, M))
     codes = np.tile(DL.codes[lo:hi], len(pick))
     m1 = np.empty(len(D))
-    _model_values(k, codes, M, P, 1, DL.pval, DL.T, DL.codes, DL.code_off, DL.masks,
-                  DL.mask_off, DL.rank_of_mask, DL.psum, DL.base, DL.base_off, DL.val_off,
-                  dvals, scale, coef, m1)
+    _model_values(
+        k,
+        codes,
+        M,
+        P,
+        1,
+        DL.pval,
+        DL.T,
+        DL.codes,
+        DL.code_off,
+        DL.masks,
+        DL.mask_off,
+        DL.rank_of_mask,
+        DL.psum,
+        DL.base,
+        DL.base_off,
+        DL.val_off,
+        dvals,
+        scale,
+        coef,
+        m1,
+    )
     x2 = np.empty(len(D))
-    _x2_values(k, codes, M, P, DL.pval, DL.T, DL.codes, DL.code_off, DL.rank_of_mask, DL.psum,
-               DL.base, DL.base_off, DL.val_off, dvals, scale, x2)
+    _x2_values(
+        k,
+        codes,
+        M,
+        P,
+        DL.pval,
+        DL.T,
+        DL.codes,
+        DL.code_off,
+        DL.rank_of_mask,
+        DL.psum,
+        DL.base,
+        DL.base_off,
+        DL.val_off,
+        dvals,
+        scale,
+        x2,
+    )
     f = feats_of[np.tile(np.arange(npat), len(pick))]
     X = design(model, P[0] > 0, k, D, R, P, x2, f)
     # fit on the positions a game can reach: a pot of j prizes needs j strengths both players
@@ -169,8 +313,15 @@ def design(model: int, with_pot: bool, k: int, D, R, P, x2, f) -> np.ndarray:
     if with_pot:
         cols = [D, x2, P * np.tanh(TANH_SLOPE * D / R)]
         if model == 4:
-            cols += [P * D / R, x2 * sh / k, top * R / k, diff * R / (k * k), x2 * np.abs(x2) / R,
-                     P * np.tanh(TANH_SLOPE * x2 / R), P * x2 / R]
+            cols += [
+                P * D / R,
+                x2 * sh / k,
+                top * R / k,
+                diff * R / (k * k),
+                x2 * np.abs(x2) / R,
+                P * np.tanh(TANH_SLOPE * x2 / R),
+                P * x2 / R,
+            ]
     else:
         cols = [D, D * sh / k, top * R / k, diff * R / (k * k), D * np.abs(D) / R]
         if model == 4:
@@ -215,14 +366,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", type=Path, required=True, help="folder with the carry-over and discard tables")
     ap.add_argument("--fit", default="8,9")
-    ap.add_argument("--own", default="", help="decks (e.g. 13) given coefficients fitted on their table alone")
+    ap.add_argument(
+        "--own", default="", help="decks (e.g. 13) given coefficients fitted on their table alone"
+    )
     ap.add_argument("--check", default="")
     ap.add_argument("--check-cache", type=Path, help="folder of the --check carry-over tables")
     ap.add_argument("--per-layer", type=int, default=300_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kmin", type=int, default=6, help="smallest layer (cards per hand) sampled")
-    ap.add_argument("--centre", action="store_true",
-                    help="fit differences within each (prize subset, pot) block instead of values")
+    ap.add_argument(
+        "--centre",
+        action="store_true",
+        help="fit differences within each (prize subset, pot) block instead of values",
+    )
     ap.add_argument("--model", type=int, choices=(3, 4), default=4, help="pot_model to fit")
     ap.add_argument("--out", type=Path, help="where to write the model (default: the package's data file)")
     args = ap.parse_args()
@@ -230,44 +386,73 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     fit_n = [int(v) for v in args.fit.split(",")]
     own_n = [int(v) for v in args.own.split(",") if v]
-    data = {n: samples(n, args.cache, args.cache, args.kmin, args.per_layer, rng, args.model)
-            for n in fit_n + own_n}
+    data = {
+        n: samples(n, args.cache, args.cache, args.kmin, args.per_layer, rng, args.model)
+        for n in fit_n + own_n
+    }
     coef = fit({n: data[n] for n in fit_n}, args.centre)
     own = {n: fit({n: data[n]}, args.centre) for n in own_n}
     report = []
     checks = [(n, data[n]) for n in fit_n + own_n]
     for n in [int(v) for v in args.check.split(",") if v]:
-        checks.append((n, samples(n, args.check_cache or args.cache, args.cache, args.kmin, args.per_layer, rng,
-                                  args.model)))
+        checks.append(
+            (
+                n,
+                samples(
+                    n, args.check_cache or args.cache, args.cache, args.kmin, args.per_layer, rng, args.model
+                ),
+            )
+        )
     for n, layers in checks:
         cn = own.get(n, coef)
         top = max(cn)
         for k, both in sorted(layers.items()):
             for kind, d in both.items():
                 c = np.array(cn[min(n - k, top)][kind])
-                row = dict(cards=n, k=k, rounds=n - k, pot="0" if kind == "pot0" else "> 0",
-                           positions=len(d["V"]), sample="in" if n in fit_n + own_n else "out",
-                           coefficients="own" if n in own else "pooled",
-                           rms_model1=round(rms(d["V"] - d["M1"]), 4),
-                           rms_fit=round(rms(d["V"] - d["X"] @ c), 4))
+                row = dict(
+                    cards=n,
+                    k=k,
+                    rounds=n - k,
+                    pot="0" if kind == "pot0" else "> 0",
+                    positions=len(d["V"]),
+                    sample="in" if n in fit_n + own_n else "out",
+                    coefficients="own" if n in own else "pooled",
+                    rms_model1=round(rms(d["V"] - d["M1"]), 4),
+                    rms_fit=round(rms(d["V"] - d["X"] @ c), 4),
+                )
                 report.append(row)
                 print(row, flush=True)
     feats = FEATURES[args.model]
-    out.write_text(json.dumps({
-        "about": (f"pot_model {args.model} of cardtable.solver.approx: at pot 0 V~ = c . "
-                  f"({', '.join(feats['pot0'])}) ('pot0'); with a pot V~ = c . ({', '.join(feats['pot'])}) "
-                  "('pot'); R = prize points face down, X2 = approx.next_round_value; coefficients by "
-                  "rounds played p = cards - k (the largest p serves larger ones). Fitted by "
-                  "scripts/fit_pot_model.py: ordinary least squares on the reachable positions of layers "
-                  f"k >= {args.kmin} of exact carry-over tables, at most per_layer positions per layer "
-                  "and kind, random blocks; by_cards: decks with coefficients fitted on their own "
-                  "table alone (default_coef uses them for that deck)."),
-        "fitted_on_cards": fit_n, "per_layer": args.per_layer, "seed": args.seed, "kmin": args.kmin, "centre": args.centre,
-        "model": args.model, "features": feats,
-        "by_rounds": {str(p): c for p, c in coef.items()},
-        "by_cards": {str(n): {"by_rounds": {str(p): c for p, c in cn.items()}} for n, cn in own.items()},
-        "rms_points": report,
-    }, indent=1) + "\n")
+    out.write_text(
+        json.dumps(
+            {
+                "about": (
+                    f"pot_model {args.model} of cardtable.solver.approx: at pot 0 V~ = c . "
+                    f"({', '.join(feats['pot0'])}) ('pot0'); with a pot V~ = c . ({', '.join(feats['pot'])}) "
+                    "('pot'); R = prize points face down, X2 = approx.next_round_value; coefficients by "
+                    "rounds played p = cards - k (the largest p serves larger ones). Fitted by "
+                    "scripts/fit_pot_model.py: ordinary least squares on the reachable positions of layers "
+                    f"k >= {args.kmin} of exact carry-over tables, at most per_layer positions per layer "
+                    "and kind, random blocks; by_cards: decks with coefficients fitted on their own "
+                    "table alone (default_coef uses them for that deck)."
+                ),
+                "fitted_on_cards": fit_n,
+                "per_layer": args.per_layer,
+                "seed": args.seed,
+                "kmin": args.kmin,
+                "centre": args.centre,
+                "model": args.model,
+                "features": feats,
+                "by_rounds": {str(p): c for p, c in coef.items()},
+                "by_cards": {
+                    str(n): {"by_rounds": {str(p): c for p, c in cn.items()}} for n, cn in own.items()
+                },
+                "rms_points": report,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"wrote {out}: {coef}")
 
 

@@ -42,8 +42,9 @@ def replace_block(text: str, name: str, body: str) -> str:
 
     Raises:
         SystemExit: the markers are missing or out of order."""
-    pattern = re.compile(rf"(<!-- bench:{re.escape(name)}:begin -->\n).*?(<!-- bench:{re.escape(name)}:end -->)",
-                         re.S)
+    pattern = re.compile(
+        rf"(<!-- bench:{re.escape(name)}:begin -->\n).*?(<!-- bench:{re.escape(name)}:end -->)", re.S
+    )
     if not pattern.search(text):
         raise SystemExit(f"markers for {name!r} not found")
     return pattern.sub(lambda m: m.group(1) + body.rstrip("\n") + "\n" + m.group(2), text, count=1)
@@ -65,19 +66,41 @@ def exploiter_section(args) -> str:
     for tie in args.ties.split(","):
         with tempfile.TemporaryDirectory() as d:
             out = Path(d) / "r.json"
-            cmd = ["bench/exploiter.py", "--cards", str(args.cards), "--ties", tie,
-                   "--games", str(args.exploiter_games), "--match", "10", "--opponents", ",".join(opponents),
-                   "--baseline", ",".join(baseline), "--games-for", counts, "--out", str(out)]
+            cmd = [
+                "bench/exploiter.py",
+                "--cards",
+                str(args.cards),
+                "--ties",
+                tie,
+                "--games",
+                str(args.exploiter_games),
+                "--match",
+                "10",
+                "--opponents",
+                ",".join(opponents),
+                "--baseline",
+                ",".join(baseline),
+                "--games-for",
+                counts,
+                "--out",
+                str(out),
+            ]
             run(cmd)
             data = json.loads(out.read_text())
         rows = data["rows"]
         exact = data["matcher_exploitability"]
         nash = {r["second"]: r for r in rows if r["first"] == "nash"}
-        shown = " ".join(c if " " not in c and ";" not in c else repr(c) for c in cmd[1:] if "r.json" not in c)
-        parts.append(f"**{args.cards} cards, {tie} ties** (exact exploitability of `matcher`: "
-                     f"{exact:.2f} points per game; `python bench/exploiter.py {shown.replace(' --out', '')}`)\n")
-        parts.append("| opponent | games | `exploiter`, whole match | `exploiter`, games 2-10 | "
-                     "`nash`, same opponent (games) | budget invariant |")
+        shown = " ".join(
+            c if " " not in c and ";" not in c else repr(c) for c in cmd[1:] if "r.json" not in c
+        )
+        parts.append(
+            f"**{args.cards} cards, {tie} ties** (exact exploitability of `matcher`: "
+            f"{exact:.2f} points per game; `python bench/exploiter.py {shown.replace(' --out', '')}`)\n"
+        )
+        parts.append(
+            "| opponent | games | `exploiter`, whole match | `exploiter`, games 2-10 | "
+            "`nash`, same opponent (games) | budget invariant |"
+        )
         parts.append("|---|---:|---:|---:|---:|---|")
         for r in rows:
             if r["first"] != "exploiter":
@@ -85,31 +108,54 @@ def exploiter_section(args) -> str:
             share = f" ({100 * r['share_later']:.0f}% of {exact:.2f})" if "share_later" in r else ""
             n = nash.get(r["second"])
             ncell = f"{n['mean']:+.2f} ± {n['ci']:.2f} ({n['games']})" if n else "-"
-            parts.append(f"| {r['second']} | {r['games']} | {r['mean']:+.2f} ± {r['ci']:.2f} | "
-                         f"{r['mean_later']:+.2f} ± {r['ci_later']:.2f}{share} | {ncell} | "
-                         f"{'holds' if r['budget_ok'] else 'VIOLATED'} |")
+            parts.append(
+                f"| {r['second']} | {r['games']} | {r['mean']:+.2f} ± {r['ci']:.2f} | "
+                f"{r['mean_later']:+.2f} ± {r['ci_later']:.2f}{share} | {ncell} | "
+                f"{'holds' if r['budget_ok'] else 'VIOLATED'} |"
+            )
         parts.append("")
     return "\n".join(parts)
 
 
 def mcts_section(args) -> str:
     """The 3- and 4-player tables, one bench process per player count (run side by side)."""
-    cmds = [["bench/mcts_strength.py", "--cards", "8", "--games", str(args.mcts_games), "--players", str(p),
-             "--opponents", "random,matcher,heuristic", "--baselines", "random,matcher,heuristic",
-             "--mcts", args.mcts] for p in (3, 4)]
+    cmds = [
+        [
+            "bench/mcts_strength.py",
+            "--cards",
+            "8",
+            "--games",
+            str(args.mcts_games),
+            "--players",
+            str(p),
+            "--opponents",
+            "random,matcher,heuristic",
+            "--baselines",
+            "random,matcher,heuristic",
+            "--mcts",
+            args.mcts,
+        ]
+        for p in (3, 4)
+    ]
     procs = []
     for cmd in cmds:
         print("$", " ".join(cmd), file=sys.stderr, flush=True)
-        procs.append(subprocess.Popen([sys.executable, *cmd], cwd=ROOT, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, *cmd], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+        )
     parts = []
     for cmd, proc in zip(cmds, procs, strict=True):
         out, err = proc.communicate()
         if proc.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-2000:]}")
         lines = out.splitlines()
-        parts.append(f"`python {' '.join(cmd)}` ({lines[0]}; games rounded down to whole deals):\n"
-                     + "\n".join(lines[1:]) + "\n")
+        parts.append(
+            f"`python {' '.join(cmd)}` ({lines[0]}; games rounded down to whole deals):\n"
+            + "\n".join(lines[1:])
+            + "\n"
+        )
     return "\n".join(parts)
 
 
@@ -126,11 +172,17 @@ def main() -> None:
     ap.add_argument("--cards", type=int, default=8, help="exploiter tables: cards")
     ap.add_argument("--ties", default="discard,carry", help="exploiter tables: tie rules")
     ap.add_argument("--exploiter-games", type=int, default=200, help="games per pairing (a multiple of 10)")
-    ap.add_argument("--exploiter-slow-games", type=int, default=60,
-                    help="games per pairing against mcts and match-adversary (a multiple of 10)")
-    ap.add_argument("--exploiter-opponents",
-                    default="matcher,heuristic,random,nash,bait,match-adversary,match-adversary:bait_games=3,"
-                         "mcts:iterations=100")
+    ap.add_argument(
+        "--exploiter-slow-games",
+        type=int,
+        default=60,
+        help="games per pairing against mcts and match-adversary (a multiple of 10)",
+    )
+    ap.add_argument(
+        "--exploiter-opponents",
+        default="matcher,heuristic,random,nash,bait,match-adversary,match-adversary:bait_games=3,"
+        "mcts:iterations=100",
+    )
     ap.add_argument("--mcts-games", type=int, default=60, help="games per row of the multi-player table")
     ap.add_argument("--mcts", default="iterations=1000", help="MCTS options for the multi-player table")
     args = ap.parse_args()

@@ -28,10 +28,25 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 SIZES = ((1280, 800), (390, 844))
-PAGES = ("lobby", "goofspiel-reveal", "goofspiel-end", "golf", "analysis", "replay", "explorer", "invite-used")
+PAGES = (
+    "lobby",
+    "goofspiel-reveal",
+    "goofspiel-end",
+    "golf",
+    "analysis",
+    "replay",
+    "explorer",
+    "invite-used",
+)
 TIMEOUT = 30000  # ms, per wait
 SOLVE_TIMEOUT = 180000  # ms: an analysis under load
 
@@ -51,8 +66,22 @@ class Server:
         env = dict(os.environ, CARDTABLE_HOME=str(home))
         self.log = open(home / "serve.log", "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cardtable", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--db", str(home / "web.sqlite3")], env=env, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "cardtable",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--db",
+                str(home / "web.sqlite3"),
+            ],
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         end = time.monotonic() + 60
         while True:
             try:
@@ -108,7 +137,9 @@ class Shots:
         page.screenshot(path=str(path))
         small_png(path)
         self.written.append(path)
-        print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {path.stat().st_size // 1024} KB")
+        print(
+            f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {path.stat().st_size // 1024} KB"
+        )
 
     def wanted(self, *names: str) -> bool:
         return not self.only or any(n in self.only for n in names)
@@ -123,15 +154,27 @@ class Shots:
 
     def goofspiel(self, size) -> str:
         """You against the heuristic bot, 13 cards: the reveal of round 3 and the end screen; the room."""
-        info = self.server.room(settings={"preset": "standard"}, seats=[{"name": "Kim"}, {"bot": "heuristic"}])
+        info = self.server.room(
+            settings={"preset": "standard"}, seats=[{"name": "Kim"}, {"bot": "heuristic"}]
+        )
         # reduced motion: the bids are shown face up at once, so the pause's picture is the reveal itself
         page = self.page(size, reduced_motion="reduce")
         page.goto(f"{self.server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
         shot_taken = not self.wanted("goofspiel-reveal")
         for number in range(1, 14):
             page.wait_for_selector(f'body[data-round="{number}"][data-phase="bid"]')
-            prize = max(int(r) for r in page.eval_on_selector_all("#pot .card[data-rank]", "cs => cs.map(c => c.dataset.rank)"))
-            hand = [int(r) for r in page.eval_on_selector_all("#hand .card.playable", "cs => cs.map(c => c.dataset.rank)")]
+            prize = max(
+                int(r)
+                for r in page.eval_on_selector_all(
+                    "#pot .card[data-rank]", "cs => cs.map(c => c.dataset.rank)"
+                )
+            )
+            hand = [
+                int(r)
+                for r in page.eval_on_selector_all(
+                    "#hand .card.playable", "cs => cs.map(c => c.dataset.rank)"
+                )
+            ]
             card = min(hand, key=lambda r: (abs(r - prize), -r))  # the card nearest the prize
             page.keyboard.type(str(card))
             page.keyboard.press("Enter")
@@ -164,8 +207,10 @@ class Shots:
 
     def bots_game(self) -> tuple[str, str]:
         """A finished 8-card game between two bots: its room and its record."""
-        info = self.server.room(settings={"cards": 8, "tie_rule": "carry"},
-                                seats=[{"bot": "heuristic", "name": "Anna"}, {"bot": "matcher", "name": "Ben"}])
+        info = self.server.room(
+            settings={"cards": 8, "tie_rule": "carry"},
+            seats=[{"bot": "heuristic", "name": "Anna"}, {"bot": "matcher", "name": "Ben"}],
+        )
         room = info["room"]
         page = self.page(SIZES[0])
         page.goto(f"{self.server.url}/play/{room}")  # a spectator: the bots play it out
@@ -222,7 +267,9 @@ class Shots:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "web", help="folder of the PNGs (default docs/web)")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "docs" / "web", help="folder of the PNGs (default docs/web)"
+    )
     parser.add_argument("--only", default="", help=f"comma-separated pages among {', '.join(PAGES)}")
     args = parser.parse_args(argv)
     only = {p for p in args.only.split(",") if p}

@@ -12,9 +12,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
@@ -71,8 +69,10 @@ def _process_helpers() -> set[int]:
     import multiprocessing.forkserver
     import multiprocessing.resource_tracker
 
-    pids = {getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None),
-            getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)}
+    pids = {
+        getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None),
+        getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None),
+    }
     return {pid for pid in pids if pid}
 
 
@@ -83,8 +83,11 @@ def _freeze_and_kill(root: int, spare: set[int]) -> None:
     stopped: set[int] = set()
     quiet = 0
     while quiet < 20:
-        new = [pid for pid, (state, _) in processes_below(root).items()
-               if state != "Z" and pid not in spare | stopped]
+        new = [
+            pid
+            for pid, (state, _) in processes_below(root).items()
+            if state != "Z" and pid not in spare | stopped
+        ]
         quiet = 0 if new else quiet + 1
         for pid in new:
             stopped.add(pid)
@@ -121,8 +124,11 @@ def no_leaked_processes():
         gc.collect()  # a bot dropped without close() is killed by its finaliser
         end = time.monotonic() + 10
         while True:
-            left = {pid: cmd for pid, (state, cmd) in processes_below(me).items()
-                    if state != "Z" and pid not in before | _process_helpers()}
+            left = {
+                pid: cmd
+                for pid, (state, cmd) in processes_below(me).items()
+                if state != "Z" and pid not in before | _process_helpers()
+            }
             if not left or time.monotonic() > end:
                 break
             time.sleep(0.05)

@@ -15,8 +15,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = sorted(p for p in [ROOT / "README.md", ROOT / "ARCHITECTURE.md", ROOT / "CONTRIBUTING.md",
-                          *(ROOT / "docs").glob("*.md")] if p.is_file())
+DOCS = sorted(
+    p
+    for p in [
+        ROOT / "README.md",
+        ROOT / "ARCHITECTURE.md",
+        ROOT / "CONTRIBUTING.md",
+        *(ROOT / "docs").glob("*.md"),
+    ]
+    if p.is_file()
+)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^(```|~~~)")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
@@ -91,8 +99,10 @@ def test_slug_follows_github_rules():
 
 
 def test_checker_finds_a_broken_file_and_a_broken_anchor(tmp_path):
-    (tmp_path / "a.md").write_text("# Top\n\n## Part one\n\n[ok](#part-one) [gone](missing.md) "
-                                   "[bad](#part-two) `[code](nowhere.md)`\n\n```\n[x](nowhere.md)\n```\n")
+    (tmp_path / "a.md").write_text(
+        "# Top\n\n## Part one\n\n[ok](#part-one) [gone](missing.md) "
+        "[bad](#part-two) `[code](nowhere.md)`\n\n```\n[x](nowhere.md)\n```\n"
+    )
     bad = broken_links(tmp_path / "a.md")
     assert len(bad) == 2
     assert bad[0] == "missing.md: no such file"

@@ -37,8 +37,12 @@ def _public_exceptions() -> dict[str, type[BaseException]]:
     for name in _modules():
         module = importlib.import_module(name)
         for attr, obj in vars(module).items():
-            if (inspect.isclass(obj) and issubclass(obj, BaseException) and obj.__module__ == name
-                    and not attr.startswith("_")):
+            if (
+                inspect.isclass(obj)
+                and issubclass(obj, BaseException)
+                and obj.__module__ == name
+                and not attr.startswith("_")
+            ):
                 found[f"{name}.{obj.__qualname__}"] = obj
     return found
 
@@ -49,11 +53,18 @@ EXCEPTIONS = _public_exceptions()
 def test_the_walk_finds_the_packages_errors():
     # A walk that found nothing would make the next test pass vacuously: the known base
     # classes of each package must be among what it found.
-    for name in ("cardtable.goofspiel.errors.GoofspielError", "cardtable.golf.errors.GolfError",
-                 "cardtable.platform.bot.BotSpecError", "cardtable.platform.bot.UnknownBotError",
-                 "cardtable.solver.tables.TableFileError", "cardtable.solver.layout.SolverError",
-                 "cardtable.web.errors.QuotaError", "cardtable.web.games.base.SettingsError",
-                 "cardtable.research.extra.MissingExtraError", "cardtable.tui.terminal.QuitGame"):
+    for name in (
+        "cardtable.goofspiel.errors.GoofspielError",
+        "cardtable.golf.errors.GolfError",
+        "cardtable.platform.bot.BotSpecError",
+        "cardtable.platform.bot.UnknownBotError",
+        "cardtable.solver.tables.TableFileError",
+        "cardtable.solver.layout.SolverError",
+        "cardtable.web.errors.QuotaError",
+        "cardtable.web.games.base.SettingsError",
+        "cardtable.research.extra.MissingExtraError",
+        "cardtable.tui.terminal.QuitGame",
+    ):
         assert name in EXCEPTIONS
     assert len(EXCEPTIONS) >= 40
 
@@ -67,18 +78,21 @@ def test_every_public_error_derives_from_cardtable_error(name):
         assert issubclass(cls, CardtableError), f"{name} does not derive from CardtableError"
 
 
-@pytest.mark.parametrize(("name", "builtin"), [
-    ("cardtable.goofspiel.errors.GoofspielError", ValueError),
-    ("cardtable.golf.errors.GolfError", ValueError),
-    ("cardtable.platform.bot.BotSpecError", ValueError),
-    ("cardtable.platform.files.NotRegularFileError", OSError),
-    ("cardtable.platform.files.FileTooLargeError", OSError),
-    ("cardtable.research.extra.MissingExtraError", ModuleNotFoundError),
-    ("cardtable.solver.tables.TableFileError", ValueError),
-    ("cardtable.solver.exploit.ImpossibleResult", RuntimeError),
-    ("cardtable.web.errors.QuotaError", RuntimeError),
-    ("cardtable.web.storage.StorageError", RuntimeError),
-])
+@pytest.mark.parametrize(
+    ("name", "builtin"),
+    [
+        ("cardtable.goofspiel.errors.GoofspielError", ValueError),
+        ("cardtable.golf.errors.GolfError", ValueError),
+        ("cardtable.platform.bot.BotSpecError", ValueError),
+        ("cardtable.platform.files.NotRegularFileError", OSError),
+        ("cardtable.platform.files.FileTooLargeError", OSError),
+        ("cardtable.research.extra.MissingExtraError", ModuleNotFoundError),
+        ("cardtable.solver.tables.TableFileError", ValueError),
+        ("cardtable.solver.exploit.ImpossibleResult", RuntimeError),
+        ("cardtable.web.errors.QuotaError", RuntimeError),
+        ("cardtable.web.storage.StorageError", RuntimeError),
+    ],
+)
 def test_errors_keep_their_builtin_class(name, builtin):
     assert issubclass(EXCEPTIONS[name], builtin)
 

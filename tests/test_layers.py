@@ -25,8 +25,9 @@ def _lint_imports(cwd: Path, *args: str, pythonpath: Path | None = None) -> subp
     env = dict(os.environ)
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
-    return subprocess.run([LINT_IMPORTS, "--no-cache", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [LINT_IMPORTS, "--no-cache", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_layers_contract_is_kept():
@@ -46,7 +47,8 @@ def test_lint_imports_sees_an_import_inside_a_function(tmp_path):
     (package / "low" / "__init__.py").write_text("")
     (package / "low" / "bad.py").write_text("def f():\n    from probe.high import x\n")
     (package / "high" / "x.py").write_text("")
-    (tmp_path / ".importlinter").write_text(textwrap.dedent("""\
+    (tmp_path / ".importlinter").write_text(
+        textwrap.dedent("""\
         [importlinter]
         root_package = probe
 
@@ -56,7 +58,8 @@ def test_lint_imports_sees_an_import_inside_a_function(tmp_path):
         layers =
             probe.high
             probe.low
-        """))
+        """)
+    )
     done = _lint_imports(tmp_path, "--config", str(tmp_path / ".importlinter"), pythonpath=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "probe layers BROKEN" in done.stdout
@@ -107,7 +110,7 @@ def _loop(edges: dict[str, list[str]], part: set[str]) -> list[str]:
     while True:
         nxt = next(w for w in edges[path[-1]] if w in part)
         if nxt in path:
-            return path[path.index(nxt):] + [nxt]
+            return path[path.index(nxt) :] + [nxt]
         path.append(nxt)
 
 

@@ -38,7 +38,9 @@ def test_ruff_finds_nothing():
 def test_ruff_reads_the_project_rules(tmp_path):
     # the same configuration on a file with one finding of each added rule family
     (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
-    (tmp_path / "probe.py").write_text("import sys\nimport os\n\n\ndef f(xs, ys):\n    return list(zip(xs, ys))\n")
+    (tmp_path / "probe.py").write_text(
+        "import sys\nimport os\n\n\ndef f(xs, ys):\n    return list(zip(xs, ys))\n"
+    )
     done = _run(_tool("ruff"), "check", "--no-cache", "--output-format", "concise", "probe.py", cwd=tmp_path)
     assert done.returncode == 1
     for code in ("I001", "F401", "B905"):

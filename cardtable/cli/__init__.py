@@ -51,7 +51,11 @@ def _show_version(value: bool) -> None:
 @app.callback()
 def _cardtable(
     version: bool = typer.Option(
-        False, "--version", "-V", callback=_show_version, is_eager=True,
+        False,
+        "--version",
+        "-V",
+        callback=_show_version,
+        is_eager=True,
         help="Print the version of cardtable and exit.",
     ),
 ) -> None:

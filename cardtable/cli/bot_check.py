@@ -17,11 +17,24 @@ from .common import fail, shown
 def register(app: typer.Typer) -> None:
     @app.command("bot-check")
     def bot_check(
-        command: str = typer.Argument(..., help='The bot\'s command line, quoted: "python mybot.py" (or, as in tournaments, "cmd:python mybot.py").'),
+        command: str = typer.Argument(
+            ...,
+            help='The bot\'s command line, quoted: "python mybot.py" (or, as in tournaments, "cmd:python mybot.py").',
+        ),
         game: str = typer.Option("goofspiel", "--game", metavar="GAME", help="The game the bot plays."),
-        ruleset: Optional[List[str]] = typer.Option(None, "--rules", "--ruleset", "-r", metavar="RULES", show_default="one of each variant", help="A ruleset to test: a preset or 'cards=9 ties=discard'; repeat for several."),
+        ruleset: Optional[List[str]] = typer.Option(
+            None,
+            "--rules",
+            "--ruleset",
+            "-r",
+            metavar="RULES",
+            show_default="one of each variant",
+            help="A ruleset to test: a preset or 'cards=9 ties=discard'; repeat for several.",
+        ),
         games: int = typer.Option(2, "--games", min=1, metavar="N", help="Games per ruleset."),
-        time_ms: int = typer.Option(1000, "--time-ms", min=1, metavar="MS", help="Time limit per decision, milliseconds."),
+        time_ms: int = typer.Option(
+            1000, "--time-ms", min=1, metavar="MS", help="Time limit per decision, milliseconds."
+        ),
     ) -> None:
         """Check a protocol bot (docs/protocol.md): handshake, legal bids, time limits, clean exit.
 
@@ -48,9 +61,15 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         ident = report.identity
         if ident:
-            opts = ", ".join(f"{o.name} ({o.type}, default {o.default})" for o in ident.options.values()) or "none"
-            console.print(f"bot: [bold]{shown(ident.name)}[/]" + (f" by {shown(ident.author)}" if ident.author else "")
-                          + f"; options: {shown(opts)}")
+            opts = (
+                ", ".join(f"{o.name} ({o.type}, default {o.default})" for o in ident.options.values())
+                or "none"
+            )
+            console.print(
+                f"bot: [bold]{shown(ident.name)}[/]"
+                + (f" by {shown(ident.author)}" if ident.author else "")
+                + f"; options: {shown(opts)}"
+            )
         console.print(f"games played: {report.games}")
         if report.ok:
             console.print("[green]OK[/]: no protocol violations")

@@ -33,7 +33,9 @@ def bots_text(game: str) -> str:
             lines.append("      no options")
         width = max((len(k) for k in schema), default=0)
         for key, opt in schema.items():
-            lines.append(f"      {key:<{width}}  {opt.range_text()}, default {_default(opt.default)}: {opt.help}")
+            lines.append(
+                f"      {key:<{width}}  {opt.range_text()}, default {_default(opt.default)}: {opt.help}"
+            )
     return "\n".join(lines)
 
 

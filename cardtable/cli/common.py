@@ -25,7 +25,8 @@ def shown(text: object) -> str:
     control and format characters written as escapes (``\\x1b``), so input quoted in a
     message can neither break the output nor move the cursor."""
     out = "".join(
-        ch if unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp", "Cs") or ch == "\n"
+        ch
+        if unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp", "Cs") or ch == "\n"
         else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
         for ch in str(text)
     )
@@ -75,17 +76,27 @@ def build_ruleset(
             base = Ruleset.parse(rules)
         changes: dict[str, Any] = {}
         for key, value in (
-            ("cards", cards), ("players", players), ("tie_rule", ties), ("unique_bids", unique),
-            ("high_ace", high_ace), ("cards_per_bid", bid_cards), ("open_prizes", display),
+            ("cards", cards),
+            ("players", players),
+            ("tie_rule", ties),
+            ("unique_bids", unique),
+            ("high_ace", high_ace),
+            ("cards_per_bid", bid_cards),
+            ("open_prizes", display),
         ):
             if value is not None:
                 changes[key] = value
         if order is not None:
             changes["prize_order"] = _parse_field("order", order.strip())[1]
-        if (changes.get("cards", base.cards) != base.cards and "prize_order" not in changes
-                and isinstance(base.prize_order, tuple)):
-            fail(f"--cards {changes['cards']} conflicts with the prize order of --rules "
-                 f"({','.join(map(str, base.prize_order))}); give --order too")
+        if (
+            changes.get("cards", base.cards) != base.cards
+            and "prize_order" not in changes
+            and isinstance(base.prize_order, tuple)
+        ):
+            fail(
+                f"--cards {changes['cards']} conflicts with the prize order of --rules "
+                f"({','.join(map(str, base.prize_order))}); give --order too"
+            )
         return replace(base, **changes) if changes else base
     except RulesetError as exc:
         fail(f"bad rules: {exc}")
@@ -180,8 +191,12 @@ def read_record_file(path: Path) -> str:
     except UnicodeDecodeError:
         fail(f"{path} is not UTF-8 text")
     if text.lstrip("\ufeff \t\r\n\x0b\x0c")[:1] not in ("[", "{"):
-        reject_record(path, ValueError(
-            "not a game record (a record starts with tags such as [Game \"goofspiel\"], or is JSON)"))
+        reject_record(
+            path,
+            ValueError(
+                'not a game record (a record starts with tags such as [Game "goofspiel"], or is JSON)'
+            ),
+        )
     return text
 
 

@@ -14,8 +14,17 @@ from cardtable.platform.storage import records_dir
 from .common import build_ruleset, check_names, check_record_path, fail, writable_folder
 
 #: Flags that only Goofspiel understands, and those only Golf understands.
-GOOFSPIEL_ONLY = ("--cards", "--ties", "--unique", "--high-ace", "--bid-cards", "--display", "--order", "--match",
-                  "--hints")
+GOOFSPIEL_ONLY = (
+    "--cards",
+    "--ties",
+    "--unique",
+    "--high-ace",
+    "--bid-cards",
+    "--display",
+    "--order",
+    "--match",
+    "--hints",
+)
 GOLF_ONLY = ("--open-memory", "--games")
 
 
@@ -24,53 +33,185 @@ def register(app: typer.Typer) -> None:
     def play(
         game: str = typer.Argument("goofspiel", help="The game: goofspiel or golf."),
         vs: Optional[List[str]] = typer.Option(
-            None, "--vs", metavar="BOT", show_default="heuristic",
+            None,
+            "--vs",
+            metavar="BOT",
+            show_default="heuristic",
             help="An opponent bot: NAME or NAME:key=value,... (mcts:iterations=50); repeat for several seats.",
         ),
-        hotseat: bool = typer.Option(False, "--hotseat", help="People only, at one keyboard: hidden entry, screen cleared between players."),
+        hotseat: bool = typer.Option(
+            False,
+            "--hotseat",
+            help="People only, at one keyboard: hidden entry, screen cleared between players.",
+        ),
         auto: bool = typer.Option(False, "--auto", help="Bots in every seat; watch them play."),
         rules: Optional[str] = typer.Option(
-            None, "--rules", metavar="RULES", show_default="standard",
+            None,
+            "--rules",
+            metavar="RULES",
+            show_default="standard",
             help="Goofspiel: a preset, a rules file (.toml/.json) or 'cards=9 ties=discard'; Golf: 'players=3 early_end_min=2 ...'.",
         ),
-        cards: Optional[int] = typer.Option(None, "--cards", "-n", metavar="N", show_default="13", help="Goofspiel: cards per suit, 1..13."),
-        players: Optional[int] = typer.Option(None, "--players", metavar="N", show_default="2", help="Number of players (Goofspiel 2-5, Golf 2-3)."),
-        ties: Optional[str] = typer.Option(None, "--ties", metavar="RULE", show_default="carry", help="Goofspiel: tie rule, carry or discard."),
-        unique: Optional[bool] = typer.Option(None, "--unique/--no-unique", show_default="no-unique", help="Goofspiel, 3-5 players: the highest unique bid wins."),
-        high_ace: Optional[bool] = typer.Option(None, "--high-ace/--low-ace", show_default="low-ace", help="Goofspiel: the ace bids highest and is worth cards+1."),
-        bid_cards: Optional[int] = typer.Option(None, "--bid-cards", metavar="N", show_default="1", help="Goofspiel: cards per bid (2: multi-card bids)."),
-        display: Optional[int] = typer.Option(None, "--display", metavar="N", show_default="1", help="Goofspiel: open prizes, the number of prizes face up at once."),
-        order: Optional[str] = typer.Option(None, "--order", metavar="ORDER", show_default="shuffled", help="Goofspiel: prize order, shuffled, ascending, descending or 13,12,...,1."),
-        match: Optional[str] = typer.Option(None, "--match", metavar="FORMAT", show_default="one game", help="Goofspiel: a match, 'total 3', 'best-of 5' or 'best-of 3 total-points'."),
-        hints: bool = typer.Option(False, "--hints", help="Goofspiel, you against a bot: the coach shows the equilibrium mix before every bid (else type 'hint' for one round); recorded as [Hints \"on\"]."),
-        seed: Optional[str] = typer.Option(None, "--seed", metavar="TEXT", show_default="random, recorded", help="Seed of the shuffle (and of the bots)."),
+        cards: Optional[int] = typer.Option(
+            None, "--cards", "-n", metavar="N", show_default="13", help="Goofspiel: cards per suit, 1..13."
+        ),
+        players: Optional[int] = typer.Option(
+            None,
+            "--players",
+            metavar="N",
+            show_default="2",
+            help="Number of players (Goofspiel 2-5, Golf 2-3).",
+        ),
+        ties: Optional[str] = typer.Option(
+            None,
+            "--ties",
+            metavar="RULE",
+            show_default="carry",
+            help="Goofspiel: tie rule, carry or discard.",
+        ),
+        unique: Optional[bool] = typer.Option(
+            None,
+            "--unique/--no-unique",
+            show_default="no-unique",
+            help="Goofspiel, 3-5 players: the highest unique bid wins.",
+        ),
+        high_ace: Optional[bool] = typer.Option(
+            None,
+            "--high-ace/--low-ace",
+            show_default="low-ace",
+            help="Goofspiel: the ace bids highest and is worth cards+1.",
+        ),
+        bid_cards: Optional[int] = typer.Option(
+            None,
+            "--bid-cards",
+            metavar="N",
+            show_default="1",
+            help="Goofspiel: cards per bid (2: multi-card bids).",
+        ),
+        display: Optional[int] = typer.Option(
+            None,
+            "--display",
+            metavar="N",
+            show_default="1",
+            help="Goofspiel: open prizes, the number of prizes face up at once.",
+        ),
+        order: Optional[str] = typer.Option(
+            None,
+            "--order",
+            metavar="ORDER",
+            show_default="shuffled",
+            help="Goofspiel: prize order, shuffled, ascending, descending or 13,12,...,1.",
+        ),
+        match: Optional[str] = typer.Option(
+            None,
+            "--match",
+            metavar="FORMAT",
+            show_default="one game",
+            help="Goofspiel: a match, 'total 3', 'best-of 5' or 'best-of 3 total-points'.",
+        ),
+        hints: bool = typer.Option(
+            False,
+            "--hints",
+            help="Goofspiel, you against a bot: the coach shows the equilibrium mix before every bid (else type 'hint' for one round); recorded as [Hints \"on\"].",
+        ),
+        seed: Optional[str] = typer.Option(
+            None,
+            "--seed",
+            metavar="TEXT",
+            show_default="random, recorded",
+            help="Seed of the shuffle (and of the bots).",
+        ),
         name: str = typer.Option("You", "--name", metavar="NAME", help="Your name in the record."),
-        names: Optional[str] = typer.Option(None, "--names", metavar="A,B,...", show_default="Player 1, Player 2, ...", help="Hot-seat: the players' names, separated by commas."),
-        delay: Optional[float] = typer.Option(None, "--delay", min=0.0, metavar="SECONDS", show_default="0.6 with --auto, else 0", help="Pause after each round."),
+        names: Optional[str] = typer.Option(
+            None,
+            "--names",
+            metavar="A,B,...",
+            show_default="Player 1, Player 2, ...",
+            help="Hot-seat: the players' names, separated by commas.",
+        ),
+        delay: Optional[float] = typer.Option(
+            None,
+            "--delay",
+            min=0.0,
+            metavar="SECONDS",
+            show_default="0.6 with --auto, else 0",
+            help="Pause after each round.",
+        ),
         open_memory: bool = typer.Option(False, "--open-memory", help="Golf: cards you know stay visible."),
-        games: Optional[int] = typer.Option(None, "--games", min=1, metavar="N", show_default="1", help="Golf: games in a row (a losing early ender gets an extra card)."),
-        save: bool = typer.Option(True, "--save/--no-save", help="Save the game record under the records folder."),
-        record: Optional[Path] = typer.Option(None, "--record", metavar="FILE", help="Save the record to this new file instead (.json: JSON notation); never overwrites."),
+        games: Optional[int] = typer.Option(
+            None,
+            "--games",
+            min=1,
+            metavar="N",
+            show_default="1",
+            help="Golf: games in a row (a losing early ender gets an extra card).",
+        ),
+        save: bool = typer.Option(
+            True, "--save/--no-save", help="Save the game record under the records folder."
+        ),
+        record: Optional[Path] = typer.Option(
+            None,
+            "--record",
+            metavar="FILE",
+            help="Save the record to this new file instead (.json: JSON notation); never overwrites.",
+        ),
     ) -> None:
         """Play a game in the terminal: you against a bot by default."""
         kind = game.strip().lower()
         given: dict[str, object] = {
-            "--cards": cards, "--ties": ties, "--unique": unique, "--high-ace": high_ace,
-            "--bid-cards": bid_cards, "--display": display, "--order": order, "--match": match,
-            "--hints": hints or None, "--open-memory": open_memory or None, "--games": games,
+            "--cards": cards,
+            "--ties": ties,
+            "--unique": unique,
+            "--high-ace": high_ace,
+            "--bid-cards": bid_cards,
+            "--display": display,
+            "--order": order,
+            "--match": match,
+            "--hints": hints or None,
+            "--open-memory": open_memory or None,
+            "--games": games,
         }
         _check_play_options(game, kind, given, vs, hotseat, auto, seed)
         check_names([name] + ([x.strip() for x in names.split(",")] if names else []))
         _check_saving(save, record)
         if kind == "golf":
-            _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games or 1)
+            _play_golf(
+                vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games or 1
+            )
         else:
-            _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
-                            bid_cards, display, order, match, seed, name, names, delay, save, record, hints)
+            _play_goofspiel(
+                vs,
+                hotseat,
+                auto,
+                rules,
+                cards,
+                players,
+                ties,
+                unique,
+                high_ace,
+                bid_cards,
+                display,
+                order,
+                match,
+                seed,
+                name,
+                names,
+                delay,
+                save,
+                record,
+                hints,
+            )
 
 
-def _check_play_options(game: str, kind: str, given: dict[str, object], vs: Optional[List[str]], hotseat: bool,
-                        auto: bool, seed: Optional[str]) -> None:
+def _check_play_options(
+    game: str,
+    kind: str,
+    given: dict[str, object],
+    vs: Optional[List[str]],
+    hotseat: bool,
+    auto: bool,
+    seed: Optional[str],
+) -> None:
     """``cardtable play``'s checks of the seats, the seed, the game and the options that belong
     to the other game (one line each, exit 2)."""
     if hotseat and auto:
@@ -99,7 +240,9 @@ def _check_saving(save: bool, record: Optional[Path]) -> None:
         writable_folder(None, "", records_dir)
 
 
-def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games) -> None:
+def _play_golf(
+    vs, players, hotseat, auto, rules, seed, open_memory, name, names, save, record, games
+) -> None:
     # lazy: Golf's screens and records load Pydantic (~0.3 s); `cardtable --help` needs none of it
     from cardtable.golf import tui as golf_tui
     from cardtable.golf.ruleset import GolfRuleset
@@ -110,14 +253,46 @@ def _play_golf(vs, players, hotseat, auto, rules, seed, open_memory, name, names
             ruleset = GolfRuleset.parse(rules)
         except ValueError as exc:
             fail(f"bad Golf rules: {exc}")
-    raise typer.Exit(golf_tui.run_cli(
-        vs=vs or [], players=players, hotseat=hotseat, auto=auto, seed=seed, open_memory=open_memory,
-        name=name, names=names, save=save, record=record, games=games, ruleset=ruleset,
-    ))
+    raise typer.Exit(
+        golf_tui.run_cli(
+            vs=vs or [],
+            players=players,
+            hotseat=hotseat,
+            auto=auto,
+            seed=seed,
+            open_memory=open_memory,
+            name=name,
+            names=names,
+            save=save,
+            record=record,
+            games=games,
+            ruleset=ruleset,
+        )
+    )
 
 
-def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high_ace,
-                    bid_cards, display, order, match, seed, name, names, delay, save, record, hints=False) -> None:
+def _play_goofspiel(
+    vs,
+    hotseat,
+    auto,
+    rules,
+    cards,
+    players,
+    ties,
+    unique,
+    high_ace,
+    bid_cards,
+    display,
+    order,
+    match,
+    seed,
+    name,
+    names,
+    delay,
+    save,
+    record,
+    hints=False,
+) -> None:
     # lazy: `cardtable --help` and the other commands do not load the game, the coach's solver or rich's screens
     from cardtable.goofspiel.tui import run
     from cardtable.tui import Terminal
@@ -136,8 +311,20 @@ def _play_goofspiel(vs, hotseat, auto, rules, cards, players, ties, unique, high
             typer.echo(f"{seat.name}: {note}")
     terminal = Terminal(hotseat=hotseat)
     wait = delay if delay is not None else (0.6 if auto else 0.0)
-    raise typer.Exit(run(terminal, ruleset, seats, seed=seed, match=fmt, delay=wait, save=save, record_path=record,
-                         hints=hints, coach=coach))
+    raise typer.Exit(
+        run(
+            terminal,
+            ruleset,
+            seats,
+            seed=seed,
+            match=fmt,
+            delay=wait,
+            save=save,
+            record_path=record,
+            hints=hints,
+            coach=coach,
+        )
+    )
 
 
 def _goofspiel_coach(ruleset, hints: bool, no_person_alone: bool):

@@ -35,8 +35,9 @@ stderr_console = Console(stderr=True)
 
 
 @contextmanager
-def progress_bar(description: str, total: int | None = None,
-                 console: Console | None = None) -> Iterator[Callable[..., None]]:
+def progress_bar(
+    description: str, total: int | None = None, console: Console | None = None
+) -> Iterator[Callable[..., None]]:
     """A Rich progress bar; yields ``advance(n=1, total=None, completed=None)``.
 
     Args:
@@ -45,10 +46,20 @@ def progress_bar(description: str, total: int | None = None,
         console: where to draw (default: standard error).
     """
     if total is None:  # unknown amount of work: a spinner and the elapsed time, gone when done
-        columns = [TextColumn("[progress.description]{task.description}"), SpinnerColumn(), TimeElapsedColumn()]
+        columns = [
+            TextColumn("[progress.description]{task.description}"),
+            SpinnerColumn(),
+            TimeElapsedColumn(),
+        ]
     else:
-        columns = [TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+        columns = [
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        ]
     with Progress(*columns, console=console or stderr_console, transient=total is None) as bar:
         task = bar.add_task(description, total=total)
 

@@ -49,7 +49,9 @@ def register(app: typer.Typer) -> None:
                 else:
                     typer.echo(f"game {i}: unfinished after {len(game.history)} rounds")
                 if rec.seed is None and not rec.ruleset.fixed_order:
-                    typer.echo(f"game {i}: no Seed tag, so the prize order was taken from the record unchecked")
+                    typer.echo(
+                        f"game {i}: no Seed tag, so the prize order was taken from the record unchecked"
+                    )
             if match is not None and match.is_over:
                 typer.echo(f"match {match.format}: {' '.join(match.result())}")
         typer.echo(f"✓ {file}: {len(records)} game(s) verified")

@@ -16,17 +16,36 @@ from .common import fail, writable_folder
 def register(app: typer.Typer) -> None:
     @app.command()
     def serve(
-        host: str = typer.Option("127.0.0.1", "--host", metavar="ADDRESS", help="Address to listen on (0.0.0.0: every interface)."),
-        port: int = typer.Option(8000, "--port", min=0, max=65535, metavar="PORT", help="TCP port (0: any free port)."),
-        db: Path = typer.Option(None, "--db", metavar="FILE", show_default="$CARDTABLE_HOME/web.sqlite3", help="SQLite database file."),
+        host: str = typer.Option(
+            "127.0.0.1", "--host", metavar="ADDRESS", help="Address to listen on (0.0.0.0: every interface)."
+        ),
+        port: int = typer.Option(
+            8000, "--port", min=0, max=65535, metavar="PORT", help="TCP port (0: any free port)."
+        ),
+        db: Path = typer.Option(
+            None,
+            "--db",
+            metavar="FILE",
+            show_default="$CARDTABLE_HOME/web.sqlite3",
+            help="SQLite database file.",
+        ),
         durable: bool = typer.Option(
-            False, "--durable", help="Fsync every action (survives a power loss, slower); "
+            False,
+            "--durable",
+            help="Fsync every action (survives a power loss, slower); "
             "without it every action still survives a killed server process.",
         ),
-        log_level: str = typer.Option("warning", "--log-level", metavar="LEVEL", help="Uvicorn log level: critical, error, warning, info (shows each request), debug or trace."),
+        log_level: str = typer.Option(
+            "warning",
+            "--log-level",
+            metavar="LEVEL",
+            help="Uvicorn log level: critical, error, warning, info (shows each request), debug or trace.",
+        ),
         limit: list[str] = typer.Option(
-            None, "--limit", metavar="NAME=VALUE", help="Change one server limit (repeatable; docs/web.md, Limits), "
-            "e.g. --limit claim_ttl=60.",
+            None,
+            "--limit",
+            metavar="NAME=VALUE",
+            help="Change one server limit (repeatable; docs/web.md, Limits), e.g. --limit claim_ttl=60.",
         ),
     ) -> None:
         """Play in the browser: create games, invite players by link, play against bots.
@@ -63,8 +82,12 @@ def register(app: typer.Typer) -> None:
             listener.close()
             fail(str(exc))
         typer.echo(f"cardtable: http://{host}:{port}/  (database {path})", err=True)
-        config = uvicorn.Config(web_app, log_level=log_level,
-                                access_log=log_level in ("info", "debug", "trace"), **server_options(limits))
+        config = uvicorn.Config(
+            web_app,
+            log_level=log_level,
+            access_log=log_level in ("info", "debug", "trace"),
+            **server_options(limits),
+        )
         uvicorn.Server(config).run(sockets=[listener])
 
 

@@ -79,31 +79,64 @@ def register(app: typer.Typer) -> None:
     def solve(
         cards: int = typer.Option(..., "--cards", "-n", metavar="N", help="Cards per suit, 1..13."),
         ties: str = typer.Option("carry", "--ties", metavar="RULE", help="Tie rule: carry or discard."),
-        objective: str = typer.Option("points", "--objective", metavar="OBJECTIVE",
-                                      help="What to maximise: points (expected point difference) or win (win=1, draw=0, loss=-1)."),
+        objective: str = typer.Option(
+            "points",
+            "--objective",
+            metavar="OBJECTIVE",
+            help="What to maximise: points (expected point difference) or win (win=1, draw=0, loss=-1).",
+        ),
         high_ace: bool = typer.Option(False, "--high-ace", help="The ace bids highest and is worth cards+1."),
-        cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
+        cache: Optional[Path] = typer.Option(
+            None,
+            "--cache",
+            metavar="FOLDER",
+            show_default="$CARDTABLE_CACHE, else the user cache folder",
+            help="Table folder.",
+        ),
         force: bool = typer.Option(False, "--force", help="Solve again even if the table exists."),
-        max_memory: float = typer.Option(8.0, "--max-memory", metavar="GIB", help="Refuse solves needing more memory than this, GiB."),
-        max_hours: float = typer.Option(12.0, "--max-hours", metavar="HOURS",
-                                        help="Refuse solves estimated to take longer than this on the cores asked for, hours."),
-        threads: int = typer.Option(1, "--threads", metavar="N", help="CPU threads for the backward induction."),
-        backend: str = typer.Option("threads", "--backend", metavar="BACKEND",
-                                    help="Who computes each layer: threads (this machine), ray (Ray workers), cuda (an NVIDIA GPU)."),
-        workers: int = typer.Option(2, "--workers", metavar="N",
-                                    help="Ray workers, started here unless RAY_ADDRESS names a cluster."),
-        table_format: Optional[int] = typer.Option(None, "--format", metavar="N", show_default="2 for carry-over ties, 1 for discard",
-                                                   help="Table format: 2 (float32 layers, reachable pots only, resumable) or 1 (one float64 file)."),
-        layers: Optional[int] = typer.Option(None, "--layers", metavar="K",
-                                             help="Solve only the low layers 1..K (positions with at most K cards per hand; "
-                                                  "carry-over, points): the nash bot reads them in its exact subgames. "
-                                                  "A later full solve resumes from them."),
+        max_memory: float = typer.Option(
+            8.0, "--max-memory", metavar="GIB", help="Refuse solves needing more memory than this, GiB."
+        ),
+        max_hours: float = typer.Option(
+            12.0,
+            "--max-hours",
+            metavar="HOURS",
+            help="Refuse solves estimated to take longer than this on the cores asked for, hours.",
+        ),
+        threads: int = typer.Option(
+            1, "--threads", metavar="N", help="CPU threads for the backward induction."
+        ),
+        backend: str = typer.Option(
+            "threads",
+            "--backend",
+            metavar="BACKEND",
+            help="Who computes each layer: threads (this machine), ray (Ray workers), cuda (an NVIDIA GPU).",
+        ),
+        workers: int = typer.Option(
+            2, "--workers", metavar="N", help="Ray workers, started here unless RAY_ADDRESS names a cluster."
+        ),
+        table_format: Optional[int] = typer.Option(
+            None,
+            "--format",
+            metavar="N",
+            show_default="2 for carry-over ties, 1 for discard",
+            help="Table format: 2 (float32 layers, reachable pots only, resumable) or 1 (one float64 file).",
+        ),
+        layers: Optional[int] = typer.Option(
+            None,
+            "--layers",
+            metavar="K",
+            help="Solve only the low layers 1..K (positions with at most K cards per hand; "
+            "carry-over, points): the nash bot reads them in its exact subgames. "
+            "A later full solve resumes from them.",
+        ),
     ) -> None:
         """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
         rs = _ruleset(cards, ties, high_ace)
         objective = _objective(objective)
-        table_format = _check_solve_options(cards, ties, objective, max_memory, max_hours, threads, backend,
-                                            workers, table_format, layers)
+        table_format = _check_solve_options(
+            cards, ties, objective, max_memory, max_hours, threads, backend, workers, table_format, layers
+        )
         # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
         from cardtable.solver.table import FORMAT_LAYERED, default_path
 
@@ -118,27 +151,67 @@ def register(app: typer.Typer) -> None:
             if ((folder / "table.json").exists() or path.exists()) and not force:
                 if _already_solved(rs, objective, cache, layers):
                     return
-            _plan_and_solve(rs, objective, folder, path, table_format, layers, backend, threads, workers,
-                            force, max_memory, max_hours)
+            _plan_and_solve(
+                rs,
+                objective,
+                folder,
+                path,
+                table_format,
+                layers,
+                backend,
+                threads,
+                workers,
+                force,
+                max_memory,
+                max_hours,
+            )
 
     @app.command()
     def strategy(
         cards: int = typer.Option(13, "--cards", "-n", metavar="N", help="Cards per suit, 1..13."),
         ties: str = typer.Option("carry", "--ties", metavar="RULE", help="Tie rule: carry or discard."),
-        objective: str = typer.Option("points", "--objective", metavar="OBJECTIVE", help="What to maximise: points (expected point difference) or win (win=1, draw=0, loss=-1)."),
+        objective: str = typer.Option(
+            "points",
+            "--objective",
+            metavar="OBJECTIVE",
+            help="What to maximise: points (expected point difference) or win (win=1, draw=0, loss=-1).",
+        ),
         high_ace: bool = typer.Option(False, "--high-ace", help="The ace bids highest and is worth cards+1."),
-        prizes: str = typer.Option("all", "--prizes", metavar="CARDS",
-                                   help="Prizes still to play for, the one turned up included (e.g. '2,5,9-K')."),
+        prizes: str = typer.Option(
+            "all",
+            "--prizes",
+            metavar="CARDS",
+            help="Prizes still to play for, the one turned up included (e.g. '2,5,9-K').",
+        ),
         hand_a: str = typer.Option("all", "--hand-a", metavar="CARDS", help="Player 1's cards."),
         hand_b: str = typer.Option("all", "--hand-b", metavar="CARDS", help="Player 2's cards."),
-        prize: Optional[str] = typer.Option(None, "--prize", metavar="CARD", show_default="each prize", help="The prize turned up."),
+        prize: Optional[str] = typer.Option(
+            None, "--prize", metavar="CARD", show_default="each prize", help="The prize turned up."
+        ),
         pot: int = typer.Option(0, "--pot", metavar="POINTS", help="Points carried from ties (carry-over)."),
-        diff: int = typer.Option(0, "--diff", metavar="POINTS", help="Player 1's points minus player 2's (win objective)."),
-        record: Optional[Path] = typer.Option(None, "--record", metavar="FILE", help="Take the position from this record (with --game and --round)."),
+        diff: int = typer.Option(
+            0, "--diff", metavar="POINTS", help="Player 1's points minus player 2's (win objective)."
+        ),
+        record: Optional[Path] = typer.Option(
+            None,
+            "--record",
+            metavar="FILE",
+            help="Take the position from this record (with --game and --round).",
+        ),
         game_no: int = typer.Option(1, "--game", metavar="N", help="Game number in the record file."),
-        round_no: int = typer.Option(1, "--round", metavar="N", help="Round of the record (the position before its bids)."),
-        cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
-        limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
+        round_no: int = typer.Option(
+            1, "--round", metavar="N", help="Round of the record (the position before its bids)."
+        ),
+        cache: Optional[Path] = typer.Option(
+            None,
+            "--cache",
+            metavar="FOLDER",
+            show_default="$CARDTABLE_CACHE, else the user cache folder",
+            help="Table folder.",
+        ),
+        limit: int = typer.Option(
+            2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."
+        ),
     ) -> None:
         """Print the equilibrium mixed strategy (probability per card) and value of a position."""
         objective = _objective(objective)
@@ -161,10 +234,24 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def analyze(
         record: Path = typer.Argument(..., help="A Goofspiel record file (text or JSON notation)."),
-        cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER", show_default="$CARDTABLE_CACHE, else the user cache folder", help="Table folder."),
-        limit: int = typer.Option(2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."),
-        table_only: bool = typer.Option(False, "--table", help="Only the table and the chart; without --table or --words, both the table and the words."),
-        words_only: bool = typer.Option(False, "--words", help="Only the coach in words: one sentence per round and player."),
+        cache: Optional[Path] = typer.Option(
+            None,
+            "--cache",
+            metavar="FOLDER",
+            show_default="$CARDTABLE_CACHE, else the user cache folder",
+            help="Table folder.",
+        ),
+        limit: int = typer.Option(
+            2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."
+        ),
+        table_only: bool = typer.Option(
+            False,
+            "--table",
+            help="Only the table and the chart; without --table or --words, both the table and the words.",
+        ),
+        words_only: bool = typer.Option(
+            False, "--words", help="Only the coach in words: one sentence per round and player."
+        ),
     ) -> None:
         """Walk finished games: bids, equilibrium per round, expected points given up, a chart, and each bid in words."""
         _check_limit(limit)
@@ -185,17 +272,37 @@ def register(app: typer.Typer) -> None:
                 fail(str(exc), 1)
             except UnsupportedRuleset as exc:
                 fail(str(exc))
-            render_analysis(console, data, f"game {gi}", table=table_only or not words_only,
-                            words=words_only or not table_only)
+            render_analysis(
+                console,
+                data,
+                f"game {gi}",
+                table=table_only or not words_only,
+                words=words_only or not table_only,
+            )
 
     @app.command()
     def exploit(
-        bot: str = typer.Argument(..., help="The bot: NAME or NAME:key=value,... as in tournaments (random, heuristic, mcts:iterations=50, ...)."),
-        cards: int = typer.Option(4, "--cards", "-n", metavar="N", help="Cards per suit (history-dependent bots: at most 5)."),
+        bot: str = typer.Argument(
+            ...,
+            help="The bot: NAME or NAME:key=value,... as in tournaments (random, heuristic, mcts:iterations=50, ...).",
+        ),
+        cards: int = typer.Option(
+            4, "--cards", "-n", metavar="N", help="Cards per suit (history-dependent bots: at most 5)."
+        ),
         ties: str = typer.Option("carry", "--ties", metavar="RULE", help="Tie rule: carry or discard."),
         high_ace: bool = typer.Option(False, "--high-ace", help="The ace bids highest and is worth cards+1."),
-        samples: int = typer.Option(200, "--samples", metavar="N", help="Calls of the bot's act() per decision, for bots without policy()."),
-        repeats: int = typer.Option(5, "--repeats", metavar="N", help="Searches averaged when the bot's mixes are noisy (sampled act(), or a random policy() such as MCTS)."),
+        samples: int = typer.Option(
+            200,
+            "--samples",
+            metavar="N",
+            help="Calls of the bot's act() per decision, for bots without policy().",
+        ),
+        repeats: int = typer.Option(
+            5,
+            "--repeats",
+            metavar="N",
+            help="Searches averaged when the bot's mixes are noisy (sampled act(), or a random policy() such as MCTS).",
+        ),
         seed: int = typer.Option(0, "--seed", metavar="N", help="The bot's seed."),
     ) -> None:
         """Exact best response to a bot and its exploitability (points per game).
@@ -222,10 +329,15 @@ def register(app: typer.Typer) -> None:
             how = "exact, backward induction over positions"
         else:
             if cards > MAX_CARDS:
-                fail(f"--cards {cards}: {entry.label} may use the history, so its best response is a "
-                     f"search over histories, at most {MAX_CARDS} cards")
-            how = ("exact policy(), search over histories" if callable(getattr(b, "policy", None))
-                   else f"sampled: {samples} act() calls per decision, {repeats} searches")
+                fail(
+                    f"--cards {cards}: {entry.label} may use the history, so its best response is a "
+                    f"search over histories, at most {MAX_CARDS} cards"
+                )
+            how = (
+                "exact policy(), search over histories"
+                if callable(getattr(b, "policy", None))
+                else f"sampled: {samples} act() calls per decision, {repeats} searches"
+            )
         t0 = time.perf_counter()
         try:
             with progress_bar(f"best response to {entry.label}"):  # elapsed time while it searches
@@ -240,23 +352,39 @@ def register(app: typer.Typer) -> None:
         if br.method == "kernel":
             how = "exact, backward induction over positions, Numba kernel"
         elif br.method == "histories":
-            how = ("search over histories, exact mixes" if br.stderr is None else
-                   f"search over histories, noisy mixes ({samples} act() calls per decision where the bot "
-                   f"has no policy()), {br.repeats} searches")
-        typer.echo(f"{rs.describe()}: best response to {entry.label} ({how}), "
-                   f"{br.nodes:,} decisions, {secs:.1f} s")
+            how = (
+                "search over histories, exact mixes"
+                if br.stderr is None
+                else f"search over histories, noisy mixes ({samples} act() calls per decision where the bot "
+                f"has no policy()), {br.repeats} searches"
+            )
+        typer.echo(
+            f"{rs.describe()}: best response to {entry.label} ({how}), {br.nodes:,} decisions, {secs:.1f} s"
+        )
         typer.echo(f"  responder as player 1: {br.values[0]:+.6f} points per game")
         typer.echo(f"  responder as player 2: {br.values[1]:+.6f} points per game")
         se = "" if br.stderr is None else f" +- {br.stderr:.6f} (standard error over {br.repeats} searches)"
-        typer.echo(f"exploitability of {entry.label}: {_clean(br.exploitability):.6f}{se} points per game "
-                   "(0 = equilibrium)")
+        typer.echo(
+            f"exploitability of {entry.label}: {_clean(br.exploitability):.6f}{se} points per game "
+            "(0 = equilibrium)"
+        )
 
 
 _BACKENDS = ("threads", "ray", "cuda")
 
 
-def _check_solve_options(cards: int, ties: str, objective: str, max_memory: float, max_hours: float, threads: int,
-                         backend: str, workers: int, table_format: Optional[int], layers: Optional[int]) -> int:
+def _check_solve_options(
+    cards: int,
+    ties: str,
+    objective: str,
+    max_memory: float,
+    max_hours: float,
+    threads: int,
+    backend: str,
+    workers: int,
+    table_format: Optional[int],
+    layers: Optional[int],
+) -> int:
     """``cardtable solve``'s option checks, in the order the command makes them (each a
     one-line error, exit 2). Returns the table format (2 for carry-over ties, else 1, unless given)."""
     if threads < 1:
@@ -269,8 +397,10 @@ def _check_solve_options(cards: int, ties: str, objective: str, max_memory: floa
     if backend not in _BACKENDS:
         fail(f"unknown backend {backend!r}: choose {', '.join(_BACKENDS)}")
     if backend == "ray" and importlib.util.find_spec("ray") is None:
-        fail("--backend ray needs the 'research' extra (missing: ray); "
-             "install it with: pip install 'cardtable[research]'")
+        fail(
+            "--backend ray needs the 'research' extra (missing: ray); "
+            "install it with: pip install 'cardtable[research]'"
+        )
     if table_format is None:  # the carry-over approximation reads discard tables of format 1
         table_format = 2 if ties == "carry" else 1
     if table_format not in (1, 2):
@@ -285,13 +415,17 @@ def _check_solve_options(cards: int, ties: str, objective: str, max_memory: floa
 def _check_layers_option(cards: int, ties: str, objective: str, table_format: int, layers: int) -> None:
     """``--layers K``: carry-over ties, the points objective, a layer below the top one, format 2."""
     if ties != "carry" or objective != "points":
-        fail("--layers is for carry-over ties and the points objective (what the nash bot's "
-             "exact subgames read)")
+        fail(
+            "--layers is for carry-over ties and the points objective (what the nash bot's "
+            "exact subgames read)"
+        )
     if cards < 2:
         fail("--layers needs at least 2 cards (the low layers lie below the top one)")
     if not 1 <= layers < cards:
-        fail(f"--layers must be a layer 1..{cards - 1} (positions with at most that many cards "
-             f"per hand), not {layers}")
+        fail(
+            f"--layers must be a layer 1..{cards - 1} (positions with at most that many cards "
+            f"per hand), not {layers}"
+        )
     if table_format != 2:
         fail("--layers writes format 2 (a folder of layers); drop --format 1")
 
@@ -303,8 +437,10 @@ def _kept_low_layers(rs, objective: str, folder: Path, layers: int) -> int:
 
     kept = stored_low_upto(folder, rs, objective)
     if kept > layers:
-        typer.echo(f"layers 1..{kept} are already stored: they are kept and verified "
-                   f"(--layers {layers} asks for fewer)")
+        typer.echo(
+            f"layers 1..{kept} are already stored: they are kept and verified "
+            f"(--layers {layers} asks for fewer)"
+        )
         return kept
     return layers
 
@@ -322,8 +458,11 @@ def _already_solved(rs, objective: str, cache: Path, layers: Optional[int]) -> b
         fail(str(exc), 1)
     except TableFileError as exc:  # solve again what is missing or damaged (format 2: those layers)
         if layers is not None:
-            fail(f"{shown(exc)}: --layers does not repair a complete table; run the same command "
-                 "without --layers", 1)
+            fail(
+                f"{shown(exc)}: --layers does not repair a complete table; run the same command "
+                "without --layers",
+                1,
+            )
         err_console.print(f"[yellow]warning:[/yellow] {shown(exc)}: solving again what is damaged")
         return False
     assert table is not None  # its files exist
@@ -332,9 +471,20 @@ def _already_solved(rs, objective: str, cache: Path, layers: Optional[int]) -> b
     return True
 
 
-def _plan_and_solve(rs, objective: str, folder: Path, path: Path, table_format: int, layers: Optional[int],
-                    backend: str, threads: int, workers: int, force: bool, max_memory: float,
-                    max_hours: float) -> None:
+def _plan_and_solve(
+    rs,
+    objective: str,
+    folder: Path,
+    path: Path,
+    table_format: int,
+    layers: Optional[int],
+    backend: str,
+    threads: int,
+    workers: int,
+    force: bool,
+    max_memory: float,
+    max_hours: float,
+) -> None:
     """Plan the solve (refused in one line when over the limits), then run it and report."""
     # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver import UnsupportedRuleset
@@ -342,9 +492,17 @@ def _plan_and_solve(rs, objective: str, folder: Path, path: Path, table_format: 
 
     cores = workers if backend == "ray" else threads
     try:
-        plan = plan_solve(rs, objective, path if table_format == 1 else folder,
-                          table_format=table_format, upto=layers, backend=backend, cores=cores,
-                          max_memory_gib=max_memory, max_hours=max_hours)
+        plan = plan_solve(
+            rs,
+            objective,
+            path if table_format == 1 else folder,
+            table_format=table_format,
+            upto=layers,
+            backend=backend,
+            cores=cores,
+            max_memory_gib=max_memory,
+            max_hours=max_hours,
+        )
     except (SolveRefused, UnsupportedRuleset) as exc:  # nothing started, nothing written
         fail(str(exc))
     if backend == "threads":
@@ -360,8 +518,9 @@ def _plan_and_solve(rs, objective: str, folder: Path, path: Path, table_format: 
     _solve_format2(rs, objective, folder, be, plan.needs.games, layers)
 
 
-def _position_from_options(rs, prizes: str, hand_a: str, hand_b: str, prize: Optional[str], pot: int,
-                           diff: int) -> tuple[Position, list[int]]:
+def _position_from_options(
+    rs, prizes: str, hand_a: str, hand_b: str, prize: Optional[str], pot: int, diff: int
+) -> tuple[Position, list[int]]:
     """``cardtable strategy``'s position from ``--prizes``, ``--hand-a``, ``--hand-b``, ``--pot``,
     ``--diff``, and the prizes to show (``--prize``, else each one left); an impossible one is
     refused in one line (exit 2)."""
@@ -370,8 +529,12 @@ def _position_from_options(rs, prizes: str, hand_a: str, hand_b: str, prize: Opt
     from cardtable.solver.position import parse_cards
 
     try:
-        pos = Position(parse_cards(prizes, rs.cards),
-                       (parse_cards(hand_a, rs.cards), parse_cards(hand_b, rs.cards)), pot, diff)
+        pos = Position(
+            parse_cards(prizes, rs.cards),
+            (parse_cards(hand_a, rs.cards), parse_cards(hand_b, rs.cards)),
+            pot,
+            diff,
+        )
         pos.validate(rs)
         prize_list = sorted(pos.prizes) if prize is None else sorted(parse_cards(prize, rs.cards))
     except ValueError as exc:
@@ -397,11 +560,13 @@ def _strategy_table(rs, pos: Position, objective: str, cache: Optional[Path], li
         if table is None:
             layout = subgame_layout(rs, pos, objective)
             if count_games(layout) > limit:
-                fail(f"no table for {rs.describe()} ({objective}) and the position needs more than "
-                     f"--limit {limit:,} matrix games; run: cardtable solve --cards {rs.cards} --ties {rs.tie_rule}"
-                     + (" --objective win" if objective == "win" else "")
-                     + (" --high-ace" if rs.high_ace else "")
-                     + _needs_text(rs, objective))
+                fail(
+                    f"no table for {rs.describe()} ({objective}) and the position needs more than "
+                    f"--limit {limit:,} matrix games; run: cardtable solve --cards {rs.cards} --ties {rs.tie_rule}"
+                    + (" --objective win" if objective == "win" else "")
+                    + (" --high-ace" if rs.high_ace else "")
+                    + _needs_text(rs, objective)
+                )
             with progress_bar("solving the subgame"):  # elapsed time; gone when done
                 table = solve_subgame(rs, pos, objective, layout)
             source = "subgame solved now"
@@ -411,8 +576,9 @@ def _strategy_table(rs, pos: Position, objective: str, cache: Optional[Path], li
     return table, source, value
 
 
-def _print_strategy(rs, pos: Position, objective: str, source: str, value: float, table,
-                    prize_list: list[int]) -> None:
+def _print_strategy(
+    rs, pos: Position, objective: str, source: str, value: float, table, prize_list: list[int]
+) -> None:
     """The position, its value and one table of both players' mixes per prize turned up."""
     # lazy: the rules load hashlib, json and tomllib (~50 ms); `cardtable --help` needs none of them
     from cardtable.goofspiel import rank_name
@@ -420,10 +586,12 @@ def _print_strategy(rs, pos: Position, objective: str, source: str, value: float
     console = Console()
     unit = "points" if objective == "points" else "P(win)-P(loss)"
     console.print(f"{rs.describe()}  objective={objective}  source={source}")
-    console.print(f"position: prizes {' '.join(map(rank_name, sorted(pos.prizes)))} | "
-                  f"player 1: {' '.join(map(rank_name, sorted(pos.hands[0])))} | "
-                  f"player 2: {' '.join(map(rank_name, sorted(pos.hands[1])))} | pot {pos.pot}"
-                  + (f" | diff {pos.diff:+d}" if objective == "win" else ""))
+    console.print(
+        f"position: prizes {' '.join(map(rank_name, sorted(pos.prizes)))} | "
+        f"player 1: {' '.join(map(rank_name, sorted(pos.hands[0])))} | "
+        f"player 2: {' '.join(map(rank_name, sorted(pos.hands[1])))} | pot {pos.pot}"
+        + (f" | diff {pos.diff:+d}" if objective == "win" else "")
+    )
     console.print(f"value before the reveal (player 1): {_clean(value):+.6f} {unit}")
     for p in prize_list:
         st = table.round_strategy(pos, p)
@@ -535,8 +703,11 @@ def _table_lock(folder: Path, path: Path):
     try:
         return lock.acquire(timeout=0)
     except Timeout:
-        fail(f"another `cardtable solve` is writing this table in {real.parent} (it holds {lock.lock_file}); "
-             "wait for it to finish, or stop it (it resumes from its finished layers)", 1)
+        fail(
+            f"another `cardtable solve` is writing this table in {real.parent} (it holds {lock.lock_file}); "
+            "wait for it to finish, or stop it (it resumes from its finished layers)",
+            1,
+        )
     except OSError as exc:
         fail(f"cannot lock the table in {real.parent}: {exc.strerror or exc}", 1)
 
@@ -552,9 +723,12 @@ def _check_before_low_layers(rs, objective: str, folder: Path, path: Path, force
 
     if (folder / "table.json").exists() or path.exists():
         if force:
-            fail(f"a complete table is in the cache folder ({folder if (folder / 'table.json').exists() else path}); "
-                 f"--force --layers {upto} would replace it by its layers 1..{upto}: drop --layers to solve "
-                 "the whole table again, or delete it first", 1)
+            fail(
+                f"a complete table is in the cache folder ({folder if (folder / 'table.json').exists() else path}); "
+                f"--force --layers {upto} would replace it by its layers 1..{upto}: drop --layers to solve "
+                "the whole table again, or delete it first",
+                1,
+            )
         return  # the caller reports it as already solved, or refuses it if damaged
     manifest = folder / LOW_MANIFEST
     if force or not (manifest.exists() or manifest.is_symlink()):
@@ -592,7 +766,9 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
         except OSError as exc:  # read-only folder, a folder where a layer file belongs, disk full
             fail(f"cannot write the table in {folder}: {exc}", 1)
         except KeyboardInterrupt:
-            fail(f"interrupted: the finished layers are kept in {folder}; run the same command to resume", 130)
+            fail(
+                f"interrupted: the finished layers are kept in {folder}; run the same command to resume", 130
+            )
     st = manifest["stats"]
     table = open_layered(folder, low=upto is not None)
     size = sum(p.stat().st_size for p in folder.iterdir())
@@ -600,18 +776,26 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
         upto = manifest["upto"]  # more, if the stored ones changed meanwhile: never shrunk
         low = sum((folder / f"layer-{k:02d}.f32").stat().st_size for k in range(1, upto + 1))
         again = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
-        typer.echo(f"solved layers 1..{upto}: {st['positions']:,} positions, {st['games']:,} matrix games in "
-                   f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{again})")
-        typer.echo(f"low layers: {folder} ({size_text(low)}, float32); the nash bot's exact subgames "
-                   "read them (docs/solver.md, Low layers); the same command without --layers "
-                   "finishes the table")
+        typer.echo(
+            f"solved layers 1..{upto}: {st['positions']:,} positions, {st['games']:,} matrix games in "
+            f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{again})"
+        )
+        typer.echo(
+            f"low layers: {folder} ({size_text(low)}, float32); the nash bot's exact subgames "
+            "read them (docs/solver.md, Low layers); the same command without --layers "
+            "finishes the table"
+        )
         table.close()
         return
     resumed = f", resumed layers {st['resumed_layers']}" if st["resumed_layers"] else ""
-    typer.echo(f"solved {st['positions']:,} positions, {st['games']:,} matrix games in "
-               f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{resumed})")
-    typer.echo(f"table: {folder} ({size_text(size)}, float32; values within "
-               f"{manifest['float32_bound']:.1e} of the exact ones)")
+    typer.echo(
+        f"solved {st['positions']:,} positions, {st['games']:,} matrix games in "
+        f"{st['seconds']:.2f} s (largest guarantee gap {st['max_gap']:.1e}{resumed})"
+    )
+    typer.echo(
+        f"table: {folder} ({size_text(size)}, float32; values within "
+        f"{manifest['float32_bound']:.1e} of the exact ones)"
+    )
     _print_value(table, rs)
 
 
@@ -645,8 +829,10 @@ def _solve_format1(rs, objective: str, path: Path, layout, threads: int) -> None
         except KeyboardInterrupt:
             fail(_format1_interrupted(rs, objective, done[0], games, time.perf_counter() - t0), 130)
     table = open_table(path)
-    typer.echo(f"solved {stats['positions']:,} positions, {stats['games']:,} matrix games in "
-               f"{stats['seconds']:.2f} s (largest guarantee gap {stats['max_gap']:.1e})")
+    typer.echo(
+        f"solved {stats['positions']:,} positions, {stats['games']:,} matrix games in "
+        f"{stats['seconds']:.2f} s (largest guarantee gap {stats['max_gap']:.1e})"
+    )
     typer.echo(f"table: {path} ({size_text(path.stat().st_size)})")
     _print_value(table, rs)
 
@@ -660,11 +846,13 @@ def _format1_interrupted(rs, objective: str, done: int, games: int, seconds: flo
     if " --format 2" not in cmd:
         cmd += " --format 2"
     share = f" ({100 * done / games:.0f}%)" if games else ""
-    return (f"interrupted after {done:,} of {games:,} matrix games{share}, {seconds:.0f} s of work: "
-            "format 1 holds every value in memory until the table is written, so this work is lost "
-            "and no file was written. The same command starts again from the beginning; "
-            f"`{cmd}` solves in layers that are kept when it is interrupted, and the same command "
-            "resumes it (docs/solver.md, Table files)")
+    return (
+        f"interrupted after {done:,} of {games:,} matrix games{share}, {seconds:.0f} s of work: "
+        "format 1 holds every value in memory until the table is written, so this work is lost "
+        "and no file was written. The same command starts again from the beginning; "
+        f"`{cmd}` solves in layers that are kept when it is interrupted, and the same command "
+        "resumes it (docs/solver.md, Table files)"
+    )
 
 
 def _read_records(path: Path):

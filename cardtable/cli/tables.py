@@ -19,12 +19,19 @@ from .common import err_console, fail, shown
 def register(app: typer.Typer) -> None:
     @app.command()
     def tables(
-        cache: Optional[Path] = typer.Option(None, "--cache", metavar="FOLDER",
-                                             show_default="$CARDTABLE_CACHE, else the user cache folder",
-                                             help="Table folder (as cardtable solve --cache)."),
-        verify: bool = typer.Option(False, "--verify",
-                                    help="Check every file's SHA-256 (reads every byte: slow for large tables)."),
-        as_json: bool = typer.Option(False, "--json", help="One JSON object on standard output, for scripts."),
+        cache: Optional[Path] = typer.Option(
+            None,
+            "--cache",
+            metavar="FOLDER",
+            show_default="$CARDTABLE_CACHE, else the user cache folder",
+            help="Table folder (as cardtable solve --cache).",
+        ),
+        verify: bool = typer.Option(
+            False, "--verify", help="Check every file's SHA-256 (reads every byte: slow for large tables)."
+        ),
+        as_json: bool = typer.Option(
+            False, "--json", help="One JSON object on standard output, for scripts."
+        ),
     ) -> None:
         """List the tables in the cache: rules, objective, format, size, state, checksum, path.
 
@@ -42,8 +49,12 @@ def register(app: typer.Typer) -> None:
         except CacheFolderError as exc:
             fail(str(exc))
         if as_json:
-            typer.echo(json.dumps({"cache": str(cache), "verified": verify,
-                                   "tables": [t.to_json() for t in found]}, indent=1))
+            typer.echo(
+                json.dumps(
+                    {"cache": str(cache), "verified": verify, "tables": [t.to_json() for t in found]},
+                    indent=1,
+                )
+            )
         elif not found:
             typer.echo(f"no tables in {cache} (`cardtable solve` writes them there)")
         else:
@@ -72,7 +83,13 @@ def _print_tables(cache: Path, found: list) -> None:
         rs = t.ruleset
         colour = {DAMAGED: "red", UNREADABLE: "red", "verified": "green"}.get(t.checksum)
         check = f"[{colour}]{t.checksum}[/{colour}]" if colour else t.checksum
-        view.add_row(f"{rs.cards} cards, {rs.tie_rule} ties, {'high' if rs.high_ace else 'low'} ace",
-                     t.objective, str(t.table_format), size_text(t.size_bytes), t.state_text(),
-                     check, shown(t.path.name))
+        view.add_row(
+            f"{rs.cards} cards, {rs.tie_rule} ties, {'high' if rs.high_ace else 'low'} ace",
+            t.objective,
+            str(t.table_format),
+            size_text(t.size_bytes),
+            t.state_text(),
+            check,
+            shown(t.path.name),
+        )
     Console(width=max(200, Console().width)).print(view)  # rows unbroken, also in a pipe

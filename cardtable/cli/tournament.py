@@ -27,7 +27,9 @@ CONFIG_MAX_BYTES = 1 << 20
 
 def _load_config_file(path: Path) -> dict:
     try:
-        data = tomllib.loads(read_regular_bytes(path, CONFIG_MAX_BYTES).decode("utf-8").removeprefix("\ufeff"))
+        data = tomllib.loads(
+            read_regular_bytes(path, CONFIG_MAX_BYTES).decode("utf-8").removeprefix("\ufeff")
+        )
     except OSError as exc:  # also a FIFO, device or socket (refused at once) and an oversized file
         fail(f"config {path}: cannot be read: {exc.strerror}")
     except UnicodeDecodeError:
@@ -38,7 +40,9 @@ def _load_config_file(path: Path) -> dict:
     unknown = sorted(set(data) - known)
     if unknown:
         fail(f"config {path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    if "bots" in data and not (isinstance(data["bots"], list) and all(isinstance(b, str) for b in data["bots"])):
+    if "bots" in data and not (
+        isinstance(data["bots"], list) and all(isinstance(b, str) for b in data["bots"])
+    ):
         fail(f"config {path}: bots must be a list of bot specifications (strings)")
     return data
 
@@ -46,17 +50,66 @@ def _load_config_file(path: Path) -> dict:
 def register(app: typer.Typer) -> None:
     @app.command()
     def tournament(
-        bots: Optional[List[str]] = typer.Argument(None, help="The bots: NAME or NAME:key=value,... (built-in), LABEL=SPEC to name one, 'LABEL=cmd:COMMAND' for a protocol program."),
-        config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="A TOML file: bots = [...], ruleset, games, seed, time_ms (options given here win)."),
-        ruleset: Optional[str] = typer.Option(None, "--rules", "--ruleset", "-r", metavar="RULES", show_default="standard", help="A 2-player ruleset: a preset or 'cards=9 ties=discard'."),
-        games: Optional[int] = typer.Option(None, "--games", metavar="N", show_default="10", help="Games per pairing, even: each deal is played in both seatings."),
-        seed: Optional[int] = typer.Option(None, "--seed", metavar="N", show_default="0", help="Seed of the deals and the bots."),
-        time_ms: Optional[int] = typer.Option(None, "--time-ms", metavar="MS", show_default="1000", help="Time per decision for protocol bots, milliseconds."),
+        bots: Optional[List[str]] = typer.Argument(
+            None,
+            help="The bots: NAME or NAME:key=value,... (built-in), LABEL=SPEC to name one, 'LABEL=cmd:COMMAND' for a protocol program.",
+        ),
+        config: Optional[Path] = typer.Option(
+            None,
+            "--config",
+            metavar="FILE",
+            help="A TOML file: bots = [...], ruleset, games, seed, time_ms (options given here win).",
+        ),
+        ruleset: Optional[str] = typer.Option(
+            None,
+            "--rules",
+            "--ruleset",
+            "-r",
+            metavar="RULES",
+            show_default="standard",
+            help="A 2-player ruleset: a preset or 'cards=9 ties=discard'.",
+        ),
+        games: Optional[int] = typer.Option(
+            None,
+            "--games",
+            metavar="N",
+            show_default="10",
+            help="Games per pairing, even: each deal is played in both seatings.",
+        ),
+        seed: Optional[int] = typer.Option(
+            None, "--seed", metavar="N", show_default="0", help="Seed of the deals and the bots."
+        ),
+        time_ms: Optional[int] = typer.Option(
+            None,
+            "--time-ms",
+            metavar="MS",
+            show_default="1000",
+            help="Time per decision for protocol bots, milliseconds.",
+        ),
         workers: int = typer.Option(2, "--workers", "-j", metavar="N", help="Parallel worker processes."),
-        backend: str = typer.Option("process", "--backend", metavar="BACKEND", help="Where games run: process (worker processes), serial (this process) or ray (needs the research extra)."),
-        ray_address: Optional[str] = typer.Option(None, "--ray-address", metavar="ADDRESS", show_default="a local Ray instance", help="Ray cluster address."),
-        db: Optional[Path] = typer.Option(None, "--db", metavar="FILE", show_default="one per configuration under $CARDTABLE_HOME/tournaments", help="SQLite results file; run again to resume."),
-        report: Optional[Path] = typer.Option(None, "--report", metavar="FOLDER", help="Write standings.md and standings.png into this folder."),
+        backend: str = typer.Option(
+            "process",
+            "--backend",
+            metavar="BACKEND",
+            help="Where games run: process (worker processes), serial (this process) or ray (needs the research extra).",
+        ),
+        ray_address: Optional[str] = typer.Option(
+            None,
+            "--ray-address",
+            metavar="ADDRESS",
+            show_default="a local Ray instance",
+            help="Ray cluster address.",
+        ),
+        db: Optional[Path] = typer.Option(
+            None,
+            "--db",
+            metavar="FILE",
+            show_default="one per configuration under $CARDTABLE_HOME/tournaments",
+            help="SQLite results file; run again to resume.",
+        ),
+        report: Optional[Path] = typer.Option(
+            None, "--report", metavar="FOLDER", help="Write standings.md and standings.png into this folder."
+        ),
     ) -> None:
         """Play a round-robin tournament and print the standings; interrupted runs resume.
 
@@ -78,12 +131,21 @@ def register(app: typer.Typer) -> None:
                 def progress(done: int, total: int) -> None:
                     advance(total=total, completed=done)
 
-                played = T.run(cfg, db, workers=workers, backend=backend, ray_address=ray_address,
-                              progress=progress, check=False)
+                played = T.run(
+                    cfg,
+                    db,
+                    workers=workers,
+                    backend=backend,
+                    ray_address=ray_address,
+                    progress=progress,
+                    check=False,
+                )
         except T.TournamentError as exc:
             fail(str(exc))
         except KeyboardInterrupt:
-            console.print("[yellow]interrupted[/]: finished games are saved; run the same command again to resume")
+            console.print(
+                "[yellow]interrupted[/]: finished games are saved; run the same command again to resume"
+            )
             raise typer.Exit(130) from None
         st = T.standings(cfg, db)
         console.print(f"played {played} new game(s)")
@@ -95,8 +157,16 @@ def register(app: typer.Typer) -> None:
             console.print("report: " + ", ".join(str(p) for p in paths))
 
 
-def _tournament_config(bots, config: Optional[Path], ruleset: Optional[str], games: Optional[int],
-                       seed: Optional[int], time_ms: Optional[int], workers: int, backend: str) -> TournamentConfig:
+def _tournament_config(
+    bots,
+    config: Optional[Path],
+    ruleset: Optional[str],
+    games: Optional[int],
+    seed: Optional[int],
+    time_ms: Optional[int],
+    workers: int,
+    backend: str,
+) -> TournamentConfig:
     """The tournament of the command line over ``--config``'s file, checked before anything is
     started or written (one line; exit 1 for a bot's damaged table, else 2)."""
     # lazy: the tournament module loads SQLite (~40 ms); `cardtable --help` needs none of it
@@ -115,8 +185,11 @@ def _tournament_config(bots, config: Optional[Path], ruleset: Optional[str], gam
     try:
         cfg = T.TournamentConfig(
             bots=tuple(T.parse_bot_spec(s) for s in specs),
-            ruleset=data.get("ruleset", "standard"), games=data.get("games", 10),
-            seed=data.get("seed", 0), game=data.get("game", "goofspiel"), time_ms=data.get("time_ms", 1000),
+            ruleset=data.get("ruleset", "standard"),
+            games=data.get("games", 10),
+            seed=data.get("seed", 0),
+            game=data.get("game", "goofspiel"),
+            time_ms=data.get("time_ms", 1000),
         )
         T.validate(cfg)
         T.check_backend(backend)
@@ -132,7 +205,10 @@ def _results_file(cfg: TournamentConfig, db: Optional[Path]) -> Path:
     """``--db``, its folder checked, or the configuration's own file under the tournaments folder."""
     if db is None:
         digest = hashlib.sha256(cfg.key().encode()).hexdigest()[:12]
-        return writable_folder(writable_folder(None, "", home) / "tournaments", "the tournaments folder") / f"{digest}.sqlite"
+        return (
+            writable_folder(writable_folder(None, "", home) / "tournaments", "the tournaments folder")
+            / f"{digest}.sqlite"
+        )
     writable_folder(db.parent, f"--db {db}: the folder")
     return db
 
@@ -154,9 +230,11 @@ def _reuse_note(reused: int, earlier) -> str:
     unrecorded = reused - sum(r.played for r in earlier)
     if unrecorded > 0:
         ways.append("an unrecorded backend")
-    return (f"reused {reused} game(s) stored in this file by an earlier run ({', '.join(ways)}), not "
-            "replayed: a game does not depend on the backend. To play them again (say, to compare "
-            "backends), use another --db.")
+    return (
+        f"reused {reused} game(s) stored in this file by an earlier run ({', '.join(ways)}), not "
+        "replayed: a game does not depend on the backend. To play them again (say, to compare "
+        "backends), use another --db."
+    )
 
 
 def _print_standings(console, st) -> None:
@@ -164,25 +242,58 @@ def _print_standings(console, st) -> None:
     from cardtable.platform.tournament import MIN_CI_DEALS, _fmt, ci_text
 
     def label_column(table, title: str, labels) -> None:  # whole labels: folded, never cut
-        table.add_column(title, justify="left", overflow="fold", min_width=min(40, max(map(len, labels), default=4)))
+        table.add_column(
+            title, justify="left", overflow="fold", min_width=min(40, max(map(len, labels), default=4))
+        )
 
-    table = Table(title=f"Standings ({st.games} of {st.total} games)", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
+    table = Table(
+        title=f"Standings ({st.games} of {st.total} games)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+        collapse_padding=True,
+    )
     label_column(table, "bot", [line.label for line in st.bots])
     for col in ("games", "W", "D", "L", "forfeits", "mean diff", "95% CI", "rating"):
         table.add_column(col, justify="right")
     for line in st.bots:
-        table.add_row(shown(line.label), str(line.games), str(line.wins), str(line.draws), str(line.losses), str(line.forfeits),
-                      _fmt(line.mean_diff), ci_text(line), _fmt(line.rating))
+        table.add_row(
+            shown(line.label),
+            str(line.games),
+            str(line.wins),
+            str(line.draws),
+            str(line.losses),
+            str(line.forfeits),
+            _fmt(line.mean_diff),
+            ci_text(line),
+            _fmt(line.rating),
+        )
     console.print(table)
-    pairs = Table(title="Pairings (first bot's view)", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
+    pairs = Table(
+        title="Pairings (first bot's view)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+        collapse_padding=True,
+    )
     label_column(pairs, "pairing", [line.label for line in st.pairings])
     for col in ("games", "W", "D", "L", "mean diff", "95% CI"):
         pairs.add_column(col, justify="right")
     for line in st.pairings:
-        pairs.add_row(shown(line.label), str(line.games), str(line.wins), str(line.draws), str(line.losses), _fmt(line.mean_diff), ci_text(line))
+        pairs.add_row(
+            shown(line.label),
+            str(line.games),
+            str(line.wins),
+            str(line.draws),
+            str(line.losses),
+            _fmt(line.mean_diff),
+            ci_text(line),
+        )
     console.print(pairs)
     if any(ci_text(line).startswith("too few") for line in [*st.bots, *st.pairings]):
-        console.print(f"95% intervals need at least {MIN_CI_DEALS} deals ({2 * MIN_CI_DEALS} games) behind a "
-                      "mean; play more games (--games) for them.")
+        console.print(
+            f"95% intervals need at least {MIN_CI_DEALS} deals ({2 * MIN_CI_DEALS} games) behind a "
+            "mean; play more games (--games) for them."
+        )
     for who, kind, detail in st.forfeits[:10]:
         console.print(f"[red]forfeit[/] {shown(who)}: {shown(kind)}: {shown(detail)}")

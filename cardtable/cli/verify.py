@@ -12,7 +12,9 @@ from .common import read_record_file, record_game, reject_record
 def register(app: typer.Typer) -> None:
     @app.command()
     def verify(
-        file: Path = typer.Argument(..., help="A Goofspiel (text or JSON) or Golf record with Seed and SeedCommit tags."),
+        file: Path = typer.Argument(
+            ..., help="A Goofspiel (text or JSON) or Golf record with Seed and SeedCommit tags."
+        ),
     ) -> None:
         """Verify the provably fair shuffle: seed, commitment, prize order.
 

@@ -37,7 +37,24 @@ from .state import Event, GolfGame, GolfResult
 from .views import GolfView, build_view
 
 __all__ = [
-    "Action", "Discard", "Draw", "EndEarly", "Pass", "Peek", "Snap", "Steal", "Swap",
-    "action_from_dict", "parse_action", "GolfError", "IllegalAction", "GolfRuleset",
-    "Event", "GolfGame", "GolfResult", "GolfView", "build_view", "NoPass",
+    "Action",
+    "Discard",
+    "Draw",
+    "EndEarly",
+    "Pass",
+    "Peek",
+    "Snap",
+    "Steal",
+    "Swap",
+    "action_from_dict",
+    "parse_action",
+    "GolfError",
+    "IllegalAction",
+    "GolfRuleset",
+    "Event",
+    "GolfGame",
+    "GolfResult",
+    "GolfView",
+    "build_view",
+    "NoPass",
 ]

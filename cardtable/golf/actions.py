@@ -7,7 +7,7 @@ ender's extra card) get the next numbers 10, 11, ...  Seats are ``P1``,
 ``P2``, ``P3`` in text.
 
 =========================  ==========================  ===============================
-text (seat P1 acting)      object                      meaning (docs/golf.md)    
+text (seat P1 acting)      object                      meaning (docs/golf.md)
 =========================  ==========================  ===============================
 ``draw``                   ``Draw(0)``                 take the top card of the draw pile
 ``end``                    ``EndEarly(0)``             end the game early (start of turn)
@@ -41,6 +41,7 @@ from .errors import ActionFormatError
 @dataclass(frozen=True)
 class Draw:
     """Draw the top card of the draw pile (start of a turn; docs/golf.md, "A turn")."""
+
     player: int
     kind: ClassVar[str] = "draw"
 
@@ -49,6 +50,7 @@ class Draw:
 class EndEarly:
     """End the game early at the start of one's turn (docs/golf.md, "Ending early": needs three cards of
     one's own grid snapped)."""
+
     player: int
     kind: ClassVar[str] = "end"
 
@@ -56,6 +58,7 @@ class EndEarly:
 @dataclass(frozen=True)
 class Discard:
     """Put the drawn card face up on the discard pile; ends the turn (docs/golf.md, "A turn")."""
+
     player: int
     kind: ClassVar[str] = "discard"
 
@@ -65,6 +68,7 @@ class Swap:
     """Put the drawn card face down at own ``pos``; the old card goes face up onto the discard pile
     (docs/golf.md, "A turn"). A Detective or Thief whose power was used goes into a further card,
     not the one the power used (docs/golf.md, "The Detective")."""
+
     player: int
     pos: int
     kind: ClassVar[str] = "swap"
@@ -73,6 +77,7 @@ class Swap:
 @dataclass(frozen=True)
 class Peek:
     """Detective: look at own card ``pos`` (docs/golf.md, "The Detective")."""
+
     player: int
     pos: int
     kind: ClassVar[str] = "peek"
@@ -82,6 +87,7 @@ class Peek:
 class Steal:
     """Thief: swap own card ``pos`` with seat ``target``'s card ``target_pos``, neither looked at
     (docs/golf.md, "The Thief")."""
+
     player: int
     pos: int
     target: int
@@ -93,6 +99,7 @@ class Steal:
 class Snap:
     """Turn seat ``owner``'s card ``pos`` onto the discard pile, claiming it matches the top card
     (docs/golf.md, "Snapping")."""
+
     player: int
     owner: int
     pos: int
@@ -103,6 +110,7 @@ class Snap:
 class Pass:
     """After snapping an opponent's card: give that opponent own card ``pos`` face down
     (optional; docs/golf.md, "Snapping")."""
+
     player: int
     pos: int
     kind: ClassVar[str] = "pass"
@@ -111,6 +119,7 @@ class Pass:
 @dataclass(frozen=True)
 class NoPass:
     """After snapping an opponent's card: keep all own cards (passing is optional, docs/golf.md "Snapping")."""
+
     player: int
     kind: ClassVar[str] = "nopass"
 
@@ -209,8 +218,17 @@ def parse_action(text: str, player: int) -> Action:
     if not words:
         raise ActionFormatError("empty action")
     kind, args = words[0], words[1:]
-    wanted = {"draw": 0, "end": 0, "discard": 0, "swap": 1, "peek": 1, "pass": 1, "nopass": 0, "snap": 1,
-              "steal": 2}
+    wanted = {
+        "draw": 0,
+        "end": 0,
+        "discard": 0,
+        "swap": 1,
+        "peek": 1,
+        "pass": 1,
+        "nopass": 0,
+        "snap": 1,
+        "steal": 2,
+    }
     if kind not in wanted:
         raise ActionFormatError(f"unknown action {words[0]!r}; use one of: {', '.join(wanted)}")
     if len(args) != wanted[kind]:

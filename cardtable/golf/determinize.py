@@ -97,8 +97,9 @@ def _shown_drawn(view: GolfView, pools: _Pools, known: list[set[int]]) -> int | 
     return drawn
 
 
-def _shown_grids(view: GolfView, pools: _Pools, known: list[set[int]]
-                 ) -> tuple[list[list[int | None]], list[tuple[int, int]]]:
+def _shown_grids(
+    view: GolfView, pools: _Pools, known: list[set[int]]
+) -> tuple[list[list[int | None]], list[tuple[int, int]]]:
     """The grids with a card for every shown rank (``-1`` where hidden, ``None`` for a hole)
     and the hidden ``(seat, position)`` slots in order."""
     grids: list[list[int | None]] = []
@@ -120,8 +121,14 @@ def _shown_grids(view: GolfView, pools: _Pools, known: list[set[int]]
     return grids, unknown_slots
 
 
-def _sampled_game(view: GolfView, grids: list[list[int | None]], draw_pile: list[int], discard: list[int],
-                  known: list[set[int]], drawn: int | None) -> GolfGame:
+def _sampled_game(
+    view: GolfView,
+    grids: list[list[int | None]],
+    draw_pile: list[int],
+    discard: list[int],
+    known: list[set[int]],
+    drawn: int | None,
+) -> GolfGame:
     """A :class:`GolfGame` with the sampled cards and the rest of its state copied from ``view``."""
     rs = view.ruleset
     n = rs.players

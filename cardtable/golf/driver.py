@@ -55,8 +55,9 @@ def _settle_pass(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | No
         _apply(game, agents[p].act(build_view(game, p)), on_event)
 
 
-def snap_window(game: GolfGame, agents: Sequence[Agent], discarder: int,
-                on_event: OnEvent | None = None) -> list[Event]:
+def snap_window(
+    game: GolfGame, agents: Sequence[Agent], discarder: int, on_event: OnEvent | None = None
+) -> list[Event]:
     """Offer every player a snap, in turn order after ``discarder`` (who comes last),
     round after round until a round passes without a snap. A player whose
     grid is frozen (the early ender) is not asked. The window ends: a correct
@@ -113,8 +114,9 @@ def play_turn(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None 
             return
 
 
-def play_game(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None = None,
-              max_turns: int = 10_000) -> GolfGame:
+def play_game(
+    game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None = None, max_turns: int = 10_000
+) -> GolfGame:
     """Play ``game`` to the end with one agent per seat; returns the finished game.
 
     Raises:
@@ -131,9 +133,14 @@ def play_game(game: GolfGame, agents: Sequence[Agent], on_event: OnEvent | None 
     return game
 
 
-def play_match(ruleset: GolfRuleset, agents: Sequence[Agent], games: int, seed: int | str | None = None,
-               on_event: OnEvent | None = None, on_game_start: Callable[[GolfGame], None] | None = None
-               ) -> list[GolfGame]:
+def play_match(
+    ruleset: GolfRuleset,
+    agents: Sequence[Agent],
+    games: int,
+    seed: int | str | None = None,
+    on_event: OnEvent | None = None,
+    on_game_start: Callable[[GolfGame], None] | None = None,
+) -> list[GolfGame]:
     """Play ``games`` games in a row (docs/golf.md, "Matches": a losing early ender gets an extra card).
 
     Game ``k`` (0-based) is started by seat ``k % players`` and dealt with
@@ -143,8 +150,12 @@ def play_match(ruleset: GolfRuleset, agents: Sequence[Agent], games: int, seed: 
     done: list[GolfGame] = []
     extra = (0,) * ruleset.players
     for k in range(games):
-        game = GolfGame(ruleset, seed=None if seed is None else f"{seed}/{k}",
-                        first_player=k % ruleset.players, extra_cards=extra)
+        game = GolfGame(
+            ruleset,
+            seed=None if seed is None else f"{seed}/{k}",
+            first_player=k % ruleset.players,
+            extra_cards=extra,
+        )
         if on_game_start is not None:
             on_game_start(game)
         play_game(game, agents, on_event)

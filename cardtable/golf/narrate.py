@@ -55,8 +55,16 @@ def describe_event(ev: dict, names: Sequence[str], viewer: int | None) -> str:
     ``ev["to_seat"]`` (optional) is the receiving seat of a pass or a declined pass.
     """
     p = ev["player"]
-    w = _Words(ev, ev["action"], p, names, viewer, who(p, names, viewer),
-               rank_name(ev["card"]) if ev.get("card") else None, whose(p, p, names, viewer))
+    w = _Words(
+        ev,
+        ev["action"],
+        p,
+        names,
+        viewer,
+        who(p, names, viewer),
+        rank_name(ev["card"]) if ev.get("card") else None,
+        whose(p, p, names, viewer),
+    )
     kind = ev["type"]
     tell = _TELL.get(kind)
     return tell(w) if tell is not None else f"{w.subject}: {ev.get('text', kind)}"
@@ -87,15 +95,19 @@ def _tell_snap(w: _Words) -> str:
         return f"{w.subject} snapped {place}: {w.card} — right"
     line = f"{w.subject} snapped {place}: {w.card} — wrong, turned back"
     if w.ev["penalty"]:
-        return line + (f"; penalty: {plural(w.ev['penalty'], 'card')} face down at {w.own} "
-                       f"{_positions(w.ev['to_pos'], w.ev['penalty'])}")
+        return line + (
+            f"; penalty: {plural(w.ev['penalty'], 'card')} face down at {w.own} "
+            f"{_positions(w.ev['to_pos'], w.ev['penalty'])}"
+        )
     return line + "; no penalty card (the draw pile is empty)"
 
 
 def _tell_pass(w: _Words) -> str:
     target = w.ev.get("to_seat")
     into = "" if target is None else f" into {w.whose(target)} position {w.ev['to_pos'] + 1}"
-    return f"{w.subject} passed {w.own} position {w.a['pos'] + 1} face down{into}" + (f" ({w.card})" if w.card else "")
+    return f"{w.subject} passed {w.own} position {w.a['pos'] + 1} face down{into}" + (
+        f" ({w.card})" if w.card else ""
+    )
 
 
 def _tell_nopass(w: _Words) -> str:
@@ -109,11 +121,17 @@ _TELL: dict[str, Callable[[_Words], str]] = {
     "draw": lambda w: f"{w.subject} drew " + (w.card or "a card"),
     "end": lambda w: f"{w.subject} ended the game early: everyone else has one last turn",
     "discard": lambda w: f"{w.subject} discarded {w.card}",
-    "swap": lambda w: (f"{w.subject} put the drawn card at {w.own} position {w.a['pos'] + 1}; "
-                       f"{w.card} goes to the discard pile"),
-    "peek": lambda w: f"{w.subject} looked at {w.own} position {w.a['pos'] + 1}" + (f": {w.card}" if w.card else ""),
-    "steal": lambda w: (f"{w.subject} swapped {w.own} position {w.a['pos'] + 1} with "
-                        f"{w.whose(w.a['target'])} position {w.a['target_pos'] + 1} (nobody looks)"),
+    "swap": lambda w: (
+        f"{w.subject} put the drawn card at {w.own} position {w.a['pos'] + 1}; "
+        f"{w.card} goes to the discard pile"
+    ),
+    "peek": lambda w: (
+        f"{w.subject} looked at {w.own} position {w.a['pos'] + 1}" + (f": {w.card}" if w.card else "")
+    ),
+    "steal": lambda w: (
+        f"{w.subject} swapped {w.own} position {w.a['pos'] + 1} with "
+        f"{w.whose(w.a['target'])} position {w.a['target_pos'] + 1} (nobody looks)"
+    ),
     "snap": _tell_snap,
     "pass": _tell_pass,
     "nopass": _tell_nopass,
@@ -125,7 +143,8 @@ def end_text(result, names: Sequence[str], viewer: int | None = None) -> str:
     if result.reason == "early" and result.ended_by is not None:
         return "ended early by " + ("you" if result.ended_by == viewer else names[result.ended_by])
     return {"pile": "ended: the draw pile ran out", "grid": "ended: a grid is empty"}.get(
-        result.reason, f"ended ({result.reason})")
+        result.reason, f"ended ({result.reason})"
+    )
 
 
 def verdict(result, names: Sequence[str], viewer: int | None = None) -> str:
@@ -150,8 +169,9 @@ def ender_note(result, names: Sequence[str], viewer: int | None, next_game: bool
     subject = who(e, names, viewer)
     outcome = result.outcomes[e]
     if outcome == "draw":
-        return (f"{subject} ended early and shared the lowest score: a tie is not a loss, "
-                f"so no extra card" + (" next game" if next_game else ""))
+        return f"{subject} ended early and shared the lowest score: a tie is not a loss, so no extra card" + (
+            " next game" if next_game else ""
+        )
     if outcome == "loss":
         k = result.extra_cards[e]
         if next_game and k:

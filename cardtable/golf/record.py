@@ -155,7 +155,9 @@ def outcome_text(ev: Event) -> str:
     return "" if ev.card is None else card_name(ev.card)
 
 
-def record_from_game(game: GolfGame, players: Sequence[str], tags: dict[str, str] | None = None) -> GolfRecord:
+def record_from_game(
+    game: GolfGame, players: Sequence[str], tags: dict[str, str] | None = None
+) -> GolfRecord:
     """The record of ``game`` (finished or not) with player names ``players``.
 
     Raises:
@@ -166,11 +168,17 @@ def record_from_game(game: GolfGame, players: Sequence[str], tags: dict[str, str
         raise RecordError(f"{len(players)} player name(s) for {game.players} seats")
     res = game.result() if game.over else None
     record = GolfRecord(
-        ruleset=game.ruleset, players=list(players), deck=game.initial_deck,
-        first_player=game.first_player, extra_cards=tuple(game.extra_cards),
-        actions=[(e.action, outcome_text(e)) for e in game.history], seed=game.seed,
-        scores=res.scores if res else None, outcomes=res.outcomes if res else None,
-        end=res.reason if res else None, tags=dict(tags or {}),
+        ruleset=game.ruleset,
+        players=list(players),
+        deck=game.initial_deck,
+        first_player=game.first_player,
+        extra_cards=tuple(game.extra_cards),
+        actions=[(e.action, outcome_text(e)) for e in game.history],
+        seed=game.seed,
+        scores=res.scores if res else None,
+        outcomes=res.outcomes if res else None,
+        end=res.reason if res else None,
+        tags=dict(tags or {}),
     )
     check_record(record)
     return record
@@ -226,9 +234,11 @@ def write_text(records: GolfRecord | Sequence[GolfRecord]) -> str:
         tags = [("Game", GAME_TAG), ("Rules", r.ruleset.describe()), ("Players", "; ".join(r.players))]
         if r.seed is not None:
             tags.append(("Seed", r.seed))
-        tags += [("First", format_seat(r.first_player)),
-                 ("Extra", " ".join(str(x) for x in (r.extra_cards or (0,) * r.ruleset.players))),
-                 ("Deck", " ".join(card_name(c) for c in r.deck))]
+        tags += [
+            ("First", format_seat(r.first_player)),
+            ("Extra", " ".join(str(x) for x in (r.extra_cards or (0,) * r.ruleset.players))),
+            ("Deck", " ".join(card_name(c) for c in r.deck)),
+        ]
         tags += list(r.tags.items())
         if r.scores is not None:
             tags.append(("Scores", " ".join(map(str, r.scores))))
@@ -254,7 +264,7 @@ _Tags = dict[str, tuple[str, int]]
 
 def _need(tags: _Tags, name: str, start: int) -> tuple[str, int]:
     if name not in tags:
-        raise RecordError(f"the game starting here has no [{name} \"...\"] tag", start)
+        raise RecordError(f'the game starting here has no [{name} "..."] tag', start)
     return tags[name]
 
 
@@ -331,7 +341,9 @@ def _end_tag(tags: _Tags) -> str | None:
     if "End" not in tags:
         return None
     if tags["End"][0] not in _ENDS:
-        raise RecordError(f"End: one of {', '.join(_ENDS)} expected, not {short(tags['End'][0])}", tags["End"][1])
+        raise RecordError(
+            f"End: one of {', '.join(_ENDS)} expected, not {short(tags['End'][0])}", tags["End"][1]
+        )
     return tags["End"][0]
 
 
@@ -347,11 +359,19 @@ def _finish(tags: _Tags, actions, lines, start: int) -> GolfRecord:
     outcomes = _result_tag(tags, rs)
     end = _end_tag(tags)
     return GolfRecord(
-        ruleset=rs, players=players, deck=deck, first_player=first, extra_cards=extra,
-        actions=actions, seed=tags["Seed"][0] if "Seed" in tags else None, scores=scores,
-        outcomes=outcomes, end=end,
+        ruleset=rs,
+        players=players,
+        deck=deck,
+        first_player=first,
+        extra_cards=extra,
+        actions=actions,
+        seed=tags["Seed"][0] if "Seed" in tags else None,
+        scores=scores,
+        outcomes=outcomes,
+        end=end,
         tags={k: v for k, (v, _) in tags.items() if k not in _KNOWN_TAGS},
-        lines=lines, tag_lines={k: ln for k, (_, ln) in tags.items()},
+        lines=lines,
+        tag_lines={k: ln for k, (_, ln) in tags.items()},
     )
 
 
@@ -373,7 +393,9 @@ def _action_line(line: str, n: int, tags: _Tags, done: int) -> tuple[Action, str
     head, dot, rest = line.partition(".")
     words = rest.split(None, 1)
     if not dot or whole_number(head) is None or len(words) != 2 or not words[0].upper().startswith("P"):
-        raise RecordError(f"expected a tag [Name \"value\"] or an action line 'N. P1 draw = 7H', got {short(line)}", n)
+        raise RecordError(
+            f"expected a tag [Name \"value\"] or an action line 'N. P1 draw = 7H', got {short(line)}", n
+        )
     if not tags:
         raise RecordError("an action line before the game's tags", n)
     if whole_number(head) != done + 1:
@@ -419,7 +441,7 @@ def parse_text(text: str) -> list[GolfRecord]:
     if tags:
         records.append(_finish(tags, actions, lines, start))
     if not records:
-        raise RecordError("no game found (a record starts with [Game \"golf\"])")
+        raise RecordError('no game found (a record starts with [Game "golf"])')
     return records
 
 
@@ -428,8 +450,13 @@ def _play_through(record: GolfRecord, extra: Sequence[int]) -> GolfGame:
     illegal action or different outcome (with its line number when known)."""
     tl = record.tag_lines
     try:
-        game = GolfGame(record.ruleset, deck=record.deck, first_player=record.first_player,
-                        extra_cards=extra, seed=record.seed)
+        game = GolfGame(
+            record.ruleset,
+            deck=record.deck,
+            first_player=record.first_player,
+            extra_cards=extra,
+            seed=record.seed,
+        )
     except GolfError as exc:
         raise RecordError(str(exc), tl.get("Extra" if str(exc).startswith("extra") else "Deck")) from None
     for i, (action, outcome) in enumerate(record.actions):
@@ -437,12 +464,16 @@ def _play_through(record: GolfRecord, extra: Sequence[int]) -> GolfGame:
         try:
             ev = game.apply(action)
         except GolfError as exc:
-            raise RecordError(f"action {i + 1}: illegal action {format_seat(action.player)} {format_action(action)}: {exc}",
-                              line) from None
+            raise RecordError(
+                f"action {i + 1}: illegal action {format_seat(action.player)} {format_action(action)}: {exc}",
+                line,
+            ) from None
         actual = outcome_text(ev)
         if " ".join(outcome.upper().split()) != " ".join(actual.upper().split()):
             said = (outcome if len(outcome) <= 60 else outcome[:60] + "...") if outcome else "nothing"
-            raise RecordError(f"action {i + 1}: the record says {said}, the game shows {actual or 'nothing'}", line)
+            raise RecordError(
+                f"action {i + 1}: the record says {said}, the game shows {actual or 'nothing'}", line
+            )
     return game
 
 
@@ -489,7 +520,9 @@ def replay(record: GolfRecord, expected_extra: Sequence[int] | None = None) -> G
             if fits is not None:
                 raise RecordError(
                     f"Extra {' '.join(map(str, record.extra_cards))} does not match the play: the recorded "
-                    f"cards were dealt with Extra {' '.join(map(str, fits))}", record.tag_lines.get("Extra")) from None
+                    f"cards were dealt with Extra {' '.join(map(str, fits))}",
+                    record.tag_lines.get("Extra"),
+                ) from None
         raise
     _check_result(record, game)
     return game
@@ -501,11 +534,16 @@ def _check_deal(record: GolfRecord, expected_extra: Sequence[int] | None) -> Non
     if expected_extra is not None and tuple(expected_extra) != tuple(record.extra_cards):
         raise RecordError(
             f"Extra {' '.join(map(str, record.extra_cards))} does not follow from the previous game "
-            f"({' '.join(map(str, expected_extra))})", tl.get("Extra"))
-    if record.seed is not None and [card_name(c) for c in shuffled_deck(record.ruleset, record.seed)] != \
-            [card_name(c) for c in record.deck]:  # names: with two decks a name stands for either copy
-        raise RecordError(f"Seed {record.seed} does not reproduce the Deck of this game "
-                          f"(a changed Seed or Deck tag)", tl.get("Seed", tl.get("Deck")))
+            f"({' '.join(map(str, expected_extra))})",
+            tl.get("Extra"),
+        )
+    if record.seed is not None and [card_name(c) for c in shuffled_deck(record.ruleset, record.seed)] != [
+        card_name(c) for c in record.deck
+    ]:  # names: with two decks a name stands for either copy
+        raise RecordError(
+            f"Seed {record.seed} does not reproduce the Deck of this game (a changed Seed or Deck tag)",
+            tl.get("Seed", tl.get("Deck")),
+        )
 
 
 def _check_result(record: GolfRecord, game: GolfGame) -> None:
@@ -514,15 +552,22 @@ def _check_result(record: GolfRecord, game: GolfGame) -> None:
     if not game.over:
         if record.scores is not None or record.outcomes is not None:
             last = record.lines[-1] if record.lines else None
-            raise RecordError("the record states a result but the game is not over after its last action", last)
+            raise RecordError(
+                "the record states a result but the game is not over after its last action", last
+            )
         return
     res = game.result()
     if record.scores is not None and tuple(record.scores) != res.scores:
-        raise RecordError(f"Scores {' '.join(map(str, record.scores))} but the cards count "
-                          f"{' '.join(map(str, res.scores))}", tl.get("Scores"))
+        raise RecordError(
+            f"Scores {' '.join(map(str, record.scores))} but the cards count "
+            f"{' '.join(map(str, res.scores))}",
+            tl.get("Scores"),
+        )
     if record.outcomes is not None and tuple(record.outcomes) != res.outcomes:
-        raise RecordError(f"Result {' '.join(record.outcomes)} but the game gives {' '.join(res.outcomes)}",
-                          tl.get("Result"))
+        raise RecordError(
+            f"Result {' '.join(record.outcomes)} but the game gives {' '.join(res.outcomes)}",
+            tl.get("Result"),
+        )
     if record.end is not None and record.end != res.reason:
         raise RecordError(f"End {record.end} but the game ended by {res.reason}", tl.get("End"))
 
@@ -540,7 +585,7 @@ def replay_records(records: Sequence[GolfRecord]) -> list[GolfGame]:
         RecordError: the first inconsistency, with its line number when known.
     """
     if not records:
-        raise RecordError("no game found (a record starts with [Game \"golf\"])")
+        raise RecordError('no game found (a record starts with [Game "golf"])')
     _check_numbering(records)
     games = []
     extra = None
@@ -563,7 +608,9 @@ def _check_numbering(records: Sequence[GolfRecord]) -> None:
             expected = f"{start + k}" + (f"/{parsed[0][1]}" if parsed[0][1] is not None else "")
             raise RecordError(
                 f"game {k + 1} of the file has MatchGame {short(r.tags['MatchGame'])}, expected {expected}: "
-                "games of a match are numbered 1, 2, ... in order, none missing", r.tag_lines.get("MatchGame"))
+                "games of a match are numbered 1, 2, ... in order, none missing",
+                r.tag_lines.get("MatchGame"),
+            )
 
 
 def _check_match_tags(records: Sequence[GolfRecord], tagged: list[bool]) -> None:
@@ -572,8 +619,10 @@ def _check_match_tags(records: Sequence[GolfRecord], tagged: list[bool]) -> None
     for k, r in enumerate(records, 1):
         line = r.tag_lines.get("MatchGame") or r.tag_lines.get("Match") or r.tag_lines.get("Game")
         if r.tags.get("Match") != first_match:
-            raise RecordError(f"game {k} has another Match tag than game 1: a file holds one match",
-                              r.tag_lines.get("Match") or line)
+            raise RecordError(
+                f"game {k} has another Match tag than game 1: a file holds one match",
+                r.tag_lines.get("Match") or line,
+            )
         if any(tagged) and not tagged[k - 1]:
             raise RecordError(f"game {k} has no MatchGame tag but other games of the file have one", line)
 
@@ -584,8 +633,10 @@ def _match_number(r: GolfRecord) -> tuple[int, int | None]:
     number = whole_number(number_text.strip(), max_digits=4)
     total = whole_number(total_text.strip(), max_digits=4) if slash else None
     if number is None or (slash and total is None) or (total is not None and not 1 <= number <= total):
-        raise RecordError(f"MatchGame {short(r.tags['MatchGame'])}: expected K or K/N (game K of N)",
-                          r.tag_lines.get("MatchGame"))
+        raise RecordError(
+            f"MatchGame {short(r.tags['MatchGame'])}: expected K or K/N (game K of N)",
+            r.tag_lines.get("MatchGame"),
+        )
     return number, total
 
 
@@ -627,15 +678,22 @@ def to_json(records: GolfRecord | Sequence[GolfRecord]) -> str:
     out = []
     for r in recs:
         check_record(r)
-        out.append({
-            "game": GAME_TAG, "rules": r.ruleset.to_dict(), "players": r.players, "seed": r.seed,
-            "first": r.first_player, "extra": list(r.extra_cards or (0,) * r.ruleset.players),
-            "deck": [card_name(c) for c in r.deck],
-            "actions": [{**action_to_dict(a), "outcome": o} for a, o in r.actions],
-            "scores": list(r.scores) if r.scores is not None else None,
-            "result": list(r.outcomes) if r.outcomes is not None else None,
-            "end": r.end, "tags": r.tags,
-        })
+        out.append(
+            {
+                "game": GAME_TAG,
+                "rules": r.ruleset.to_dict(),
+                "players": r.players,
+                "seed": r.seed,
+                "first": r.first_player,
+                "extra": list(r.extra_cards or (0,) * r.ruleset.players),
+                "deck": [card_name(c) for c in r.deck],
+                "actions": [{**action_to_dict(a), "outcome": o} for a, o in r.actions],
+                "scores": list(r.scores) if r.scores is not None else None,
+                "result": list(r.outcomes) if r.outcomes is not None else None,
+                "end": r.end,
+                "tags": r.tags,
+            }
+        )
     return json.dumps(out, indent=1, ensure_ascii=False)
 
 
@@ -655,7 +713,9 @@ class _GameModel(BaseModel):
     scores: Annotated[list[Annotated[int, Field(ge=-100_000, le=100_000)]], Field(max_length=6)] | None = None
     result: Annotated[list[Literal["win", "draw", "loss"]], Field(max_length=6)] | None = None
     end: Literal["grid", "pile", "early"] | None = None
-    tags: Annotated[dict[str, Annotated[str, Field(max_length=MAX_LINE)]], Field(max_length=MAX_TAGS)] | None = None
+    tags: (
+        Annotated[dict[str, Annotated[str, Field(max_length=MAX_LINE)]], Field(max_length=MAX_TAGS)] | None
+    ) = None
 
 
 class _FileModel(BaseModel):
@@ -681,12 +741,16 @@ def from_json(text: str) -> list[GolfRecord]:
     body = text.lstrip()
     wrapped = body.startswith("{")
     try:
-        data = _FileModel.model_validate_json('{"games": [' + body + "]}" if wrapped else '{"games": ' + body + "}")
+        data = _FileModel.model_validate_json(
+            '{"games": [' + body + "]}" if wrapped else '{"games": ' + body + "}"
+        )
         check_repeated_keys(body, RecordError)
     except ValidationError as exc:
         raise _schema_error(exc, body, wrapped) from None
     index = json_line_index(body, 3)
-    return [_json_game(d, k, _LineOf(index, () if wrapped else (k - 1,))) for k, d in enumerate(data.games, 1)]
+    return [
+        _json_game(d, k, _LineOf(index, () if wrapped else (k - 1,))) for k, d in enumerate(data.games, 1)
+    ]
 
 
 def _schema_error(exc: ValidationError, body: str, wrapped: bool) -> RecordError:
@@ -696,11 +760,15 @@ def _schema_error(exc: ValidationError, body: str, wrapped: bool) -> RecordError
         return RecordError(f"not valid JSON: {message}", json_error_line(message))
     rel = loc[2:]  # the path inside the game object
     game = loc[1] + 1 if len(loc) > 1 and isinstance(loc[1], int) else 1
-    where = f"game {game}, action {rel[1] + 1}: " if len(rel) > 1 and rel[0] == "actions" else f"game {game}: "
+    where = (
+        f"game {game}, action {rel[1] + 1}: " if len(rel) > 1 and rel[0] == "actions" else f"game {game}: "
+    )
     if loc == ("games",):
         where, message = "", "the record is empty: no game found" if "at least 1" in message else message
-    return RecordError(where + message.removeprefix("games").lstrip(".[]0123456789"),
-                       json_line(body, rel if wrapped else loc[1:]))
+    return RecordError(
+        where + message.removeprefix("games").lstrip(".[]0123456789"),
+        json_line(body, rel if wrapped else loc[1:]),
+    )
 
 
 @dataclass(frozen=True)
@@ -734,10 +802,17 @@ def _json_game(d: _GameModel, k: int, line_of: _LineOf) -> GolfRecord:
     tag_lines = {name: line_of(key) for name, key in _JSON_TAG_KEYS}
     tag_lines.update({name: line_of("tags") for name in (d.tags or {})})
     return GolfRecord(
-        ruleset=rs, players=players, deck=deck, first_player=d.first,
-        extra_cards=tuple(d.extra or (0,) * rs.players), actions=actions,
-        seed=d.seed, scores=_tuple_or_none(d.scores), outcomes=_tuple_or_none(d.result),
-        end=d.end, tags=dict(d.tags or {}),
+        ruleset=rs,
+        players=players,
+        deck=deck,
+        first_player=d.first,
+        extra_cards=tuple(d.extra or (0,) * rs.players),
+        actions=actions,
+        seed=d.seed,
+        scores=_tuple_or_none(d.scores),
+        outcomes=_tuple_or_none(d.result),
+        end=d.end,
+        tags=dict(d.tags or {}),
         lines=[line_of("actions", i) or 0 for i in range(len(actions))],
         tag_lines={n: v for n, v in tag_lines.items() if v},
     )
@@ -754,7 +829,9 @@ def _json_deal(d: _GameModel, k: int, line_of: _LineOf) -> tuple[GolfRuleset, li
     except PlayerNameError as exc:
         raise RecordError(f"game {k}: {exc}", line_of("players")) from None
     if len(players) != rs.players:
-        raise RecordError(f"game {k}: {len(players)} player name(s) for {rs.players} seats", line_of("players"))
+        raise RecordError(
+            f"game {k}: {len(players)} player name(s) for {rs.players} seats", line_of("players")
+        )
     if d.seed is not None and tag_value_problem("Seed", d.seed):
         raise RecordError(f"game {k}: {tag_value_problem('Seed', d.seed)}", line_of("seed"))
     try:
@@ -769,8 +846,17 @@ def _tuple_or_none(values: Sequence[Any] | None) -> tuple | None:
 
 
 #: The text notation's tag names and the JSON keys that hold the same values.
-_JSON_TAG_KEYS = (("Seed", "seed"), ("Extra", "extra"), ("Deck", "deck"), ("Scores", "scores"),
-                  ("Result", "result"), ("End", "end"), ("First", "first"), ("Rules", "rules"), ("Game", "game"))
+_JSON_TAG_KEYS = (
+    ("Seed", "seed"),
+    ("Extra", "extra"),
+    ("Deck", "deck"),
+    ("Scores", "scores"),
+    ("Result", "result"),
+    ("End", "end"),
+    ("First", "first"),
+    ("Rules", "rules"),
+    ("Game", "game"),
+)
 
 
 def _json_action(a: dict[str, Any]) -> tuple[Action, str]:
@@ -785,7 +871,10 @@ def _json_action(a: dict[str, Any]) -> tuple[Action, str]:
         raise GolfError(f"the outcome is text, not {short(repr(outcome))}")
     if not isinstance(a.get("type"), str):
         raise GolfError(f"an action's type is text, not {short(repr(a.get('type')))}")
-    if any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 10_000
-           for k, v in a.items() if k != "type"):
+    if any(
+        not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 10_000
+        for k, v in a.items()
+        if k != "type"
+    ):
         raise GolfError("an action's numbers are whole numbers 0..9999")
     return action_from_dict(a), outcome

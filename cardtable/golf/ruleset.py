@@ -84,8 +84,15 @@ class GolfRuleset:
         self._check_limits()
 
     def _check_whole_numbers(self) -> None:
-        for name in ("players", "rows", "cols", "peek_rows", "early_end_min",
-                     "penalty_cards", "ender_extra_cards"):
+        for name in (
+            "players",
+            "rows",
+            "cols",
+            "peek_rows",
+            "early_end_min",
+            "penalty_cards",
+            "ender_extra_cards",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 _fail((name,), f"must be a whole number, not {value!r}")
@@ -106,8 +113,10 @@ class GolfRuleset:
     def _check_values(self) -> None:
         """13 whole numbers, stored as a tuple."""
         values = tuple(self.values) if isinstance(self.values, (list, tuple)) else None
-        if values is None or len(values) != 13 or not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in values
+        if (
+            values is None
+            or len(values) != 13
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
         ):
             _fail(("values",), f"must be 13 whole numbers (A..K), not {self.values!r}")
         object.__setattr__(self, "values", values)
@@ -124,15 +133,19 @@ class GolfRuleset:
     def _check_limits(self) -> None:
         """Counts not negative, ``snap_opponents`` a bool, and a deck that deals every grid."""
         if self.early_end_min < 0 or self.penalty_cards < 0 or not 0 <= self.ender_extra_cards <= 3:
-            _fail(("early_end_min", "penalty_cards", "ender_extra_cards"),
-                  "must not be negative (extra cards at most 3)")
+            _fail(
+                ("early_end_min", "penalty_cards", "ender_extra_cards"),
+                "must not be negative (extra cards at most 3)",
+            )
         if not isinstance(self.snap_opponents, bool):
             _fail(("snap_opponents",), f"must be true or false, not {self.snap_opponents!r}")
         need = self.players * (self.grid_size + self.ender_extra_cards) + 1
         if need > self.deck_size:
-            _fail(("players", "decks", "rows", "cols"),
-                  f"{self.deck_size} cards cannot deal {self.players} grids of "
-                  f"{self.rows}x{self.cols} and leave a draw pile")
+            _fail(
+                ("players", "decks", "rows", "cols"),
+                f"{self.deck_size} cards cannot deal {self.players} grids of "
+                f"{self.rows}x{self.cols} and leave a draw pile",
+            )
 
     @property
     def grid_size(self) -> int:
@@ -182,9 +195,20 @@ class GolfRuleset:
             else:
                 text = str(v)
             parts.append(f"{f.name}={text}")
-        order = ["players", "decks", "rows", "cols", "peek_rows", "early_end_min",
-                 "penalty_cards", "ender_extra_cards", "snap_opponents", "detective",
-                 "thief", "values"]
+        order = [
+            "players",
+            "decks",
+            "rows",
+            "cols",
+            "peek_rows",
+            "early_end_min",
+            "penalty_cards",
+            "ender_extra_cards",
+            "snap_opponents",
+            "detective",
+            "thief",
+            "values",
+        ]
         parts.sort(key=lambda p: order.index(p.split("=")[0]))
         return " ".join(parts)
 

@@ -143,8 +143,11 @@ class GolfResult:
     def to_dict(self) -> dict:
         """JSON-ready form."""
         return {
-            "scores": list(self.scores), "outcomes": list(self.outcomes), "reason": self.reason,
-            "ended_by": self.ended_by, "extra_cards": list(self.extra_cards),
+            "scores": list(self.scores),
+            "outcomes": list(self.outcomes),
+            "reason": self.reason,
+            "ended_by": self.ended_by,
+            "extra_cards": list(self.extra_cards),
             "score_difference": list(self.score_difference),
         }
 
@@ -198,7 +201,11 @@ class GolfGame:
         self.discard: list[int] = []
         first_peek_row = rs.rows - rs.peek_rows
         self.known: list[set[int]] = [
-            {c for c, r in zip(self.grids[p], self.slot_rows[p], strict=True) if r >= first_peek_row and c is not None}
+            {
+                c
+                for c, r in zip(self.grids[p], self.slot_rows[p], strict=True)
+                if r >= first_peek_row and c is not None
+            }
             for p in range(n)
         ]
         self.phase: Phase = "draw"
@@ -269,16 +276,23 @@ class GolfGame:
         """Whether ``EndEarly(seat)`` is legal now: the start of ``seat``'s turn, nobody has
         ended early, and ``seat`` has snapped at least ``early_end_min`` cards of their own grid
         (``own_snaps``; docs/golf.md, "Ending early")."""
-        return (self.phase == "draw" and self.current == seat and self.ended_by is None
-                and self.own_snaps[seat] >= self.ruleset.early_end_min)
+        return (
+            self.phase == "draw"
+            and self.current == seat
+            and self.ended_by is None
+            and self.own_snaps[seat] >= self.ruleset.early_end_min
+        )
 
     def snaps_open(self) -> bool:
         """Whether snaps are accepted now (by a player whose grid is not frozen): phase
         ``"draw"`` or ``"drawn"``, a card on the discard pile, and at least
         ``ruleset.penalty_cards`` cards in the draw pile, so that a wrong snap can take its
         penalty (docs/golf.md, "Snapping")."""
-        return (self.phase in ("draw", "drawn") and bool(self.discard)
-                and len(self.draw_pile) >= self.ruleset.penalty_cards)
+        return (
+            self.phase in ("draw", "drawn")
+            and bool(self.discard)
+            and len(self.draw_pile) >= self.ruleset.penalty_cards
+        )
 
     def power_pos(self) -> int | None:
         """The position in the current player's grid of the card the held Detective or Thief
@@ -310,9 +324,7 @@ class GolfGame:
         extra = [0] * self.players
         if self.ended_by is not None and outcomes[self.ended_by] == "loss":
             extra[self.ended_by] = self.ruleset.ender_extra_cards
-        diff = tuple(
-            s - min(scores[o] for o in range(self.players) if o != p) for p, s in enumerate(scores)
-        )
+        diff = tuple(s - min(scores[o] for o in range(self.players) if o != p) for p, s in enumerate(scores))
         assert self.end_reason is not None
         return GolfResult(scores, outcomes, self.end_reason, self.ended_by, tuple(extra), diff)
 
@@ -349,28 +361,54 @@ class GolfGame:
         if power == "detective":
             return [Peek(seat, p) for p in own]
         if power == "thief":
-            return [Steal(seat, p, t, q) for p in own for t in range(self.players)
-                    if t != seat and t != self.ended_by for q in self.cards_in(t)]
+            return [
+                Steal(seat, p, t, q)
+                for p in own
+                for t in range(self.players)
+                if t != seat and t != self.ended_by
+                for q in self.cards_in(t)
+            ]
         return []
 
     def legal_snaps(self, seat: int) -> list[Snap]:
         """Every snap ``seat`` may try now (right or wrong), own cards first."""
         if not self.snaps_open() or seat == self.ended_by:
             return []
-        owners = [seat] + ([o for o in range(self.players) if o != seat and o != self.ended_by]
-                           if self.ruleset.snap_opponents else [])
+        owners = [seat] + (
+            [o for o in range(self.players) if o != seat and o != self.ended_by]
+            if self.ruleset.snap_opponents
+            else []
+        )
         return [Snap(seat, o, p) for o in owners for p in self.cards_in(o)]
 
     def snapshot(self) -> tuple:
         """Every part of the state as nested tuples (equal snapshots = equal states)."""
         return (
-            self.ruleset, self.seed, self.initial_deck, self.first_player, self.extra_cards,
-            tuple(map(tuple, self.grids)), tuple(map(tuple, self.slot_rows)),
-            tuple(self.draw_pile), tuple(self.discard), tuple(frozenset(k) for k in self.known),
-            self.phase, self.current, self.turn, self.drawn, self.power_used, self.power_card,
-            self.passer, self.pass_target, self.resume_phase, tuple(self.snaps_made),
-            tuple(self.own_snaps), self.ended_by,
-            tuple(self.last_turns), self.end_reason, tuple(self.history),
+            self.ruleset,
+            self.seed,
+            self.initial_deck,
+            self.first_player,
+            self.extra_cards,
+            tuple(map(tuple, self.grids)),
+            tuple(map(tuple, self.slot_rows)),
+            tuple(self.draw_pile),
+            tuple(self.discard),
+            tuple(frozenset(k) for k in self.known),
+            self.phase,
+            self.current,
+            self.turn,
+            self.drawn,
+            self.power_used,
+            self.power_card,
+            self.passer,
+            self.pass_target,
+            self.resume_phase,
+            tuple(self.snaps_made),
+            tuple(self.own_snaps),
+            self.ended_by,
+            tuple(self.last_turns),
+            self.end_reason,
+            tuple(self.history),
         )
 
     def copy(self) -> "GolfGame":
@@ -437,19 +475,23 @@ class GolfGame:
             if self.phase == "pass":
                 raise NotYourTurn(
                     f"{format_seat(self._pass_seat())} must first pass a card or pass nothing; you wait",
-                    action.player)
-            raise NotYourTurn(
-                f"it is {format_seat(self.current)}'s turn, not yours", action.player)
+                    action.player,
+                )
+            raise NotYourTurn(f"it is {format_seat(self.current)}'s turn, not yours", action.player)
         if self.phase not in phases:
-            wanted = {"draw": "draw or end", "drawn": "discard, swap, peek or steal",
-                      "pass": "pass a card or pass nothing"}[self.phase]
-            raise WrongPhase(f"cannot {action.kind} now: you must {wanted}",
-                             action.player)
+            wanted = {
+                "draw": "draw or end",
+                "drawn": "discard, swap, peek or steal",
+                "pass": "pass a card or pass nothing",
+            }[self.phase]
+            raise WrongPhase(f"cannot {action.kind} now: you must {wanted}", action.player)
 
     def _need_card(self, seat: int, pos: object, whose: str = "your") -> int:
         grid = self.grids[seat]
         if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < len(grid):
-            raise NoSuchCard(f"{whose} grid has no position {_pos_text(pos)} (positions 1..{len(grid)})", seat)
+            raise NoSuchCard(
+                f"{whose} grid has no position {_pos_text(pos)} (positions 1..{len(grid)})", seat
+            )
         card = grid[pos]
         if card is None:
             raise NoSuchCard(f"position {pos + 1} of {whose} grid is empty", seat)
@@ -485,7 +527,8 @@ class GolfGame:
             raise EndTooSoon(
                 f"ending early needs {need} discarded grid cards (cards of your own grid you "
                 f"snapped; snaps of opponents' cards do not count); you have {self.own_snaps[a.player]}",
-                a.player)
+                a.player,
+            )
         self.ended_by = a.player
         n = self.players
         self.last_turns = [(a.player + k) % n for k in range(1, n)]
@@ -514,7 +557,9 @@ class GolfGame:
             used = "looked at" if power == "Detective" else "received from the exchange"
             raise SameCard(
                 f"the {power} can only go into a further card of your grid, not position {a.pos + 1}, "
-                f"the card you just {used}", a.player)
+                f"the card you just {used}",
+                a.player,
+            )
         self.grids[a.player][a.pos] = self.drawn
         self.discard.append(old)
         self._reveal(old)
@@ -526,7 +571,10 @@ class GolfGame:
     def _peek(self, a: Peek) -> Event:
         self._need_turn(a, "drawn")
         if self.ruleset.power(card_rank(self._held())) != "detective":
-            raise WrongPhase(f"only a drawn Detective lets you look at a card; you hold {rank_name(card_rank(self._held()))}", a.player)
+            raise WrongPhase(
+                f"only a drawn Detective lets you look at a card; you hold {rank_name(card_rank(self._held()))}",
+                a.player,
+            )
         if self.power_used:
             raise WrongPhase("the Detective has already been used this turn", a.player)
         card = self._need_card(a.player, a.pos)
@@ -538,11 +586,16 @@ class GolfGame:
     def _steal(self, a: Steal) -> Event:
         self._need_turn(a, "drawn")
         if self.ruleset.power(card_rank(self._held())) != "thief":
-            raise WrongPhase(f"only a drawn Thief lets you swap with an opponent; you hold {rank_name(card_rank(self._held()))}", a.player)
+            raise WrongPhase(
+                f"only a drawn Thief lets you swap with an opponent; you hold {rank_name(card_rank(self._held()))}",
+                a.player,
+            )
         if self.power_used:
             raise WrongPhase("the Thief has already been used this turn", a.player)
         if not _is_seat(a.target, self.players) or a.target == a.player:
-            raise IllegalAction(f"the Thief swaps with an opponent; {_seat_text(a.target)} is not one", a.player)
+            raise IllegalAction(
+                f"the Thief swaps with an opponent; {_seat_text(a.target)} is not one", a.player
+            )
         if a.target == self.ended_by:
             raise FrozenGrid(f"{format_seat(a.target)} ended the game early: their grid is frozen", a.player)
         mine = self._need_card(a.player, a.pos)
@@ -569,7 +622,9 @@ class GolfGame:
     def _check_snap(self, a: Snap) -> None:
         """Refuse a snap out of turn order, onto nothing, without penalty cards, or against the rules."""
         if self.phase == "pass":
-            raise WrongPhase(f"wait: {format_seat(self._pass_seat())} must first pass a card or pass nothing", a.player)
+            raise WrongPhase(
+                f"wait: {format_seat(self._pass_seat())} must first pass a card or pass nothing", a.player
+            )
         if not self.discard:
             raise NothingToSnap("the discard pile is empty: there is nothing to snap onto", a.player)
         need = self.ruleset.penalty_cards
@@ -577,7 +632,9 @@ class GolfGame:
             left = "is empty" if not self.draw_pile else f"holds {len(self.draw_pile)} card(s)"
             raise NoPenaltyCard(
                 f"no more snaps: the draw pile {left}, so a wrong snap could not take its "
-                f"{need} penalty card(s)", a.player)
+                f"{need} penalty card(s)",
+                a.player,
+            )
         if not _is_seat(a.owner, self.players):
             raise IllegalAction(f"no player {_seat_text(a.owner)} to snap from", a.player)
         if a.owner != a.player and not self.ruleset.snap_opponents:
@@ -613,8 +670,9 @@ class GolfGame:
             penalty.append(self.draw_pile.pop())
             self.grids[a.player].append(penalty[-1])
             self.slot_rows[a.player].append(0)
-        return self._event(a, card, self._all(), correct=False, penalty=tuple(penalty),
-                           to_pos=first if penalty else None)
+        return self._event(
+            a, card, self._all(), correct=False, penalty=tuple(penalty), to_pos=first if penalty else None
+        )
 
     def _pass(self, a: Pass) -> Event:
         self._need_turn(a, "pass")
@@ -686,12 +744,15 @@ class GolfGame:
         return ev
 
     def __repr__(self) -> str:
-        return (f"<GolfGame seed={self.seed!r} phase={self.phase} turn={self.turn} "
-                f"current={format_seat(self.current)} pile={len(self.draw_pile)}>")
+        return (
+            f"<GolfGame seed={self.seed!r} phase={self.phase} turn={self.turn} "
+            f"current={format_seat(self.current)} pile={len(self.draw_pile)}>"
+        )
 
 
-def _deal_order(rs: GolfRuleset, seed: int | str | None, deck: Sequence[int] | None
-                ) -> tuple[str | None, list[int]]:
+def _deal_order(
+    rs: GolfRuleset, seed: int | str | None, deck: Sequence[int] | None
+) -> tuple[str | None, list[int]]:
     """``(seed text, deal order)`` for :class:`GolfGame`: ``deck`` as given (the seed kept only
     as a label) or the seed's shuffle (a random seed when none is given).
 
@@ -730,14 +791,24 @@ def _pos_text(pos: object) -> str:
 
 
 def _seat_text(seat: object) -> str:
-    return format_seat(seat) if isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0 else repr(seat)
+    return (
+        format_seat(seat)
+        if isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0
+        else repr(seat)
+    )
 
 
 # each handler takes the game and its own action class (the key); Any stands for that pairing
 _HANDLERS: dict[type, Callable[[GolfGame, Any], Event]] = {
-    Draw: GolfGame._draw, EndEarly: GolfGame._end_early, Discard: GolfGame._discard,
-    Swap: GolfGame._swap, Peek: GolfGame._peek, Steal: GolfGame._steal,
-    Snap: GolfGame._snap, Pass: GolfGame._pass, NoPass: GolfGame._no_pass,
+    Draw: GolfGame._draw,
+    EndEarly: GolfGame._end_early,
+    Discard: GolfGame._discard,
+    Swap: GolfGame._swap,
+    Peek: GolfGame._peek,
+    Steal: GolfGame._steal,
+    Snap: GolfGame._snap,
+    Pass: GolfGame._pass,
+    NoPass: GolfGame._no_pass,
 }
 
 __all__ = ["GolfGame", "Event", "GolfResult", "shuffled_deck"]

@@ -76,8 +76,10 @@ def opponent_label(seat: int, players: int) -> str:
 def help_text(seat: int, players: int) -> str:
     """The command list for ``seat`` (opponent labels relative to that seat)."""
     opp = opponent_label(seat, players)
-    return (f"draw | end | swap N | discard | peek N (Detective) | steal N {opp}:M (Thief) | "
-            f"pass N | nopass | snap N / snap {opp}:N (in a snap window) | quit")
+    return (
+        f"draw | end | swap N | discard | peek N (Detective) | steal N {opp}:M (Thief) | "
+        f"pass N | nopass | snap N / snap {opp}:N (in a snap window) | quit"
+    )
 
 
 def rank_label(rank: int) -> str:
@@ -112,8 +114,13 @@ class Display:
         return tuple(out)
 
 
-def render(view: GolfView, names: Sequence[str], cells: Sequence[Sequence[str]], notes: Sequence[str] = (),
-           mark_you: bool = True) -> Panel:
+def render(
+    view: GolfView,
+    names: Sequence[str],
+    cells: Sequence[Sequence[str]],
+    notes: Sequence[str] = (),
+    mark_you: bool = True,
+) -> Panel:
     """The table as a Rich panel: each grid, the piles and recent notes.
 
     Args:
@@ -158,8 +165,10 @@ def _piles_line(view: GolfView, names: Sequence[str]) -> Text:
     top = rank_label(view.top) if view.top is not None else "—"
     piles = Text("Discard pile: ", style="bold")
     piles.append(top, style="bold yellow")
-    piles.append(f"   ({plural(len(view.discard), 'card')})   Draw pile: {plural(view.draw_pile, 'card')}"
-                 f"   Turn {view.turn}")
+    piles.append(
+        f"   ({plural(len(view.discard), 'card')})   Draw pile: {plural(view.draw_pile, 'card')}"
+        f"   Turn {view.turn}"
+    )
     if view.ended_by is not None:
         piles.append(f"   {names[view.ended_by]} ended the game: last turns", style="bold red")
     return piles
@@ -190,8 +199,10 @@ class HumanAgent:
         if view.phase == "pass":
             assert view.pass_target is not None, "the pass phase names the snapped card's slot"
             owner, pos = view.pass_target
-            prompt = (f"You snapped {t.names[owner]}'s card: pass them one of yours face down "
-                      f"(pass N), or keep your cards (nopass) [Enter = nopass]: ")
+            prompt = (
+                f"You snapped {t.names[owner]}'s card: pass them one of yours face down "
+                f"(pass N), or keep your cards (nopass) [Enter = nopass]: "
+            )
         elif view.phase == "draw":
             extra = " or end" if view.can_end_early() else ""
             who = f"{t.names[self.seat]}, your turn" if t.hotseat else "Your turn"
@@ -227,13 +238,13 @@ class HumanAgent:
             t.show(self.seat, view, self.display)
         others = [o for o in view.opponents if o != view.ended_by] if view.ruleset.snap_opponents else []
         forms = ["snap N"] + [f"snap {format_seat(o)}:N" for o in others]
-        usage = ", ".join(["snap N (your card N)"] + [f"snap {format_seat(o)}:N ({t.names[o]}'s card N)"
-                                                       for o in others])
+        usage = ", ".join(
+            ["snap N (your card N)"] + [f"snap {format_seat(o)}:N ({t.names[o]}'s card N)" for o in others]
+        )
         who = t.names[self.seat] if t.hotseat else "You"
         top = view.top
         assert top is not None, "a snap window opens on the discard pile's top card"
-        prompt = (f"{who}: snap onto the {rank_label(top)}? "
-                  f"({', '.join(forms)}; Enter = no): ")
+        prompt = f"{who}: snap onto the {rank_label(top)}? ({', '.join(forms)}; Enter = no): "
 
         def parse(text: str) -> Snap | None:
             words = text.strip().lower().split()
@@ -264,8 +275,15 @@ class GolfTable:
         hotseat: several people at one keyboard.
     """
 
-    def __init__(self, terminal: Terminal, ruleset: GolfRuleset, names: Sequence[str],
-                 bots: Sequence[Agent | None], open_memory: bool = False, hotseat: bool = False) -> None:
+    def __init__(
+        self,
+        terminal: Terminal,
+        ruleset: GolfRuleset,
+        names: Sequence[str],
+        bots: Sequence[Agent | None],
+        open_memory: bool = False,
+        hotseat: bool = False,
+    ) -> None:
         self.terminal = terminal
         self.console = terminal.console
         self.ruleset = ruleset
@@ -281,6 +299,7 @@ class GolfTable:
 
     def ask(self, prompt: str, parse: Callable[[str], object], help_lines: str):
         """Prompt until ``parse`` accepts; ``help`` prints ``help_lines`` (not as an error) and asks again."""
+
         def parse_or_help(text: str):
             return _HELP if text.strip().lower() in _HELP_WORDS else parse(text)
 
@@ -293,6 +312,7 @@ class GolfTable:
     def with_names(self, message: str, reader: int) -> str:
         """An engine message with names for seat labels (``P2's`` -> ``Ben's``); the reader's own
         seat becomes ``your``/``you`` unless several people share the screen (hot-seat)."""
+
         def name(m: re.Match) -> str:
             seat = int(m.group(1)) - 1
             if not 0 <= seat < len(self.names):
@@ -300,6 +320,7 @@ class GolfTable:
             if seat == reader and not self.hotseat:
                 return "your" if m.group(2) else "you"
             return self.names[seat] + (m.group(2) or "")
+
         return re.sub(r"\bP(\d)\b('s)?(?!:)", name, message)
 
     def show(self, seat: int, view: GolfView, display: Display) -> None:
@@ -336,8 +357,9 @@ class GolfTable:
             self.show(seat, view, agent.display)
             after = "it stays visible (open memory)" if self.open_memory else "it is hidden from now on"
             who = f"{self.names[seat]}, this" if self.hotseat else "This"
-            self.terminal.pause(escape(f"{who} is your look at your bottom row: {after}. "
-                                       f"Press Enter when done... "))
+            self.terminal.pause(
+                escape(f"{who} is your look at your bottom row: {after}. Press Enter when done... ")
+            )
             if self.hotseat or not self.open_memory:
                 self.terminal.clear()
             self._at_keyboard = None
@@ -387,13 +409,17 @@ class GolfTable:
         viewer = self.humans[0] if len(self.humans) == 1 and not self.hotseat else None
         view = build_view(game, self.humans[0] if self.humans else 0)
         notes = self.notes if self.humans else ()  # bots only: every move is printed already
-        self.console.print(render(view, self.names, self._spectator.visible(view), notes,
-                                  mark_you=viewer is not None))
+        self.console.print(
+            render(view, self.names, self._spectator.visible(view), notes, mark_you=viewer is not None)
+        )
         res = game.result()
         scores = ", ".join(f"{n} {plural(s, 'pt')}" for n, s in zip(self.names, res.scores, strict=True))
-        self.console.print(f"[bold]{escape(verdict(res, self.names, viewer))}[/bold] (fewest points) — "
-                           f"{escape(scores)}; {escape(end_text(res, self.names, viewer))}", markup=True,
-                           highlight=False)
+        self.console.print(
+            f"[bold]{escape(verdict(res, self.names, viewer))}[/bold] (fewest points) — "
+            f"{escape(scores)}; {escape(end_text(res, self.names, viewer))}",
+            markup=True,
+            highlight=False,
+        )
         note = ender_note(res, self.names, viewer, next_game)
         if note:
             self.console.print(note, markup=False, highlight=False)
@@ -422,7 +448,9 @@ def check_record_path(path: Path) -> None:
     if path.exists():
         raise FileExistsError(f"{path} already exists: choose a new file for the record")
     if not path.parent.is_dir():
-        raise FileNotFoundError(f"folder {path.parent} does not exist: create it or choose another --record path")
+        raise FileNotFoundError(
+            f"folder {path.parent} does not exist: create it or choose another --record path"
+        )
 
 
 def save_records(records: Sequence[GolfRecord], path: Path | None = None) -> Path:
@@ -463,11 +491,22 @@ def _explicit_ruleset(ruleset: GolfRuleset, players: int) -> GolfRuleset:
     return dataclasses.replace(ruleset, players=players, decks=decks)
 
 
-def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = False,
-        seed: str | int | None = None, open_memory: bool = False, games: int = 1,
-        console: Console | None = None, input_fn: Callable[[str, bool], str] | None = None,
-        auto: bool = False, name: str = "You", names: str | Sequence[str] | None = None,
-        save: bool = True, record: Path | None = None, ruleset: GolfRuleset | None = None) -> int:
+def run(
+    vs: Sequence[str] = (),
+    players: int | None = None,
+    hotseat: bool = False,
+    seed: str | int | None = None,
+    open_memory: bool = False,
+    games: int = 1,
+    console: Console | None = None,
+    input_fn: Callable[[str, bool], str] | None = None,
+    auto: bool = False,
+    name: str = "You",
+    names: str | Sequence[str] | None = None,
+    save: bool = True,
+    record: Path | None = None,
+    ruleset: GolfRuleset | None = None,
+) -> int:
     """Play Golf at the terminal; returns an exit code (0 played to the end, 2 bad
     options, :data:`cardtable.tui.ABANDONED` quit).
 
@@ -502,10 +541,12 @@ def run(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = Fals
         out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
     table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)
-    out.print(f"[bold]Golf with Detective and Thief[/bold] — {ruleset.players} players: "
-              f"{escape(', '.join(seat_names))}. "
-              f"{'Open memory' if open_memory else 'Memory mode: cards you learn are shown once'}. "
-              f"Type 'help' for commands.")
+    out.print(
+        f"[bold]Golf with Detective and Thief[/bold] — {ruleset.players} players: "
+        f"{escape(', '.join(seat_names))}. "
+        f"{'Open memory' if open_memory else 'Memory mode: cards you learn are shown once'}. "
+        f"Type 'help' for commands."
+    )
     records: list[GolfRecord] = []
     abandoned = _play_match(table, terminal, seed, games, records)
     if save and records:
@@ -532,12 +573,21 @@ def _print_totals(out: Console, records: list[GolfRecord], seat_names: list[str]
     all_scores = [r.scores for r in records if r.scores]
     if len(records) > 1 and len(all_scores) == len(records):
         totals = [sum(s[i] for s in all_scores) for i in range(len(seat_names))]
-        out.print("Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals, strict=True)))
+        out.print(
+            "Totals: " + ", ".join(f"{n} {plural(t, 'pt')}" for n, t in zip(seat_names, totals, strict=True))
+        )
 
 
-def _seats(vs: Sequence[str], players: int | None, hotseat: bool, auto: bool, seed: str | int | None,
-           name: str, names: str | Sequence[str] | None, ruleset: GolfRuleset | None
-           ) -> tuple[GolfRuleset, list[str], list[Agent | None]]:
+def _seats(
+    vs: Sequence[str],
+    players: int | None,
+    hotseat: bool,
+    auto: bool,
+    seed: str | int | None,
+    name: str,
+    names: str | Sequence[str] | None,
+    ruleset: GolfRuleset | None,
+) -> tuple[GolfRuleset, list[str], list[Agent | None]]:
     """:func:`run`'s table: the rules, a checked name per seat and the bots (``None`` for a person).
 
     Raises:
@@ -566,9 +616,16 @@ def _seats(vs: Sequence[str], players: int | None, hotseat: bool, auto: bool, se
     return ruleset, seat_names, bots
 
 
-def _table_ruleset(players: int | None, ruleset: GolfRuleset | None, hotseat: bool, auto: bool,
-                   vs: Sequence[str], names: str | Sequence[str] | None, bot_list: list[str],
-                   humans: int) -> GolfRuleset:
+def _table_ruleset(
+    players: int | None,
+    ruleset: GolfRuleset | None,
+    hotseat: bool,
+    auto: bool,
+    vs: Sequence[str],
+    names: str | Sequence[str] | None,
+    bot_list: list[str],
+    humans: int,
+) -> GolfRuleset:
     """The rules for :func:`run`: an explicit ``players`` wins, then ``ruleset``, then the
     count of hot-seat names or of bots (and you).
 
@@ -576,7 +633,9 @@ def _table_ruleset(players: int | None, ruleset: GolfRuleset | None, hotseat: bo
         GolfError: a count other than 2 or 3.
     """
     if players is not None:
-        return _explicit_ruleset(ruleset or GolfRuleset(), players) if ruleset else GolfRuleset(players=players)
+        return (
+            _explicit_ruleset(ruleset or GolfRuleset(), players) if ruleset else GolfRuleset(players=players)
+        )
     if ruleset is not None:
         return ruleset
     if hotseat:
@@ -585,13 +644,18 @@ def _table_ruleset(players: int | None, ruleset: GolfRuleset | None, hotseat: bo
     else:
         wanted = max(2, humans + len(bot_list)) if vs or auto else 2
     if not 2 <= wanted <= 3:
-        what = f"{len(names_given)} names" if hotseat else f"{len(bot_list)} --vs bot(s)" + (" and you" if humans else "")
+        what = (
+            f"{len(names_given)} names"
+            if hotseat
+            else f"{len(bot_list)} --vs bot(s)" + (" and you" if humans else "")
+        )
         raise GolfError(f"Golf takes 2 or 3 players; {what} make {wanted}")
     return GolfRuleset(players=wanted)
 
 
-def _bot_seats(vs: Sequence[str], bot_list: list[str], n: int, humans: int, name: str,
-               seed: str | int | None) -> tuple[list[str], list[Agent | None]]:
+def _bot_seats(
+    vs: Sequence[str], bot_list: list[str], n: int, humans: int, name: str, seed: str | int | None
+) -> tuple[list[str], list[Agent | None]]:
     """Names and agents of ``humans`` people (named ``name``) and ``n - humans`` bots from
     ``bot_list`` (the last name fills the remaining seats; a repeated bot gets its seat number).
 
@@ -600,8 +664,10 @@ def _bot_seats(vs: Sequence[str], bot_list: list[str], n: int, humans: int, name
         UnknownBotError, BotSpecError: a bad bot name.
     """
     if vs and len(bot_list) > n - humans:
-        raise GolfError(f"{n} players leave {plural(n - humans, 'seat')} for bots, "
-                        f"but {len(bot_list)} --vs bots were named")
+        raise GolfError(
+            f"{n} players leave {plural(n - humans, 'seat')} for bots, "
+            f"but {len(bot_list)} --vs bots were named"
+        )
     bots: list[Agent | None] = [None] * humans
     seat_names = [name.strip() if isinstance(name, str) else name] * humans
     chosen = [bot_list[min(i, len(bot_list) - 1)] for i in range(n - humans)]
@@ -612,8 +678,9 @@ def _bot_seats(vs: Sequence[str], bot_list: list[str], n: int, humans: int, name
     return seat_names, bots
 
 
-def _play_match(table: "GolfTable", terminal: Terminal, seed: str | int | None, games: int,
-                records: list[GolfRecord]) -> bool:
+def _play_match(
+    table: "GolfTable", terminal: Terminal, seed: str | int | None, games: int, records: list[GolfRecord]
+) -> bool:
     """Play ``games`` games at ``table``, appending each record (a quit game's too, if any
     action was played) to ``records``; returns whether the match was abandoned."""
     out = terminal.console
@@ -654,10 +721,20 @@ def _save(out: Console, records: list[GolfRecord], record: Path | None) -> None:
     out.print(f"Check it with: cardtable replay {path}", soft_wrap=True, markup=False, highlight=False)
 
 
-def run_cli(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = False, auto: bool = False,
-            seed: str | None = None, open_memory: bool = False, name: str = "You", names: str | None = None,
-            save: bool = True, record: Path | None = None, games: int = 1,
-            ruleset: GolfRuleset | None = None) -> int:
+def run_cli(
+    vs: Sequence[str] = (),
+    players: int | None = None,
+    hotseat: bool = False,
+    auto: bool = False,
+    seed: str | None = None,
+    open_memory: bool = False,
+    name: str = "You",
+    names: str | None = None,
+    save: bool = True,
+    record: Path | None = None,
+    games: int = 1,
+    ruleset: GolfRuleset | None = None,
+) -> int:
     """``cardtable play golf`` (flags as in :mod:`cardtable.cli.play`); returns the exit code
     (0 played, 2 bad options, 3 quit: :data:`cardtable.tui.ABANDONED`).
 
@@ -666,5 +743,17 @@ def run_cli(vs: Sequence[str] = (), players: int | None = None, hotseat: bool = 
             explicit ``players`` (``--players``) overrides ``ruleset.players``.
         Others: as :func:`run`.
     """
-    return run(vs=vs, players=players, hotseat=hotseat, seed=seed, open_memory=open_memory, games=games,
-               auto=auto, name=name, names=names, save=save, record=record, ruleset=ruleset)
+    return run(
+        vs=vs,
+        players=players,
+        hotseat=hotseat,
+        seed=seed,
+        open_memory=open_memory,
+        games=games,
+        auto=auto,
+        name=name,
+        names=names,
+        save=save,
+        record=record,
+        ruleset=ruleset,
+    )

@@ -132,8 +132,12 @@ class GolfView:
 
     def can_end_early(self) -> bool:
         """Whether the viewer may end the game early now."""
-        return (self.phase == "draw" and self.actor == self.seat and self.ended_by is None
-                and self.own_snaps[self.seat] >= self.ruleset.early_end_min)
+        return (
+            self.phase == "draw"
+            and self.actor == self.seat
+            and self.ended_by is None
+            and self.own_snaps[self.seat] >= self.ruleset.early_end_min
+        )
 
     def legal_actions(self) -> list[Action]:
         """The viewer's legal turn actions now (empty if not the viewer's to act)."""
@@ -156,22 +160,31 @@ class GolfView:
         if power == "detective":
             return [Peek(s, p) for p in own]
         if power == "thief":
-            return [Steal(s, p, t, q) for p in own for t in self.opponents if t != self.ended_by
-                    for q in self.cards_in(t)]
+            return [
+                Steal(s, p, t, q)
+                for p in own
+                for t in self.opponents
+                if t != self.ended_by
+                for q in self.cards_in(t)
+            ]
         return []
 
     def snaps_open(self) -> bool:
         """Whether snaps are accepted now: phase ``"draw"`` or ``"drawn"``, a card on the
         discard pile, and the penalty card(s) of a wrong snap left in the draw pile."""
-        return (self.phase in ("draw", "drawn") and bool(self.discard)
-                and self.draw_pile >= self.ruleset.penalty_cards)
+        return (
+            self.phase in ("draw", "drawn")
+            and bool(self.discard)
+            and self.draw_pile >= self.ruleset.penalty_cards
+        )
 
     def legal_snaps(self) -> list[Snap]:
         """Every snap the viewer may try now (right or wrong)."""
         if not self.snaps_open() or self.seat == self.ended_by:
             return []
-        owners = [self.seat] + ([o for o in self.opponents if o != self.ended_by]
-                                if self.ruleset.snap_opponents else [])
+        owners = [self.seat] + (
+            [o for o in self.opponents if o != self.ended_by] if self.ruleset.snap_opponents else []
+        )
         return [Snap(self.seat, o, p) for o in owners for p in self.cards_in(o)]
 
     def sure_snaps(self) -> list[Snap]:
@@ -184,18 +197,28 @@ class GolfView:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (lists, ints, strings, ``None``)."""
         return {
-            "seat": self.seat, "ruleset": self.ruleset.to_dict(), "phase": self.phase,
-            "current": self.current, "actor": self.actor, "turn": self.turn,
+            "seat": self.seat,
+            "ruleset": self.ruleset.to_dict(),
+            "phase": self.phase,
+            "current": self.current,
+            "actor": self.actor,
+            "turn": self.turn,
             "grids": [list(g) for g in self.grids],
             "slot_rows": [list(r) for r in self.slot_rows],
             "seen_by": [[list(s) for s in g] for g in self.seen_by],
-            "drawn": self.drawn, "holding": self.holding, "power_used": self.power_used,
-            "power_pos": self.power_pos, "discard": list(self.discard), "draw_pile": self.draw_pile,
-            "snaps_made": list(self.snaps_made), "own_snaps": list(self.own_snaps),
+            "drawn": self.drawn,
+            "holding": self.holding,
+            "power_used": self.power_used,
+            "power_pos": self.power_pos,
+            "discard": list(self.discard),
+            "draw_pile": self.draw_pile,
+            "snaps_made": list(self.snaps_made),
+            "own_snaps": list(self.own_snaps),
             "ended_by": self.ended_by,
             "last_turns": list(self.last_turns),
             "pass_target": list(self.pass_target) if self.pass_target else None,
-            "events": [dict(e) for e in self.events], "result": self.result,
+            "events": [dict(e) for e in self.events],
+            "result": self.result,
             "legal_actions": [action_to_dict(a) for a in self.legal_actions()],
         }
 
@@ -204,10 +227,16 @@ def event_dict(ev, seat: int) -> dict[str, Any]:
     """One :class:`~cardtable.golf.state.Event` as the viewer ``seat`` may see it."""
     a = ev.action
     return {
-        "n": ev.number, "player": a.player, "type": a.kind, "action": action_to_dict(a),
+        "n": ev.number,
+        "player": a.player,
+        "type": a.kind,
+        "action": action_to_dict(a),
         "text": format_action(a),
         "card": card_rank(ev.card) if ev.card is not None and seat in ev.seen_by else None,
-        "correct": ev.correct, "penalty": len(ev.penalty), "to_pos": ev.to_pos, "to_seat": ev.to_seat,
+        "correct": ev.correct,
+        "penalty": len(ev.penalty),
+        "to_pos": ev.to_pos,
+        "to_seat": ev.to_seat,
         "ended": ev.ended,
     }
 
@@ -226,13 +255,25 @@ def build_view(game: "GolfGame", seat: int) -> GolfView:
     if game.drawn is not None and game.drawn in known:
         drawn = card_rank(game.drawn)
     return GolfView(
-        seat=seat, ruleset=game.ruleset, phase=game.phase, current=game.current, actor=game.actor,
-        turn=game.turn, grids=_visible_grids(game, known, over), slot_rows=tuple(map(tuple, game.slot_rows)),
+        seat=seat,
+        ruleset=game.ruleset,
+        phase=game.phase,
+        current=game.current,
+        actor=game.actor,
+        turn=game.turn,
+        grids=_visible_grids(game, known, over),
+        slot_rows=tuple(map(tuple, game.slot_rows)),
         seen_by=_seen_by(game),
-        drawn=drawn, holding=game.drawn is not None, power_used=game.power_used,
+        drawn=drawn,
+        holding=game.drawn is not None,
+        power_used=game.power_used,
         power_pos=game.power_pos(),
-        discard=tuple(card_rank(c) for c in game.discard), draw_pile=len(game.draw_pile),
-        snaps_made=tuple(game.snaps_made), own_snaps=tuple(game.own_snaps), ended_by=game.ended_by, last_turns=tuple(game.last_turns),
+        discard=tuple(card_rank(c) for c in game.discard),
+        draw_pile=len(game.draw_pile),
+        snaps_made=tuple(game.snaps_made),
+        own_snaps=tuple(game.own_snaps),
+        ended_by=game.ended_by,
+        last_turns=tuple(game.last_turns),
         pass_target=game.pass_target,
         events=tuple(event_dict(e, seat) for e in game.history),
         result=game.result().to_dict() if over else None,

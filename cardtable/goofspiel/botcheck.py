@@ -18,7 +18,15 @@ from .protocol import GoofspielProtocolBot
 from .tournament import parse_ruleset, play_one
 
 #: Rulesets ``bot-check`` plays by default: one of every kind of variant.
-CHECK_RULESETS = ("standard", "discard", "high-ace", "three-player", "two-card-bids", "open-prizes", "ascending")
+CHECK_RULESETS = (
+    "standard",
+    "discard",
+    "high-ace",
+    "three-player",
+    "two-card-bids",
+    "open-prizes",
+    "ascending",
+)
 
 
 @dataclass
@@ -44,9 +52,15 @@ class CheckReport:
         return not self.violations
 
 
-def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int = 2,
-              time_ms: int = 1000, seed: int = 0, progress=None,
-              handshake_ms: int | None = None) -> CheckReport:
+def check_bot(
+    command: str,
+    rulesets: Sequence[str] = CHECK_RULESETS,
+    games: int = 2,
+    time_ms: int = 1000,
+    seed: int = 0,
+    progress=None,
+    handshake_ms: int | None = None,
+) -> CheckReport:
     """Run a program through the protocol and collect every violation.
 
     Shakes hands, then plays ``games`` games of each ruleset against the
@@ -77,7 +91,9 @@ def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int
                 out = play_one(rs, others, seed=f"{seed}-{text}-{g}")
                 report.games += 1
                 if out.forfeit is not None and out.forfeit[0] == seat:
-                    report.violations.append(Violation(f"{text} game {g + 1}", out.forfeit[1], out.forfeit[2]))
+                    report.violations.append(
+                        Violation(f"{text} game {g + 1}", out.forfeit[1], out.forfeit[2])
+                    )
                     if out.forfeit[1] == "handshake":
                         return report
                 if progress is not None:
@@ -90,7 +106,9 @@ def check_bot(command: str, rulesets: Sequence[str] = CHECK_RULESETS, games: int
         if bot.process.alive:
             code = bot.process.close(wait_s=1.0)
             if code is None:
-                report.violations.append(Violation("quit", "timeout", "the program did not exit within 1 s of 'quit'"))
+                report.violations.append(
+                    Violation("quit", "timeout", "the program did not exit within 1 s of 'quit'")
+                )
     finally:
         bot.process.kill()
     return report

@@ -76,11 +76,12 @@ def parse_rank(text: str, cards: int) -> int:
         rank = number
     else:
         top = rank_name(cards)
-        raise CardError(f"{short(text)} is not a card: type a rank from A to {top}" + (" (10 or T)" if cards >= 10 else ""))
-    if not 1 <= rank <= cards:
         raise CardError(
-            f"{short(text)} is not a card of this game: ranks run from A to {rank_name(cards)}"
+            f"{short(text)} is not a card: type a rank from A to {top}"
+            + (" (10 or T)" if cards >= 10 else "")
         )
+    if not 1 <= rank <= cards:
+        raise CardError(f"{short(text)} is not a card of this game: ranks run from A to {rank_name(cards)}")
     return rank
 
 

@@ -82,8 +82,14 @@ class GoofspielProtocolBot(ProtocolBot):
     game = GAME
     replies = ("bid", "choose")
 
-    def __init__(self, command, time_ms: int = 1000, options: dict[str, Any] | None = None,
-                 seed: int | str | None = None, **kw: Any) -> None:
+    def __init__(
+        self,
+        command,
+        time_ms: int = 1000,
+        options: dict[str, Any] | None = None,
+        seed: int | str | None = None,
+        **kw: Any,
+    ) -> None:
         super().__init__(command, time_ms=time_ms, options=options, seed=seed, **kw)
         self._sent_rounds = 0
         self._revealed_pending: int | None = None
@@ -107,7 +113,7 @@ class GoofspielProtocolBot(ProtocolBot):
             self._pending_failure = self.fail(exc)
 
     def _catch_up(self, view: PlayerView) -> None:
-        for r in view.history[self._sent_rounds:]:
+        for r in view.history[self._sent_rounds :]:
             if self._revealed_pending != r.number:
                 self.process.send("reveal " + " ".join(format_bid(b) for b in r.bids))
             self.process.send(format_result(r))

@@ -187,9 +187,7 @@ class JsonSource:
         return None
 
 
-def record_from_game(
-    game: Game, players: Sequence[str], tags: Iterable[tuple[str, str]] = ()
-) -> GameRecord:
+def record_from_game(game: Game, players: Sequence[str], tags: Iterable[tuple[str, str]] = ()) -> GameRecord:
     """The record of a game (finished or not; unfinished games have no scores/result).
 
     Raises:
@@ -395,8 +393,9 @@ def _parse_players(value: str, line: int) -> tuple[str, ...]:
         raise RecordError(f"Players tag: {exc}", line) from None
 
 
-def _read_tag(line: str, number: int, tags: dict[str, str], tag_lines: dict[str, int],
-              extra: list[tuple[str, str]]) -> Ruleset | None:
+def _read_tag(
+    line: str, number: int, tags: dict[str, str], tag_lines: dict[str, int], extra: list[tuple[str, str]]
+) -> Ruleset | None:
     """Record one tag line in ``tags`` (the special tags) or ``extra`` (the free ones).
 
     Returns:
@@ -437,7 +436,9 @@ def _round_ruleset(ruleset: Ruleset | None, tags: dict[str, str], number: int) -
     return ruleset
 
 
-def _game_ruleset(ruleset: Ruleset | None, tags: dict[str, str], tag_lines: dict[str, int], first_line: int) -> Ruleset:
+def _game_ruleset(
+    ruleset: Ruleset | None, tags: dict[str, str], tag_lines: dict[str, int], first_line: int
+) -> Ruleset:
     """The game's ruleset once every line is read: the Game, Rules and Players tags checked."""
     if tags.get("Game", GAME_TAG) != GAME_TAG:
         raise RecordError(f"not a Goofspiel record (Game tag {short(tags['Game'])})", tag_lines["Game"])
@@ -487,7 +488,8 @@ def _parse_game(lines: list[tuple[int, str]]) -> GameRecord:
     players = _parse_players(tags["Players"], tag_lines["Players"])
     if len(players) != ruleset.players:
         raise RecordError(
-            f"Players tag names {len(players)} player(s); the rules have {ruleset.players}", tag_lines["Players"]
+            f"Players tag names {len(players)} player(s); the rules have {ruleset.players}",
+            tag_lines["Players"],
         )
     scores = _parse_scores(tags["Scores"], tag_lines["Scores"], ruleset) if "Scores" in tags else None
     result = _parse_result(tags["Result"], tag_lines["Result"], ruleset) if "Result" in tags else None
@@ -537,13 +539,17 @@ def _parse_takes(outcome: list[str], rs: Ruleset, number: int) -> tuple[tuple[in
     return tuple(taken)
 
 
-def _parse_one_prize_outcome(outcome_text: str, prizes: tuple[int, ...], bids: tuple[tuple[int, ...], ...],
-                             rs: Ruleset, number: int) -> RoundLine:
+def _parse_one_prize_outcome(
+    outcome_text: str, prizes: tuple[int, ...], bids: tuple[tuple[int, ...], ...], rs: Ruleset, number: int
+) -> RoundLine:
     """The round of a one-prize game: ``tie FATE`` or ``SEAT +POINTS``."""
     outcome = outcome_text.split()
     if outcome[0] == "tie":
         if len(outcome) != 2 or outcome[1] not in ("carried", "discarded", "unowned"):
-            raise RecordError(f"bad tie outcome {short(outcome_text.strip())}; expected 'tie carried|discarded|unowned'", number)
+            raise RecordError(
+                f"bad tie outcome {short(outcome_text.strip())}; expected 'tie carried|discarded|unowned'",
+                number,
+            )
         return RoundLine(prizes, bids, tie=outcome[1])
     if len(outcome) == 2 and outcome[1].startswith("+"):
         winner, points = whole_number(outcome[0], max_digits=1), whole_number(outcome[1][1:])
@@ -551,14 +557,18 @@ def _parse_one_prize_outcome(outcome_text: str, prizes: tuple[int, ...], bids: t
             if not 1 <= winner <= rs.players:
                 raise RecordError(f"no player {winner}", number)
             return RoundLine(prizes, bids, winner=winner - 1, points=points)
-    raise RecordError(f"bad outcome {short(outcome_text.strip())}; expected 'SEAT +POINTS' or 'tie ...'", number)
+    raise RecordError(
+        f"bad outcome {short(outcome_text.strip())}; expected 'SEAT +POINTS' or 'tie ...'", number
+    )
 
 
 def _parse_round(line: str, number: int, expected: int, rs: Ruleset) -> RoundLine:
     head, dot, rest = line.partition(".")
     parts = rest.split("|")
     if not dot or whole_number(head) is None or len(parts) != 3:
-        raise RecordError(f"malformed round line {short(line)}; expected 'N. PRIZES | BIDS | OUTCOME'", number)
+        raise RecordError(
+            f"malformed round line {short(line)}; expected 'N. PRIZES | BIDS | OUTCOME'", number
+        )
     prize_text, bid_text, outcome_text = parts
     if whole_number(head) != expected:
         raise RecordError(f"round number {head} where round {expected} was expected", number)
@@ -590,7 +600,9 @@ _Seat = Annotated[int, Field(ge=0, le=4)]
 class _RoundModel(BaseModel):
     model_config = _STRICT
     prizes: Annotated[list[_Rank], Field(min_length=1, max_length=13)]
-    bids: Annotated[list[Annotated[list[_Rank], Field(min_length=1, max_length=13)]], Field(min_length=2, max_length=5)]
+    bids: Annotated[
+        list[Annotated[list[_Rank], Field(min_length=1, max_length=13)]], Field(min_length=2, max_length=5)
+    ]
     winner: _Seat | None
     taken: Annotated[list[tuple[_Seat, _Rank]], Field(max_length=13)]
     tie: Literal["carried", "discarded", "unowned"] | None
@@ -702,8 +714,12 @@ def _game_from_json(g: _GameModel, i: int, source: JsonSource) -> GameRecord:
         raise fail(f"tags[{problem[0]}]: {problem[1]}", ("tags", problem[0]))
     rounds = tuple(
         RoundLine(
-            tuple(x.prizes), tuple(tuple(sorted(b)) for b in x.bids), x.winner,
-            tuple(x.taken), x.tie, x.points,  # pydantic made each pair a tuple
+            tuple(x.prizes),
+            tuple(tuple(sorted(b)) for b in x.bids),
+            x.winner,
+            tuple(x.taken),
+            x.tie,
+            x.points,  # pydantic made each pair a tuple
         )
         for x in g.rounds
     )
@@ -777,7 +793,8 @@ def _replay_deck(record: GameRecord) -> list[int]:
     if expected[: len(revealed_prizes(record))] != revealed_prizes(record):
         raise RecordError(
             f"the Seed tag {short(record.seed)} does not reproduce the prize order of this record",
-            record.line_of("Seed"))
+            record.line_of("Seed"),
+        )
     return expected
 
 
@@ -803,7 +820,11 @@ def _replay_round(game: Game, r: RoundLine, number: int, record: GameRecord) -> 
         raise RecordError(f"player {chooser + 1} must still take a prize", line, number)
     stated = _round_line(result, record.ruleset, last=game.is_over)
     if stated != r:
-        raise RecordError(f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'", line, number)
+        raise RecordError(
+            f"stated outcome is wrong: the rules give '{format_round(result.number, stated).split('| ')[-1]}'",
+            line,
+            number,
+        )
 
 
 def _check_final(game: Game, record: GameRecord) -> None:
@@ -817,11 +838,13 @@ def _check_final(game: Game, record: GameRecord) -> None:
     if record.scores is not None and record.scores != res.points:
         raise RecordError(
             f"Scores tag says {' '.join(map(str, record.scores))}; the rounds give {' '.join(map(str, res.points))}",
-            record.line_of("Scores"))
+            record.line_of("Scores"),
+        )
     if record.result is not None and record.result != res.outcomes:
         raise RecordError(
             f"Result tag says {' '.join(record.result)}; the rounds give {' '.join(res.outcomes)}",
-            record.line_of("Result"))
+            record.line_of("Result"),
+        )
 
 
 def _replay(record: GameRecord) -> Game:
@@ -834,7 +857,9 @@ def _replay(record: GameRecord) -> Game:
     _check_final(game, record)
     commit = record.tag("SeedCommit")
     if commit is not None and (record.seed is None or seed_commitment(record.seed) != commit.lower()):
-        raise RecordError("SeedCommit does not match the SHA-256 of the Seed tag", record.line_of("SeedCommit"))
+        raise RecordError(
+            "SeedCommit does not match the SHA-256 of the Seed tag", record.line_of("SeedCommit")
+        )
     return game
 
 
@@ -850,14 +875,18 @@ def _check_match_tags(records: Sequence[GameRecord], fmt_text: str | None) -> No
         if match_tag != fmt_text:
             said = "no Match tag" if match_tag is None else f"Match {short(match_tag)}"
             first_said = "no Match tag" if fmt_text is None else f"Match {short(fmt_text)}"
-            raise RecordError(f"game {k} has {said} but game 1 has {first_said}: a file holds one match",
-                              r.line_of("Match") or _first_line(r))
+            raise RecordError(
+                f"game {k} has {said} but game 1 has {first_said}: a file holds one match",
+                r.line_of("Match") or _first_line(r),
+            )
         if fmt_text is None:
             for tag in ("MatchGame", "MatchResult"):
                 if r.tag(tag) is not None:
                     raise RecordError(f"game {k}: a {tag} tag without a Match tag", r.line_of(tag))
         elif r.tag("MatchResult") is not None and k < len(records):
-            raise RecordError(f"game {k}: MatchResult before the last game of the file", r.line_of("MatchResult"))
+            raise RecordError(
+                f"game {k}: MatchResult before the last game of the file", r.line_of("MatchResult")
+            )
 
 
 def _match_start(records: Sequence[GameRecord]) -> int:
@@ -870,7 +899,8 @@ def _match_start(records: Sequence[GameRecord]) -> int:
             raise RecordError(
                 f"game {k + 1} of the file has MatchGame {short(r.tag('MatchGame') or 'missing')}, expected {start + k}: "
                 "games of a match are numbered 1, 2, ... in order, none missing",
-                r.line_of("MatchGame") or _first_line(r))
+                r.line_of("MatchGame") or _first_line(r),
+            )
     return start
 
 
@@ -883,11 +913,15 @@ def _play_match(records: Sequence[GameRecord], games: list[Game], match: Match) 
     first = records[0]
     for k, (r, g) in enumerate(zip(records, games, strict=True), 1):
         if r.ruleset != first.ruleset:
-            raise RecordError(f"game {k} has other rules than game 1: a match is played under one ruleset",
-                              r.line_of("Rules"))
+            raise RecordError(
+                f"game {k} has other rules than game 1: a match is played under one ruleset",
+                r.line_of("Rules"),
+            )
         if not g.is_over:
             if k < len(records):
-                raise RecordError(f"game {k} of the match is unfinished but another game follows", _first_line(r))
+                raise RecordError(
+                    f"game {k} of the match is unfinished but another game follows", _first_line(r)
+                )
             return False
         try:
             match.add_game(g.points)
@@ -904,8 +938,10 @@ def _check_match_result(last: GameRecord, match: Match) -> None:
     if not match.is_over:
         raise RecordError("MatchResult stated but the match is not over", last.line_of("MatchResult"))
     if tuple(stated.split()) != match.result():
-        raise RecordError(f"MatchResult says {stated[:60]}; the games give {' '.join(match.result())}",
-                          last.line_of("MatchResult"))
+        raise RecordError(
+            f"MatchResult says {stated[:60]}; the games give {' '.join(match.result())}",
+            last.line_of("MatchResult"),
+        )
 
 
 def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | None]:
@@ -937,7 +973,9 @@ def replay_match(records: Sequence[GameRecord]) -> tuple[list[Game], Match | Non
         raise RecordError(f"bad Match tag: {exc}", first.line_of("Match")) from None
     if start != 1:  # an excerpt: one game of a longer match
         if first.tag("MatchResult") is not None:
-            raise RecordError("MatchResult on a game that is not part of a whole match", first.line_of("MatchResult"))
+            raise RecordError(
+                "MatchResult on a game that is not part of a whole match", first.line_of("MatchResult")
+            )
         return games, None
     match = Match(fmt, players=first.ruleset.players)
     if _play_match(records, games, match):

@@ -134,7 +134,10 @@ class Ruleset:
         order = self.prize_order
         if isinstance(order, (list, tuple)):
             if len(order) > 13 or not all(is_whole(x) for x in order):
-                _fail(("prize_order",), f"a given prize order is a sequence of whole numbers, not {_shown(order)}")
+                _fail(
+                    ("prize_order",),
+                    f"a given prize order is a sequence of whole numbers, not {_shown(order)}",
+                )
             order = tuple(operator.index(x) for x in order)
             object.__setattr__(self, "prize_order", order)
             if sorted(order) != list(range(1, self.cards + 1)):
@@ -259,7 +262,9 @@ class Ruleset:
             else:
                 data = tomllib.loads(text)
         except (json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
-            raise RulesetError(f"rules file {str(p)!r} is not valid {p.suffix[1:] or 'TOML'}: {str(exc)[:200]}") from None
+            raise RulesetError(
+                f"rules file {str(p)!r} is not valid {p.suffix[1:] or 'TOML'}: {str(exc)[:200]}"
+            ) from None
         if not isinstance(data, dict):
             raise RulesetError(f"rules file {str(p)!r} must hold a table of fields")
         if isinstance(data.get("ruleset"), dict):  # allow a [ruleset] table
@@ -312,7 +317,9 @@ class Ruleset:
         if text in PRESETS:
             return cls.preset(text)
         if len(text) > MAX_NOTATION:
-            raise RulesetError(f"ruleset notation of {len(text)} characters; at most {MAX_NOTATION}: {_shown(text)}")
+            raise RulesetError(
+                f"ruleset notation of {len(text)} characters; at most {MAX_NOTATION}: {_shown(text)}"
+            )
         if text and "=" not in text and len(text.split()) == 1:
             _preset_fields(text)  # a single word: a preset name, perhaps mistyped
         data: dict[str, Any] = {}
@@ -411,8 +418,9 @@ def _parse_field(key: str, value: str) -> tuple[str, Any]:
 
 def _preset_fields(name: str) -> dict[str, Any]:
     if not isinstance(name, str) or name not in PRESETS:
-
-        close = get_close_matches(name.lower(), PRESETS, n=1) if isinstance(name, str) and len(name) < 40 else []
+        close = (
+            get_close_matches(name.lower(), PRESETS, n=1) if isinstance(name, str) and len(name) < 40 else []
+        )
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise RulesetError(
             f"preset: unknown preset {_shown(name)}{hint}; presets: {', '.join(PRESETS)}", ("preset",)

@@ -222,11 +222,11 @@ class Game:
             try:
                 deck = [whole(p, "a prize in prize_deck", GoofspielError) for p in prize_deck]
             except TypeError:
-                raise GoofspielError(f"prize_deck must be a sequence of ranks, not {type(prize_deck).__name__}") from None
-            if sorted(deck) != list(rs.deck):
                 raise GoofspielError(
-                    f"prize_deck must list each rank 1..{rs.cards} once, not {deck[:20]}"
-                )
+                    f"prize_deck must be a sequence of ranks, not {type(prize_deck).__name__}"
+                ) from None
+            if sorted(deck) != list(rs.deck):
+                raise GoofspielError(f"prize_deck must list each rank 1..{rs.cards} once, not {deck[:20]}")
             self.seed = None if seed is None else str(seed)
         else:
             if seed is None and not rs.fixed_order:
@@ -387,7 +387,9 @@ class Game:
                 self._hand_size -= 1
                 sa, sb = self._strength[a], self._strength[b]
                 winner = 0 if sa > sb else 1 if sb > sa else None
-                return self._resolve_single(tuple(self._pot), (_SINGLE_BIDS[a], _SINGLE_BIDS[b]), (sa, sb), winner)
+                return self._resolve_single(
+                    tuple(self._pot), (_SINGLE_BIDS[a], _SINGLE_BIDS[b]), (sa, sb), winner
+                )
         return self._play_general(bids)
 
     def _play_general(self, bids: Sequence[int | Sequence[int]], *, fast_single: bool = True) -> RoundResult:
@@ -399,9 +401,7 @@ class Game:
         """
         rs = self.ruleset
         if self.phase != "bid":
-            raise WrongPhase(
-                "the game is over" if self.phase == "over" else "waiting for a prize choice"
-            )
+            raise WrongPhase("the game is over" if self.phase == "over" else "waiting for a prize choice")
         if not isinstance(bids, (list, tuple)) or len(bids) != rs.players:
             got = len(bids) if isinstance(bids, (list, tuple)) else "no"
             raise MissingBid(f"a round needs one bid from each of the {rs.players} players, got {got}")
@@ -430,9 +430,7 @@ class Game:
         normalised = tuple([self._check_bid(seat, bid) for seat, bid in enumerate(bids)])
         # -- everything below only runs on valid input --
         strengths = tuple([sum([strength[c] for c in bid]) for bid in normalised])
-        self._masks = [
-            m & ~sum(1 << c for c in bid) for m, bid in zip(self._masks, normalised, strict=True)
-        ]
+        self._masks = [m & ~sum(1 << c for c in bid) for m, bid in zip(self._masks, normalised, strict=True)]
         return normalised, strengths
 
     def choose(self, seat: int, prize: int) -> RoundResult | None:
@@ -452,7 +450,9 @@ class Game:
         seat = self._check_seat(seat)
         prize = whole(prize, "a prize", IllegalChoice)
         if seat != self._choosers[0]:
-            raise IllegalChoice(f"player {seat + 1} cannot choose now: player {self._choosers[0] + 1} chooses")
+            raise IllegalChoice(
+                f"player {seat + 1} cannot choose now: player {self._choosers[0] + 1} chooses"
+            )
         if prize not in self._pot:
             shown = " ".join(format_card(p, PRIZE_SUIT) for p in sorted(self._pot))
             raise IllegalChoice(f"{format_card(prize, PRIZE_SUIT)} is not in the display ({shown})")
@@ -475,10 +475,18 @@ class Game:
     def snapshot(self) -> tuple:
         """Every piece of state, as a comparable tuple (for tests and change checks)."""
         return (
-            self.ruleset, self.seed, self.initial_deck, tuple(self._deck),
-            tuple(self._masks), self.won, tuple(self._pot),
-            tuple(self._discarded), tuple(self.history), tuple(self._choosers),
-            self._pending, self.phase,
+            self.ruleset,
+            self.seed,
+            self.initial_deck,
+            tuple(self._deck),
+            tuple(self._masks),
+            self.won,
+            tuple(self._pot),
+            tuple(self._discarded),
+            tuple(self.history),
+            tuple(self._choosers),
+            self._pending,
+            self.phase,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -531,9 +539,7 @@ class Game:
         suit = PLAYER_SUITS[seat]
         for c in cards:
             if not 1 <= c <= rs.cards:
-                raise CardNotInHand(
-                    f"{who} does not hold a {c}: hands hold A..{format_card(rs.cards)}", seat
-                )
+                raise CardNotInHand(f"{who} does not hold a {c}: hands hold A..{format_card(rs.cards)}", seat)
             if not (self._masks[seat] >> c) & 1:
                 raise CardAlreadySpent(f"{who} has already spent {format_card(c, suit)}", seat)
         return cards
@@ -593,7 +599,9 @@ class Game:
             self._pot.append(self._deck.pop(0))
         return result
 
-    def _resolve_open(self, prizes: tuple[int, ...], bids: tuple[Bid, ...], strengths: tuple[int, ...]) -> RoundResult:
+    def _resolve_open(
+        self, prizes: tuple[int, ...], bids: tuple[Bid, ...], strengths: tuple[int, ...]
+    ) -> RoundResult:
         number = len(self.history) + 1
         self._choosers = takers_in_order(strengths, self.ruleset.unique_bids)
         self._pending = RoundResult(number, prizes, bids, strengths, None, (), (), ())
@@ -609,8 +617,14 @@ class Game:
         self._choosers.pop(0)
         pending = self._pending
         self._pending = RoundResult(
-            pending.number, pending.prizes, pending.bids, pending.strengths, None,
-            pending.taken + ((seat, prize),), (), (),
+            pending.number,
+            pending.prizes,
+            pending.bids,
+            pending.strengths,
+            None,
+            pending.taken + ((seat, prize),),
+            (),
+            (),
         )
 
     def _advance_choices(self) -> RoundResult | None:
@@ -623,8 +637,14 @@ class Game:
         pending = self._pending
         last = self._last_round()
         result = RoundResult(
-            pending.number, pending.prizes, pending.bids, pending.strengths, None,
-            pending.taken, () if last else tuple(self._pot), tuple(self._pot) if last else (),
+            pending.number,
+            pending.prizes,
+            pending.bids,
+            pending.strengths,
+            None,
+            pending.taken,
+            () if last else tuple(self._pot),
+            tuple(self._pot) if last else (),
         )
         self.history.append(result)
         self._pending = None
@@ -730,10 +750,6 @@ def result_from_points(points: Sequence[int], total: int) -> GameResult:
     """Outcomes and point differences from final points (docs/rules.md, End of the game)."""
     top = max(points)
     leaders = [i for i, p in enumerate(points) if p == top]
-    outcomes = tuple(
-        ("win" if len(leaders) == 1 else "draw") if p == top else "loss" for p in points
-    )
-    diffs = tuple(
-        p - max(q for j, q in enumerate(points) if j != i) for i, p in enumerate(points)
-    )
+    outcomes = tuple(("win" if len(leaders) == 1 else "draw") if p == top else "loss" for p in points)
+    diffs = tuple(p - max(q for j, q in enumerate(points) if j != i) for i, p in enumerate(points))
     return GameResult(tuple(points), outcomes, diffs, total - sum(points))

@@ -41,7 +41,14 @@ from .state import Bid, Game, PlayerView, RoundResult
 #: What a person types at the bid prompt of ``cardtable play`` to see the hint.
 HINT_WORDS = ("hint", "?")
 
-SUIT_STYLE = {"♠": "bold", "♣": "bold green", "♥": "bold red", "♦": "bold red", "♤": "bold cyan", "♧": "bold magenta"}
+SUIT_STYLE = {
+    "♠": "bold",
+    "♣": "bold green",
+    "♥": "bold red",
+    "♦": "bold red",
+    "♤": "bold cyan",
+    "♧": "bold magenta",
+}
 
 
 class Coach(Protocol):
@@ -106,7 +113,9 @@ def parse_bid(text: str, view: PlayerView) -> Bid:
     suit = PLAYER_SUITS[view.seat]
     tokens = text.replace(",", " ").replace("+", " ").split()
     if not tokens:
-        raise CardError("type a card from your hand, e.g. " + format_card(max(view.hand, key=rs.strength), suit))
+        raise CardError(
+            "type a card from your hand, e.g. " + format_card(max(view.hand, key=rs.strength), suit)
+        )
     if len(tokens) != rs.cards_per_bid:
         raise GoofspielError(f"bid exactly {rs.cards_per_bid} card(s), you typed {len(tokens)}")
     cards = []
@@ -130,7 +139,9 @@ def render(view: PlayerView, seats: Sequence[Seat], history_rows: int = 6, you: 
         grid.add_row(*_pot_row(view))
     remaining = cards_text(view.remaining_prizes, PRIZE_SUIT, rs)
     if view.upcoming is not None:
-        remaining = Text(" ".join(format_card(p, PRIZE_SUIT) for p in view.upcoming) or "—") + Text("  (in this order)", style="dim")
+        remaining = Text(" ".join(format_card(p, PRIZE_SUIT) for p in view.upcoming) or "—") + Text(
+            "  (in this order)", style="dim"
+        )
     grid.add_row("Prizes left", remaining)
     grid.add_row("", Text(""))
     for s, seat in enumerate(seats):
@@ -183,15 +194,25 @@ def round_text(r: RoundResult, seats: Sequence[Seat], rs: Ruleset, you: int | No
     for s, bid in enumerate(r.bids):
         if s:
             out.append(" ")
-        out.append_text(Text("+".join(format_card(c, PLAYER_SUITS[s]) for c in bid), style=SUIT_STYLE[PLAYER_SUITS[s]]))
+        out.append_text(
+            Text("+".join(format_card(c, PLAYER_SUITS[s]) for c in bid), style=SUIT_STYLE[PLAYER_SUITS[s]])
+        )
     out.append("  → ")
     if r.taken and rs.open_prizes > 1:
-        out.append(", ".join(f"{subject(seats[s].name, s == you, start=i == 0)} {verb(s == you, 'take')} "
-                             f"{format_card(p, PRIZE_SUIT)}" for i, (s, p) in enumerate(r.taken)))
+        out.append(
+            ", ".join(
+                f"{subject(seats[s].name, s == you, start=i == 0)} {verb(s == you, 'take')} "
+                f"{format_card(p, PRIZE_SUIT)}"
+                for i, (s, p) in enumerate(r.taken)
+            )
+        )
     elif r.winner is not None:
         w = r.winner
-        out.append(f"{subject(seats[w].name, w == you)} {verb(w == you, 'win')} "
-                   f"{sum(rs.prize_value(p) for p in r.prizes)}", style="bold")
+        out.append(
+            f"{subject(seats[w].name, w == you)} {verb(w == you, 'win')} "
+            f"{sum(rs.prize_value(p) for p in r.prizes)}",
+            style="bold",
+        )
     elif r.carried:
         out.append("tie — the pot carries over", style="yellow")
     else:
@@ -270,7 +291,9 @@ class GoofspielTable:
         rs = self.ruleset
         example = _bid_example(sorted(view.hand, key=rs.strength), rs)
         who = "Your bid" if seat == self.you else f"{escape(name)}, your bid"
-        offer = seat == self.you and rs.players == 2  # hints possible (multi-card bids are refused when asked)
+        offer = (
+            seat == self.you and rs.players == 2
+        )  # hints possible (multi-card bids are refused when asked)
         if self.hints:
             self._show_hint(game, seat)
 
@@ -338,7 +361,9 @@ class GoofspielTable:
                     chooser = game.chooser
                     assert chooser is not None  # the choose phase
                     seat = self.seats[chooser]
-                    prize = seat.bot.act(game.view(chooser)) if seat.bot else self._human_choice(game, chooser)
+                    prize = (
+                        seat.bot.act(game.view(chooser)) if seat.bot else self._human_choice(game, chooser)
+                    )
                     done = game.choose(chooser, prize)
                     if done is not None:
                         self._show_reveal(game, done)
@@ -355,12 +380,21 @@ class GoofspielTable:
         if game.phase == "choose":
             line = Text(f"Round {result.number} bids: ")
             for s, bid in enumerate(result.bids):
-                line.append(f"{subject(self.seats[s].name, s == self.you)} " + "+".join(format_card(c, PLAYER_SUITS[s]) for c in bid) + "  ")
+                line.append(
+                    f"{subject(self.seats[s].name, s == self.you)} "
+                    + "+".join(format_card(c, PLAYER_SUITS[s]) for c in bid)
+                    + "  "
+                )
             self.console.print(line)
             return
-        line = Text(f"Round {result.number}: ", style="bold") + round_text(result, self.seats, self.ruleset, self.you)
-        sources = [f"{seat.name} bid from its {text}"  # e.g. the nash bot's source
-                   for seat in self.seats if (text := getattr(seat.bot, "last_source_text", ""))]
+        line = Text(f"Round {result.number}: ", style="bold") + round_text(
+            result, self.seats, self.ruleset, self.you
+        )
+        sources = [
+            f"{seat.name} bid from its {text}"  # e.g. the nash bot's source
+            for seat in self.seats
+            if (text := getattr(seat.bot, "last_source_text", ""))
+        ]
         if sources:
             line.append(f"   ({'; '.join(sources)})", style="dim")
         self.console.print(line)
@@ -369,19 +403,28 @@ class GoofspielTable:
 
     def show_final(self, game: Game) -> None:
         viewer = self.humans[0] if len(self.humans) == 1 else 0
-        self.console.print(render(game.view(viewer), self.seats, history_rows=self.ruleset.rounds, you=self.you))
+        self.console.print(
+            render(game.view(viewer), self.seats, history_rows=self.ruleset.rounds, you=self.you)
+        )
         res = game.result()
         you = self.you
-        scores = ", ".join(f"{subject(s.name, i == you, start=False)} {p}"
-                           for i, (s, p) in enumerate(zip(self.seats, res.points, strict=True)))
+        scores = ", ".join(
+            f"{subject(s.name, i == you, start=False)} {p}"
+            for i, (s, p) in enumerate(zip(self.seats, res.points, strict=True))
+        )
         if res.winner is None:
-            leaders = [subject(self.seats[i].name, i == you, start=False)
-                       for i, o in enumerate(res.outcomes) if o == "draw"]
+            leaders = [
+                subject(self.seats[i].name, i == you, start=False)
+                for i, o in enumerate(res.outcomes)
+                if o == "draw"
+            ]
             verdict = f"Draw between {' and '.join(leaders)}"
         elif you is not None and res.winner != you and len(self.seats) == 2:
             verdict = "You lose"
         else:
-            verdict = f"{subject(self.seats[res.winner].name, res.winner == you)} {verb(res.winner == you, 'win')}"
+            verdict = (
+                f"{subject(self.seats[res.winner].name, res.winner == you)} {verb(res.winner == you, 'win')}"
+            )
         unowned = f" ({res.unowned} points unowned)" if res.unowned else ""
         self.console.print(f"[bold]{escape(verdict)}[/bold] — {escape(scores)}{unowned}")
 
@@ -454,8 +497,13 @@ def run(
     return ABANDONED if quit_early else 0
 
 
-def _play_games(table: GoofspielTable, terminal: Terminal, names: list[str], seed: str | int | None,
-                match: MatchFormat | None) -> tuple[list[GameRecord], list[Game], bool]:
+def _play_games(
+    table: GoofspielTable,
+    terminal: Terminal,
+    names: list[str],
+    seed: str | int | None,
+    match: MatchFormat | None,
+) -> tuple[list[GameRecord], list[Game], bool]:
     """Play the game, or the games of the match, at ``table``.
 
     Returns:
@@ -504,7 +552,9 @@ def _match_over_text(names: list[str], you: int | None, result: tuple[str, ...],
     """The line (Rich markup) that ends a match: each player's outcome and the totals."""
     return (
         "[bold]Match over:[/bold] "
-        + ", ".join(outcome_phrase(n, i == you, o) for i, (n, o) in enumerate(zip(names, result, strict=True)))
+        + ", ".join(
+            outcome_phrase(n, i == you, o) for i, (n, o) in enumerate(zip(names, result, strict=True))
+        )
         + f"  (totals {' / '.join(map(str, tracker.totals()))})"
     )
 

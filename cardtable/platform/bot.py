@@ -182,8 +182,9 @@ class Option:
 
     def _in_range(self, value: int | float) -> bool:
         lo, hi = self.minimum, self.maximum
-        return ((lo is None or (value > lo if self.above_minimum else value >= lo))
-                and (hi is None or (value < hi if self.below_maximum else value <= hi)))
+        return (lo is None or (value > lo if self.above_minimum else value >= lo)) and (
+            hi is None or (value < hi if self.below_maximum else value <= hi)
+        )
 
 
 def _number(x: float) -> str:
@@ -219,8 +220,9 @@ class Bot(abc.ABC):
             return
         names = _init_option_names(cls.__init__)
         if names is None or set(names) != set(cls.option_schema):
-            raise TypeError(f"{cls.__name__}: option_schema names {sorted(cls.option_schema)}, "
-                            f"but __init__ takes {names}")
+            raise TypeError(
+                f"{cls.__name__}: option_schema names {sorted(cls.option_schema)}, but __init__ takes {names}"
+            )
         if "__init__" in cls.__dict__:
             # wrapping the class's own __init__ in place is the point here
             cls.__init__ = _checking_init(cls, cls.__dict__["__init__"])  # type: ignore[method-assign]
@@ -243,7 +245,10 @@ def _init_option_names(init: Any) -> list[str] | None:
     for p in list(inspect.signature(init).parameters.values())[1:]:
         if p.kind is inspect.Parameter.VAR_KEYWORD:
             return None
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) and p.name != "seed":
+        if (
+            p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+            and p.name != "seed"
+        ):
             names.append(p.name)
     return names
 
@@ -257,7 +262,9 @@ def _checking_init(owner: type[Bot], init: Any) -> Any:
         # the schema of the class being made when it inherits this __init__, else (a
         # subclass's own __init__ calling super().__init__) the schema of ``owner``
         cls = type(self) if type(self).__init__ is checked_init else owner
-        check_bot_options(cls, {k: v for k, v in kwargs.items() if k != "seed"}, seed_hint="the seed argument")
+        check_bot_options(
+            cls, {k: v for k, v in kwargs.items() if k != "seed"}, seed_hint="the seed argument"
+        )
         try:
             bound = signature.bind(self, *args, **kwargs)
         except TypeError as exc:
@@ -295,9 +302,7 @@ def bot_class(game: str, name: str) -> type[Bot]:
     table = _bots_table(game)
     key = name.strip().lower()
     if key not in table:
-        raise UnknownBotError(
-            f"unknown {game} bot {name!r}; choose one of: {', '.join(sorted(table))}"
-        )
+        raise UnknownBotError(f"unknown {game} bot {name!r}; choose one of: {', '.join(sorted(table))}")
     module_name, _, class_name = table[key].partition(":")
     return getattr(importlib.import_module(module_name), class_name)
 
@@ -324,7 +329,9 @@ def load_bot(game: str, name: str, seed: int | str | None = None, **options: Any
 DISTRIBUTION_TOLERANCE = 1e-9
 
 
-def check_distribution(dist: Mapping[Any, float], moves: Any = None, what: str = "policy") -> dict[Any, float]:
+def check_distribution(
+    dist: Mapping[Any, float], moves: Any = None, what: str = "policy"
+) -> dict[Any, float]:
     """Check that ``dist`` (``{move: probability}``, a bot's mixed move) is a probability
     distribution: every probability a finite number >= 0, their sum 1 within
     ``DISTRIBUTION_TOLERANCE``, and (``moves`` given) every move with probability above 0
@@ -365,6 +372,7 @@ def check_distribution(dist: Mapping[Any, float], moves: Any = None, what: str =
 
 
 # -- bot specifications ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BotSpec:

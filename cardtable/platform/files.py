@@ -41,8 +41,15 @@ from typing import IO
 
 from cardtable.errors import CardtableError
 
-__all__ = ["NotRegularFileError", "FileTooLargeError", "open_regular", "read_regular_bytes", "file_kind",
-           "check_regular_or_missing", "write_regular_bytes"]
+__all__ = [
+    "NotRegularFileError",
+    "FileTooLargeError",
+    "open_regular",
+    "read_regular_bytes",
+    "file_kind",
+    "check_regular_or_missing",
+    "write_regular_bytes",
+]
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
@@ -153,7 +160,6 @@ def read_regular_bytes(path: str | os.PathLike, limit: int | None = None) -> byt
     if len(data) > limit:
         raise FileTooLargeError(path, limit)
     return data
-
 
 
 def check_regular_or_missing(path: str | os.PathLike) -> None:

@@ -164,7 +164,9 @@ def _exit_like(status: int | None, stop_signal: int | None) -> None:
     os._exit(os.waitstatus_to_exitcode(status))
 
 
-def _exec_program(program: list[str], handled: list[signal.Signals], prctl, mask: set, status_fd: int) -> None:
+def _exec_program(
+    program: list[str], handled: list[signal.Signals], prctl, mask: set, status_fd: int
+) -> None:
     """In the forked child: restore the host's signals, die with the keeper, and run ``program``;
     never returns (a failure to start is written to ``status_fd``, exit code 127)."""
     try:

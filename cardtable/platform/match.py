@@ -61,9 +61,7 @@ class MatchFormat:
         if not isinstance(self.games, int) or self.games < 1:
             raise MatchError(f"match games must be a whole number >= 1, not {self.games!r}")
         if self.tiebreak not in ("extra-game", "total-points"):
-            raise MatchError(
-                f"match tiebreak must be 'extra-game' or 'total-points', not {self.tiebreak!r}"
-            )
+            raise MatchError(f"match tiebreak must be 'extra-game' or 'total-points', not {self.tiebreak!r}")
 
     def __str__(self) -> str:
         if self.kind == "total":
@@ -88,8 +86,7 @@ class MatchFormat:
             if isinstance(exc, MatchError):
                 raise
         raise MatchError(
-            f"bad match format {text!r}; expected e.g. 'total 3', 'best-of 5' "
-            "or 'best-of 3 total-points'"
+            f"bad match format {text!r}; expected e.g. 'total 3', 'best-of 5' or 'best-of 3 total-points'"
         )
 
 
@@ -136,11 +133,7 @@ class Match:
     @property
     def next_game_is_extra(self) -> bool:
         """True when the next game is the best-of extra (tiebreak) game."""
-        return (
-            self.format.kind == "best-of"
-            and len(self.games) == self.format.games
-            and not self.is_over
-        )
+        return self.format.kind == "best-of" and len(self.games) == self.format.games and not self.is_over
 
     def add_game(self, scores: Sequence[float]) -> None:
         """Record one finished game's scores (one per player).
@@ -172,9 +165,7 @@ class Match:
             top = max(tally)
             totals = self.totals()
             # only the players level at the top compete on total points
-            return tuple(
-                (t, totals[i]) if t == top else (t, float("-inf")) for i, t in enumerate(tally)
-            )
+            return tuple((t, totals[i]) if t == top else (t, float("-inf")) for i, t in enumerate(tally))
         return tally
 
     def result(self) -> tuple[str, ...]:

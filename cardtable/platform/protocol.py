@@ -72,7 +72,7 @@ HANDSHAKE_MS = 5000
 #: Bytes of a program's stderr kept from its start and from its end (quoted in crash reports).
 STDERR_KEPT = 2000
 #: Seeds in the ``game`` line are whole numbers ``0 <= seed < GAME_SEED_LIMIT``.
-GAME_SEED_LIMIT = 2 ** 32
+GAME_SEED_LIMIT = 2**32
 #: A game id in the ``game`` line: one word.
 GAME_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _EOF = object()
@@ -130,7 +130,11 @@ def split_command(command: str | Sequence[str]) -> list[str]:
         raise ValueError(f"bot command {command!r}: program {prog!r} not found")
     script = script_argument(argv)
     if script is not None and not Path(script).is_file():
-        where = "" if Path(script).is_absolute() else f" (a relative path is resolved against the current folder, {os.getcwd()})"
+        where = (
+            ""
+            if Path(script).is_absolute()
+            else f" (a relative path is resolved against the current folder, {os.getcwd()})"
+        )
         what = "is a folder, not a file" if Path(script).is_dir() else "not found"
         raise ValueError(f"bot command {command!r}: script {script!r} {what}{where}")
     return argv
@@ -195,8 +199,14 @@ class BotProcess:
         ValueError: a bad command (see :func:`split_command`).
     """
 
-    def __init__(self, command: str | Sequence[str], *, max_line: int = 4096, max_info: int = 100,
-                 cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        max_line: int = 4096,
+        max_info: int = 100,
+        cwd: str | None = None,
+    ) -> None:
         self.argv = split_command(command)
         self.command = command if isinstance(command, str) else shlex.join(self.argv)
         self.max_line = max_line
@@ -287,7 +297,9 @@ class BotProcess:
         head = self._stderr_head.decode("utf-8", "replace")
         tail = self._stderr_tail.decode("utf-8", "replace")
         if len(self._stderr_head) < STDERR_KEPT or self._stderr_head == self._stderr_tail:
-            lines = [line.strip() for line in tail.splitlines() if line.strip()]  # all of stderr is in the tail
+            lines = [
+                line.strip() for line in tail.splitlines() if line.strip()
+            ]  # all of stderr is in the tail
             if len(lines) <= 7:
                 return " | ".join(lines)
             first, last = lines[:4], lines[-3:]
@@ -383,8 +395,9 @@ class BotProcess:
         more = f"; stderr: {quoted}" if quoted else ""
         return BotFailure("crash", f"the program exited (code {code}){more}")
 
-    def read_reply(self, expected: Sequence[str], timeout_ms: float,
-                   unsolicited: Sequence[str] | None = None) -> tuple[str, list[str]]:
+    def read_reply(
+        self, expected: Sequence[str], timeout_ms: float, unsolicited: Sequence[str] | None = None
+    ) -> tuple[str, list[str]]:
         """Wait for a line whose first word is one of ``expected``; skip ``info`` lines.
 
         Args:
@@ -536,8 +549,12 @@ def keeps_descendants() -> bool:
     double-forked and called ``setsid()`` included: Linux, with ``prctl`` and ``/proc``.
     Elsewhere (macOS, other systems) only the program's process group is killed
     (docs/protocol.md, "Processes")."""
-    return (_PRCTL is not None and sys.platform.startswith("linux") and bool(sys.executable)
-            and os.path.isdir("/proc/self"))
+    return (
+        _PRCTL is not None
+        and sys.platform.startswith("linux")
+        and bool(sys.executable)
+        and os.path.isdir("/proc/self")
+    )
 
 
 def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
@@ -554,10 +571,19 @@ def _spawn(argv: list[str], cwd: str | None, command: str) -> tuple[subprocess.P
     Raises:
         BotFailure: ``"crash"`` when the program cannot be started (the ``OSError`` text).
     """
+
     def popen(args: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=cwd, bufsize=0, start_new_session=True, preexec_fn=die_with_parent,
-                                pass_fds=pass_fds)
+        return subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            bufsize=0,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+            pass_fds=pass_fds,
+        )
 
     if not keeps_descendants():
         try:
@@ -566,8 +592,10 @@ def _spawn(argv: list[str], cwd: str | None, command: str) -> tuple[subprocess.P
             raise BotFailure("crash", f"cannot start {command!r}: {exc}") from None
     status_r, status_w = os.pipe()
     try:
-        proc = popen([sys.executable, "-I", "-S", str(KEEPER), str(status_w), str(os.getpid()), *argv],
-                     pass_fds=(status_w,))
+        proc = popen(
+            [sys.executable, "-I", "-S", str(KEEPER), str(status_w), str(os.getpid()), *argv],
+            pass_fds=(status_w,),
+        )
     except OSError as exc:
         os.close(status_r)
         raise BotFailure("crash", f"cannot start {command!r}: {exc}") from None
@@ -671,8 +699,14 @@ class ProtocolBot(Bot):
     #: not a built-in bot: its options are the program's, declared in the handshake
     option_schema = None
 
-    def __init__(self, command: str | Sequence[str], time_ms: int = 1000, options: dict[str, Any] | None = None,
-                 seed: int | str | None = None, **_: Any) -> None:
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        time_ms: int = 1000,
+        options: dict[str, Any] | None = None,
+        seed: int | str | None = None,
+        **_: Any,
+    ) -> None:
         super().__init__(seed)
         if not isinstance(time_ms, int) or isinstance(time_ms, bool) or time_ms < 1:
             raise ValueError(f"time_ms must be a positive whole number of milliseconds, not {time_ms!r}")
@@ -754,11 +788,16 @@ class ProtocolBot(Bot):
         try:
             self.process.sync(self.time_ms + GRACE_MS, self.replies)
             self.process.send(line)
-            return self.process.read_reply(expected, self.time_ms + GRACE_MS,
-                                           unsolicited=tuple(r for r in self.replies if r not in expected))
+            return self.process.read_reply(
+                expected,
+                self.time_ms + GRACE_MS,
+                unsolicited=tuple(r for r in self.replies if r not in expected),
+            )
         except BotFailure as exc:
             if exc.kind == "timeout":
-                exc = BotFailure("timeout", f"no {'/'.join(expected)} within {self.time_ms} ms (+{GRACE_MS} ms grace)")
+                exc = BotFailure(
+                    "timeout", f"no {'/'.join(expected)} within {self.time_ms} ms (+{GRACE_MS} ms grace)"
+                )
             raise self.fail(exc) from None
 
     def close(self) -> None:

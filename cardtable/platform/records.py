@@ -63,10 +63,15 @@ def check_size(text: str, error: ErrorFactory) -> str:
     or when it holds a NUL character (valid UTF-8 but never a record: UTF-16 text read as
     UTF-8, or a binary file)."""
     if len(text) > MAX_RECORD_CHARS:
-        raise error(f"the record is {len(text):,} characters long; at most {MAX_RECORD_CHARS:,} are read", None)
+        raise error(
+            f"the record is {len(text):,} characters long; at most {MAX_RECORD_CHARS:,} are read", None
+        )
     nul = text.find("\0")
     if nul >= 0:
-        raise error("not UTF-8 text: it holds NUL characters (UTF-16 text or a binary file)", text.count("\n", 0, nul) + 1)
+        raise error(
+            "not UTF-8 text: it holds NUL characters (UTF-16 text or a binary file)",
+            text.count("\n", 0, nul) + 1,
+        )
     return strip_bom(text)
 
 
@@ -78,7 +83,9 @@ def record_lines(text: str, error: ErrorFactory) -> Iterator[tuple[int, str]]:
     text = check_size(text, error)
     for number, raw in enumerate(text.split("\n"), 1):
         if len(raw) > MAX_LINE:
-            raise error(f"line of {len(raw):,} characters; a record line has at most {MAX_LINE}: {short(raw)}", number)
+            raise error(
+                f"line of {len(raw):,} characters; a record line has at most {MAX_LINE}: {short(raw)}", number
+            )
         line = raw.strip()
         if line and not line.startswith("#"):
             yield number, line
@@ -143,7 +150,13 @@ def parse_tag(line: str, number: int, error: ErrorFactory) -> tuple[str, str]:
     """
     name, sep, rest = line[1:].partition(" ")
     bad = error(f'malformed tag line {short(line)}; expected [Name "value"]', number)
-    if not line.startswith("[") or not sep or not is_tag_name(name) or not rest.startswith('"') or not rest.endswith('"]'):
+    if (
+        not line.startswith("[")
+        or not sep
+        or not is_tag_name(name)
+        or not rest.startswith('"')
+        or not rest.endswith('"]')
+    ):
         raise bad
     body = rest[1:-2]
     out: list[str] = []

@@ -169,7 +169,9 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
     except ValueError as exc:
         raise TournamentError(f"ruleset: {exc}") from None
     if adapter.players(ruleset) != 2:
-        raise TournamentError(f"round-robin pairings need a 2-player ruleset, not {adapter.players(ruleset)} players")
+        raise TournamentError(
+            f"round-robin pairings need a 2-player ruleset, not {adapter.players(ruleset)} players"
+        )
     for b in config.bots:
         _check_bot(adapter, config, b, ruleset, handshake_ms)
 
@@ -192,7 +194,9 @@ def _whole(value: object) -> bool:
 def _check_numbers(config: TournamentConfig) -> None:
     """``games`` even and at least 2, ``time_ms`` positive, ``seed`` a whole number."""
     if not _whole(config.games) or config.games < 2 or config.games % 2:
-        raise TournamentError(f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}")
+        raise TournamentError(
+            f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}"
+        )
     if not _whole(config.time_ms) or config.time_ms < 1:
         raise TournamentError(f"time_ms must be a positive whole number, not {config.time_ms!r}")
     if not _whole(config.seed):  # a config file's 1.5, "x" or true
@@ -236,8 +240,12 @@ GameKey = tuple[int, int, int, int]  # (bot index a, bot index b, deal, swapped)
 
 def schedule(config: TournamentConfig) -> list[GameKey]:
     """Every game, in order: pairings ``a < b``, deals, then the two seatings."""
-    return [(a, b, d, s) for a, b in combinations(range(len(config.bots)), 2)
-            for d in range(config.games // 2) for s in (0, 1)]
+    return [
+        (a, b, d, s)
+        for a, b in combinations(range(len(config.bots)), 2)
+        for d in range(config.games // 2)
+        for s in (0, 1)
+    ]
 
 
 def deal_seed(config: TournamentConfig, deal: int) -> str:
@@ -251,7 +259,6 @@ def bot_seed(config: TournamentConfig, key: GameKey, seat: int) -> int:
     on the tournament seed, the game (pairing, deal, seating) and the seat, so every backend
     plays every game alike."""
     return zlib.crc32(f"{config.seed}/{key}/{seat}".encode())
-
 
 
 def game_id(key: GameKey) -> str:
@@ -300,11 +307,18 @@ def play_chunk(config_json: str, keys: Sequence[GameKey]) -> list[tuple[GameKey,
             else:
                 bots.append(_make(adapter, config, entry, bot_seed(config, key, seat)))
         o = adapter.play_one(ruleset, bots, deal_seed(config, d))
-        out.append(((a, b, d, s), {
-            "points": list(o.points), "outcomes": list(o.outcomes),
-            "point_difference": list(o.point_difference),
-            "forfeit": list(o.forfeit) if o.forfeit else None, "prize_deck": list(o.prize_deck),
-        }))
+        out.append(
+            (
+                (a, b, d, s),
+                {
+                    "points": list(o.points),
+                    "outcomes": list(o.outcomes),
+                    "point_difference": list(o.point_difference),
+                    "forfeit": list(o.forfeit) if o.forfeit else None,
+                    "prize_deck": list(o.prize_deck),
+                },
+            )
+        )
     return out
 
 
@@ -380,8 +394,10 @@ def runs(config: TournamentConfig, db: str | Path) -> list[RunRecord]:
     """
     con = open_db(db, config)
     try:
-        return [RunRecord(*row) for row in
-                con.execute("SELECT backend, workers, played FROM runs ORDER BY number")]
+        return [
+            RunRecord(*row)
+            for row in con.execute("SELECT backend, workers, played FROM runs ORDER BY number")
+        ]
     finally:
         con.close()
 
@@ -411,7 +427,8 @@ def open_db(path: str | Path, config: TournamentConfig) -> sqlite3.Connection:
         con.close()
         raise TournamentError(
             f"{path} holds a different tournament (other bots, ruleset, games or seed); "
-            "use another --db file to start a new one")
+            "use another --db file to start a new one"
+        )
     return con
 
 
@@ -424,17 +441,33 @@ def _store(con: sqlite3.Connection, config: TournamentConfig, results: Iterable[
     for (a, b, d, s), o in results:
         seats = (a, b) if s == 0 else (b, a)
         f = o["forfeit"]
-        rows.append((a, b, d, s, config.bots[seats[0]].label, config.bots[seats[1]].label,
-                     o["points"][0], o["points"][1], o["point_difference"][0], o["point_difference"][1],
-                     o["outcomes"][0], o["outcomes"][1],
-                     f[0] if f else None, f[1] if f else None, f[2] if f else None,
-                     " ".join(map(str, o["prize_deck"]))))
+        rows.append(
+            (
+                a,
+                b,
+                d,
+                s,
+                config.bots[seats[0]].label,
+                config.bots[seats[1]].label,
+                o["points"][0],
+                o["points"][1],
+                o["point_difference"][0],
+                o["point_difference"][1],
+                o["outcomes"][0],
+                o["outcomes"][1],
+                f[0] if f else None,
+                f[1] if f else None,
+                f[2] if f else None,
+                " ".join(map(str, o["prize_deck"])),
+            )
+        )
     with con:
         con.executemany("INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
     return len(rows)
 
 
 # -- running -------------------------------------------------------------------------------
+
 
 def _chunks(keys: list[GameKey], workers: int) -> list[list[GameKey]]:
     size = max(2, min(16, math.ceil(len(keys) / max(1, workers * 4))))
@@ -447,9 +480,16 @@ def _chunks(keys: list[GameKey], workers: int) -> list[list[GameKey]]:
     return out
 
 
-def run(config: TournamentConfig, db: str | Path, *, workers: int = 2, backend: str = "process",
-        ray_address: str | None = None, progress: Callable[[int, int], None] | None = None,
-        check: bool = True) -> int:
+def run(
+    config: TournamentConfig,
+    db: str | Path,
+    *,
+    workers: int = 2,
+    backend: str = "process",
+    ray_address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    check: bool = True,
+) -> int:
     """Play every game of ``config`` not yet stored in ``db``; returns how many were played now.
 
     ``check=False`` skips :func:`validate` (for a caller that has just run it, so
@@ -503,8 +543,10 @@ def run(config: TournamentConfig, db: str | Path, *, workers: int = 2, backend: 
         finally:
             if played:
                 with con:
-                    con.execute("INSERT INTO runs (backend, workers, played) VALUES (?, ?, ?)",
-                                (backend, workers, played))
+                    con.execute(
+                        "INSERT INTO runs (backend, workers, played) VALUES (?, ?, ?)",
+                        (backend, workers, played),
+                    )
         return played
     finally:
         con.close()
@@ -518,8 +560,9 @@ def _run_processes(text: str, chunks, workers: int, store) -> None:
     signal), and a second Ctrl-C during that clean-up is ignored; workers die with this
     process even when it is killed with SIGKILL."""
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                               initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
+    )
     try:
         pending = {pool.submit(play_chunk, text, c) for c in chunks}
         while pending:
@@ -549,8 +592,10 @@ def check_backend(backend: str) -> None:
     if backend not in ("process", "serial", "ray"):
         raise TournamentError(f"backend must be process, serial or ray, not {backend!r}")
     if backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise TournamentError("--backend ray needs the 'research' extra (missing: ray); "
-                              "install it with: pip install 'cardtable[research]'")
+        raise TournamentError(
+            "--backend ray needs the 'research' extra (missing: ray); "
+            "install it with: pip install 'cardtable[research]'"
+        )
 
 
 def _run_ray(text: str, chunks, address: str | None, store) -> None:
@@ -576,6 +621,7 @@ def _run_ray(text: str, chunks, address: str | None, store) -> None:
 
 
 # -- statistics ----------------------------------------------------------------------------
+
 
 @dataclass
 class Line:
@@ -633,7 +679,8 @@ def standings(config: TournamentConfig, db: str | Path) -> Standings:
     try:
         rows = con.execute(
             "SELECT a, b, deal, swapped, points0, points1, diff0, diff1, outcome0, outcome1, forfeit_seat, forfeit_kind, forfeit_detail "
-            "FROM games ORDER BY a, b, deal, swapped").fetchall()
+            "FROM games ORDER BY a, b, deal, swapped"
+        ).fetchall()
     finally:
         con.close()
     labels = [b.label for b in config.bots]
@@ -681,8 +728,9 @@ def _count(line: Line, outcome: str) -> None:
     line.losses += outcome == "loss"
 
 
-def _pairing_line(labels: list[str], a: int, b: int, rows: list,
-                  pair_deal: dict[tuple[int, int, int], list[float]]) -> Line:
+def _pairing_line(
+    labels: list[str], a: int, b: int, rows: list, pair_deal: dict[tuple[int, int, int], list[float]]
+) -> Line:
     """The line of pairing ``a`` vs ``b``: bot ``a``'s outcomes and its mean point difference per deal."""
     pl = Line(f"{labels[a]} vs {labels[b]}")
     vals = []
@@ -716,16 +764,26 @@ def ci_text(line: Line) -> str:
 
 def markdown_table(st: Standings) -> str:
     """The standings as Markdown (bots, then pairings)."""
-    out = [f"Games: {st.games} of {st.total}.", "",
-           "| bot | games | win | draw | loss | forfeits | mean point diff | 95% CI | rating (mu - 3 sigma) |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        f"Games: {st.games} of {st.total}.",
+        "",
+        "| bot | games | win | draw | loss | forfeits | mean point diff | 95% CI | rating (mu - 3 sigma) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for line in st.bots:
-        out.append(f"| {line.label} | {line.games} | {line.wins} | {line.draws} | {line.losses} | {line.forfeits} | "
-                   f"{_fmt(line.mean_diff)} | {ci_text(line)} | {_fmt(line.rating)} |")
-    out += ["", "| pairing | games | win | draw | loss | mean point diff (first bot) | 95% CI |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+        out.append(
+            f"| {line.label} | {line.games} | {line.wins} | {line.draws} | {line.losses} | {line.forfeits} | "
+            f"{_fmt(line.mean_diff)} | {ci_text(line)} | {_fmt(line.rating)} |"
+        )
+    out += [
+        "",
+        "| pairing | games | win | draw | loss | mean point diff (first bot) | 95% CI |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for line in st.pairings:
-        out.append(f"| {line.label} | {line.games} | {line.wins} | {line.draws} | {line.losses} | {_fmt(line.mean_diff)} | {ci_text(line)} |")
+        out.append(
+            f"| {line.label} | {line.games} | {line.wins} | {line.draws} | {line.losses} | {_fmt(line.mean_diff)} | {ci_text(line)} |"
+        )
     if st.forfeits:
         out += ["", "Forfeits (lost by rule):", ""]
         out += [f"- {who}: {kind}: {detail}" for who, kind, detail in st.forfeits[:50]]

@@ -33,7 +33,7 @@ def play_cheap(decks, codes, strength, value, carry, unique, seed, points, bids_
     np.random.seed(seed)
     G, n = decks.shape
     P = codes.shape[0]
-    hand = np.empty((P, n), dtype=np.int64)   # remaining card indices, first `left` valid
+    hand = np.empty((P, n), dtype=np.int64)  # remaining card indices, first `left` valid
     bid = np.empty(P, dtype=np.int64)
     bs = np.empty(P, dtype=np.int64)
     for g in range(G):

@@ -86,7 +86,9 @@ def bid_to_action(ruleset: Ruleset, bid: Bid | int) -> int:
     try:
         return _bid_index(ruleset.cards, ruleset.cards_per_bid)[key]
     except KeyError:
-        raise ValueError(f"{bid!r} is not a bid of {ruleset.cards_per_bid} card(s) from 1..{ruleset.cards}") from None
+        raise ValueError(
+            f"{bid!r} is not a bid of {ruleset.cards_per_bid} card(s) from 1..{ruleset.cards}"
+        ) from None
 
 
 def choice_to_action(ruleset: Ruleset, prize: int) -> int:
@@ -137,8 +139,18 @@ def action_mask(view: PlayerView) -> np.ndarray:
 def observation_layout(ruleset: Ruleset) -> dict[str, slice]:
     """Name -> slice of the observation vector (see the module docstring)."""
     n, p = ruleset.cards, ruleset.players
-    return _slices([("hands", p * n), ("pot", n), ("remaining", n), ("next_prize", n),
-                    ("points", p), ("phase", 2), ("my_choice", 1), ("round", 1)])
+    return _slices(
+        [
+            ("hands", p * n),
+            ("pot", n),
+            ("remaining", n),
+            ("next_prize", n),
+            ("points", p),
+            ("phase", 2),
+            ("my_choice", 1),
+            ("round", 1),
+        ]
+    )
 
 
 def _slices(sizes: list[tuple[str, int]]) -> dict[str, slice]:
@@ -187,8 +199,18 @@ def encode_observation(view: PlayerView) -> np.ndarray:
 def state_layout(ruleset: Ruleset) -> dict[str, slice]:
     """Name -> slice of the global state vector (see :func:`encode_state`)."""
     n, p = ruleset.cards, ruleset.players
-    return _slices([("hands", p * n), ("pot", n), ("remaining", n), ("next_prize", n),
-                    ("points", p), ("phase", 2), ("chooser", p), ("round", 1)])
+    return _slices(
+        [
+            ("hands", p * n),
+            ("pot", n),
+            ("remaining", n),
+            ("next_prize", n),
+            ("points", p),
+            ("phase", 2),
+            ("chooser", p),
+            ("round", 1),
+        ]
+    )
 
 
 def state_size(ruleset: Ruleset) -> int:

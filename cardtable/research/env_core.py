@@ -58,13 +58,15 @@ def check_in_space(space: spaces.Discrete, action: Any, who: str) -> int:
         ActionSpaceError: ``action`` is not a member of ``space`` (``bool`` is refused too).
     """
     if isinstance(action, (bool, np.bool_)) or not space.contains(action):
-        raise ActionSpaceError(f"{who}: action {action!r} is outside the action space {space} "
-                               f"(an integer 0..{space.n - 1})")
+        raise ActionSpaceError(
+            f"{who}: action {action!r} is outside the action space {space} (an integer 0..{space.n - 1})"
+        )
     return int(action)
 
 
-def check_options(ruleset: Ruleset, illegal_action: str, illegal_reward: float | None,
-                  max_cycles: int | None) -> float:
+def check_options(
+    ruleset: Ruleset, illegal_action: str, illegal_reward: float | None, max_cycles: int | None
+) -> float:
     """Validate the common env options; returns the illegal-action reward.
 
     Raises:
@@ -72,13 +74,17 @@ def check_options(ruleset: Ruleset, illegal_action: str, illegal_reward: float |
     """
     if illegal_action not in ILLEGAL_ACTION_RULES:
         raise ValueError(f"illegal_action must be 'penalty' or 'raise', not {illegal_action!r}")
-    if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int)
-                                   or max_cycles < 1):
+    if max_cycles is not None and (
+        isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+    ):
         raise ValueError(f"max_cycles must be None or an integer >= 1, not {max_cycles!r}")
     if illegal_reward is None:
         return -float(ruleset.total_prize_value)
-    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) \
-            or not np.isfinite(illegal_reward):
+    if (
+        isinstance(illegal_reward, bool)
+        or not isinstance(illegal_reward, (int, float))
+        or not np.isfinite(illegal_reward)
+    ):
         raise ValueError(f"illegal_reward must be a finite number, not {illegal_reward!r}")
     return float(illegal_reward)
 
@@ -121,7 +127,9 @@ class LegalDiscrete(spaces.Discrete):
         return f"Discrete({int(self.n)})"
 
 
-def sample_legal(action_space: spaces.Discrete | spaces.MultiDiscrete, action_mask: Any) -> np.int64 | np.ndarray:
+def sample_legal(
+    action_space: spaces.Discrete | spaces.MultiDiscrete, action_mask: Any
+) -> np.int64 | np.ndarray:
     """A random legal action for each mask, drawn by Gymnasium's masked sampling
     (``Discrete.sample(mask=...)``, ``MultiDiscrete.sample(mask=...)``) with the
     space's own random generator (seed it with ``action_space.seed``).
@@ -150,15 +158,22 @@ def sample_legal(action_space: spaces.Discrete | spaces.MultiDiscrete, action_ma
     mask = mask.astype(np.int8)
     if isinstance(action_space, spaces.Discrete):
         if mask.shape != (int(action_space.n),):
-            raise ValueError(f"action_mask of {action_space} must have shape ({int(action_space.n)},), "
-                             f"not {mask.shape}")
+            raise ValueError(
+                f"action_mask of {action_space} must have shape ({int(action_space.n)},), not {mask.shape}"
+            )
         return action_space.sample(mask=mask)
     if isinstance(action_space, spaces.MultiDiscrete):
         nvec = np.asarray(action_space.nvec)
         if nvec.ndim != 1 or len(set(nvec.tolist())) != 1:
-            raise ValueError(f"sample_legal needs a vector env's MultiDiscrete (N equal sizes), not {action_space}")
+            raise ValueError(
+                f"sample_legal needs a vector env's MultiDiscrete (N equal sizes), not {action_space}"
+            )
         if mask.shape != (len(nvec), int(nvec[0])):
-            raise ValueError(f"action_mask of {action_space} must have shape ({len(nvec)}, {int(nvec[0])}), "
-                             f"not {mask.shape}")
+            raise ValueError(
+                f"action_mask of {action_space} must have shape ({len(nvec)}, {int(nvec[0])}), "
+                f"not {mask.shape}"
+            )
         return action_space.sample(mask=tuple(mask)).astype(np.int64)
-    raise ValueError(f"sample_legal needs a Discrete or a vector env's MultiDiscrete space, not {action_space!r}")
+    raise ValueError(
+        f"sample_legal needs a Discrete or a vector env's MultiDiscrete space, not {action_space!r}"
+    )

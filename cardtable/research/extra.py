@@ -39,5 +39,7 @@ def require(feature: str, *modules: str) -> None:
     """
     gone = missing(*modules)
     if gone:
-        raise MissingExtraError(f"{feature} needs the 'research' extra (missing: {', '.join(gone)}); "
-                                f"install it with: {INSTALL}", name=gone[0])
+        raise MissingExtraError(
+            f"{feature} needs the 'research' extra (missing: {', '.join(gone)}); install it with: {INSTALL}",
+            name=gone[0],
+        )

@@ -79,7 +79,9 @@ def _opponent_specs(rs: Ruleset, opponents: str | Bot | Sequence[str | Bot]) -> 
         raise ValueError("one Bot instance cannot play several seats; pass a list of bots or a bot name")
     if isinstance(opponents, (str, Bot)):
         opponents = [opponents] * (rs.players - 1)
-    if len(set(map(id, (o for o in opponents if isinstance(o, Bot))))) < sum(isinstance(o, Bot) for o in opponents):
+    if len(set(map(id, (o for o in opponents if isinstance(o, Bot))))) < sum(
+        isinstance(o, Bot) for o in opponents
+    ):
         raise ValueError("one Bot instance cannot play several seats")
     if len(opponents) != rs.players - 1:
         raise ValueError(f"{rs.players} players need {rs.players - 1} opponents, got {len(opponents)}")
@@ -106,10 +108,16 @@ class GoofspielGymEnv(gym.Env):
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
-    def __init__(self, ruleset: Ruleset | str | None = None,
-                 opponents: str | Bot | Sequence[str | Bot] = "random", seat: int = 0,
-                 render_mode: str | None = None, max_cycles: int | None = None,
-                 illegal_action: str = "penalty", illegal_reward: float | None = None) -> None:
+    def __init__(
+        self,
+        ruleset: Ruleset | str | None = None,
+        opponents: str | Bot | Sequence[str | Bot] = "random",
+        seat: int = 0,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+        illegal_action: str = "penalty",
+        illegal_reward: float | None = None,
+    ) -> None:
         if isinstance(ruleset, str):
             ruleset = Ruleset.parse(ruleset)
         self.ruleset = rs = ruleset if ruleset is not None else Ruleset()
@@ -124,10 +132,12 @@ class GoofspielGymEnv(gym.Env):
         self.cycles = 0
         self.seat = seat
         self.render_mode = render_mode
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, shape=(observation_size(rs),), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, shape=(num_actions(rs),), dtype=np.int8),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, shape=(observation_size(rs),), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(num_actions(rs),), dtype=np.int8),
+            }
+        )
         self._actions = LegalDiscrete(num_actions(rs), self._legal_mask_now)
         self.action_space = self._actions
         self.game: Game | None = None
@@ -164,11 +174,6 @@ class GoofspielGymEnv(gym.Env):
     def _legal_mask_now(self) -> np.ndarray | None:
         g = self.game
         return None if g is None or g.is_over or self._ended else action_mask(g.view(self.seat))
-
-    def _needs_learner(self) -> bool:
-        g = self.game
-        assert g is not None  # reset() made it
-        return (g.phase == "bid") or (g.phase == "choose" and g.chooser == self.seat)
 
     def _advance(self) -> None:
         """Let the bots play until the learner must act or the game is over."""
@@ -225,7 +230,9 @@ class GoofspielGymEnv(gym.Env):
         _, value = decode_action(self.ruleset, action)
         if g.phase == "bid":
             assert isinstance(value, tuple)  # the mask allowed only bids
-            bids = [value if s == self.seat else self.bots[s].act(g.view(s)) for s in range(self.ruleset.players)]
+            bids = [
+                value if s == self.seat else self.bots[s].act(g.view(s)) for s in range(self.ruleset.players)
+            ]
             g.play(bids)
         else:
             assert isinstance(value, int)  # the mask allowed only prizes

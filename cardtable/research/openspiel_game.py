@@ -119,8 +119,14 @@ _PERFECT = pyspiel.GameType.Information.PERFECT_INFORMATION
 _IMPERFECT = pyspiel.GameType.Information.IMPERFECT_INFORMATION
 
 
-def _game_type(short_name: str, long_name: str, dynamics, tensors: bool, information,
-               utility=pyspiel.GameType.Utility.ZERO_SUM) -> "pyspiel.GameType":
+def _game_type(
+    short_name: str,
+    long_name: str,
+    dynamics,
+    tensors: bool,
+    information,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+) -> "pyspiel.GameType":
     """The OpenSpiel game type of one form of the game (both forms share all but these)."""
     return pyspiel.GameType(
         short_name=short_name,
@@ -142,8 +148,13 @@ def _game_type(short_name: str, long_name: str, dynamics, tensors: bool, informa
 
 
 #: (short name, long name, dynamics, tensors, information) of the simultaneous form
-_SIM_FORM = (SHORT_NAME, "cardtable Goofspiel (every variant)", pyspiel.GameType.Dynamics.SIMULTANEOUS,
-             True, _PERFECT)
+_SIM_FORM = (
+    SHORT_NAME,
+    "cardtable Goofspiel (every variant)",
+    pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    True,
+    _PERFECT,
+)
 _GAME_TYPE = _game_type(*_SIM_FORM)
 
 
@@ -158,23 +169,41 @@ def ruleset_from_params(params: dict[str, Any]) -> Ruleset:
     """
     params = {**_DEFAULTS, **params}
     orders: dict[str, Literal["shuffled", "ascending", "descending"]] = {
-        "random": "shuffled", "ascending": "ascending", "descending": "descending"}
+        "random": "shuffled",
+        "ascending": "ascending",
+        "descending": "descending",
+    }
     order = orders.get(params["points_order"])
     if order is None:
-        raise ValueError(f"points_order must be random, ascending or descending, not {params['points_order']!r}")
+        raise ValueError(
+            f"points_order must be random, ascending or descending, not {params['points_order']!r}"
+        )
     if params["returns_type"] not in RETURNS_TYPES:
-        raise ValueError(f"returns_type must be one of {', '.join(RETURNS_TYPES)} (OpenSpiel's goofspiel "
-                         f"names and meanings), not {params['returns_type']!r}")
+        raise ValueError(
+            f"returns_type must be one of {', '.join(RETURNS_TYPES)} (OpenSpiel's goofspiel "
+            f"names and meanings), not {params['returns_type']!r}"
+        )
     if params["imp_info"]:
-        raise ValueError("imp_info=True is refused: in OpenSpiel's goofspiel it hides the bids (only the "
-                         "round's winner is shown), a variant cardtable does not have; cardtable reveals every "
-                         "bid after the round (docs/rules.md, What each player knows), which is imp_info=False")
-    rs = Ruleset(cards=params["num_cards"], players=params["players"], tie_rule=params["tie_rule"],
-                 unique_bids=params["unique_bids"], high_ace=params["high_ace"],
-                 cards_per_bid=params["cards_per_bid"], open_prizes=params["open_prizes"], prize_order=order)
+        raise ValueError(
+            "imp_info=True is refused: in OpenSpiel's goofspiel it hides the bids (only the "
+            "round's winner is shown), a variant cardtable does not have; cardtable reveals every "
+            "bid after the round (docs/rules.md, What each player knows), which is imp_info=False"
+        )
+    rs = Ruleset(
+        cards=params["num_cards"],
+        players=params["players"],
+        tie_rule=params["tie_rule"],
+        unique_bids=params["unique_bids"],
+        high_ace=params["high_ace"],
+        cards_per_bid=params["cards_per_bid"],
+        open_prizes=params["open_prizes"],
+        prize_order=order,
+    )
     if params["num_turns"] not in (-1, rs.rounds):
-        raise ValueError(f"num_turns must be -1 or {rs.rounds} (every round of {rs.describe()}), not "
-                         f"{params['num_turns']!r}: a game cut short after some rounds is not a cardtable ruleset")
+        raise ValueError(
+            f"num_turns must be -1 or {rs.rounds} (every round of {rs.describe()}), not "
+            f"{params['num_turns']!r}: a game cut short after some rounds is not a cardtable ruleset"
+        )
     return rs
 
 
@@ -221,7 +250,7 @@ class CardtableGoofspielGame(pyspiel.Game):
         self.ruleset = rs = ruleset_from_params(p)
         self.returns_type = p["returns_type"]
         low, high, total = utility_range(rs, self.returns_type)
-        utility = (pyspiel.GameType.Utility.GENERAL_SUM if total is None else pyspiel.GameType.Utility.ZERO_SUM)
+        utility = pyspiel.GameType.Utility.GENERAL_SUM if total is None else pyspiel.GameType.Utility.ZERO_SUM
         super().__init__(
             _game_type(*self._FORM, utility=utility),
             pyspiel.GameInfo(
@@ -242,7 +271,9 @@ class CardtableGoofspielGame(pyspiel.Game):
         return CardtableGoofspielState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        return GoofspielObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.ruleset)
+        return GoofspielObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.ruleset
+        )
 
 
 #: Most history nodes one game object memoises (children, strings, tensors); past it
@@ -259,22 +290,39 @@ class _History:
     ``player`` (OpenSpiel's current player as an int) and ``terminal`` are
     computed once here: OpenSpiel asks for them several times per node."""
 
-    __slots__ = ("game", "revealed", "moves", "needs_chance", "children", "strings", "tensors",
-                 "player", "terminal")
+    __slots__ = (
+        "game",
+        "revealed",
+        "moves",
+        "needs_chance",
+        "children",
+        "strings",
+        "tensors",
+        "player",
+        "terminal",
+    )
 
     def __init__(self, game: Game, revealed: tuple[int, ...], moves: tuple, ruleset: Ruleset) -> None:
         self.game = game
-        self.revealed = revealed                 # chance outcomes, in turn-up order
-        self.moves = moves                       # ("bid", bids) / ("choose", seat, prize), in order
+        self.revealed = revealed  # chance outcomes, in turn-up order
+        self.moves = moves  # ("bid", bids) / ("choose", seat, prize), in order
         self.terminal = over = game.is_over
-        self.needs_chance = (not ruleset.fixed_order and not over
-                             and ruleset.cards - len(game.deck) > len(revealed))
+        self.needs_chance = (
+            not ruleset.fixed_order and not over and ruleset.cards - len(game.deck) > len(revealed)
+        )
         chooser = game.chooser  # a seat in the choose phase, else None
-        self.player: int = (_TERMINAL if over else _CHANCE if self.needs_chance
-                            else chooser if chooser is not None else _SIMULTANEOUS)
+        self.player: int = (
+            _TERMINAL
+            if over
+            else _CHANCE
+            if self.needs_chance
+            else chooser
+            if chooser is not None
+            else _SIMULTANEOUS
+        )
         self.children: dict = {}
-        self.strings: dict = {}                  # player -> information-state string (and legal actions)
-        self.tensors: dict = {}                  # player -> information-state tensor
+        self.strings: dict = {}  # player -> information-state string (and legal actions)
+        self.tensors: dict = {}  # player -> information-state tensor
 
     def __deepcopy__(self, memo):
         return self
@@ -287,7 +335,9 @@ class _Shared:
         self.ruleset = ruleset
         self.returns_type = returns_type
         self.cached = 0
-        start = Game(ruleset, seed=0, prize_deck=list(ruleset.deck)) if not ruleset.fixed_order else Game(ruleset)
+        start = (
+            Game(ruleset, seed=0, prize_deck=list(ruleset.deck)) if not ruleset.fixed_order else Game(ruleset)
+        )
         self.root = _auto(_History(start, (), (), ruleset), ruleset)
 
     def __deepcopy__(self, memo):
@@ -370,6 +420,7 @@ def _choice_child(shared: "_Shared", h: _History, action: int) -> _History:
             raise WrongPhase("no prize choice is pending")
         g.choose(seat, prize)
         return _History(g, h.revealed, h.moves + (("choose", seat, prize),), rs)
+
     return _child(shared, h, ("choose", prize), make)
 
 
@@ -391,6 +442,7 @@ def _bids_child(shared: "_Shared", h: _History, actions) -> _History:
         g = h.game.copy()
         g.play(list(bids))
         return _History(g, h.revealed, h.moves + (("bid", bids),), rs)
+
     return _child(shared, h, key, make)
 
 
@@ -433,11 +485,14 @@ def _returns(shared: "_Shared", h: _History) -> list[float]:
         out = [0.0] * n
     else:
         pts = g.points
-        if shared.returns_type == "win_loss":     # OpenSpiel's goofspiel: winners share +1, losers -1
+        if shared.returns_type == "win_loss":  # OpenSpiel's goofspiel: winners share +1, losers -1
             best = max(pts)
             winners = sum(x == best for x in pts)
-            out = ([0.0] * n if winners == n else
-                   [1.0 / winners if x == best else -1.0 / (n - winners) for x in pts])
+            out = (
+                [0.0] * n
+                if winners == n
+                else [1.0 / winners if x == best else -1.0 / (n - winners) for x in pts]
+            )
         elif shared.returns_type == "total_points":
             out = [float(x) for x in pts]
         else:
@@ -461,16 +516,20 @@ def _info_string(h: _History, player: int) -> str:
 
 def _observation_string(h: _History, player: int) -> str:
     v = h.game.view(player)
-    return (f"p{player} hand {sorted(v.hand)} pot {list(v.pot)} remaining {list(v.remaining_prizes)} "
-            f"points {list(v.points)} phase {v.phase}")
+    return (
+        f"p{player} hand {sorted(v.hand)} pot {list(v.pot)} remaining {list(v.remaining_prizes)} "
+        f"points {list(v.points)} phase {v.phase}"
+    )
 
 
 def _state_string(h: _History) -> str:
     """The whole state, one string per node (OpenSpiel's algorithms for perfect-information
     games, ``value_iteration`` among them, key states by ``str(state)``)."""
     g = h.game
-    return (f"round {g.round} phase {g.phase} pot {list(g.pot)} points {list(g.points)} "
-            f"hands {[sorted(x) for x in g.hands]} prizes {list(h.revealed)} moves {list(h.moves)}")
+    return (
+        f"round {g.round} phase {g.phase} pot {list(g.pot)} points {list(g.points)} "
+        f"hands {[sorted(x) for x in g.hands]} prizes {list(h.revealed)} moves {list(h.moves)}"
+    )
 
 
 class CardtableGoofspielState(pyspiel.State):
@@ -505,7 +564,7 @@ class CardtableGoofspielState(pyspiel.State):
         return self._h.player
 
     def _legal_actions(self, player: int) -> list[int]:
-        return _legal(self._shared, self._h, player)   # pybind11 copies it into a std::vector
+        return _legal(self._shared, self._h, player)  # pybind11 copies it into a std::vector
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(_chance_outcomes(self._shared, self._h))
@@ -585,7 +644,7 @@ def encode_info_state(state: CardtableGoofspielState, player: int) -> np.ndarray
     pieces, start = {}, 0
     for name, shape in lay.items():
         size = int(np.prod(shape))
-        pieces[name] = out[start:start + size].reshape(shape)
+        pieces[name] = out[start : start + size].reshape(shape)
         start += size
     pieces["player"][player] = 1.0
     for k, prize in enumerate(h.revealed):
@@ -623,7 +682,7 @@ class GoofspielObserver:
             self.dict, start = {}, 0
             for name, shape in info_state_layout(ruleset).items():
                 size = int(np.prod(shape))
-                self.dict[name] = self.tensor[start:start + size].reshape(shape)
+                self.dict[name] = self.tensor[start : start + size].reshape(shape)
                 start += size
         else:
             self.tensor = np.zeros(observation_size(ruleset), np.float32)
@@ -645,8 +704,13 @@ class GoofspielObserver:
 
 TURN_BASED_SHORT_NAME = "python_cardtable_goofspiel_turn_based"
 
-_TURN_FORM = (TURN_BASED_SHORT_NAME, "cardtable Goofspiel (every variant), bids made in turn",
-              pyspiel.GameType.Dynamics.SEQUENTIAL, False, _IMPERFECT)
+_TURN_FORM = (
+    TURN_BASED_SHORT_NAME,
+    "cardtable Goofspiel (every variant), bids made in turn",
+    pyspiel.GameType.Dynamics.SEQUENTIAL,
+    False,
+    _IMPERFECT,
+)
 _TURN_GAME_TYPE = _game_type(*_TURN_FORM)
 
 

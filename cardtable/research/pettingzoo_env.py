@@ -71,8 +71,12 @@ from pettingzoo.utils.agent_selector import AgentSelector  # noqa: E402
 from .env_core import IllegalActionError, LegalDiscrete, check_in_space, check_options  # noqa: E402
 
 RENDER_MODES = ("human", "ansi")
-METADATA = {"name": "cardtable_goofspiel_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True,
-            "render_fps": 1}
+METADATA = {
+    "name": "cardtable_goofspiel_v0",
+    "render_modes": list(RENDER_MODES),
+    "is_parallelizable": True,
+    "render_fps": 1,
+}
 
 
 def _ruleset(ruleset: Ruleset | str | None) -> Ruleset:
@@ -99,9 +103,15 @@ class GoofspielParallelEnv(ParallelEnv):
 
     metadata = METADATA
 
-    def __init__(self, ruleset: Ruleset | str | None = None, reward: str = "difference",
-                 render_mode: str | None = None, max_cycles: int | None = None,
-                 illegal_action: str = "penalty", illegal_reward: float | None = None) -> None:
+    def __init__(
+        self,
+        ruleset: Ruleset | str | None = None,
+        reward: str = "difference",
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+        illegal_action: str = "penalty",
+        illegal_reward: float | None = None,
+    ) -> None:
         self.ruleset = _ruleset(ruleset)
         if reward not in ("difference", "points"):
             raise ValueError(f"reward must be 'difference' or 'points', not {reward!r}")
@@ -119,13 +129,17 @@ class GoofspielParallelEnv(ParallelEnv):
         self._np_random, _ = seeding.np_random(None)
         n_obs, n_act = observation_size(self.ruleset), num_actions(self.ruleset)
         self._obs_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(0.0, 1.0, shape=(n_obs,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(n_act,), dtype=np.int8),
-            })
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, shape=(n_obs,), dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, shape=(n_act,), dtype=np.int8),
+                }
+            )
             for a in self.possible_agents
         }
-        self._act_spaces = {a: LegalDiscrete(n_act, self._mask_getter(i)) for i, a in enumerate(self.possible_agents)}
+        self._act_spaces = {
+            a: LegalDiscrete(n_act, self._mask_getter(i)) for i, a in enumerate(self.possible_agents)
+        }
         self.state_space = spaces.Box(0.0, 1.0, shape=(state_size(self.ruleset),), dtype=np.float32)
 
     def _mask_getter(self, seat: int):
@@ -134,6 +148,7 @@ class GoofspielParallelEnv(ParallelEnv):
         def mask() -> np.ndarray | None:
             env = ref()
             return None if env is None or env.game is None or not env.agents else env.legal_mask(seat)
+
         return mask
 
     # spaces: the same object every call (PettingZoo's API test checks identity)
@@ -214,8 +229,10 @@ class GoofspielParallelEnv(ParallelEnv):
         unknown = [str(a) for a in actions if a not in self.agents]
         if missing or unknown:
             raise ValueError(f"one action per live agent: missing {missing}, unknown {unknown}")
-        return {seat: check_in_space(self._act_spaces[a], actions[a], a)
-                for seat, a in enumerate(self.possible_agents)}
+        return {
+            seat: check_in_space(self._act_spaces[a], actions[a], a)
+            for seat, a in enumerate(self.possible_agents)
+        }
 
     def _offenders(self, chosen: dict[int, int]) -> list[str]:
         """The agents whose action is illegal now.
@@ -223,10 +240,13 @@ class GoofspielParallelEnv(ParallelEnv):
         Raises:
             IllegalActionError: any, under ``illegal_action="raise"``.
         """
-        offenders = [a for seat, a in enumerate(self.possible_agents) if not self.legal_mask(seat)[chosen[seat]]]
+        offenders = [
+            a for seat, a in enumerate(self.possible_agents) if not self.legal_mask(seat)[chosen[seat]]
+        ]
         if offenders and self.illegal_action == "raise":
-            raise IllegalActionError("; ".join(
-                self._illegal_text(a, chosen[self.possible_agents.index(a)]) for a in offenders))
+            raise IllegalActionError(
+                "; ".join(self._illegal_text(a, chosen[self.possible_agents.index(a)]) for a in offenders)
+            )
         return offenders
 
     def _advance(self, game: Game, chosen: dict[int, int]) -> None:

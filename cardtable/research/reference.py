@@ -151,8 +151,9 @@ def solve(ruleset: Ruleset) -> ReferenceSolution:
     return sol
 
 
-def best_response_value(ruleset: Ruleset, responder: int,
-                        policy: Callable[[State, int], np.ndarray]) -> float:
+def best_response_value(
+    ruleset: Ruleset, responder: int, policy: Callable[[State, int], np.ndarray]
+) -> float:
     """The responder's expected point difference when best-responding to the other
     player's ``policy`` (``policy(state, seat)`` gives that seat's mixed strategy over
     its hand in ascending order at a public state). Backward induction: public

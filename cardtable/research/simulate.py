@@ -70,20 +70,22 @@ class SimResult:
 @dataclass
 class _State:
     rs: Ruleset
-    hands: np.ndarray        # bool[G, P, n]
-    pot: np.ndarray          # bool[G, n]   face-up prizes
-    facedown: np.ndarray     # bool[G, n]
-    pot_value: np.ndarray    # int64[G]
-    newest: np.ndarray       # int64[G]     rank of the prize turned up this round
-    round: int               # 0-based
-    strength: np.ndarray     # int64[n]     bid strength of card c+1
-    value: np.ndarray        # int64[n]     prize value of card c+1
+    hands: np.ndarray  # bool[G, P, n]
+    pot: np.ndarray  # bool[G, n]   face-up prizes
+    facedown: np.ndarray  # bool[G, n]
+    pot_value: np.ndarray  # int64[G]
+    newest: np.ndarray  # int64[G]     rank of the prize turned up this round
+    round: int  # 0-based
+    strength: np.ndarray  # int64[n]     bid strength of card c+1
+    value: np.ndarray  # int64[n]     prize value of card c+1
 
 
 def _check(ruleset: Ruleset, policies: Sequence[str]) -> None:
     if ruleset.cards_per_bid != 1 or ruleset.open_prizes != 1:
-        raise ValueError("the batched simulator handles single-card bids and one prize at a time; "
-                         "use the engine for multi-card bids and open prizes")
+        raise ValueError(
+            "the batched simulator handles single-card bids and one prize at a time; "
+            "use the engine for multi-card bids and open prizes"
+        )
     if len(policies) != ruleset.players:
         raise ValueError(f"{ruleset.players} players need {ruleset.players} policies, got {len(policies)}")
     for p in policies:
@@ -96,8 +98,14 @@ def engine_prize_decks(ruleset: Ruleset, seeds: Sequence[int | str]) -> np.ndarr
     return np.array([prize_order_for(ruleset, s) for s in seeds], dtype=np.int64)
 
 
-def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | None = None,
-             prize_decks: np.ndarray | None = None, record: bool = False) -> SimResult:
+def simulate(
+    ruleset: Ruleset,
+    policies: Sequence[str],
+    games: int,
+    seed: int | None = None,
+    prize_decks: np.ndarray | None = None,
+    record: bool = False,
+) -> SimResult:
     """Play ``games`` games at once.
 
     Args:
@@ -124,8 +132,9 @@ def simulate(ruleset: Ruleset, policies: Sequence[str], games: int, seed: int | 
     return _simulate_numpy(rs, policies, decks, strength, value, rng, record)
 
 
-def _decks(rs: Ruleset, G: int, prize_decks: np.ndarray | None, cheap: bool,
-           rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+def _decks(
+    rs: Ruleset, G: int, prize_decks: np.ndarray | None, cheap: bool, rng: np.random.Generator
+) -> tuple[np.ndarray, bool]:
     """``int64[G, n]`` prize orders, and whether the Numba kernel still has to shuffle them.
 
     The given ``prize_decks`` (checked), the fixed order, or shuffled: here with NumPy, or left
@@ -147,8 +156,16 @@ def _decks(rs: Ruleset, G: int, prize_decks: np.ndarray | None, cheap: bool,
     return np.argsort(rng.random((G, n)), axis=1).astype(np.int64) + 1, True
 
 
-def _simulate_cheap(rs: Ruleset, policies: Sequence[str], decks: np.ndarray, strength: np.ndarray,
-                    value: np.ndarray, rng: np.random.Generator, record: bool, shuffle: bool) -> SimResult:
+def _simulate_cheap(
+    rs: Ruleset,
+    policies: Sequence[str],
+    decks: np.ndarray,
+    strength: np.ndarray,
+    value: np.ndarray,
+    rng: np.random.Generator,
+    record: bool,
+    shuffle: bool,
+) -> SimResult:
     """The fast path: every seat ``random`` or ``matcher``, the games played by the Numba kernel."""
     # lazy: the Numba kernel loads Numba (~0.5 s, compiled on first use); only cheap policies need it
     from ._simulate_numba import play_cheap
@@ -157,19 +174,43 @@ def _simulate_cheap(rs: Ruleset, policies: Sequence[str], decks: np.ndarray, str
     points = np.zeros((G, P), dtype=np.int64)
     cheap_log = np.zeros((G, n, P), dtype=np.int64)
     codes = np.array([0 if p == "random" else 1 for p in policies], dtype=np.int64)
-    play_cheap(decks, codes, strength, value, rs.tie_rule == "carry", rs.unique_bids,
-               int(rng.integers(0, 2**62)), points, cheap_log, record, shuffle)
+    play_cheap(
+        decks,
+        codes,
+        strength,
+        value,
+        rs.tie_rule == "carry",
+        rs.unique_bids,
+        int(rng.integers(0, 2**62)),
+        points,
+        cheap_log,
+        record,
+        shuffle,
+    )
     return SimResult(points, decks, cheap_log if record else None)
 
 
-def _simulate_numpy(rs: Ruleset, policies: Sequence[str], decks: np.ndarray, strength: np.ndarray,
-                    value: np.ndarray, rng: np.random.Generator, record: bool) -> SimResult:
+def _simulate_numpy(
+    rs: Ruleset,
+    policies: Sequence[str],
+    decks: np.ndarray,
+    strength: np.ndarray,
+    value: np.ndarray,
+    rng: np.random.Generator,
+    record: bool,
+) -> SimResult:
     """The general path (a ``heuristic`` seat): NumPy plays all games a round at a time."""
     G, n, P = decks.shape[0], rs.cards, rs.players
     st = _State(
-        rs, np.ones((G, P, n), dtype=bool), np.zeros((G, n), dtype=bool), np.ones((G, n), dtype=bool),
-        np.zeros(G, dtype=np.int64), np.zeros(G, dtype=np.int64), 0,
-        strength, value,
+        rs,
+        np.ones((G, P, n), dtype=bool),
+        np.zeros((G, n), dtype=bool),
+        np.ones((G, n), dtype=bool),
+        np.zeros(G, dtype=np.int64),
+        np.zeros(G, dtype=np.int64),
+        0,
+        strength,
+        value,
     )
     points = np.zeros((G, P), dtype=np.int64)
     bids_log = np.zeros((G, n, P), dtype=np.int64) if record else None
@@ -209,13 +250,14 @@ def _winners(strength: np.ndarray, unique: bool) -> np.ndarray:
 
 # -- policies: (state, seat, rng) -> int64[G] card ranks ----------------------------------
 
+
 def _random(st: _State, seat: int, rng: np.random.Generator) -> np.ndarray:
     keys = np.where(st.hands[:, seat, :], rng.random(st.hands.shape[::2]), -1.0)
     return keys.argmax(axis=1) + 1
 
 
 def _matcher(st: _State, seat: int, rng) -> np.ndarray:
-    target = st.value[st.newest - 1]                      # (G,)
+    target = st.value[st.newest - 1]  # (G,)
     dist = np.abs(st.strength[None, :] - target[:, None])  # (G, n)
     # lexicographic (distance, strength) among held cards
     key = dist * 1000 + st.strength[None, :]
@@ -225,9 +267,9 @@ def _matcher(st: _State, seat: int, rng) -> np.ndarray:
 
 def _sorted_by_strength(st: _State, hand: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
     """Held cards of each game sorted by strength: (strengths int64[G, h], ranks int64[G, h])."""
-    order = np.argsort(st.strength)                         # card indices by strength
-    held = hand[:, order]                                   # (G, n) in strength order
-    idx = np.argsort(~held, axis=1, kind="stable")[:, :h]   # first h held, in order
+    order = np.argsort(st.strength)  # card indices by strength
+    held = hand[:, order]  # (G, n) in strength order
+    idx = np.argsort(~held, axis=1, kind="stable")[:, :h]  # first h held, in order
     card_idx = order[idx]
     return st.strength[card_idx], card_idx + 1
 
@@ -238,9 +280,9 @@ def _heuristic(st: _State, seat: int, rng, lam: float = 0.5) -> np.ndarray:
     own_str, own_card = _sorted_by_strength(st, st.hands[:, seat, :], h)
     if h == 1:
         return own_card[:, 0]
-    pot = st.pot_value.astype(np.float64)                   # (G,)
+    pot = st.pot_value.astype(np.float64)  # (G,)
     inplay = st.pot | st.facedown
-    m = inplay.sum(axis=1)                                  # (G,)
+    m = inplay.sum(axis=1)  # (G,)
     vals = np.sort(np.where(inplay, st.value[None, :], np.iinfo(np.int64).max), axis=1)
     q = (np.where(inplay, st.value[None, :] <= st.pot_value[:, None], False).sum(axis=1)) / m
     p_win = np.ones((G, h))
@@ -257,11 +299,11 @@ def _heuristic(st: _State, seat: int, rng, lam: float = 0.5) -> np.ndarray:
         total = np.cumsum(w, axis=1)[:, -1]
         p = w / total[:, None]
         cum = np.concatenate([np.zeros((G, 1)), np.cumsum(p, axis=1)], axis=1)  # cum[:, k] = sum of first k
-        lt = (opp_str[:, None, :] < own_str[:, :, None]).sum(axis=2)   # (G, h)
+        lt = (opp_str[:, None, :] < own_str[:, :, None]).sum(axis=2)  # (G, h)
         le = (opp_str[:, None, :] <= own_str[:, :, None]).sum(axis=2)
         p_win = p_win * np.take_along_axis(cum, lt, axis=1)
         p_nl = p_nl * np.take_along_axis(cum, le, axis=1)
-    frac = np.arange(h) / (h - 1)                           # option index quantile
+    frac = np.arange(h) / (h - 1)  # option index quantile
     widx = np.clip(np.rint(frac[None, :] * (m - 1)[:, None]).astype(np.int64), 0, (m - 1)[:, None])
     worth = np.take_along_axis(vals, widx, axis=1).astype(np.float64)
     score = p_win * pot[:, None] + 0.4 * (p_nl - p_win) * pot[:, None] - lam * worth

@@ -73,8 +73,21 @@ from .table import (
 )
 
 __all__ = [
-    "ImpossiblePosition", "Position", "RoundStrategy", "SolveNeeds", "SolvedTable", "SolverError", "Table",
-    "TableFileError", "estimate_solve",
-    "UnsupportedRuleset", "check_supported", "default_path", "load_table", "open_table", "solve",
-    "solve_subgame", "write_table",
+    "ImpossiblePosition",
+    "Position",
+    "RoundStrategy",
+    "SolveNeeds",
+    "SolvedTable",
+    "SolverError",
+    "Table",
+    "TableFileError",
+    "estimate_solve",
+    "UnsupportedRuleset",
+    "check_supported",
+    "default_path",
+    "load_table",
+    "open_table",
+    "solve",
+    "solve_subgame",
+    "write_table",
 ]

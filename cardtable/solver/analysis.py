@@ -118,8 +118,14 @@ class RoundSources:
         UnsupportedRuleset: the ruleset is outside the solver's reach.
     """
 
-    def __init__(self, ruleset, table: SolvedTable | None = None, subgame_limit: int = 2_000_000,
-                 approximation: bool = True, cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        ruleset,
+        table: SolvedTable | None = None,
+        subgame_limit: int = 2_000_000,
+        approximation: bool = True,
+        cache: Path | None = None,
+    ) -> None:
         check_supported(ruleset)
         self.ruleset = ruleset
         self.table = table
@@ -136,8 +142,15 @@ class RoundSources:
         does not apply (another tie rule, fixed prize order, no discard table, the whole game
         solvable exactly within the limit)."""
         if self._approx is None:
-            src = EquilibriumSource(self.ruleset, "points", self.limit, use_table=False, approximation=True,
-                                    cache=self.cache, low=True)
+            src = EquilibriumSource(
+                self.ruleset,
+                "points",
+                self.limit,
+                use_table=False,
+                approximation=True,
+                cache=self.cache,
+                low=True,
+            )
             self._approx = src.approx or False
             self.low = src.low
             self._source = src
@@ -165,8 +178,13 @@ class RoundSources:
         return None, "not solved"
 
 
-def analyze_game(game: Game, table: SolvedTable | None = None, subgame_limit: int = 2_000_000,
-                 approximation: bool = True, cache: Path | None = None) -> list[RoundAnalysis]:
+def analyze_game(
+    game: Game,
+    table: SolvedTable | None = None,
+    subgame_limit: int = 2_000_000,
+    approximation: bool = True,
+    cache: Path | None = None,
+) -> list[RoundAnalysis]:
     """Analyse a finished (or partly played) game, round by round.
 
     Each position's equilibrium comes from the best source available
@@ -212,6 +230,5 @@ def analyze_game(game: Game, table: SolvedTable | None = None, subgame_limit: in
                 nxt = Position(nxt.prizes, nxt.hands, nxt.pot, 0)
                 later, _ = sources.find(nxt)
                 after = None if later is None else after + later.value(nxt)
-        out.append(RoundAnalysis(r.number, prize, pos.pot, (a, b), strat, given, source, prob,
-                                 before, after))
+        out.append(RoundAnalysis(r.number, prize, pos.pot, (a, b), strat, given, source, prob, before, after))
     return out

@@ -82,8 +82,13 @@ def fitted_value(k, code, d, R, coef):
     """``pot_model`` 3 at pot 0: the fitted combination of the features of the
     position (``d`` = discard value, ``R`` = prize points face down; docs/solver.md)."""
     shared, top, diff = pattern_features(code)
-    return (coef[k, 0] * d + coef[k, 1] * d * shared / k + coef[k, 2] * top * R / k
-            + coef[k, 3] * diff * R / (k * k) + coef[k, 4] * d * abs(d) / R)
+    return (
+        coef[k, 0] * d
+        + coef[k, 1] * d * shared / k
+        + coef[k, 2] * top * R / k
+        + coef[k, 3] * diff * R / (k * k)
+        + coef[k, 4] * d * abs(d) / R
+    )
 
 
 @njit(cache=True)
@@ -96,18 +101,55 @@ def fitted_value4(k, code, d, x2, R, pot, coef):
     (``coef[k, 6:16]``)."""
     shared, top, diff = pattern_features(code)
     if pot == 0:
-        return (coef[k, 0] * d + coef[k, 1] * d * shared / k + coef[k, 2] * top * R / k
-                + coef[k, 3] * diff * R / (k * k) + coef[k, 4] * d * abs(d) / R + coef[k, 5] * x2)
-    return (coef[k, 6] * d + coef[k, 7] * x2 + coef[k, 8] * pot * np.tanh(TANH_SLOPE * d / R)
-            + coef[k, 9] * pot * d / R + coef[k, 10] * x2 * shared / k + coef[k, 11] * top * R / k
-            + coef[k, 12] * diff * R / (k * k) + coef[k, 13] * x2 * abs(x2) / R
-            + coef[k, 14] * pot * np.tanh(TANH_SLOPE * x2 / R) + coef[k, 15] * pot * x2 / R)
+        return (
+            coef[k, 0] * d
+            + coef[k, 1] * d * shared / k
+            + coef[k, 2] * top * R / k
+            + coef[k, 3] * diff * R / (k * k)
+            + coef[k, 4] * d * abs(d) / R
+            + coef[k, 5] * x2
+        )
+    return (
+        coef[k, 6] * d
+        + coef[k, 7] * x2
+        + coef[k, 8] * pot * np.tanh(TANH_SLOPE * d / R)
+        + coef[k, 9] * pot * d / R
+        + coef[k, 10] * x2 * shared / k
+        + coef[k, 11] * top * R / k
+        + coef[k, 12] * diff * R / (k * k)
+        + coef[k, 13] * x2 * abs(x2) / R
+        + coef[k, 14] * pot * np.tanh(TANH_SLOPE * x2 / R)
+        + coef[k, 15] * pot * x2 / R
+    )
 
 
 @njit(cache=True)
-def next_round_value(k, code, mask, pot, pval, T, codes, code_off, rank_of_mask, psum, base,
-                     base_off, val_off, dvals, scale, tie_pot, M, tab, basis, x, y, cidx, csign,
-                     outc):
+def next_round_value(
+    k,
+    code,
+    mask,
+    pot,
+    pval,
+    T,
+    codes,
+    code_off,
+    rank_of_mask,
+    psum,
+    base,
+    base_off,
+    val_off,
+    dvals,
+    scale,
+    tie_pot,
+    M,
+    tab,
+    basis,
+    x,
+    y,
+    cidx,
+    csign,
+    outc,
+):
     """``X2``: the mean over the next prize ``q`` of the value of the matrix game
     ``outcome x (pot + q) + a_(k-1) D(child)`` (``a = scale``, ``D`` the discard values
     ``dvals``), a tied cell's child valued ``a D (1 + stake / R_child)`` when
@@ -125,8 +167,9 @@ def next_round_value(k, code, mask, pot, pval, T, codes, code_off, rank_of_mask,
         stake = pot + pval[p]
         s0 = 0
         if k > 1:
-            s0 = kernel.slot(k - 1, rank_of_mask[cm], 0, 0, T - psum[cm], npat_c, base,
-                             base_off, val_off, False, False)
+            s0 = kernel.slot(
+                k - 1, rank_of_mask[cm], 0, 0, T - psum[cm], npat_c, base, base_off, val_off, False, False
+            )
         for a in range(k):
             for b in range(k):
                 v = outc[a, b] * stake
@@ -143,9 +186,35 @@ def next_round_value(k, code, mask, pot, pval, T, codes, code_off, rank_of_mask,
 
 
 @njit(cache=True)
-def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
-                 rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, M, tab, basis,
-                 x, y, cidx, csign, outc, pot_model=0):
+def approx_value(
+    k,
+    code,
+    mask,
+    pot,
+    pval,
+    T,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    base,
+    base_off,
+    val_off,
+    dvals,
+    scale,
+    coef,
+    M,
+    tab,
+    basis,
+    x,
+    y,
+    cidx,
+    csign,
+    outc,
+    pot_model=0,
+):
     """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
     prize subset ``mask`` and ``pot``, from the discard layout arrays and values
     ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``; ``coef[k]``:
@@ -166,9 +235,32 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
         return fitted_value(k, code, d, R, coef)
     if pot_model == 1 or (pot == 0 and (pot_model != 4 or k == 1)):
         return scale[k] * d * (1.0 + pot / R)
-    x2 = next_round_value(k, code, mask, pot, pval, T, codes, code_off, rank_of_mask, psum, base,
-                          base_off, val_off, dvals, scale, pot_model >= 2, M, tab, basis, x, y,
-                          cidx, csign, outc)
+    x2 = next_round_value(
+        k,
+        code,
+        mask,
+        pot,
+        pval,
+        T,
+        codes,
+        code_off,
+        rank_of_mask,
+        psum,
+        base,
+        base_off,
+        val_off,
+        dvals,
+        scale,
+        pot_model >= 2,
+        M,
+        tab,
+        basis,
+        x,
+        y,
+        cidx,
+        csign,
+        outc,
+    )
     if k == 1:  # the last round's value is exact
         return x2
     if pot_model == 3:
@@ -179,8 +271,29 @@ def approx_value(k, code, mask, pot, pval, T, codes, code_off, masks, mask_off,
 
 
 @njit(cache=True)
-def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, mask_off,
-                  rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, pot_model=0):
+def approx_matrix(
+    Mout,
+    k,
+    code,
+    mask,
+    p,
+    pot,
+    pval,
+    T,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    base,
+    base_off,
+    val_off,
+    dvals,
+    scale,
+    coef,
+    pot_model=0,
+):
     """The round's carry-over matrix with continuation ``V~`` (module docstring):
     rows = the cards of the player whose hand is A in ``code`` (any orientation),
     low to high; prize index ``p`` turned up in subset ``mask``; ``pot`` carried.
@@ -207,17 +320,65 @@ def approx_matrix(Mout, k, code, mask, p, pot, pval, T, codes, code_off, masks, 
                 continue
             cpot = 0 if o != 0 else stake
             ccode = codes[code_off[kc] + cidx[a, b]]
-            v = approx_value(kc, ccode, cm, cpot, pval, T, codes, code_off, masks, mask_off,
-                             rank_of_mask, psum, base, base_off, val_off, dvals, scale, coef, W,
-                             tab, basis, x, y, ci, cs, oc, pot_model)
+            v = approx_value(
+                kc,
+                ccode,
+                cm,
+                cpot,
+                pval,
+                T,
+                codes,
+                code_off,
+                masks,
+                mask_off,
+                rank_of_mask,
+                psum,
+                base,
+                base_off,
+                val_off,
+                dvals,
+                scale,
+                coef,
+                W,
+                tab,
+                basis,
+                x,
+                y,
+                ci,
+                cs,
+                oc,
+                pot_model,
+            )
             Mout[a, b] = o * stake + csign[a, b] * v
     return True
 
 
 @njit(cache=True)
-def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_off, masks,
-                      mask_off, rank_of_mask, psum, dbase, dbase_off, dval_off, dvals, scale, coef,
-                      out, fewest, mtop, pot_model=0):
+def fill_approx_layer(
+    k,
+    cT,
+    cbase,
+    cbase_off,
+    cval_off,
+    pval,
+    dT,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    dbase,
+    dbase_off,
+    dval_off,
+    dvals,
+    scale,
+    coef,
+    out,
+    fewest,
+    mtop,
+    pot_model=0,
+):
     """Write ``V~`` of every slot of layer ``k`` of a carry-over layout (``c*`` arrays;
     same codes and prize subsets as the discard layout ``d*``) into ``out``, except the
     slots no game reaches (``fewest[mask, pot]`` more than :func:`kernel.most_ties
@@ -237,10 +398,35 @@ def fill_approx_layer(k, cT, cbase, cbase_off, cval_off, pval, dT, codes, code_o
                 if fewest[mask, pot] > jmax:
                     continue
                 s = kernel.slot(k, r, pot, 0, R, npat, cbase, cbase_off, cval_off, True, False)
-                out[s + pi] = approx_value(k, code, mask, pot, pval, dT, codes, code_off, masks,
-                                           mask_off, rank_of_mask, psum, dbase, dbase_off,
-                                           dval_off, dvals, scale, coef, M, tab, basis, x, y,
-                                           cidx, csign, outc, pot_model)
+                out[s + pi] = approx_value(
+                    k,
+                    code,
+                    mask,
+                    pot,
+                    pval,
+                    dT,
+                    codes,
+                    code_off,
+                    masks,
+                    mask_off,
+                    rank_of_mask,
+                    psum,
+                    dbase,
+                    dbase_off,
+                    dval_off,
+                    dvals,
+                    scale,
+                    coef,
+                    M,
+                    tab,
+                    basis,
+                    x,
+                    y,
+                    cidx,
+                    csign,
+                    outc,
+                    pot_model,
+                )
 
 
 #: Factor on the discard value of a position with ``k`` cards in each hand
@@ -271,8 +457,7 @@ def pot_model_data(model: int = DEFAULT_POT_MODEL) -> dict:
     return json.loads(text)
 
 
-def default_coef(cards: int, data: dict | None = None,
-                 model: int = DEFAULT_POT_MODEL) -> np.ndarray:
+def default_coef(cards: int, data: dict | None = None, model: int = DEFAULT_POT_MODEL) -> np.ndarray:
     """The fitted model's coefficients of layers ``k = 0..cards``, shape ``(cards + 1,
     NCOEF)``: row ``k`` holds the ``pot0`` then the ``pot`` coefficients of ``p = cards -
     k`` rounds played (the largest fitted ``p`` serves larger ones, the smallest smaller
@@ -288,7 +473,7 @@ def default_coef(cards: int, data: dict | None = None,
     out = np.zeros((cards + 1, NCOEF))
     for k in range(cards + 1):
         p = min(max(cards - k, min(by)), max(by))
-        out[k, :len(by[p])] = by[p]
+        out[k, : len(by[p])] = by[p]
     return out
 
 
@@ -308,8 +493,8 @@ def _symmetric_subgame(ruleset: Ruleset, k: int) -> Layout:
     """The ``k``-card subgame of ``ruleset``'s deck with the ``k`` most valuable prizes
     face down, both hands the ``k`` strongest cards, no pot."""
     n = ruleset.cards
-    cards = sorted(range(1, n + 1), key=ruleset.prize_value)[n - k:]
-    hand = frozenset(sorted(range(1, n + 1), key=ruleset.strength)[n - k:])
+    cards = sorted(range(1, n + 1), key=ruleset.prize_value)[n - k :]
+    hand = frozenset(sorted(range(1, n + 1), key=ruleset.strength)[n - k :])
     return subgame_layout(ruleset, Position(frozenset(cards), (hand, hand), 0))
 
 
@@ -380,15 +565,23 @@ class CarryApproximation:
         ValueError: not a carry-over ruleset, or a discard table of another deck.
     """
 
-    def __init__(self, ruleset: Ruleset, discard: SolvedTable, exact: int,
-                 scale: np.ndarray | None = None, pot_model: int = DEFAULT_POT_MODEL,
-                 coef: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        discard: SolvedTable,
+        exact: int,
+        scale: np.ndarray | None = None,
+        pot_model: int = DEFAULT_POT_MODEL,
+        coef: np.ndarray | None = None,
+    ) -> None:
         if ruleset.tie_rule != "carry" or ruleset.fixed_order:
             raise ValueError("the carry-over approximation is for shuffled carry-over rulesets")
         d = discard.ruleset
         if discard.layout.carry or d.cards != ruleset.cards or d.high_ace != ruleset.high_ace:
-            raise ValueError(f"needs the discard table of {ruleset.cards} cards "
-                             f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()}")
+            raise ValueError(
+                f"needs the discard table of {ruleset.cards} cards "
+                f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()}"
+            )
         if pot_model not in (0, 1, 2, 3, 4):
             raise ValueError(f"pot_model must be 0, 1, 2, 3 or 4, not {pot_model!r}")
         self.ruleset = ruleset
@@ -398,8 +591,9 @@ class CarryApproximation:
         self.scale = default_scale(ruleset.cards) if scale is None else np.asarray(scale, dtype=float)
         if self.scale.shape != (ruleset.cards + 1,):
             raise ValueError(f"scale needs {ruleset.cards + 1} factors (layers 0..{ruleset.cards})")
-        self.coef = (default_coef(ruleset.cards, model=pot_model) if coef is None
-                     else np.asarray(coef, dtype=float))
+        self.coef = (
+            default_coef(ruleset.cards, model=pot_model) if coef is None else np.asarray(coef, dtype=float)
+        )
         if self.coef.shape != (ruleset.cards + 1, NCOEF):
             raise ValueError(f"coef needs shape ({ruleset.cards + 1}, {NCOEF}) (layers 0..{ruleset.cards})")
 
@@ -421,26 +615,56 @@ class CarryApproximation:
             mask |= 1 << t.prize_cards.index(c)
         M = np.empty((k, k))
         vals = np.asarray(t.values)
-        ok = approx_matrix(M, k, code, mask, t.prize_cards.index(prize), pos.pot, L.pval, L.T,
-                           L.codes, L.code_off, L.masks, L.mask_off, L.rank_of_mask, L.psum,
-                           L.base, L.base_off, L.val_off, vals, self.scale, self.coef,
-                           self.pot_model)
+        ok = approx_matrix(
+            M,
+            k,
+            code,
+            mask,
+            t.prize_cards.index(prize),
+            pos.pot,
+            L.pval,
+            L.T,
+            L.codes,
+            L.code_off,
+            L.masks,
+            L.mask_off,
+            L.rank_of_mask,
+            L.psum,
+            L.base,
+            L.base_off,
+            L.val_off,
+            vals,
+            self.scale,
+            self.coef,
+            self.pot_model,
+        )
         if not ok or np.isnan(M).any():
             raise SolverError("the discard table lacks a position (damaged or foreign table)")
         x = np.empty(k)
         y = np.empty(k)
-        v, gap = kernel.solve_matrix_game(M, k, k, np.empty((k + 1, 2 * k + 1)),
-                                          np.empty(k, dtype=np.int64), x, y)
+        v, gap = kernel.solve_matrix_game(
+            M, k, k, np.empty((k + 1, 2 * k + 1)), np.empty(k, dtype=np.int64), x, y
+        )
         st = self.ruleset.strength
         a_cards = sorted(pos.hands[0], key=st)
         b_cards = sorted(pos.hands[1], key=st)
-        return RoundStrategy(float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
-                             {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap))
+        return RoundStrategy(
+            float(v),
+            {c: float(x[j]) for j, c in enumerate(a_cards)},
+            {c: float(y[j]) for j, c in enumerate(b_cards)},
+            M,
+            float(gap),
+        )
 
 
-def approx_value_array(ruleset: Ruleset, discard: SolvedTable, exact: int,
-                       scale: np.ndarray | None = None, pot_model: int = DEFAULT_POT_MODEL,
-                       coef: np.ndarray | None = None) -> tuple[Layout, np.ndarray]:
+def approx_value_array(
+    ruleset: Ruleset,
+    discard: SolvedTable,
+    exact: int,
+    scale: np.ndarray | None = None,
+    pot_model: int = DEFAULT_POT_MODEL,
+    coef: np.ndarray | None = None,
+) -> tuple[Layout, np.ndarray]:
     """The values the approximation's bot plays from, on the full carry-over layout:
     exact carry-over values for layers ``k < exact`` (backward induction), ``V~``
     for layers ``k >= exact`` (the bot's round at ``k`` cards uses layer ``k - 1``);
@@ -464,10 +688,31 @@ def approx_value_array(ruleset: Ruleset, discard: SolvedTable, exact: int,
     fewest = fewest_tied_prizes(lay.pval, int(lay.T))
     mtop = top_strengths(lay)
     for k in range(max(exact, 1), lay.top + 1):
-        fill_approx_layer(k, lay.T, lay.base, lay.base_off, lay.val_off, lay.pval, d.T, lay.codes,
-                          lay.code_off, lay.masks, lay.mask_off, lay.rank_of_mask, lay.psum,
-                          d.base, d.base_off, d.val_off, dvals, approx.scale, approx.coef, vals,
-                          fewest, mtop, approx.pot_model)
+        fill_approx_layer(
+            k,
+            lay.T,
+            lay.base,
+            lay.base_off,
+            lay.val_off,
+            lay.pval,
+            d.T,
+            lay.codes,
+            lay.code_off,
+            lay.masks,
+            lay.mask_off,
+            lay.rank_of_mask,
+            lay.psum,
+            d.base,
+            d.base_off,
+            d.val_off,
+            dvals,
+            approx.scale,
+            approx.coef,
+            vals,
+            fewest,
+            mtop,
+            approx.pot_model,
+        )
     return lay, vals
 
 

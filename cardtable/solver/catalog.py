@@ -89,12 +89,22 @@ class CachedTable:
         one-line description)."""
         rs = self.ruleset
         return {
-            "path": str(self.path), "rules": rs.describe(), "cards": rs.cards, "ties": rs.tie_rule,
-            "high_ace": rs.high_ace, "objective": self.objective, "format": self.table_format,
-            "size_bytes": self.size_bytes, "state": self.state, "state_text": self.state_text(),
-            "upto": self.upto, "layers_present": self.layers_present,
-            "layers_needed": self.layers_needed, "percent_done": round(self.percent_done, 1),
-            "checksum": self.checksum, "problem": self.problem,
+            "path": str(self.path),
+            "rules": rs.describe(),
+            "cards": rs.cards,
+            "ties": rs.tie_rule,
+            "high_ace": rs.high_ace,
+            "objective": self.objective,
+            "format": self.table_format,
+            "size_bytes": self.size_bytes,
+            "state": self.state,
+            "state_text": self.state_text(),
+            "upto": self.upto,
+            "layers_present": self.layers_present,
+            "layers_needed": self.layers_needed,
+            "percent_done": round(self.percent_done, 1),
+            "checksum": self.checksum,
+            "problem": self.problem,
         }
 
 
@@ -143,8 +153,19 @@ def list_tables(cache: Path, verify: bool = False) -> list[CachedTable]:
 
 
 def _unreadable(path: Path, rs: Ruleset, objective: str, fmt: int, exc: OSError) -> CachedTable:
-    return CachedTable(path, rs, objective, fmt, 0, "partial", 0, rs.cards, None, UNREADABLE,
-                       f"cannot be read: {exc.strerror or exc}")
+    return CachedTable(
+        path,
+        rs,
+        objective,
+        fmt,
+        0,
+        "partial",
+        0,
+        rs.cards,
+        None,
+        UNREADABLE,
+        f"cannot be read: {exc.strerror or exc}",
+    )
 
 
 def _format1(path: Path, rs: Ruleset, objective: str, verify: bool) -> CachedTable:
@@ -154,8 +175,7 @@ def _format1(path: Path, rs: Ruleset, objective: str, verify: bool) -> CachedTab
         return _unreadable(path, rs, objective, 1, exc)
     n = rs.cards
     if not stat.S_ISREG(st.st_mode):
-        return CachedTable(path, rs, objective, 1, 0, "complete", 0, n, None, DAMAGED,
-                           "not a regular file")
+        return CachedTable(path, rs, objective, 1, 0, "complete", 0, n, None, DAMAGED, "not a regular file")
     if not os.access(path, os.R_OK):
         return _unreadable(path, rs, objective, 1, PermissionError(13, "Permission denied"))
     try:
@@ -166,8 +186,9 @@ def _format1(path: Path, rs: Ruleset, objective: str, verify: bool) -> CachedTab
     except OSError as exc:
         return _unreadable(path, rs, objective, 1, exc)
     del table  # its memory map goes with it
-    return CachedTable(path, rs, objective, 1, st.st_size, "complete", n, n, None,
-                       VERIFIED if verify else NOT_VERIFIED)
+    return CachedTable(
+        path, rs, objective, 1, st.st_size, "complete", n, n, None, VERIFIED if verify else NOT_VERIFIED
+    )
 
 
 def _regular_files(folder: Path) -> dict[str, int]:
@@ -207,8 +228,19 @@ def _format2(folder: Path, rs: Ruleset, objective: str, verify: bool) -> CachedT
     try:
         st = folder.stat()
         if not stat.S_ISDIR(st.st_mode):
-            return CachedTable(folder, rs, objective, 2, st.st_size, "partial", 0, n, None, DAMAGED,
-                               "not a folder (a table of format 2 is a folder of layers)")
+            return CachedTable(
+                folder,
+                rs,
+                objective,
+                2,
+                st.st_size,
+                "partial",
+                0,
+                n,
+                None,
+                DAMAGED,
+                "not a folder (a table of format 2 is a folder of layers)",
+            )
         files = _regular_files(folder)
     except OSError as exc:
         return _unreadable(folder, rs, objective, 2, exc)
@@ -235,10 +267,22 @@ def _format2(folder: Path, rs: Ruleset, objective: str, verify: bool) -> CachedT
     digest = lay.digest()
     bad = [k for k in present if _layer_ok(folder, k, lay, digest) is None]
     if bad:
-        return entry("partial", None, DAMAGED,
-                     f"layers that do not verify against their records: {', '.join(map(str, bad))} "
-                     "(the next solve computes them again)")
+        return entry(
+            "partial",
+            None,
+            DAMAGED,
+            f"layers that do not verify against their records: {', '.join(map(str, bad))} "
+            "(the next solve computes them again)",
+        )
     return entry("partial", None, VERIFIED)
 
 
-__all__ = ["CacheFolderError", "CachedTable", "list_tables", "VERIFIED", "NOT_VERIFIED", "DAMAGED", "UNREADABLE"]
+__all__ = [
+    "CacheFolderError",
+    "CachedTable",
+    "list_tables",
+    "VERIFIED",
+    "NOT_VERIFIED",
+    "DAMAGED",
+    "UNREADABLE",
+]

@@ -52,8 +52,9 @@ def layer_children(k, lo, hi, codes, code_off, cidx, csign, outc):
     """Child pattern index, sign and round outcome of every bid pair, for patterns
     ``lo..hi-1`` of layer ``k`` (arrays of shape (hi - lo, k, k)); False if one is missing."""
     for t in range(hi - lo):
-        if not kernel.pattern_children(codes[code_off[k] + lo + t], k, codes, code_off,
-                                       cidx[t], csign[t], outc[t]):
+        if not kernel.pattern_children(
+            codes[code_off[k] + lo + t], k, codes, code_off, cidx[t], csign[t], outc[t]
+        ):
             return False
     return True
 
@@ -64,13 +65,20 @@ def _device(kernel_fn, **steps):
     functions ``steps`` instead: the same source on both targets."""
     py = kernel_fn.py_func
     scope = dict(py.__globals__, **steps)
-    return cuda.jit(device=True)(types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__,
-                                                    py.__closure__))
+    return cuda.jit(device=True)(
+        types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__, py.__closure__)
+    )
 
 
 #: The steps :func:`cardtable.solver.kernel.simplex` calls (inlined on the CPU).
-_SIMPLEX_STEPS = ("_simplex_saddle", "_simplex_tableau", "_simplex_entering", "_simplex_leaving",
-                  "_simplex_pivot", "_simplex_read")
+_SIMPLEX_STEPS = (
+    "_simplex_saddle",
+    "_simplex_tableau",
+    "_simplex_entering",
+    "_simplex_leaving",
+    "_simplex_pivot",
+    "_simplex_read",
+)
 _simplex_dev = _device(kernel.simplex, **{name: _device(getattr(kernel, name)) for name in _SIMPLEX_STEPS})
 _gap_dev = cuda.jit(device=True)(kernel.guarantee_gap.py_func)
 
@@ -92,9 +100,32 @@ def _key_index_dev(skeys, lo, n, key):
 
 
 @cuda.jit
-def _layer_kernel(k, lo, nsub, S, S_prev, carry, pval, masks_k, rank_of_mask, W, T,
-                  skeys, skoff_k, skoff_c, soff_k, soff_c, cidx, csign, outc, prev, out, stats,
-                  minj, jmax):
+def _layer_kernel(
+    k,
+    lo,
+    nsub,
+    S,
+    S_prev,
+    carry,
+    pval,
+    masks_k,
+    rank_of_mask,
+    W,
+    T,
+    skeys,
+    skoff_k,
+    skoff_c,
+    soff_k,
+    soff_c,
+    cidx,
+    csign,
+    outc,
+    prev,
+    out,
+    stats,
+    minj,
+    jmax,
+):
     """Block = (pattern lo + t, subset r); thread = state (pot) of that subset. A state
     whose pot these hands cannot hold (``minj > jmax[t]``, :func:`lean.min_ties`) is
     skipped and stored as NaN, as on the CPU.
@@ -192,7 +223,8 @@ class CudaBackend(LayerBackend):
             raise CudaUnavailable(
                 "no CUDA GPU is available: install the extra (pip install 'cardtable[cuda]') on a machine "
                 "with an NVIDIA GPU, or set NUMBA_ENABLE_CUDASIM=1 to run the kernel in Numba's simulator "
-                "(slow; small n only)")
+                "(slow; small n only)"
+            )
 
     def start(self, lay: LeanLayout) -> None:
         if lay.win:
@@ -200,28 +232,44 @@ class CudaBackend(LayerBackend):
         if lay.top > KMAX:
             raise ValueError(f"the CUDA backend handles at most {KMAX} cards")
         d = lay.dense
-        self._dev = {name: cuda.to_device(np.ascontiguousarray(a)) for name, a in (
-            ("pval", d.pval), ("rank_of_mask", d.rank_of_mask), ("skeys", lay.skeys),
-            ("minj", min_ties(lay)))}
+        self._dev = {
+            name: cuda.to_device(np.ascontiguousarray(a))
+            for name, a in (
+                ("pval", d.pval),
+                ("rank_of_mask", d.rank_of_mask),
+                ("skeys", lay.skeys),
+                ("minj", min_ties(lay)),
+            )
+        }
 
     def stop(self) -> None:
         self._dev = {}
 
-    def solve_layer(self, lay: LeanLayout, k: int, prev: np.ndarray | None, prev_path: Path | None,
-                    out_path: Path, progress: Callable[[int, int], None]) -> tuple[np.ndarray, str]:
+    def solve_layer(
+        self,
+        lay: LeanLayout,
+        k: int,
+        prev: np.ndarray | None,
+        prev_path: Path | None,
+        out_path: Path,
+        progress: Callable[[int, int], None],
+    ) -> tuple[np.ndarray, str]:
         d = lay.dense
         fn = _layer_kernel
         npat = lay.npat(k)
         nsub = int(d.mask_off[k + 1] - d.mask_off[k])
         S = int(lay.nstates[k])
         S_prev = int(lay.nstates[k - 1])
-        soff_k = np.ascontiguousarray(lay.soff[lay.so_off[k]:lay.so_off[k + 1]])
-        soff_c = np.ascontiguousarray(lay.soff[lay.so_off[k - 1]:lay.so_off[k]])
+        soff_k = np.ascontiguousarray(lay.soff[lay.so_off[k] : lay.so_off[k + 1]])
+        soff_c = np.ascontiguousarray(lay.soff[lay.so_off[k - 1] : lay.so_off[k]])
         most = int(np.max(np.diff(soff_k)))
         threads = max(32, -(-max(most, 1) // 32) * 32)
-        g_prev = cuda.to_device(np.ascontiguousarray(prev, dtype=np.float32)
-                                if prev is not None and len(prev) else np.zeros(1, np.float32))
-        masks_k = cuda.to_device(np.ascontiguousarray(d.masks[d.mask_off[k]:d.mask_off[k + 1]]))
+        g_prev = cuda.to_device(
+            np.ascontiguousarray(prev, dtype=np.float32)
+            if prev is not None and len(prev)
+            else np.zeros(1, np.float32)
+        )
+        masks_k = cuda.to_device(np.ascontiguousarray(d.masks[d.mask_off[k] : d.mask_off[k + 1]]))
         g_soff_k, g_soff_c = cuda.to_device(soff_k), cuda.to_device(soff_c)
         st = np.zeros(5)
         h = hashlib.sha256()
@@ -238,11 +286,32 @@ class CudaBackend(LayerBackend):
                 jmax = pot_prizes_allowed(lay, k, lo, hi)
                 g_out = cuda.device_array(n * S, dtype=np.float32)
                 g_st = cuda.to_device(np.zeros(5))
-                fn[n * nsub, threads](k, lo, nsub, S, S_prev, lay.carry, self._dev["pval"], masks_k,
-                                      self._dev["rank_of_mask"], lay.W, d.T, self._dev["skeys"],
-                                      int(lay.skoff[k]), int(lay.skoff[k - 1]), g_soff_k, g_soff_c,
-                                      cuda.to_device(cidx), cuda.to_device(csign), cuda.to_device(outc),
-                                      g_prev, g_out, g_st, self._dev["minj"], cuda.to_device(jmax))
+                fn[n * nsub, threads](
+                    k,
+                    lo,
+                    nsub,
+                    S,
+                    S_prev,
+                    lay.carry,
+                    self._dev["pval"],
+                    masks_k,
+                    self._dev["rank_of_mask"],
+                    lay.W,
+                    d.T,
+                    self._dev["skeys"],
+                    int(lay.skoff[k]),
+                    int(lay.skoff[k - 1]),
+                    g_soff_k,
+                    g_soff_c,
+                    cuda.to_device(cidx),
+                    cuda.to_device(csign),
+                    cuda.to_device(outc),
+                    g_prev,
+                    g_out,
+                    g_st,
+                    self._dev["minj"],
+                    cuda.to_device(jmax),
+                )
                 s = g_st.copy_to_host()
                 st[0] += s[0]
                 st[1] += s[1]

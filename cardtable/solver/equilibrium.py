@@ -45,8 +45,12 @@ from .table import FORMAT_LAYERED, Table, count_games, default_path, load_table,
 from .tables import SolvedTable, check_table_matches, subgame_layout
 
 #: Words for each source, for front ends.
-SOURCE_TEXT = {"table": "solved table", "subgame": "exact subgame solution",
-               "approximation": "carry-over approximation", "lookahead": "lookahead fallback"}
+SOURCE_TEXT = {
+    "table": "solved table",
+    "subgame": "exact subgame solution",
+    "approximation": "carry-over approximation",
+    "lookahead": "lookahead fallback",
+}
 
 #: Discard tables solved in memory in this process, by (cards, high ace).
 _DISCARD: dict[tuple[int, bool], Table] = {}
@@ -92,7 +96,9 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
             _LOW_OPENED.clear()
             _LOW_OPENED[opened] = low
         stored = _LOW_OPENED[opened]
-        if not in_memory or stored.upto >= LOW_LAYERS:  # fewer stored layers than the ones solved here: not used
+        if (
+            not in_memory or stored.upto >= LOW_LAYERS
+        ):  # fewer stored layers than the ones solved here: not used
             return stored
     key = (rs.cards, rs.high_ace)
     if key not in _LOW and in_memory:
@@ -136,9 +142,16 @@ class EquilibriumSource:
         TableFileError: a damaged table in the cache folder.
     """
 
-    def __init__(self, ruleset: Ruleset, objective: str = "points", subgame_limit: int = 2_000_000,
-                 use_table: bool = True, approximation: bool = True,
-                 cache: Path | None = None, low: bool | None = None) -> None:
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        objective: str = "points",
+        subgame_limit: int = 2_000_000,
+        use_table: bool = True,
+        approximation: bool = True,
+        cache: Path | None = None,
+        low: bool | None = None,
+    ) -> None:
         check_supported(ruleset)
         self.ruleset = ruleset
         self.objective = objective
@@ -149,8 +162,12 @@ class EquilibriumSource:
         self.approx: CarryApproximation | None = None
         #: the full game's low layers, read by every subgame solve (carry-over, points)
         self.low: LayeredTable | None = None
-        carry_points = (self.table is None and objective == "points" and ruleset.tie_rule == "carry"
-                        and not ruleset.fixed_order)
+        carry_points = (
+            self.table is None
+            and objective == "points"
+            and ruleset.tie_rule == "carry"
+            and not ruleset.fixed_order
+        )
         if carry_points:
             self._without_table(use_table if low is None else low, approximation, cache)
 
@@ -169,8 +186,9 @@ class EquilibriumSource:
         if approximation and not fits:
             discard = discard_table(self.ruleset, cache)
             if discard is not None:
-                self.approx = CarryApproximation(self.ruleset, discard,
-                                                 exact_layers(self.ruleset, self.subgame_limit, self.low_upto))
+                self.approx = CarryApproximation(
+                    self.ruleset, discard, exact_layers(self.ruleset, self.subgame_limit, self.low_upto)
+                )
 
     @property
     def low_upto(self) -> int:
@@ -215,7 +233,10 @@ class EquilibriumSource:
                 self.sub = None
         if self.approx is not None or pos.k <= 10 or self.ruleset.fixed_order:
             layout = subgame_layout(self.ruleset, pos, self.objective)
-            if self.approx is not None or count_games(layout, above=self.counted_above(pos.k)) <= self.subgame_limit:
+            if (
+                self.approx is not None
+                or count_games(layout, above=self.counted_above(pos.k)) <= self.subgame_limit
+            ):
                 self.sub = solve_round_subgame(self.ruleset, pos, prize, self.objective, layout, self.low)
                 return self.sub.round_strategy(pos, prize).a, "subgame"
         return lookahead_strategy(self.ruleset, pos, prize), "lookahead"
@@ -254,11 +275,13 @@ class EquilibriumSource:
         return (
             "no solved table for these rules: plays a one-round lookahead FALLBACK (not an equilibrium) "
             f"until the rest of the game needs at most {self.subgame_limit:,} matrix games, then the exact "
-            + (f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties discard` (a one-time "
-               "build) for the carry-over approximation from the first move" if rs.tie_rule == "carry"
-               and not rs.fixed_order and self.objective == "points" else
-               f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties {rs.tie_rule}` for the "
-               "exact equilibrium from the first move")
+            + (
+                f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties discard` (a one-time "
+                "build) for the carry-over approximation from the first move"
+                if rs.tie_rule == "carry" and not rs.fixed_order and self.objective == "points"
+                else f"subgame equilibrium; run `cardtable solve --cards {rs.cards} --ties {rs.tie_rule}` for the "
+                "exact equilibrium from the first move"
+            )
         )
 
     def _low_note(self) -> str:
@@ -269,8 +292,10 @@ class EquilibriumSource:
         start = exact_layers(self.ruleset, self.subgame_limit, upto)
         if self.approx is None or start <= self.approx.exact:
             return ""
-        return (f"; `cardtable solve --cards {self.ruleset.cards} --ties carry --layers {upto}` "
-                f"(a one-time build of the low layers) makes it exact from {start} cards left")
+        return (
+            f"; `cardtable solve --cards {self.ruleset.cards} --ties carry --layers {upto}` "
+            f"(a one-time build of the low layers) makes it exact from {start} cards left"
+        )
 
     def best_response_values(self):
         """``(layout, values)`` of the full game that this source's mixes are the

@@ -67,24 +67,33 @@ class SolveNeeds:
 
     def describe(self, cores: int = 1) -> str:
         """One line: memory, disk, games and hours on ``cores`` cores."""
-        return (f"{self.games:.3g} matrix games; {size_text(self.memory_bytes)} of memory, "
-                f"{size_text(self.disk_bytes)} of disk; about {_dur(self.hours(cores))} on "
-                f"{cores} core{'s' if cores != 1 else ''}")
+        return (
+            f"{self.games:.3g} matrix games; {size_text(self.memory_bytes)} of memory, "
+            f"{size_text(self.disk_bytes)} of disk; about {_dur(self.hours(cores))} on "
+            f"{cores} core{'s' if cores != 1 else ''}"
+        )
 
     def backend_advice(self, cores: int, max_memory_gib: float) -> str:
         """Which backend does it: threads here, Ray on a cluster, CUDA on a GPU."""
-        gib = 2 ** 30
+        gib = 2**30
         parts = []
         if self.table_format == 1:  # in memory, one thread pool: only format 2 has other backends
-            note = ("; the `nash` bot's carry-over approximation reads the 13-card discard table "
-                    "in format 1 only" if self.tie_rule == "discard" and self.cards >= 13 else "")
-            return ("`--format 2` (float32 layers on disk, less memory, resumable after an "
-                    f"interruption; also solved by `--backend ray` or `--backend cuda`{note})")
+            note = (
+                "; the `nash` bot's carry-over approximation reads the 13-card discard table in format 1 only"
+                if self.tie_rule == "discard" and self.cards >= 13
+                else ""
+            )
+            return (
+                "`--format 2` (float32 layers on disk, less memory, resumable after an "
+                f"interruption; also solved by `--backend ray` or `--backend cuda`{note})"
+            )
         if self.memory_bytes <= max_memory_gib * gib and self.hours(cores) <= 12:
             parts.append(f"`--threads {cores}` here ({_dur(self.hours(cores))})")
         for c in (64, 256):
-            parts.append(f"`--backend ray` on {c} cores: about {_dur(self.hours(c))} "
-                         f"(layers on a folder all workers share, {size_text(self.disk_bytes)})")
+            parts.append(
+                f"`--backend ray` on {c} cores: about {_dur(self.hours(c))} "
+                f"(layers on a folder all workers share, {size_text(self.disk_bytes)})"
+            )
         if GPU_GAMES_PER_S:
             parts.append(f"`--backend cuda` on one H200: about {_dur(self.games / GPU_GAMES_PER_S / 3600)}")
         else:
@@ -95,7 +104,7 @@ class SolveNeeds:
 def size_text(nbytes: float) -> str:
     """A size in bytes as people read it, never rounded to zero: ``"16.1 GiB"`` from 1 GiB,
     ``"53.7 MiB"`` from 1 MiB, ``"3.2 KiB"`` from 1 KiB, else ``"512 bytes"``."""
-    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if nbytes >= size:
             return f"{nbytes / size:.1f} {unit}"
     return f"{max(0, int(nbytes))} bytes"
@@ -112,8 +121,9 @@ def _dur(hours: float) -> str:
 
 
 @lru_cache(maxsize=16)
-def estimate_solve(ruleset: Ruleset, objective: str = "points", upto: int | None = None,
-                   table_format: int = 2) -> SolveNeeds:
+def estimate_solve(
+    ruleset: Ruleset, objective: str = "points", upto: int | None = None, table_format: int = 2
+) -> SolveNeeds:
     """Sizes and cost of solving the whole game of ``ruleset`` (format 2), or with
     ``upto`` only its layers ``1..upto`` (the low layers, ``cardtable solve --layers``);
     ``table_format=1``: of the single float64 file (:func:`estimate_format1`).
@@ -136,8 +146,16 @@ def estimate_solve(ruleset: Ruleset, objective: str = "points", upto: int | None
     cpu = sum(g * NS_PER_GAME_K2 * k * k for k, (_, g) in enumerate(solved)) * 1e-9
     read = max(sizes[:-1]) if len(sizes) > 1 else 0  # layer k - 1 is read while k is written
     layout_bytes = sum(a.nbytes for a in lay.arrays().values())
-    return SolveNeeds(ruleset.cards, ruleset.tie_rule, objective, games, sum(p for p, _ in solved),
-                      4 * read + BASE_MEMORY + layout_bytes, 4 * sum(sizes) + layout_bytes, cpu)
+    return SolveNeeds(
+        ruleset.cards,
+        ruleset.tie_rule,
+        objective,
+        games,
+        sum(p for p, _ in solved),
+        4 * read + BASE_MEMORY + layout_bytes,
+        4 * sum(sizes) + layout_bytes,
+        cpu,
+    )
 
 
 #: Bytes of a format-1 file besides its arrays: magic, version, JSON header, its digest
@@ -166,5 +184,14 @@ def estimate_format1(ruleset: Ruleset, objective: str, layout) -> SolveNeeds:
     cpu = sum(g * NS_PER_GAME_K2 * k * k for k, g in enumerate(per, 1)) * 1e-9
     arrays = [a.nbytes for a in layout.arrays().values()] + [8 * int(layout.size)]
     disk = sum((n + 63) // 64 * 64 for n in arrays) + FORMAT1_HEADER_BYTES
-    return SolveNeeds(ruleset.cards, ruleset.tie_rule, objective, games, positions,
-                      sum(arrays) + BASE_MEMORY, disk, cpu, table_format=1)
+    return SolveNeeds(
+        ruleset.cards,
+        ruleset.tie_rule,
+        objective,
+        games,
+        positions,
+        sum(arrays) + BASE_MEMORY,
+        disk,
+        cpu,
+        table_format=1,
+    )

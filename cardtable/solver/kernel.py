@@ -93,18 +93,27 @@ def game_workspace(k):
     """Workspaces for solving ``k x k`` games with :func:`solve_game_ws` /
     :func:`solve_game_warm`: ``(M, tab, basis, x, y, R)`` (the matrix, the
     tableau, the basis labels, both strategies, the refinement's workspace)."""
-    return (np.empty((k, k)), np.empty((k + 1, 2 * k + 1)), np.empty(k, dtype=np.int64),
-            np.empty(k), np.empty(k), np.empty((2 * k + 4, k)))
+    return (
+        np.empty((k, k)),
+        np.empty((k + 1, 2 * k + 1)),
+        np.empty(k, dtype=np.int64),
+        np.empty(k),
+        np.empty(k),
+        np.empty((2 * k + 4, k)),
+    )
 
 
 @njit(cache=True)
 def children_workspace(k):
     """Outputs of :func:`pattern_children` for hands of ``k`` cards: ``(cidx, csign, outc)``."""
-    return (np.zeros((k, k), dtype=np.int64), np.ones((k, k), dtype=np.int64),
-            np.zeros((k, k), dtype=np.int64))
+    return (
+        np.zeros((k, k), dtype=np.int64),
+        np.ones((k, k), dtype=np.int64),
+        np.zeros((k, k), dtype=np.int64),
+    )
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def revealed_next(mask, fixed, p):
     """Whether prize ``p`` can be the next one turned up from the face-down set
     ``mask`` (``fixed >= 0``: the prize order is fixed and that one comes next;
@@ -133,7 +142,7 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     return value, gap
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def _simplex_saddle(M, k1, k2, x, y):
     """First step of :func:`simplex`: zero ``x`` and ``y``, and look for a pure saddle
     point (``max_i min_j == min_j max_i``). Returns ``(found, value, smallest entry)``;
@@ -174,7 +183,7 @@ def _simplex_saddle(M, k1, k2, x, y):
     return False, lower, mn
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def _simplex_tableau(M, k1, k2, tab, basis, shift):
     """The starting tableau of :func:`simplex`: ``(M + shift) y + slack = 1``, the
     slacks basic, objective row ``-1'y`` (columns: ``k2`` strategies, ``k1`` slacks,
@@ -194,7 +203,7 @@ def _simplex_tableau(M, k1, k2, tab, basis, shift):
         tab[k1, j] = -1.0
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def _simplex_entering(tab, k1, rhs, bland):
     """The entering column: Bland's smallest index with a negative reduced cost
     (``bland``), else Dantzig's most negative one; -1 at the optimum."""
@@ -212,7 +221,7 @@ def _simplex_entering(tab, k1, rhs, bland):
     return e
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def _simplex_leaving(tab, basis, k1, e, rhs):
     """The ratio test of column ``e``: ``(leaving row, its ratio)``, ties within
     ``_EPS`` to the smallest basic index; row -1 when no entry is a pivot."""
@@ -223,15 +232,13 @@ def _simplex_leaving(tab, basis, k1, e, rhs):
         if a > _PIV:
             b = tab[i, rhs]
             ratio = (b if b > 0.0 else 0.0) / a
-            if leave < 0 or ratio < best - _EPS or (
-                ratio <= best + _EPS and basis[i] < basis[leave]
-            ):
+            if leave < 0 or ratio < best - _EPS or (ratio <= best + _EPS and basis[i] < basis[leave]):
                 leave = i
                 best = ratio
     return leave, best
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def _simplex_pivot(tab, k1, ncol, leave, e):
     """Pivot the tableau on ``(leave, e)``."""
     piv = tab[leave, e]
@@ -245,7 +252,7 @@ def _simplex_pivot(tab, k1, ncol, leave, e):
                     tab[i, j] -= f * tab[leave, j]
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def _simplex_read(tab, basis, k1, k2, rhs, x, y):
     """The strategies of the optimal tableau: ``x`` from the slacks' reduced costs,
     ``y`` from the basic columns, both normalised; returns the LP's optimum ``z``."""
@@ -378,7 +385,7 @@ def _refine(M, k1, k2, shift, basis, x, y, value, gap):
     return _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def _basis_systems(M, k1, k2, shift, basis, B, BT, zb, cb):
     """The systems of :func:`_refine_ws`: ``B`` the basis columns of the shifted LP
     (``BT`` its transpose), ``zb = 1`` and ``cb`` the basic strategy columns' costs."""
@@ -395,7 +402,7 @@ def _basis_systems(M, k1, k2, shift, basis, B, BT, zb, cb):
         cb[c] = 1.0 if basis[c] < k2 else 0.0
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def _basic_strategies(k1, k2, basis, zb, cb, x2, y2):
     """The unnormalised strategies of the solved systems of :func:`_refine_ws` into
     ``x2``, ``y2`` (negative weights clipped to 0); returns their sums ``(sx, sy)``."""
@@ -426,7 +433,7 @@ def _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R):
     Compiled without Numba's reference counting (``_nrt=False``): it allocates
     nothing, and a call costs no atomic operations (docs/solver.md, Speed)."""
     B = R[0:k1]
-    BT = R[k1:2 * k1]
+    BT = R[k1 : 2 * k1]
     zb = R[2 * k1]
     cb = R[2 * k1 + 1]
     x2 = R[2 * k1 + 2]
@@ -480,7 +487,7 @@ WARM_TOL = 1e-12
 _NEG = 1e-12  # a support weight below -_NEG: the guessed support is wrong
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _saddle_on_support(M, k1, k2, i0, j0, x, y):
     """:func:`solve_on_support` for a support of one row ``i0`` and one column ``j0``
     (a pure saddle point): ``(True, value, gap)``."""
@@ -501,7 +508,7 @@ def _saddle_on_support(M, k1, k2, i0, j0, x, y):
     return True, M[i0, j0], hi - lo
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _bordered_lu(M, I, J, w, s, A, z, piv):
     """Build the bordered matrix ``B`` of :func:`solve_on_support` in ``A`` and factor it
     in place, ``P B = L U`` (partial pivoting; L unit lower, below the diagonal; the
@@ -541,7 +548,7 @@ def _bordered_lu(M, I, J, w, s, A, z, piv):
     return True
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _support_columns(s, A, z, piv):
     """The columns' system ``B (y, v) = e`` from the factors of :func:`_bordered_lu`:
     ``(y, v)`` into ``z[:n]``."""
@@ -567,7 +574,7 @@ def _support_columns(s, A, z, piv):
         z[r] = t * z[2 * n + r]
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _support_rows(s, A, z, piv):
     """The rows' system ``B' (x, w) = -e`` (``v = -w``) from the factors of
     :func:`_bordered_lu`: ``U' q = -e, L' t = q, (x, w) = P' t`` into ``z[n:2n]``."""
@@ -591,7 +598,7 @@ def _support_rows(s, A, z, piv):
             z[u + p] = t
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _negative_weight(z, at, s):
     """True when one of the ``s`` weights ``z[at:at + s]`` is below ``-_NEG`` (the
     guessed support is wrong)."""
@@ -601,7 +608,7 @@ def _negative_weight(z, at, s):
     return False
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _support_gap(M, k1, k2, I, J, w, s, x, y):
     """The guarantee gap (as :func:`guarantee_gap`) of ``(x, y)``, zero off the
     supports, summed over the supports only: O(s k), not O(k^2)."""
@@ -622,7 +629,7 @@ def _support_gap(M, k1, k2, I, J, w, s, x, y):
     return hi - lo
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
     """Solve the game ``M[:k1, :k2]`` on a guessed square support (rows ``I[w, :s]``,
     columns ``J[w, :s]``): the equalising systems ``M_IJ y_J = v 1``, ``x_I' M_IJ = v 1'``
@@ -666,7 +673,7 @@ def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
     return True, 0.5 * (z[s] - z[u + s]), _support_gap(M, k1, k2, I, J, w, s, x, y)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def basis_support(k1, k2, shift, basis, x, y, I, J, w, mark):
     """The square support of the optimal basis :func:`simplex` left: the basic
     columns ``J`` and the rows ``I`` whose slack is not basic (as many); for a
@@ -737,8 +744,9 @@ def pattern_children(code, k, codes, code_off, cidx, csign, outc):
     ``b``-th lowest, -1 if it loses, 0 on a tie). Returns False if a child is
     missing from the layout (a bug or a foreign table).
     """
-    return pattern_children_ws(code, k, codes, code_off, cidx, csign, outc,
-                               np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64))
+    return pattern_children_ws(
+        code, k, codes, code_off, cidx, csign, outc, np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
+    )
 
 
 @njit(cache=True, _nrt=False)
@@ -790,8 +798,26 @@ def slot(k, r, pot, d, R, npat, base, base_off, val_off, carry, win):
 
 
 @njit(cache=True, _nrt=False)
-def fill_matrix(M, k, r_child, R_child, pot, d, stake, carry, win, cidx, csign, outc,
-                values, codes, code_off, base, base_off, val_off):
+def fill_matrix(
+    M,
+    k,
+    r_child,
+    R_child,
+    pot,
+    d,
+    stake,
+    carry,
+    win,
+    cidx,
+    csign,
+    outc,
+    values,
+    codes,
+    code_off,
+    base,
+    base_off,
+    val_off,
+):
     """Payoff matrix of one round: rows = A's cards low to high, columns = B's.
 
     ``stake`` is the pot plus the revealed prize. Entry = (points objective)
@@ -819,12 +845,10 @@ def fill_matrix(M, k, r_child, R_child, pot, d, stake, carry, win, cidx, csign, 
             if win:
                 sg = csign[a, b]
                 dlook = cd if sg > 0 else -cd
-                s0 = slot(k - 1, r_child, cpot, dlook, R_child, npat_c, base, base_off,
-                          val_off, carry, win)
+                s0 = slot(k - 1, r_child, cpot, dlook, R_child, npat_c, base, base_off, val_off, carry, win)
                 M[a, b] = sg * values[s0 + cidx[a, b]]
             else:
-                s0 = slot(k - 1, r_child, cpot, 0, R_child, npat_c, base, base_off,
-                          val_off, carry, win)
+                s0 = slot(k - 1, r_child, cpot, 0, R_child, npat_c, base, base_off, val_off, carry, win)
                 M[a, b] = o * stake + csign[a, b] * values[s0 + cidx[a, b]]
 
 
@@ -855,9 +879,30 @@ def most_ties_each(codes, mtop, shtop):
 
 
 @njit(cache=True)
-def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, mask_off,
-                rank_of_mask, psum, base, base_off, val_off, next_prize, values, stats,
-                fewest, mtop, shtop):
+def solve_layer(
+    k,
+    pat_lo,
+    pat_hi,
+    pval,
+    T,
+    carry,
+    win,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    base,
+    base_off,
+    val_off,
+    next_prize,
+    values,
+    stats,
+    fewest,
+    mtop,
+    shtop,
+):
     """Fill ``values`` for the positions of layer ``k`` (k cards in each hand)
     whose pattern index lies in ``pat_lo..pat_hi-1`` (chunks allow progress reports).
 
@@ -881,17 +926,72 @@ def solve_layer(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks, 
         if not pattern_children(code, k, codes, code_off, cidx, csign, outc):
             bad += 1
             continue
-        _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
-                       rank_of_mask, psum, base, base_off, val_off, next_prize, values, stats, M,
-                       tab, basis, xs, ys, cidx, csign, outc, RW, fewest,
-                       most_ties(code, mtop, shtop))
+        _solve_pattern(
+            k,
+            pi,
+            pval,
+            T,
+            carry,
+            win,
+            codes,
+            code_off,
+            masks,
+            mask_off,
+            rank_of_mask,
+            psum,
+            base,
+            base_off,
+            val_off,
+            next_prize,
+            values,
+            stats,
+            M,
+            tab,
+            basis,
+            xs,
+            ys,
+            cidx,
+            csign,
+            outc,
+            RW,
+            fewest,
+            most_ties(code, mtop, shtop),
+        )
     return bad
 
 
 @njit(cache=True, _nrt=False)
-def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off, rank_of_mask, psum,
-                   base, base_off, val_off, next_prize, values, stats, M, tab, basis, xs, ys,
-                   cidx, csign, outc, RW, fewest, jmax):
+def _solve_pattern(
+    k,
+    pi,
+    pval,
+    T,
+    carry,
+    win,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    base,
+    base_off,
+    val_off,
+    next_prize,
+    values,
+    stats,
+    M,
+    tab,
+    basis,
+    xs,
+    ys,
+    cidx,
+    csign,
+    outc,
+    RW,
+    fewest,
+    jmax,
+):
     """The positions of pattern ``pi`` for :func:`solve_layer` (its children in
     ``cidx, csign, outc``); workspaces given, so that, compiled without reference
     counting, its per-game calls cost no atomic operations (docs/solver.md, Speed).
@@ -933,8 +1033,26 @@ def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
                     rc = rank_of_mask[cm]
                     Rc = T - psum[cm]
                     stake = pot + pval[p]
-                    fill_matrix(M, k, rc, Rc, pot, d, stake, carry, win, cidx, csign,
-                                outc, values, codes, code_off, base, base_off, val_off)
+                    fill_matrix(
+                        M,
+                        k,
+                        rc,
+                        Rc,
+                        pot,
+                        d,
+                        stake,
+                        carry,
+                        win,
+                        cidx,
+                        csign,
+                        outc,
+                        values,
+                        codes,
+                        code_off,
+                        base,
+                        base_off,
+                        val_off,
+                    )
                     v, gap = solve_game_ws(M, k, k, tab, basis, xs, ys, RW)
                     games += 1
                     scale = 1.0 + abs(v)
@@ -952,9 +1070,30 @@ def _solve_pattern(k, pi, pval, T, carry, win, codes, code_off, masks, mask_off,
 
 
 @njit(cache=True, parallel=True)
-def solve_layer_parallel(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off, masks,
-                         mask_off, rank_of_mask, psum, base, base_off, val_off, next_prize,
-                         values, stats, fewest, mtop, shtop):
+def solve_layer_parallel(
+    k,
+    pat_lo,
+    pat_hi,
+    pval,
+    T,
+    carry,
+    win,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    base,
+    base_off,
+    val_off,
+    next_prize,
+    values,
+    stats,
+    fewest,
+    mtop,
+    shtop,
+):
     """:func:`solve_layer` with the patterns spread over Numba's threads.
 
     Each pattern owns distinct slots, so the threads never write the same value.
@@ -963,9 +1102,30 @@ def solve_layer_parallel(k, pat_lo, pat_hi, pval, T, carry, win, codes, code_off
     n = pat_hi - pat_lo
     res = np.zeros((n, 5))
     for t in prange(n):
-        res[t, 4] = solve_layer(k, pat_lo + t, pat_lo + t + 1, pval, T, carry, win, codes,
-                                code_off, masks, mask_off, rank_of_mask, psum, base, base_off,
-                                val_off, next_prize, values, res[t], fewest, mtop, shtop)
+        res[t, 4] = solve_layer(
+            k,
+            pat_lo + t,
+            pat_lo + t + 1,
+            pval,
+            T,
+            carry,
+            win,
+            codes,
+            code_off,
+            masks,
+            mask_off,
+            rank_of_mask,
+            psum,
+            base,
+            base_off,
+            val_off,
+            next_prize,
+            values,
+            res[t],
+            fewest,
+            mtop,
+            shtop,
+        )
     bad = 0
     for t in range(n):
         stats[0] += res[t, 0]

@@ -97,8 +97,14 @@ def lean_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
     full = 0
     for c in range(1, n + 1):
         full |= 1 << (ruleset.strength(c) - 1)
-    return build_lean([ruleset.prize_value(c) for c in range(1, n + 1)], full, full, 15,
-                      ruleset.tie_rule == "carry", objective == "win")
+    return build_lean(
+        [ruleset.prize_value(c) for c in range(1, n + 1)],
+        full,
+        full,
+        15,
+        ruleset.tie_rule == "carry",
+        objective == "win",
+    )
 
 
 def folder_name(ruleset: Ruleset, objective: str) -> str:
@@ -153,14 +159,21 @@ def _read_layer_record(folder: Path, k: int, lay: LeanLayout, digest: str) -> tu
         return None, "not a JSON object"
     if meta.get("layout_sha256") != digest:
         return None, "written for another layout"
-    if not _is_int(meta.get("k")) or meta["k"] != k or not _is_int(meta.get("count")) \
-            or meta["count"] != lay.layer_size(k):
+    if (
+        not _is_int(meta.get("k"))
+        or meta["k"] != k
+        or not _is_int(meta.get("count"))
+        or meta["count"] != lay.layer_size(k)
+    ):
         return None, f"not the record of layer {k} of this layout (k or count)"
     if not isinstance(meta.get("sha256"), str):
         return None, "no sha256"
     for key in ("games", "positions", "seconds", "max_gap"):
-        if isinstance(meta.get(key), bool) or not isinstance(meta.get(key), (int, float)) \
-                or not 0 <= meta[key] < 1e30:
+        if (
+            isinstance(meta.get(key), bool)
+            or not isinstance(meta.get(key), (int, float))
+            or not 0 <= meta[key] < 1e30
+        ):
             return None, f"{key} is not a number in 0..1e30"  # a record edited by hand
     return meta, ""
 
@@ -222,8 +235,15 @@ class LayerBackend:
         step = max(1, self.chunk_games * scale // per)
         return [(lo, min(npat, lo + step)) for lo in range(0, npat, step)]
 
-    def solve_layer(self, lay: LeanLayout, k: int, prev: np.ndarray | None, prev_path: Path | None,
-                    out_path: Path, progress: Callable[[int, int], None]) -> tuple[np.ndarray, str]:
+    def solve_layer(
+        self,
+        lay: LeanLayout,
+        k: int,
+        prev: np.ndarray | None,
+        prev_path: Path | None,
+        out_path: Path,
+        progress: Callable[[int, int], None],
+    ) -> tuple[np.ndarray, str]:
         """Write layer ``k`` to ``out_path``; return (stats, SHA-256 of the file).
 
         ``progress(patterns_done, patterns)`` after each chunk."""
@@ -249,10 +269,15 @@ def _merge(st: np.ndarray, s: np.ndarray) -> None:
         st[i] = max(st[i], s[i]) if i == 2 else st[i] + s[i]
 
 
-def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
-                  backend: LayerBackend | None = None,
-                  progress: Callable[[int, int, int, int], None] | None = None,
-                  lay: LeanLayout | None = None, upto: int | None = None) -> dict:
+def solve_layered(
+    ruleset: Ruleset,
+    objective: str,
+    folder: Path,
+    backend: LayerBackend | None = None,
+    progress: Callable[[int, int, int, int], None] | None = None,
+    lay: LeanLayout | None = None,
+    upto: int | None = None,
+) -> dict:
     """Solve the whole game into ``folder`` (format 2), resuming finished layers.
 
     Args:
@@ -296,6 +321,7 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
             path = _layer_file(folder, k)
             meta = _layer_ok(folder, k, lay, digest)
             if meta is None:
+
                 def layer_progress(done: int, npat: int, k: int = k) -> None:
                     if progress:
                         progress(k, done, npat, int(total[0]))
@@ -308,20 +334,40 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
             total[0] += meta["games"]
             total[1] += meta["positions"]
             total[2] = max(total[2], meta["max_gap"])
-            layers.append({"k": k, "file": path.name, "count": meta["count"], "sha256": meta["sha256"],
-                           "seconds": meta["seconds"], "games": meta["games"],
-                           "record_sha256": sha256_file(path.with_suffix(".json"))})
+            layers.append(
+                {
+                    "k": k,
+                    "file": path.name,
+                    "count": meta["count"],
+                    "sha256": meta["sha256"],
+                    "seconds": meta["seconds"],
+                    "games": meta["games"],
+                    "record_sha256": sha256_file(path.with_suffix(".json")),
+                }
+            )
             prev = np.memmap(path, dtype="<f4", mode="r") if lay.layer_size(k) else np.zeros(1, np.float32)
     finally:
         backend.stop()
     manifest = {
-        "format": "cardtable GOPS table", "version": FORMAT_VERSION, "cards": ruleset.cards,
-        "tie_rule": ruleset.tie_rule, "high_ace": ruleset.high_ace, "objective": objective,
-        "prize_cards": list(range(1, ruleset.cards + 1)), "layout_file_sha256": sha256_file(lpath),
-        "layout_sha256": digest, "layers": layers, "float32_bound": float32_bound(lay, last),
-        "stats": {"games": int(total[0]), "positions": int(total[1]), "max_gap": float(total[2]),
-                  "seconds": time.perf_counter() - t0, "resumed_layers": resumed,
-                  "backend": backend.name},
+        "format": "cardtable GOPS table",
+        "version": FORMAT_VERSION,
+        "cards": ruleset.cards,
+        "tie_rule": ruleset.tie_rule,
+        "high_ace": ruleset.high_ace,
+        "objective": objective,
+        "prize_cards": list(range(1, ruleset.cards + 1)),
+        "layout_file_sha256": sha256_file(lpath),
+        "layout_sha256": digest,
+        "layers": layers,
+        "float32_bound": float32_bound(lay, last),
+        "stats": {
+            "games": int(total[0]),
+            "positions": int(total[1]),
+            "max_gap": float(total[2]),
+            "seconds": time.perf_counter() - t0,
+            "resumed_layers": resumed,
+            "backend": backend.name,
+        },
     }
     if last < lay.top:
         manifest["upto"] = last
@@ -330,8 +376,9 @@ def solve_layered(ruleset: Ruleset, objective: str, folder: Path,
     return manifest
 
 
-def _prepare_folder(folder: Path, ruleset: Ruleset, objective: str, lay: LeanLayout, digest: str,
-                    last: int) -> tuple[int, Path]:
+def _prepare_folder(
+    folder: Path, ruleset: Ruleset, objective: str, lay: LeanLayout, digest: str, last: int
+) -> tuple[int, Path]:
     """Ready ``folder`` for :func:`solve_layered` up to layer ``last``: remove the temporary
     files a killed solve left, keep the low layers already declared above ``last``, remove
     a complete table's manifest (rewritten at the end), write ``layout.npz`` unless the
@@ -367,8 +414,15 @@ def _prepare_folder(folder: Path, ruleset: Ruleset, objective: str, lay: LeanLay
     return last, manifest_path
 
 
-def _solve_layer_into(backend: LayerBackend, lay: LeanLayout, folder: Path, k: int,
-                      prev: np.ndarray | None, digest: str, progress: Callable[[int, int], None]) -> dict:
+def _solve_layer_into(
+    backend: LayerBackend,
+    lay: LeanLayout,
+    folder: Path,
+    k: int,
+    prev: np.ndarray | None,
+    digest: str,
+    progress: Callable[[int, int], None],
+) -> dict:
     """Solve layer ``k`` with ``backend`` into ``layer-KK.f32`` (through a ``.partial``
     file, renamed once its stats check) and write its record ``layer-KK.json``;
     returns the record. A failed check, write or Ctrl-C keeps nothing of the layer.
@@ -381,15 +435,24 @@ def _solve_layer_into(backend: LayerBackend, lay: LeanLayout, folder: Path, k: i
     part = path.with_name(path.name + ".partial")
     t1 = time.perf_counter()
     try:
-        st, sha = backend.solve_layer(lay, k, prev, _layer_file(folder, k - 1) if k > 1 else None, part,
-                                      progress)
+        st, sha = backend.solve_layer(
+            lay, k, prev, _layer_file(folder, k - 1) if k > 1 else None, part, progress
+        )
         check_stats(k, st)
         os.replace(part, path)
     finally:  # a failed check, write or Ctrl-C: nothing of the layer is kept
         _discard(part)
-    meta = {"k": k, "count": lay.layer_size(k), "sha256": sha, "layout_sha256": digest,
-            "games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
-            "seconds": time.perf_counter() - t1, "backend": backend.name}
+    meta = {
+        "k": k,
+        "count": lay.layer_size(k),
+        "sha256": sha,
+        "layout_sha256": digest,
+        "games": int(st[0]),
+        "positions": int(st[1]),
+        "max_gap": float(st[2]),
+        "seconds": time.perf_counter() - t1,
+        "backend": backend.name,
+    }
     if len(st) > 6:  # warm-start hits and misses (the CUDA backend solves cold)
         meta.update(warm_hits=int(st[5]), warm_misses=int(st[6]))
     _write_json(path.with_suffix(".json"), meta)
@@ -406,8 +469,12 @@ def stored_low_upto(folder: Path, ruleset: Ruleset, objective: str) -> int:
         manifest, rs = _read_manifest(folder, low=True)
     except TableFileError:
         return 0  # damaged or another game's: not kept
-    same = (rs.cards, rs.tie_rule, rs.high_ace, manifest["objective"]) == \
-        (ruleset.cards, ruleset.tie_rule, ruleset.high_ace, objective)
+    same = (rs.cards, rs.tie_rule, rs.high_ace, manifest["objective"]) == (
+        ruleset.cards,
+        ruleset.tie_rule,
+        ruleset.high_ace,
+        objective,
+    )
     return manifest["upto"] if same else 0
 
 
@@ -436,8 +503,9 @@ def game_of_folder(name: str) -> tuple[Ruleset, str] | None:
         return None
     try:
         # the pattern allows only these two tie rules
-        return Ruleset(cards=int(m[1]), tie_rule="carry" if m[2] == "carry" else "discard",
-                       high_ace=m[4] == "highace"), m[3]
+        return Ruleset(
+            cards=int(m[1]), tie_rule="carry" if m[2] == "carry" else "discard", high_ace=m[4] == "highace"
+        ), m[3]
     except RulesetError:  # e.g. gops-n99-...
         return None
 
@@ -516,8 +584,10 @@ class LayeredTable(SolvedTable):
             if self.upto < L.top:
                 raise TableFileError(f"{self.path}: holds layers 1..{self.upto} only; no format-1 view")
             if L.size > self.DENSE_MAX:
-                raise TableFileError(f"{self.path}: a format-1 view of this table needs {L.size:,} slots "
-                                     f"(more than {self.DENSE_MAX:,}); use value() and round_strategy()")
+                raise TableFileError(
+                    f"{self.path}: a format-1 view of this table needs {L.size:,} slots "
+                    f"(more than {self.DENSE_MAX:,}); use value() and round_strategy()"
+                )
             vals = np.full(L.size, np.nan)
             lay = self.lay
             for k in range(1, L.top + 1):
@@ -529,9 +599,20 @@ class LayeredTable(SolvedTable):
                     for j in range(int(lay.soff[sk + r]), int(lay.soff[sk + r + 1])):
                         key = int(lay.skeys[lay.skoff[k] + j])
                         pot = key // lay.W
-                        at = kernel.slot(k, r, pot, key - pot * lay.W - L.T, R, npat, L.base, L.base_off,
-                                         L.val_off, L.carry, L.win)
-                        vals[at:at + npat] = grid[:, j]
+                        at = kernel.slot(
+                            k,
+                            r,
+                            pot,
+                            key - pot * lay.W - L.T,
+                            R,
+                            npat,
+                            L.base,
+                            L.base_off,
+                            L.val_off,
+                            L.carry,
+                            L.win,
+                        )
+                        vals[at : at + npat] = grid[:, j]
             cached = (L, vals)
             self._dense_cache: tuple[Layout, np.ndarray] | None = cached
         return cached
@@ -550,8 +631,14 @@ class LayeredTable(SolvedTable):
         v = float(self.layers[k][s]) if s >= 0 else float("nan")
         if v != v:  # no slot, or a state the solve skipped (lean.min_ties): NaN
             what = f"a pot of {pot}" + (f" with a point difference of {d:+d}" if self.lay.win else "")
-            why = (" cannot arise with these hands (a pot of j prizes needs j strengths that both "
-                   "players have played)") if s >= 0 else " cannot arise here"
+            why = (
+                (
+                    " cannot arise with these hands (a pot of j prizes needs j strengths that both "
+                    "players have played)"
+                )
+                if s >= 0
+                else " cannot arise here"
+            )
             raise ImpossiblePosition(what + why)
         return v
 
@@ -627,8 +714,7 @@ def solve_low_in_memory(ruleset: Ruleset, upto: int) -> LayeredTable:
         vals, st = solve_chunk(lay, k, 0, lay.npat(k), layers[-1], args=args)
         layers.append(vals)
         games += int(st[0])
-    return LayeredTable(ruleset, "points", lay, layers, tuple(range(1, ruleset.cards + 1)),
-                        {"games": games})
+    return LayeredTable(ruleset, "points", lay, layers, tuple(range(1, ruleset.cards + 1)), {"games": games})
 
 
 def open_layered(folder: Path, verify: bool = True, low: bool = False) -> LayeredTable:
@@ -667,19 +753,30 @@ def open_layered(folder: Path, verify: bool = True, low: bool = False) -> Layere
     recs = manifest["layers"]
     want = manifest["upto"] if low else lay.top
     if lay.top != manifest["cards"] or len(recs) != want or want > lay.top:
-        raise TableFileError(f"{damaged} (it lists {len(recs)} layers, the layout has {lay.top}"
-                             + (f", low layers 1..{want}" if low else "") + "); re-run `cardtable solve`")
+        raise TableFileError(
+            f"{damaged} (it lists {len(recs)} layers, the layout has {lay.top}"
+            + (f", low layers 1..{want}" if low else "")
+            + "); re-run `cardtable solve`"
+        )
     layers: list = [np.zeros(0, np.float32)]
     for k, rec in enumerate(recs, 1):
         if rec["k"] != k or rec["file"] != _layer_file(folder, k).name or rec["count"] != lay.layer_size(k):
-            raise TableFileError(f"{damaged} (layer {k}'s record does not match the layout); "
-                                 "re-run `cardtable solve`")
+            raise TableFileError(
+                f"{damaged} (layer {k}'s record does not match the layout); re-run `cardtable solve`"
+            )
         path = _layer_file(folder, k)  # never a name taken from the manifest
         _check_layer_data(path, rec, bound, verify)
         _check_layer_record(folder, k, rec, lay, manifest["layout_sha256"], repair)
         layers.append(np.memmap(path, dtype="<f4", mode="r") if rec["count"] else np.zeros(0, np.float32))
-    return LayeredTable(rs, manifest["objective"], lay, layers, tuple(manifest["prize_cards"]),
-                        dict(manifest["stats"]), folder)
+    return LayeredTable(
+        rs,
+        manifest["objective"],
+        lay,
+        layers,
+        tuple(manifest["prize_cards"]),
+        dict(manifest["stats"]),
+        folder,
+    )
 
 
 def _checked_layout(folder: Path, manifest: dict, rs: Ruleset, verify: bool) -> LeanLayout:
@@ -697,8 +794,10 @@ def _checked_layout(folder: Path, manifest: dict, rs: Ruleset, verify: bool) -> 
         raise TableFileError(f"{folder}: layout.npz is missing or damaged; re-run `cardtable solve`")
     lay = game_layout(rs, manifest["objective"])
     if lay.digest() != manifest["layout_sha256"]:
-        raise TableFileError(f"{folder}: its layout is not the one of {rs.describe()} (objective "
-                             f"{manifest['objective']}): damaged or another table's; re-run `cardtable solve`")
+        raise TableFileError(
+            f"{folder}: its layout is not the one of {rs.describe()} (objective "
+            f"{manifest['objective']}): damaged or another table's; re-run `cardtable solve`"
+        )
     return lay
 
 
@@ -711,18 +810,24 @@ def _check_layer_data(path: Path, rec: dict, bound: float, verify: bool) -> None
     """
     size = path.stat().st_size if path.is_file() else -1
     if size != 4 * rec["count"]:
-        raise TableFileError(f"{path}: " + (f"{size} bytes" if size >= 0 else "missing or not a regular file")
-                             + f", the table promises {4 * rec['count']} bytes "
-                             "(missing, truncated or damaged); re-run `cardtable solve`")
+        raise TableFileError(
+            f"{path}: "
+            + (f"{size} bytes" if size >= 0 else "missing or not a regular file")
+            + f", the table promises {4 * rec['count']} bytes "
+            "(missing, truncated or damaged); re-run `cardtable solve`"
+        )
     if not verify:
         return
     sha, in_range = _check_layer_file(path, bound)
     if sha != rec["sha256"]:
-        raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); "
-                             "re-run `cardtable solve`")
+        raise TableFileError(
+            f"{path}: data checksum mismatch (the file is damaged); re-run `cardtable solve`"
+        )
     if not in_range:
-        raise TableFileError(f"{path}: values outside -{bound:g}..{bound:g} (the file is damaged or "
-                             "forged); re-run `cardtable solve`")
+        raise TableFileError(
+            f"{path}: values outside -{bound:g}..{bound:g} (the file is damaged or "
+            "forged); re-run `cardtable solve`"
+        )
 
 
 def _check_layer_record(folder: Path, k: int, rec: dict, lay: LeanLayout, digest: str, repair: str) -> None:
@@ -737,12 +842,16 @@ def _check_layer_record(folder: Path, k: int, rec: dict, lay: LeanLayout, digest
     meta, problem = _read_layer_record(folder, k, lay, digest)
     if meta is not None and any(meta.get(key) != rec.get(key) for key in ("sha256", "games", "seconds")):
         problem = "its checksum, games or seconds differ from the manifest's"
-    elif meta is not None and "record_sha256" in rec \
-            and sha256_file(path.with_suffix(".json")) != rec["record_sha256"]:
+    elif (
+        meta is not None
+        and "record_sha256" in rec
+        and sha256_file(path.with_suffix(".json")) != rec["record_sha256"]
+    ):
         problem = "edited (its SHA-256 is not the one the manifest records)"
     if problem:
-        raise TableFileError(f"{path.with_suffix('.json')}: {problem} (the record of layer {k} is "
-                             f"damaged); {repair}")
+        raise TableFileError(
+            f"{path.with_suffix('.json')}: {problem} (the record of layer {k} is damaged); {repair}"
+        )
 
 
 def _read_manifest(folder: Path, low: bool = False) -> tuple[dict, Ruleset]:
@@ -757,15 +866,19 @@ def _read_manifest(folder: Path, low: bool = False) -> tuple[dict, Ruleset]:
     name = LOW_MANIFEST if low else "table.json"
     mpath = folder / name
     if not mpath.exists():
-        what = "unfinished (resume it with the same `cardtable solve` command)" if folder.is_dir() else "missing"
-        raise TableFileError(f"table {str(folder)!r} is {what}" if not low
-                             else f"{folder}: no low layers ({name} is missing)")
+        what = (
+            "unfinished (resume it with the same `cardtable solve` command)" if folder.is_dir() else "missing"
+        )
+        raise TableFileError(
+            f"table {str(folder)!r} is {what}" if not low else f"{folder}: no low layers ({name} is missing)"
+        )
     damaged = f"{folder}: {name} is damaged"
     if not mpath.is_file():
         raise TableFileError(f"{damaged} (not a regular file); remove it and re-run `cardtable solve`")
     if mpath.stat().st_size > _JSON_MAX:
-        raise TableFileError(f"{damaged} ({mpath.stat().st_size:,} bytes; a manifest is a few KiB); "
-                             "re-run `cardtable solve`")
+        raise TableFileError(
+            f"{damaged} ({mpath.stat().st_size:,} bytes; a manifest is a few KiB); re-run `cardtable solve`"
+        )
     try:
         manifest = json.loads(read_regular_bytes(mpath, _JSON_MAX))
     except (OSError, ValueError):
@@ -773,8 +886,10 @@ def _read_manifest(folder: Path, low: bool = False) -> tuple[dict, Ruleset]:
     if not isinstance(manifest, dict) or manifest.get("digest") != _manifest_digest(manifest):
         raise TableFileError(f"{damaged} (digest mismatch); re-run `cardtable solve`")
     if manifest.get("version") != FORMAT_VERSION:
-        raise TableFileError(f"{folder}: table format version {manifest.get('version')}, "
-                             f"this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
+        raise TableFileError(
+            f"{folder}: table format version {manifest.get('version')}, "
+            f"this program reads {FORMAT_VERSION}; re-run `cardtable solve`"
+        )
     problem = _manifest_problem(manifest, low)
     if problem:
         raise TableFileError(f"{damaged} ({problem}); re-run `cardtable solve`")
@@ -834,6 +949,11 @@ def _manifest_problem(m: dict, low: bool = False) -> str | None:
 def _layer_entry_ok(rec) -> bool:
     """Whether one entry of a manifest's ``layers`` has the fields and types of a layer
     record (``k``, ``count``: int; ``file``, ``sha256``, ``record_sha256`` if there: str)."""
-    return (isinstance(rec, dict) and _is_int(rec.get("k")) and _is_int(rec.get("count"))
-            and isinstance(rec.get("file"), str) and isinstance(rec.get("sha256"), str)
-            and isinstance(rec.get("record_sha256", ""), str))
+    return (
+        isinstance(rec, dict)
+        and _is_int(rec.get("k"))
+        and _is_int(rec.get("count"))
+        and isinstance(rec.get("file"), str)
+        and isinstance(rec.get("sha256"), str)
+        and isinstance(rec.get("record_sha256", ""), str)
+    )

@@ -90,10 +90,17 @@ class Layout:
     def arrays(self) -> dict[str, np.ndarray]:
         """The integer arrays by name (what a table file stores)."""
         return {
-            "pval": self.pval, "codes": self.codes, "code_off": self.code_off,
-            "masks": self.masks, "mask_off": self.mask_off, "rank_of_mask": self.rank_of_mask,
-            "psum": self.psum, "base": self.base, "base_off": self.base_off,
-            "val_off": self.val_off, "next_prize": self._next_prize(),
+            "pval": self.pval,
+            "codes": self.codes,
+            "code_off": self.code_off,
+            "masks": self.masks,
+            "mask_off": self.mask_off,
+            "rank_of_mask": self.rank_of_mask,
+            "psum": self.psum,
+            "base": self.base,
+            "base_off": self.base_off,
+            "val_off": self.val_off,
+            "next_prize": self._next_prize(),
         }
 
     def _next_prize(self) -> np.ndarray:
@@ -120,8 +127,9 @@ def _pattern_layers(amask: int, bmask: int, n_p: int, nbits: int) -> list[np.nda
     subs_b = _submasks_by_size(bmask)
     codes_l = [np.zeros(0, dtype=np.int64)]
     for k in range(1, n_p + 1):
-        raw = kernel.enum_patterns(np.array(subs_a[k], dtype=np.int64),
-                                   np.array(subs_b[k], dtype=np.int64), nbits)
+        raw = kernel.enum_patterns(
+            np.array(subs_a[k], dtype=np.int64), np.array(subs_b[k], dtype=np.int64), nbits
+        )
         codes_l.append(np.unique(raw))
     return codes_l
 
@@ -144,7 +152,7 @@ def _prize_subsets(n_p: int, order) -> tuple[list[np.ndarray], np.ndarray, np.nd
             raise SolverError(f"a prize order must list each prize index 0..{n_p - 1} once")
         for m in range(1, 1 << n_p):
             next_prize[m] = next(i for i in order if (m >> i) & 1)
-        suffix = [sum(1 << i for i in order[n_p - k:]) for k in range(n_p + 1)]
+        suffix = [sum(1 << i for i in order[n_p - k :]) for k in range(n_p + 1)]
     for k in range(n_p + 1):
         lst = sorted(by_size[k])  # integer order of masks = colex order
         if order is not None:
@@ -155,8 +163,9 @@ def _prize_subsets(n_p: int, order) -> tuple[list[np.ndarray], np.ndarray, np.nd
     return masks_l, rank_of_mask, next_prize
 
 
-def _slot_bases(codes_l, masks_l, psum: np.ndarray, T: int, carry: bool,
-                win: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _slot_bases(
+    codes_l, masks_l, psum: np.ndarray, T: int, carry: bool, win: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(base, base_off, val_off)`` of a layout: the first slot of each prize subset
     (``npot x nd x patterns`` slots each) and of each layer."""
     n_p = len(masks_l) - 1
@@ -177,8 +186,9 @@ def _slot_bases(codes_l, masks_l, psum: np.ndarray, T: int, carry: bool,
     return np.concatenate(base_l), base_off, val_off
 
 
-def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool,
-                 pot0: int = 0, d0: int = 0, order=None) -> Layout:
+def build_layout(
+    pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool, pot0: int = 0, d0: int = 0, order=None
+) -> Layout:
     """Index every position reachable from the start (hands ``amask``/``bmask``,
     all ``len(pval)`` prizes face down, pot ``pot0``, difference ``d0``).
 
@@ -208,8 +218,23 @@ def build_layout(pval, amask: int, bmask: int, nbits: int, carry: bool, win: boo
         mask_off[k + 1] = mask_off[k] + len(masks_l[k])
     masks = np.concatenate(masks_l)
     base, base_off, val_off = _slot_bases(codes_l, masks_l, psum, T, carry, win)
-    return Layout(pval, T, bool(carry), bool(win), codes, code_off, masks, mask_off,
-                  rank_of_mask, psum, base, base_off, val_off, next_prize, pot0=int(pot0))
+    return Layout(
+        pval,
+        T,
+        bool(carry),
+        bool(win),
+        codes,
+        code_off,
+        masks,
+        mask_off,
+        rank_of_mask,
+        psum,
+        base,
+        base_off,
+        val_off,
+        next_prize,
+        pot0=int(pot0),
+    )
 
 
 def top_strengths(layout: Layout) -> int:
@@ -240,7 +265,7 @@ def fewest_tied_prizes(pval, T: int) -> np.ndarray:
         v = int(pval[low])
         by_up[c] = prev
         if v <= T:
-            by_up[c, v:] = np.minimum(prev[v:], prev[:T + 1 - v] + 1)
+            by_up[c, v:] = np.minimum(prev[v:], prev[: T + 1 - v] + 1)
     return by_up[full ^ np.arange(1 << n_p)]
 
 
@@ -277,10 +302,13 @@ def layer_games(layout: Layout, k: int) -> int:
     return k * int(layout.base[layout.base_off[k + 1] - 1])
 
 
-def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], None] | None = None,
-                           out: np.ndarray | None = None,
-                           chunk_games: int = 2_000_000,
-                           threads: int = 1) -> tuple[np.ndarray, dict]:
+def run_backward_induction(
+    layout: Layout,
+    progress: Callable[[int, int, int], None] | None = None,
+    out: np.ndarray | None = None,
+    chunk_games: int = 2_000_000,
+    threads: int = 1,
+) -> tuple[np.ndarray, dict]:
     """Fill the value array layer by layer (k = 1 .. top).
 
     Args:
@@ -318,10 +346,28 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
         for lo in range(0, npat, chunk):
             hi = min(npat, lo + chunk)
             bad = layer_fn(
-                k, lo, hi, layout.pval, layout.T, layout.carry, layout.win, layout.codes,
-                layout.code_off, layout.masks, layout.mask_off, layout.rank_of_mask, layout.psum,
-                layout.base, layout.base_off, layout.val_off, layout.next_prize, values, stats,
-                fewest, mtop, shtop,
+                k,
+                lo,
+                hi,
+                layout.pval,
+                layout.T,
+                layout.carry,
+                layout.win,
+                layout.codes,
+                layout.code_off,
+                layout.masks,
+                layout.mask_off,
+                layout.rank_of_mask,
+                layout.psum,
+                layout.base,
+                layout.base_off,
+                layout.val_off,
+                layout.next_prize,
+                values,
+                stats,
+                fewest,
+                mtop,
+                shtop,
             )
             if bad:
                 raise SolverError(f"layer {k}: {bad} patterns have children missing from the layout")
@@ -333,7 +379,9 @@ def run_backward_induction(layout: Layout, progress: Callable[[int, int, int], N
             if progress is not None:
                 progress(k, int(stats[0]), total)
     return values, {
-        "games": int(stats[0]), "positions": int(stats[1]), "max_gap": float(stats[2]),
+        "games": int(stats[0]),
+        "positions": int(stats[1]),
+        "max_gap": float(stats[2]),
         "seconds": time.perf_counter() - t0,
     }
 
@@ -357,13 +405,13 @@ def games_per_layer(layout: Layout, reach: tuple | None = None, above: int = 0) 
         return out
     fewest, mtop, shtop = reach if reach is not None else pot_reach(layout)
     for k in range(above + 1, layout.top + 1):
-        jmax = kernel.most_ties_each(layout.codes[layout.code_off[k]:layout.code_off[k + 1]], mtop, shtop)
+        jmax = kernel.most_ties_each(layout.codes[layout.code_off[k] : layout.code_off[k + 1]], mtop, shtop)
         # patterns[j]: how many patterns of the layer allow j or more ties
         patterns = np.cumsum(np.bincount(jmax, minlength=layout.top + 2)[::-1])[::-1]
         total = 0
-        for mask in layout.masks[layout.mask_off[k]:layout.mask_off[k + 1]]:
+        for mask in layout.masks[layout.mask_off[k] : layout.mask_off[k + 1]]:
             R = layout.T - int(layout.psum[mask])
-            need = fewest[mask, :R + 1]
+            need = fewest[mask, : R + 1]
             ok = need < len(patterns)
             diffs = 2 * (R - np.arange(R + 1)[ok]) + 1 if layout.win else 1  # the kernel's d range
             total += k * int((patterns[need[ok]] * diffs).sum())
@@ -371,5 +419,13 @@ def games_per_layer(layout: Layout, reach: tuple | None = None, above: int = 0) 
     return out
 
 
-__all__ = ["Layout", "SolverError", "build_layout", "run_backward_induction", "count_games", "games_per_layer", "comb",
-           "pot_reach"]
+__all__ = [
+    "Layout",
+    "SolverError",
+    "build_layout",
+    "run_backward_induction",
+    "count_games",
+    "games_per_layer",
+    "comb",
+    "pot_reach",
+]

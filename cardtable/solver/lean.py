@@ -45,7 +45,7 @@ from . import kernel
 from .layout import Layout, SolverError, build_layout, fewest_tied_prizes, top_strengths
 
 #: Unit roundoff of float32 (round to nearest): |fl(v) - v| <= U32 * |v|.
-U32 = 2.0 ** -24
+U32 = 2.0**-24
 
 
 @dataclass
@@ -99,9 +99,14 @@ class LeanLayout:
 
     def arrays(self) -> dict[str, np.ndarray]:
         out = {"dense_" + k: v for k, v in self.dense.arrays().items()}
-        out.update(skeys=self.skeys, skoff=self.skoff, soff=self.soff, so_off=self.so_off,
-                   nstates=self.nstates, scalars=np.array([self.dense.T, self.W,
-                                                           int(self.carry), int(self.win)]))
+        out.update(
+            skeys=self.skeys,
+            skoff=self.skoff,
+            soff=self.soff,
+            so_off=self.so_off,
+            nstates=self.nstates,
+            scalars=np.array([self.dense.T, self.W, int(self.carry), int(self.win)]),
+        )
         return out
 
     def digest(self) -> str:
@@ -116,9 +121,22 @@ class LeanLayout:
     def from_arrays(cls, arrs: dict[str, np.ndarray]) -> "LeanLayout":
         T, W, carry, win = (int(x) for x in arrs["scalars"])
         d = {k[6:]: np.asarray(v, dtype=np.int64) for k, v in arrs.items() if k.startswith("dense_")}
-        dense = Layout(d["pval"], T, bool(carry), bool(win), d["codes"], d["code_off"], d["masks"],
-                       d["mask_off"], d["rank_of_mask"], d["psum"], d["base"], d["base_off"],
-                       d["val_off"], d["next_prize"])
+        dense = Layout(
+            d["pval"],
+            T,
+            bool(carry),
+            bool(win),
+            d["codes"],
+            d["code_off"],
+            d["masks"],
+            d["mask_off"],
+            d["rank_of_mask"],
+            d["psum"],
+            d["base"],
+            d["base_off"],
+            d["val_off"],
+            d["next_prize"],
+        )
         g = {k: np.asarray(arrs[k], dtype=np.int64) for k in ("skeys", "skoff", "soff", "so_off", "nstates")}
         return cls(dense, W, g["skeys"], g["skoff"], g["soff"], g["so_off"], g["nstates"])
 
@@ -144,12 +162,12 @@ def _reachable(pval: np.ndarray, carry: bool, win: bool, T: int) -> list[np.ndar
             v = int(pval[low])
             cur = np.zeros_like(prev)
             if carry:
-                cur[v:, :] |= prev[:T + 1 - v, :]  # tied away: into the pot
+                cur[v:, :] |= prev[: T + 1 - v, :]  # tied away: into the pot
             else:
                 cur |= prev  # discard tie: put aside
             if win:
-                cur[:, v:] |= prev[:, :nd - v]  # won by A
-                cur[:, :nd - v] |= prev[:, v:]  # won by B
+                cur[:, v:] |= prev[:, : nd - v]  # won by A
+                cur[:, : nd - v] |= prev[:, v:]  # won by B
             else:
                 cur |= prev  # won by either player: the pot is unchanged
             reach[c] = cur
@@ -175,7 +193,7 @@ def build_lean(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool)
     so_off = np.zeros(n_p + 2, dtype=np.int64)
     nstates = np.zeros(n_p + 1, dtype=np.int64)
     for k in range(n_p + 1):
-        masks = dense.masks[dense.mask_off[k]:dense.mask_off[k + 1]]
+        masks = dense.masks[dense.mask_off[k] : dense.mask_off[k + 1]]
         offs = np.zeros(len(masks) + 1, dtype=np.int64)
         for r, m in enumerate(masks):
             ks = keys[full & ~int(m)]
@@ -186,8 +204,7 @@ def build_lean(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool)
         skoff[k + 1] = skoff[k] + offs[-1]
         so_off[k + 1] = so_off[k] + len(offs)
     skeys = np.concatenate(skeys_l) if skeys_l else np.zeros(0, dtype=np.int64)
-    return LeanLayout(dense, W, skeys.astype(np.int64), skoff, np.concatenate(soff_l), so_off,
-                      nstates)
+    return LeanLayout(dense, W, skeys.astype(np.int64), skoff, np.concatenate(soff_l), so_off, nstates)
 
 
 def min_ties(lay: LeanLayout) -> np.ndarray:
@@ -213,7 +230,7 @@ def min_ties(lay: LeanLayout) -> np.ndarray:
     out = np.empty(len(lay.skeys), dtype=np.int64)
     for k in range(lay.top + 1):
         sk = int(lay.so_off[k])
-        for r, m in enumerate(d.masks[d.mask_off[k]:d.mask_off[k + 1]]):
+        for r, m in enumerate(d.masks[d.mask_off[k] : d.mask_off[k + 1]]):
             a = int(lay.skoff[k] + lay.soff[sk + r])
             b = int(lay.skoff[k] + lay.soff[sk + r + 1])
             out[a:b] = fewest[int(m)][lay.skeys[a:b] // W]
@@ -227,7 +244,7 @@ def pot_prizes_allowed(lay: LeanLayout, k: int, lo: int = 0, hi: int | None = No
     int64, shape ``(hi - lo,)``."""
     d = lay.dense
     mtop = top_strengths(d)  # a whole game: both hands start equal, so shared = held
-    return kernel.most_ties_each(d.codes[d.code_off[k]:d.code_off[k + 1]][lo:hi], mtop, mtop)
+    return kernel.most_ties_each(d.codes[d.code_off[k] : d.code_off[k + 1]][lo:hi], mtop, mtop)
 
 
 def reachable_games(lay: LeanLayout, k: int) -> tuple[int, int]:
@@ -259,22 +276,23 @@ def float32_bound(lay: LeanLayout, k: int) -> float:
 # -- kernels ------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _key_index(skeys, lo, n, key):
     """Rank of ``key`` among ``skeys[lo:lo+n]`` (sorted), or -1."""
-    i = np.searchsorted(skeys[lo:lo + n], key)
+    i = np.searchsorted(skeys[lo : lo + n], key)
     if i < n and skeys[lo + i] == key:
         return i
     return -1
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, R, st):
     """Solve one game (warm-started from support slot ``ws_i`` of ``wI, wJ, ws``
     when ``warm``) and account for it in ``st``; returns the value."""
     if warm:
-        v, gap, sz, hit = kernel.solve_game_warm(M, k, k, tab, basis, xs, ys, wI, wJ, ws_i,
-                                                 ws[ws_i], A, z, mark, R)
+        v, gap, sz, hit = kernel.solve_game_warm(
+            M, k, k, tab, basis, xs, ys, wI, wJ, ws_i, ws[ws_i], A, z, mark, R
+        )
         if hit:
             st[5] += 1
         elif ws[ws_i] > 0:
@@ -290,7 +308,7 @@ def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, R, st):
     return v
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off):
     """The states of the child subset (``mask`` less prize ``p``) in layer ``k - 1``:
     ``(first state in the layer, number of states, first key in skeys)``; zeros at k = 1."""
@@ -302,7 +320,7 @@ def _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off):
     return cs0, soff[so_c + rc + 1] - cs0, skoff[k - 1] + cs0
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def _copy_support(ws, wI, wJ, src, dst):
     """Support slot ``dst`` := slot ``src``."""
     n = ws[src]
@@ -313,10 +331,52 @@ def _copy_support(ws, wI, wJ, src, dst):
 
 
 @njit(cache=True, _nrt=False)
-def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
-                    next_prize, W, T, skeys, skoff, soff, so_off, minj, mtop, S_prev, prev, out,
-                    M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st,
-                    warm, ws, wI, wJ, A, z, mark, R, pab, tie_a, tie_b, tie_at):
+def _pattern_points(
+    k,
+    pi,
+    pval,
+    carry,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    next_prize,
+    W,
+    T,
+    skeys,
+    skoff,
+    soff,
+    so_off,
+    minj,
+    mtop,
+    S_prev,
+    prev,
+    out,
+    M,
+    base,
+    tab,
+    basis,
+    xs,
+    ys,
+    acc,
+    cidx,
+    csign,
+    outc,
+    st,
+    warm,
+    ws,
+    wI,
+    wJ,
+    A,
+    z,
+    mark,
+    R,
+    pab,
+    tie_a,
+    tie_b,
+    tie_at,
+):
     """All positions of one pattern (points objective), pots vectorised.
 
     For a subset and a revealed prize, the games of all pots share the child
@@ -396,8 +456,9 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
                         st[4] += nt
                         for t in range(nt):
                             M[tie_a[t], tie_b[t]] = 0.0
-                acc[j] += _solve(M, k, warm, ws, wI, wJ, p if j else first + p, tab, basis, xs,
-                                 ys, A, z, mark, R, st)
+                acc[j] += _solve(
+                    M, k, warm, ws, wI, wJ, p if j else first + p, tab, basis, xs, ys, A, z, mark, R, st
+                )
                 if j == 0:
                     _copy_support(ws, wI, wJ, first + p, p)
         for j in range(ns):
@@ -409,10 +470,50 @@ def _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_o
 
 
 @njit(cache=True, _nrt=False)
-def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask, psum,
-                 next_prize, W, T, skeys, skoff, soff, so_off, minj, mtop, S_prev, prev, out,
-                 M, tab, basis, xs, ys, acc, cidx, csign, outc, st, warm, ws, wI, wJ, A, z, mark,
-                 R, pab, crank):
+def _pattern_win(
+    k,
+    pi,
+    pval,
+    carry,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    next_prize,
+    W,
+    T,
+    skeys,
+    skoff,
+    soff,
+    so_off,
+    minj,
+    mtop,
+    S_prev,
+    prev,
+    out,
+    M,
+    tab,
+    basis,
+    xs,
+    ys,
+    acc,
+    cidx,
+    csign,
+    outc,
+    st,
+    warm,
+    ws,
+    wI,
+    wJ,
+    A,
+    z,
+    mark,
+    R,
+    pab,
+    crank,
+):
     """All positions of one pattern, win objective (value = P(win) - P(loss)).
 
     Per subset and revealed prize, the states (pot, point difference) in key
@@ -471,7 +572,8 @@ def _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_m
                         cd = d + o * stake
                         for sg in range(-1, 2, 2):
                             crank[(o + 1) * 2 + (sg + 1) // 2] = _key_index(
-                                skeys, ckb, cns, cpot * W + sg * cd + T)
+                                skeys, ckb, cns, cpot * W + sg * cd + T
+                            )
                     for a in range(k):
                         for b in range(k):
                             sg = csign[a, b]
@@ -506,9 +608,34 @@ NSTATS = 7
 
 
 @njit(cache=True)
-def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
-                   psum, next_prize, W, T, skeys, skoff, soff, so_off, nstates, minj, mtop, prev,
-                   out, st, warm=True):
+def solve_patterns(
+    k,
+    lo,
+    hi,
+    win,
+    pval,
+    carry,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    next_prize,
+    W,
+    T,
+    skeys,
+    skoff,
+    soff,
+    so_off,
+    nstates,
+    minj,
+    mtop,
+    prev,
+    out,
+    st,
+    warm=True,
+):
     """Layer ``k``, patterns ``lo..hi-1``: writes ``out[(i - lo) * S[k] + ...]``
     (float32) from the layer ``k - 1`` values ``prev`` (float32).
 
@@ -523,7 +650,9 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
     M, tab, basis, xs, ys, R = kernel.game_workspace(k)
     cidx, csign, outc = kernel.children_workspace(k)
     base = np.empty((k, k))
-    acc = np.empty(max(1, int(np.max(soff[so_off[k] + 1:so_off[k + 1]] - soff[so_off[k]:so_off[k + 1] - 1]))))
+    acc = np.empty(
+        max(1, int(np.max(soff[so_off[k] + 1 : so_off[k + 1]] - soff[so_off[k] : so_off[k + 1] - 1])))
+    )
     nprize = len(pval)  # support slots: per prize, its last game and its first pot's game
     ws = np.zeros(2 * nprize, dtype=np.int64)
     wI = np.zeros((2 * nprize, k), dtype=np.int64)
@@ -537,32 +666,164 @@ def solve_patterns(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off
     tie_at = np.empty(k * k, dtype=np.int64)
     crank = np.empty(6, dtype=np.int64)
     for pi in range(lo, hi):
-        o = out[(pi - lo) * S:(pi - lo + 1) * S]
+        o = out[(pi - lo) * S : (pi - lo + 1) * S]
         if win:
-            _pattern_win(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask, psum,
-                         next_prize, W, T, skeys, skoff, soff, so_off, minj, mtop, S_prev, prev, o,
-                         M, tab, basis, xs, ys, acc, cidx, csign, outc, st, warm, ws, wI, wJ, A, z,
-                         mark, R, pab, crank)
+            _pattern_win(
+                k,
+                pi,
+                pval,
+                carry,
+                codes,
+                code_off,
+                masks,
+                mask_off,
+                rank_of_mask,
+                psum,
+                next_prize,
+                W,
+                T,
+                skeys,
+                skoff,
+                soff,
+                so_off,
+                minj,
+                mtop,
+                S_prev,
+                prev,
+                o,
+                M,
+                tab,
+                basis,
+                xs,
+                ys,
+                acc,
+                cidx,
+                csign,
+                outc,
+                st,
+                warm,
+                ws,
+                wI,
+                wJ,
+                A,
+                z,
+                mark,
+                R,
+                pab,
+                crank,
+            )
         else:
-            _pattern_points(k, pi, pval, carry, codes, code_off, masks, mask_off, rank_of_mask,
-                            next_prize, W, T, skeys, skoff, soff, so_off, minj, mtop, S_prev, prev, o,
-                            M, base, tab, basis, xs, ys, acc, cidx, csign, outc, st,
-                            warm, ws, wI, wJ, A, z, mark, R, pab, tie_a, tie_b, tie_at)
+            _pattern_points(
+                k,
+                pi,
+                pval,
+                carry,
+                codes,
+                code_off,
+                masks,
+                mask_off,
+                rank_of_mask,
+                next_prize,
+                W,
+                T,
+                skeys,
+                skoff,
+                soff,
+                so_off,
+                minj,
+                mtop,
+                S_prev,
+                prev,
+                o,
+                M,
+                base,
+                tab,
+                basis,
+                xs,
+                ys,
+                acc,
+                cidx,
+                csign,
+                outc,
+                st,
+                warm,
+                ws,
+                wI,
+                wJ,
+                A,
+                z,
+                mark,
+                R,
+                pab,
+                tie_a,
+                tie_b,
+                tie_at,
+            )
 
 
 @njit(cache=True, parallel=True)
-def solve_patterns_parallel(k, lo, hi, win, pval, carry, codes, code_off, masks, mask_off,
-                            rank_of_mask, psum, next_prize, W, T, skeys, skoff, soff, so_off,
-                            nstates, minj, mtop, prev, out, st, warm=True):
+def solve_patterns_parallel(
+    k,
+    lo,
+    hi,
+    win,
+    pval,
+    carry,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    rank_of_mask,
+    psum,
+    next_prize,
+    W,
+    T,
+    skeys,
+    skoff,
+    soff,
+    so_off,
+    nstates,
+    minj,
+    mtop,
+    prev,
+    out,
+    st,
+    warm=True,
+):
     """:func:`solve_patterns` with the patterns spread over Numba's threads
     (each pattern writes its own block: the result is bit-identical)."""
     n = hi - lo
     S = nstates[k]
     res = np.zeros((n, NSTATS))
     for t in prange(n):
-        solve_patterns(k, lo + t, lo + t + 1, win, pval, carry, codes, code_off, masks, mask_off,
-                       rank_of_mask, psum, next_prize, W, T, skeys, skoff, soff, so_off, nstates,
-                       minj, mtop, prev, out[t * S:(t + 1) * S], res[t], warm)
+        solve_patterns(
+            k,
+            lo + t,
+            lo + t + 1,
+            win,
+            pval,
+            carry,
+            codes,
+            code_off,
+            masks,
+            mask_off,
+            rank_of_mask,
+            psum,
+            next_prize,
+            W,
+            T,
+            skeys,
+            skoff,
+            soff,
+            so_off,
+            nstates,
+            minj,
+            mtop,
+            prev,
+            out[t * S : (t + 1) * S],
+            res[t],
+            warm,
+        )
     for t in range(n):
         for i in range(NSTATS):
             if i == 2:
@@ -575,13 +836,39 @@ def solve_patterns_parallel(k, lo, hi, win, pval, carry, codes, code_off, masks,
 def kernel_args(lay: LeanLayout) -> tuple:
     """The index arrays :func:`solve_patterns` takes after ``k, lo, hi`` (in order)."""
     d = lay.dense
-    return (lay.win, d.pval, lay.carry, d.codes, d.code_off, d.masks, d.mask_off, d.rank_of_mask,
-            d.psum, d.next_prize, lay.W, d.T, lay.skeys, lay.skoff, lay.soff, lay.so_off,
-            lay.nstates, min_ties(lay), top_strengths(lay.dense))
+    return (
+        lay.win,
+        d.pval,
+        lay.carry,
+        d.codes,
+        d.code_off,
+        d.masks,
+        d.mask_off,
+        d.rank_of_mask,
+        d.psum,
+        d.next_prize,
+        lay.W,
+        d.T,
+        lay.skeys,
+        lay.skoff,
+        lay.soff,
+        lay.so_off,
+        lay.nstates,
+        min_ties(lay),
+        top_strengths(lay.dense),
+    )
 
 
-def solve_chunk(lay: LeanLayout, k: int, lo: int, hi: int, prev: np.ndarray | None, threads: int = 1,
-                args: tuple | None = None, warm: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def solve_chunk(
+    lay: LeanLayout,
+    k: int,
+    lo: int,
+    hi: int,
+    prev: np.ndarray | None,
+    threads: int = 1,
+    args: tuple | None = None,
+    warm: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
     """Values of layer ``k``, patterns ``lo..hi-1`` (float32, ``(hi - lo) * S[k]``) and
     stats (length ``NSTATS``, see :func:`solve_patterns`). ``warm=False``: every game
     is solved cold (the kernel before the warm start; same values within the
@@ -606,8 +893,10 @@ def check_stats(k: int, st: np.ndarray) -> None:
     if st[4]:
         raise SolverError(f"layer {k}: {int(st[4])} children missing from the layout")
     if st[3]:
-        raise SolverError(f"layer {k}: {int(st[3])} matrix games failed the optimality check "
-                          f"(guarantee gap {st[2]:.3g} > {kernel.CHECK_TOL})")
+        raise SolverError(
+            f"layer {k}: {int(st[3])} matrix games failed the optimality check "
+            f"(guarantee gap {st[2]:.3g} > {kernel.CHECK_TOL})"
+        )
 
 
 def lean_slot(lay: LeanLayout, k: int, r: int, pi: int, pot: int, d: int) -> int:

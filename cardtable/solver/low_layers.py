@@ -30,19 +30,61 @@ def solve_low_layers(lay: Layout, top: int, out: np.ndarray, start: int = 1) -> 
     stats = np.zeros(4)
     fewest, mtop, shtop = pot_reach(lay)
     for k in range(start, top + 1):
-        bad = kernel.solve_layer(k, 0, lay.npat(k), lay.pval, lay.T, lay.carry, lay.win,
-                                 lay.codes, lay.code_off, lay.masks, lay.mask_off,
-                                 lay.rank_of_mask, lay.psum, lay.base, lay.base_off,
-                                 lay.val_off, lay.next_prize, out, stats, fewest, mtop, shtop)
+        bad = kernel.solve_layer(
+            k,
+            0,
+            lay.npat(k),
+            lay.pval,
+            lay.T,
+            lay.carry,
+            lay.win,
+            lay.codes,
+            lay.code_off,
+            lay.masks,
+            lay.mask_off,
+            lay.rank_of_mask,
+            lay.psum,
+            lay.base,
+            lay.base_off,
+            lay.val_off,
+            lay.next_prize,
+            out,
+            stats,
+            fewest,
+            mtop,
+            shtop,
+        )
         if bad or stats[3]:
             raise SolverError(f"layer {k}: the exact solve failed its checks")
     return stats
 
 
 @njit(cache=True)
-def _gather_layer(k, codes, code_off, masks, mask_off, psum, T, base, base_off, val_off, to_full,
-                  fcodes, fcode_off, frank_of_mask, W, fT, skeys, skoff, soff, so_off, nstates,
-                  layer, out):
+def _gather_layer(
+    k,
+    codes,
+    code_off,
+    masks,
+    mask_off,
+    psum,
+    T,
+    base,
+    base_off,
+    val_off,
+    to_full,
+    fcodes,
+    fcode_off,
+    frank_of_mask,
+    W,
+    fT,
+    skeys,
+    skoff,
+    soff,
+    so_off,
+    nstates,
+    layer,
+    out,
+):
     """Copy layer ``k`` of a subgame layout (points, carry-over) from a stored layer of
     the full game's lean table: every (subset, pot, pattern) slot that the table holds;
     the rest stay as they are. ``to_full``: the full game's prize index of each of the
@@ -53,7 +95,7 @@ def _gather_layer(k, codes, code_off, masks, mask_off, psum, T, base, base_off, 
     pidx = np.empty(npat, dtype=np.int64)
     for i in range(npat):
         c = codes[code_off[k] + i]
-        j = np.searchsorted(fcodes[flo:flo + fn], c)
+        j = np.searchsorted(fcodes[flo : flo + fn], c)
         if j >= fn or fcodes[flo + j] != c:
             return -1
         pidx[i] = j
@@ -99,16 +141,40 @@ def read_low_layers(lay: Layout, low: LayeredTable, top: int, out: np.ndarray) -
     f = low.lay
     d = f.dense
     for k in range(1, top + 1):
-        n = _gather_layer(k, lay.codes, lay.code_off, lay.masks, lay.mask_off, lay.psum, int(lay.T),
-                          lay.base, lay.base_off, lay.val_off, to_full, d.codes, d.code_off,
-                          d.rank_of_mask, int(f.W), int(d.T), f.skeys, f.skoff, f.soff, f.so_off,
-                          f.nstates, np.asarray(low.layers[k]), out)
+        n = _gather_layer(
+            k,
+            lay.codes,
+            lay.code_off,
+            lay.masks,
+            lay.mask_off,
+            lay.psum,
+            int(lay.T),
+            lay.base,
+            lay.base_off,
+            lay.val_off,
+            to_full,
+            d.codes,
+            d.code_off,
+            d.rank_of_mask,
+            int(f.W),
+            int(d.T),
+            f.skeys,
+            f.skoff,
+            f.soff,
+            f.so_off,
+            f.nstates,
+            np.asarray(low.layers[k]),
+            out,
+        )
         if n < 0:
             raise SolverError(f"layer {k}: a pattern of the subgame is missing from the low layers")
 
 
-def solve_reading_low_layers(lay: Layout, top: int, low: LayeredTable | None = None,
-                             ) -> tuple[np.ndarray, np.ndarray, int]:
+def solve_reading_low_layers(
+    lay: Layout,
+    top: int,
+    low: LayeredTable | None = None,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Exact values of layers ``1..top`` of the subgame layout ``lay`` in a new array, the
     layers below its top read from ``low`` (:func:`read_low_layers`; carry-over, points;
     ``None``: none read) and the rest solved (:func:`solve_low_layers`). Returns

@@ -34,8 +34,11 @@ from .approx import CarryApproximation
 from .position import Position, position_from_view
 
 
-def adjusted_difference(game: Game, approx: CarryApproximation,
-                        mixes: Sequence[tuple[Mapping[int, float] | None, Mapping[int, float] | None]]) -> float:
+def adjusted_difference(
+    game: Game,
+    approx: CarryApproximation,
+    mixes: Sequence[tuple[Mapping[int, float] | None, Mapping[int, float] | None]],
+) -> float:
     """Player 1's luck-adjusted point difference (points of seat 0 minus seat 1) in ``game``.
 
     Args:
@@ -95,8 +98,16 @@ def _check_inputs(game: Game, approx: CarryApproximation, mixes) -> None:
             raise ValueError(f"round {r.number}: a mix entry is an (x, y) pair, not {pair!r:.60}")
 
 
-def _add_bid_luck(luck: float, W, rows: list[int], cols: list[int], i: int, j: int,
-                  x: Mapping[int, float] | None, y: Mapping[int, float] | None) -> float:
+def _add_bid_luck(
+    luck: float,
+    W,
+    rows: list[int],
+    cols: list[int],
+    i: int,
+    j: int,
+    x: Mapping[int, float] | None,
+    y: Mapping[int, float] | None,
+) -> float:
     """``luck`` plus the bid-luck terms of one round (module docstring): ``W`` the round's
     matrix (rows: ``rows``, A's cards by strength; columns: ``cols``), ``(i, j)`` the bids
     played, ``x``/``y`` the seats' mixes (None: unknown, its luck left in). The terms are
@@ -104,8 +115,10 @@ def _add_bid_luck(luck: float, W, rows: list[int], cols: list[int], i: int, j: i
     if x is not None:
         luck += W[i, j] - sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows))
         if y is not None:  # the rest of the expectation, over the column player's draw
-            col = sum(y.get(c, 0.0) * sum(x.get(cr, 0.0) * W[ii, jj] for ii, cr in enumerate(rows))
-                      for jj, c in enumerate(cols))
+            col = sum(
+                y.get(c, 0.0) * sum(x.get(cr, 0.0) * W[ii, jj] for ii, cr in enumerate(rows))
+                for jj, c in enumerate(cols)
+            )
             luck += sum(x.get(c, 0.0) * W[ii, j] for ii, c in enumerate(rows)) - col
     elif y is not None:
         luck += W[i, j] - sum(y.get(c, 0.0) * W[i, jj] for jj, c in enumerate(cols))

@@ -22,7 +22,7 @@ from cardtable.goofspiel import Ruleset
 from .estimate import SolveNeeds, estimate_format1, estimate_solve, size_text
 from .tables import full_layout
 
-GIB = 2 ** 30
+GIB = 2**30
 
 
 class SolveRefused(CardtableError, ValueError):
@@ -60,8 +60,10 @@ class SolvePlan:
         format (whether an interruption keeps the work) and where the table goes."""
         head = f"{self.ruleset.describe()} objective={self.objective}: {self.needs.describe(self.cores)} (estimate)"
         if self.table_format == 1:
-            return (f"{head}, format 1 (one float64 file, held in memory until it is written: "
-                    f"an interruption loses the work); table file {self.target}")
+            return (
+                f"{head}, format 1 (one float64 file, held in memory until it is written: "
+                f"an interruption loses the work); table file {self.target}"
+            )
         return f"{head}, backend {self.backend}; table folder {self.target}"
 
 
@@ -81,9 +83,18 @@ def layer_bytes_done(folder: Path) -> int:
     return total
 
 
-def plan_solve(ruleset: Ruleset, objective: str, target: Path, *, table_format: int = 2,
-               upto: int | None = None, backend: str = "threads", cores: int = 1,
-               max_memory_gib: float = 8.0, max_hours: float = 12.0) -> SolvePlan:
+def plan_solve(
+    ruleset: Ruleset,
+    objective: str,
+    target: Path,
+    *,
+    table_format: int = 2,
+    upto: int | None = None,
+    backend: str = "threads",
+    cores: int = 1,
+    max_memory_gib: float = 8.0,
+    max_hours: float = 12.0,
+) -> SolvePlan:
     """Estimate the solve of ``ruleset`` and ``objective`` into ``target`` (the table file of
     format 1 or the folder of format 2; ``upto``: format 2's low layers ``1..upto``) and
     check it against the limits: memory over ``max_memory_gib`` GiB, more than
@@ -135,20 +146,26 @@ def check_plan(plan: SolvePlan, max_memory_gib: float, max_hours: float) -> None
         raise SolveRefused(
             f"this solve needs {needs.describe(cores)}: more memory than --max-memory "
             f"{max_memory_gib:g} GiB{why}. On a machine with {size_text(needs.memory_bytes)} to spare, run it "
-            f"with --max-memory {math.ceil(needs.memory_bytes / GIB)}; or: {advice}")
+            f"with --max-memory {math.ceil(needs.memory_bytes / GIB)}; or: {advice}"
+        )
     if plan.backend != "cuda" and needs.hours(cores) > max_hours:
-        resume = ("it resumes after an interruption" if plan.table_format == 2 else
-                  "format 1 does not resume: an interruption loses the work")
+        resume = (
+            "it resumes after an interruption"
+            if plan.table_format == 2
+            else "format 1 does not resume: an interruption loses the work"
+        )
         raise SolveRefused(
             f"this solve needs {needs.describe(cores)}: longer than --max-hours {max_hours:g}. "
-            f"Raise --max-hours to run it here ({resume}), or: {advice}")
+            f"Raise --max-hours to run it here ({resume}), or: {advice}"
+        )
     parent = plan.target.parent
     free = shutil.disk_usage(parent).free
     if needs.disk_bytes > free + plan.done_bytes:
         raise SolveRefused(
             f"this solve needs {size_text(needs.disk_bytes)} of disk in {parent}"
             + (f" ({size_text(plan.done_bytes)} of it already written)" if plan.done_bytes else "")
-            + f", {size_text(free)} are free; choose another --cache folder")
+            + f", {size_text(free)} are free; choose another --cache folder"
+        )
 
 
 __all__ = ["SolvePlan", "SolveRefused", "check_plan", "layer_bytes_done", "plan_solve"]

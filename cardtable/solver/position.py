@@ -46,7 +46,8 @@ def check_supported(ruleset: Ruleset) -> None:
         problems.append("open prizes")
     if problems:
         raise UnsupportedRuleset(
-            "the exact solver does not cover " + ", ".join(problems)
+            "the exact solver does not cover "
+            + ", ".join(problems)
             + f" (ruleset: {ruleset.describe()}); it solves 2-player games with single-card bids "
             "and one prize at a time"
         )
@@ -81,9 +82,7 @@ class Position:
         revealed prizes ``gone`` (values ``values``) that these hands can have tied for."""
         fewest = _fewest_summing(values, self.pot)
         if fewest is None:
-            raise ImpossiblePosition(
-                f"a pot of {self.pot} is no sum of prizes already revealed ({gone})"
-            )
+            raise ImpossiblePosition(f"a pot of {self.pot} is no sum of prizes already revealed ({gone})")
         deck = set(range(1, ruleset.cards + 1))
         st = ruleset.strength
         both = {st(c) for c in deck - set(self.hands[0])} & {st(c) for c in deck - set(self.hands[1])}
@@ -97,8 +96,11 @@ class Position:
         """Raise :class:`ImpossiblePosition` unless a game of ``ruleset`` can reach it."""
         n = ruleset.cards
         deck = set(range(1, n + 1))
-        for name, cards in (("prizes", self.prizes), ("A's hand", self.hands[0]),
-                            ("B's hand", self.hands[1])):
+        for name, cards in (
+            ("prizes", self.prizes),
+            ("A's hand", self.hands[0]),
+            ("B's hand", self.hands[1]),
+        ):
             bad = sorted(set(cards) - deck)
             if bad:
                 raise ImpossiblePosition(f"{name} hold {bad}, not cards of a 1..{n} suit")
@@ -110,7 +112,7 @@ class Position:
             )
         if ruleset.fixed_order:
             order = prize_order_for(ruleset, None)
-            if set(order[len(order) - k:]) != set(self.prizes):
+            if set(order[len(order) - k :]) != set(self.prizes):
                 raise ImpossiblePosition(
                     f"with the prize order {order} the face-down prizes must be the last {k} of it"
                 )

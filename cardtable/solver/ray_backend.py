@@ -27,8 +27,9 @@ if TYPE_CHECKING:  # ray is imported when a solve starts, not with the module
     from ray.remote_function import RemoteFunction
 
 
-def _chunk_task(lay: LeanLayout, k: int, lo: int, hi: int, prev_path: str | None,
-                out_path: str, warm: bool = True) -> np.ndarray:
+def _chunk_task(
+    lay: LeanLayout, k: int, lo: int, hi: int, prev_path: str | None, out_path: str, warm: bool = True
+) -> np.ndarray:
     """Solve patterns ``lo..hi-1`` of layer ``k`` and write them into ``out_path``."""
     prev: np.ndarray | None = np.memmap(prev_path, dtype="<f4", mode="r") if prev_path else None
     if prev is not None and prev.size == 0:
@@ -58,15 +59,13 @@ class RayBackend(LayerBackend):
 
         if not ray.is_initialized():
             address = os.environ.get("RAY_ADDRESS")
-            env = {"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-                                "NUMBA_NUM_THREADS": "1"}}
+            env = {"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", ""), "NUMBA_NUM_THREADS": "1"}}
             if address:
                 ray.init(address=address, runtime_env=env, log_to_driver=False)
             else:
                 # Ray starts its workers at niceness 15; a solve's workers are the work itself
                 os.environ.setdefault("RAY_worker_niceness", "0")
-                ray.init(num_cpus=self.workers, include_dashboard=False, runtime_env=env,
-                         log_to_driver=False)
+                ray.init(num_cpus=self.workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
             self._started = True
         min_ties(lay)  # computed once here: it travels with the layout, not once per task
         self._lay_ref = ray.put(lay)
@@ -80,23 +79,32 @@ class RayBackend(LayerBackend):
             ray.shutdown()
         self._started = False
 
-    def solve_layer(self, lay: LeanLayout, k: int, prev: np.ndarray | None, prev_path: Path | None,
-                    out_path: Path, progress: Callable[[int, int], None]) -> tuple[np.ndarray, str]:
+    def solve_layer(
+        self,
+        lay: LeanLayout,
+        k: int,
+        prev: np.ndarray | None,
+        prev_path: Path | None,
+        out_path: Path,
+        progress: Callable[[int, int], None],
+    ) -> tuple[np.ndarray, str]:
         import ray  # lazy: as in start (the optional Ray extra)
 
         npat = lay.npat(k)
         with open(out_path, "wb") as f:
             f.truncate(4 * lay.layer_size(k))
         # enough shards to balance the workers, each at most chunk_games games
-        step = max(1, min(-(-npat // (4 * self.workers)),
-                          self.chunk_games // max(1, k * int(lay.nstates[k]))))
+        step = max(
+            1, min(-(-npat // (4 * self.workers)), self.chunk_games // max(1, k * int(lay.nstates[k])))
+        )
         task = self._task
         assert task is not None  # start() made it
         pending = {}
         for lo in range(0, npat, step):
             hi = min(npat, lo + step)
-            ref = task.remote(self._lay_ref, k, lo, hi, str(prev_path) if prev_path else None,
-                                    str(out_path), self.warm)
+            ref = task.remote(
+                self._lay_ref, k, lo, hi, str(prev_path) if prev_path else None, str(out_path), self.warm
+            )
             pending[ref] = hi - lo
         st = np.zeros(NSTATS)
         done = 0

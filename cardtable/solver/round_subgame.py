@@ -40,7 +40,7 @@ def restrict_to_prize(layout: Layout, p: int) -> Layout:
     masks_l = []
     rank_of_mask = np.full(len(layout.rank_of_mask), -1, dtype=np.int64)
     for k in range(top + 1):
-        lst = layout.masks[layout.mask_off[k]:layout.mask_off[k + 1]]
+        lst = layout.masks[layout.mask_off[k] : layout.mask_off[k + 1]]
         if k < top:
             lst = lst[(lst >> p) & 1 == 0]
         masks_l.append(lst)
@@ -60,9 +60,23 @@ def restrict_to_prize(layout: Layout, p: int) -> Layout:
         base_l.append(b)
         base_off[k + 1] = base_off[k] + len(b)
         val_off[k + 1] = val_off[k] + b[-1]
-    out = Layout(layout.pval, layout.T, layout.carry, layout.win, layout.codes, layout.code_off,
-                 np.concatenate(masks_l).astype(np.int64), mask_off, rank_of_mask, layout.psum,
-                 np.concatenate(base_l), base_off, val_off, layout.next_prize, pot0=layout.pot0)
+    out = Layout(
+        layout.pval,
+        layout.T,
+        layout.carry,
+        layout.win,
+        layout.codes,
+        layout.code_off,
+        np.concatenate(masks_l).astype(np.int64),
+        mask_off,
+        rank_of_mask,
+        layout.psum,
+        np.concatenate(base_l),
+        base_off,
+        val_off,
+        layout.next_prize,
+        pot0=layout.pot0,
+    )
     out.extra.update(layout.extra)
     return out
 
@@ -73,8 +87,14 @@ def round_subgame_games(layout: Layout) -> int:
     return sum(k * int(layout.base[layout.base_off[k + 1] - 1]) for k in range(1, layout.top))
 
 
-def solve_round_subgame(ruleset: Ruleset, pos: Position, prize: int, objective: str = "points",
-                        layout: Layout | None = None, low: LayeredTable | None = None) -> Table:
+def solve_round_subgame(
+    ruleset: Ruleset,
+    pos: Position,
+    prize: int,
+    objective: str = "points",
+    layout: Layout | None = None,
+    low: LayeredTable | None = None,
+) -> Table:
     """Solve the positions reachable from ``pos`` once ``prize`` is turned up.
 
     The result answers ``round_strategy(pos, prize)`` and every query at a later
@@ -95,10 +115,21 @@ def solve_round_subgame(ruleset: Ruleset, pos: Position, prize: int, objective: 
         raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(cards)}")
     lay = restrict_to_prize(layout, cards.index(prize))
     values, stats, read = solve_reading_low_layers(lay, lay.top - 1, low)
-    return Table(ruleset, objective, lay, values, cards,
-                 {"games": int(stats[0]), "positions": int(stats[1]), "max_gap": float(stats[2]),
-                  "low_layers": read})
+    return Table(
+        ruleset,
+        objective,
+        lay,
+        values,
+        cards,
+        {"games": int(stats[0]), "positions": int(stats[1]), "max_gap": float(stats[2]), "low_layers": read},
+    )
 
 
-__all__ = ["read_low_layers", "restrict_to_prize", "round_subgame_games", "solve_low_layers",
-           "solve_reading_low_layers", "solve_round_subgame"]
+__all__ = [
+    "read_low_layers",
+    "restrict_to_prize",
+    "round_subgame_games",
+    "solve_low_layers",
+    "solve_reading_low_layers",
+    "solve_round_subgame",
+]

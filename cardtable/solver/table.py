@@ -126,8 +126,10 @@ class Table(SolvedTable):
         if pos.pot > (R if L.carry else 0):
             raise ImpossiblePosition(f"a pot of {pos.pot} cannot arise here")
         if pos.pot and self._pot_unreachable(mask, canon, pos.pot):
-            raise ImpossiblePosition(f"a pot of {pos.pot} cannot arise with these hands (a pot of j "
-                                     "prizes needs j strengths that both players have played)")
+            raise ImpossiblePosition(
+                f"a pot of {pos.pot} cannot arise with these hands (a pot of j "
+                "prizes needs j strengths that both players have played)"
+            )
         if L.win and abs(pos.diff) + pos.pot > R:
             raise ImpossiblePosition(f"a point difference of {pos.diff} cannot arise here")
         return k, r, i, sign, R, code
@@ -155,8 +157,7 @@ class Table(SolvedTable):
             return 0.0
         k, r, i, sign, R, _ = self._index(pos)
         d = pos.diff * sign if L.win else 0
-        s = kernel.slot(k, r, pos.pot, d, R, L.npat(k), L.base, L.base_off, L.val_off,
-                        L.carry, L.win)
+        s = kernel.slot(k, r, pos.pot, d, R, L.npat(k), L.base, L.base_off, L.val_off, L.carry, L.win)
         v = float(self.values[s + i])
         if np.isnan(v):
             raise ImpossiblePosition("this table holds no value for that position")
@@ -187,9 +188,26 @@ class Table(SolvedTable):
         M = np.empty((k, k), dtype=np.float64)
         stake = pos.pot + int(L.pval[p])
         values = np.asarray(self.values)
-        kernel.fill_matrix(M, k, int(L.rank_of_mask[cm]), L.T - int(L.psum[cm]), pos.pot,
-                           pos.diff if L.win else 0, stake, L.carry, L.win, cidx, csign, outc,
-                           values, L.codes, L.code_off, L.base, L.base_off, L.val_off)
+        kernel.fill_matrix(
+            M,
+            k,
+            int(L.rank_of_mask[cm]),
+            L.T - int(L.psum[cm]),
+            pos.pot,
+            pos.diff if L.win else 0,
+            stake,
+            L.carry,
+            L.win,
+            cidx,
+            csign,
+            outc,
+            values,
+            L.codes,
+            L.code_off,
+            L.base,
+            L.base_off,
+            L.val_off,
+        )
         if np.isnan(M).any():
             raise SolverError("the table lacks a child value (damaged or foreign table)")
         return strategy_of(M, pos, self.ruleset)
@@ -209,8 +227,9 @@ class Table(SolvedTable):
 # -- solving ------------------------------------------------------------------------------
 
 
-def solve(ruleset: Ruleset, objective: str = "points",
-          progress: Callable[[int, int, int], None] | None = None) -> Table:
+def solve(
+    ruleset: Ruleset, objective: str = "points", progress: Callable[[int, int, int], None] | None = None
+) -> Table:
     """Solve the whole game of ``ruleset`` in memory (backward induction).
 
     Raises:
@@ -222,8 +241,13 @@ def solve(ruleset: Ruleset, objective: str = "points",
     return Table(ruleset, objective, layout, values, tuple(range(1, ruleset.cards + 1)), stats)
 
 
-def solve_subgame(ruleset: Ruleset, pos: Position, objective: str = "points",
-                  layout: Layout | None = None, low: LayeredTable | None = None) -> Table:
+def solve_subgame(
+    ruleset: Ruleset,
+    pos: Position,
+    objective: str = "points",
+    layout: Layout | None = None,
+    low: LayeredTable | None = None,
+) -> Table:
     """Solve only the positions reachable from ``pos`` (the ``nash`` bot without a table).
 
     ``low``: the full game's stored low layers (carry-over, points): the positions with
@@ -239,8 +263,13 @@ def solve_subgame(ruleset: Ruleset, pos: Position, objective: str = "points",
     if low is not None and objective == "points" and layout.carry and layout.top > 1:
         t0 = time.perf_counter()
         values, st, read = solve_reading_low_layers(layout, layout.top, low)
-        stats = {"games": int(st[0]), "positions": int(st[1]), "max_gap": float(st[2]),
-                 "seconds": time.perf_counter() - t0, "low_layers": read}
+        stats = {
+            "games": int(st[0]),
+            "positions": int(st[1]),
+            "max_gap": float(st[2]),
+            "seconds": time.perf_counter() - t0,
+            "low_layers": read,
+        }
         return Table(ruleset, objective, layout, values, layout.extra["prize_cards"], stats)
     values, stats = run_backward_induction(layout)
     return Table(ruleset, objective, layout, values, layout.extra["prize_cards"], stats)
@@ -260,8 +289,9 @@ def table_name(ruleset: Ruleset, objective: str) -> str:
 FORMAT_LAYERED = 2
 
 
-def default_path(ruleset: Ruleset, objective: str, cache: Path | None = None,
-                 version: int = FORMAT_VERSION) -> Path:
+def default_path(
+    ruleset: Ruleset, objective: str, cache: Path | None = None, version: int = FORMAT_VERSION
+) -> Path:
     """Where a table of format ``version`` lives by default (``cache_dir()``):
     the file of :func:`write_table` (1) or the folder of ``layers.solve_layered`` (2)."""
     name = folder_name(ruleset, objective) if version == FORMAT_LAYERED else table_name(ruleset, objective)
@@ -293,10 +323,17 @@ def write_table(table: Table, path: Path) -> Path:
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     rs = table.ruleset
     header_obj = {
-        "format": "cardtable GOPS table", "version": FORMAT_VERSION,
-        "cards": rs.cards, "tie_rule": rs.tie_rule, "high_ace": rs.high_ace,
-        "objective": table.objective, "T": int(L.T), "prize_cards": list(table.prize_cards),
-        "arrays": directory, "data_bytes": data_bytes, "data_sha256": None,
+        "format": "cardtable GOPS table",
+        "version": FORMAT_VERSION,
+        "cards": rs.cards,
+        "tie_rule": rs.tie_rule,
+        "high_ace": rs.high_ace,
+        "objective": table.objective,
+        "T": int(L.T),
+        "prize_cards": list(table.prize_cards),
+        "arrays": directory,
+        "data_bytes": data_bytes,
+        "data_sha256": None,
         "stats": {k: v for k, v in table.stats.items() if isinstance(v, (int, float, str))},
     }
     try:
@@ -305,7 +342,7 @@ def write_table(table: Table, path: Path) -> Path:
             for name, arr in arrays.items():
                 buf = np.ascontiguousarray(arr, dtype=directory[name][2]).data.cast("B")
                 for i in range(0, len(buf), _CHUNK):  # no copy of a large table
-                    digest.update(buf[i: i + _CHUNK])
+                    digest.update(buf[i : i + _CHUNK])
                 digest.update(b"\0" * ((-len(buf)) % _ALIGN))
             header_obj["data_sha256"] = digest.hexdigest()
             header = json.dumps(header_obj, sort_keys=True).encode()
@@ -351,19 +388,39 @@ def open_table(path: Path, verify: bool = True) -> Table:
     for name, (off, count, dtype) in meta["arrays"].items():
         arr = np.frombuffer(mm, dtype=dtype, count=count, offset=start + off)
         arrs[name] = arr if name == "values" else np.array(arr, dtype=np.int64)
-    layout = Layout(arrs["pval"], int(meta["T"]), meta["tie_rule"] == "carry",
-                    meta["objective"] == "win", arrs["codes"], arrs["code_off"], arrs["masks"],
-                    arrs["mask_off"], arrs["rank_of_mask"], arrs["psum"], arrs["base"],
-                    arrs["base_off"], arrs["val_off"], arrs.get("next_prize"))
+    layout = Layout(
+        arrs["pval"],
+        int(meta["T"]),
+        meta["tie_rule"] == "carry",
+        meta["objective"] == "win",
+        arrs["codes"],
+        arrs["code_off"],
+        arrs["masks"],
+        arrs["mask_off"],
+        arrs["rank_of_mask"],
+        arrs["psum"],
+        arrs["base"],
+        arrs["base_off"],
+        arrs["val_off"],
+        arrs.get("next_prize"),
+    )
     if layout.size != meta["arrays"]["values"][1] or len(layout.pval) != meta["cards"]:
-        raise TableFileError(f"{path}: the header is damaged (the arrays do not fit together); "
-                             "re-run `cardtable solve`")
+        raise TableFileError(
+            f"{path}: the header is damaged (the arrays do not fit together); re-run `cardtable solve`"
+        )
     assert layout.next_prize is not None  # Layout fills it when it is made
     if (layout.next_prize >= 0).any():
         raise TableFileError(f"{path}: fixed-order tables are not supported in files")
     rs = Ruleset(cards=meta["cards"], tie_rule=meta["tie_rule"], high_ace=meta["high_ace"])
-    table = Table(rs, meta["objective"], layout, arrs["values"], tuple(meta["prize_cards"]),
-                  dict(meta.get("stats", {})), path)
+    table = Table(
+        rs,
+        meta["objective"],
+        layout,
+        arrs["values"],
+        tuple(meta["prize_cards"]),
+        dict(meta.get("stats", {})),
+        path,
+    )
     table._mmap = mm
     return table
 
@@ -381,11 +438,15 @@ def _read_header(f, path: Path) -> tuple[dict, int]:
         raise TableFileError(f"{path}: not a cardtable table file (bad magic)")
     version, hlen = struct.unpack("<II", head[8:])
     if version != FORMAT_VERSION:
-        raise TableFileError(f"{path}: table format version {version}, this program reads {FORMAT_VERSION}; re-run `cardtable solve`")
+        raise TableFileError(
+            f"{path}: table format version {version}, this program reads {FORMAT_VERSION}; re-run `cardtable solve`"
+        )
     header = f.read(hlen)
     hdig = f.read(32)
     if len(header) != hlen or len(hdig) != 32 or hashlib.sha256(header).digest() != hdig:
-        raise TableFileError(f"{path}: the header is damaged (checksum mismatch or truncated); re-run `cardtable solve`")
+        raise TableFileError(
+            f"{path}: the header is damaged (checksum mismatch or truncated); re-run `cardtable solve`"
+        )
     try:
         meta = json.loads(header)
     except ValueError:
@@ -420,12 +481,25 @@ def _verify_data(f, path: Path, meta: dict, start: int) -> None:
         digest.update(chunk)
         left -= len(chunk)
     if digest.hexdigest() != meta["data_sha256"]:
-        raise TableFileError(f"{path}: data checksum mismatch (the file is damaged); re-run `cardtable solve`")
+        raise TableFileError(
+            f"{path}: data checksum mismatch (the file is damaged); re-run `cardtable solve`"
+        )
 
 
 #: The arrays of a format-1 file (``next_prize`` may be missing in older files).
-_ARRAYS = ("pval", "codes", "code_off", "masks", "mask_off", "rank_of_mask", "psum", "base", "base_off",
-           "val_off", "values")
+_ARRAYS = (
+    "pval",
+    "codes",
+    "code_off",
+    "masks",
+    "mask_off",
+    "rank_of_mask",
+    "psum",
+    "base",
+    "base_off",
+    "val_off",
+    "values",
+)
 
 
 def _header_problem(meta) -> str | None:
@@ -437,7 +511,11 @@ def _header_problem(meta) -> str | None:
     bad = game_fields_problem(meta)
     if bad:
         return bad
-    if not whole(meta.get("T")) or not whole(meta.get("data_bytes")) or not isinstance(meta.get("data_sha256"), str):
+    if (
+        not whole(meta.get("T"))
+        or not whole(meta.get("data_bytes"))
+        or not isinstance(meta.get("data_sha256"), str)
+    ):
         return "T, data_bytes or data_sha256"
     if not isinstance(meta.get("stats", {}), dict):
         return "stats"
@@ -454,13 +532,20 @@ def _array_entry_ok(name: str, entry, data_bytes: int) -> bool:
     """Whether a header's directory entry ``[offset, count, dtype]`` of the array ``name``
     is well formed: whole numbers, the array's dtype, 64-byte aligned, inside the
     ``data_bytes`` of the data section."""
-    return (isinstance(entry, list) and len(entry) == 3 and _whole(entry[0]) and _whole(entry[1])
-            and entry[2] == ("<f8" if name == "values" else "<i8")
-            and entry[0] % _ALIGN == 0 and entry[0] + 8 * entry[1] <= data_bytes)
+    return (
+        isinstance(entry, list)
+        and len(entry) == 3
+        and _whole(entry[0])
+        and _whole(entry[1])
+        and entry[2] == ("<f8" if name == "values" else "<i8")
+        and entry[0] % _ALIGN == 0
+        and entry[0] + 8 * entry[1] <= data_bytes
+    )
 
 
-def load_table(ruleset: Ruleset, objective: str = "points", cache: Path | None = None,
-               verify: bool = True) -> SolvedTable | None:
+def load_table(
+    ruleset: Ruleset, objective: str = "points", cache: Path | None = None, verify: bool = True
+) -> SolvedTable | None:
     """The table of ``ruleset`` from the cache folder, or ``None`` if not solved yet.
 
     A table verified once in this process is reused while the file's
@@ -497,8 +582,13 @@ def unchanged_key(path: Path, ruleset: Ruleset, objective: str) -> tuple:
     ``layer-KK.json``, ``layout.npz``: one edited, truncated or removed in place is verified
     again at the next load)."""
     layered = path.name in ("table.json", "low-layers.json")
-    files = [path] + (sorted(path.parent.glob("layer-*.f32")) + sorted(path.parent.glob("layer-*.json"))
-                      + [path.parent / "layout.npz"] if layered else [])
+    files = [path] + (
+        sorted(path.parent.glob("layer-*.f32"))
+        + sorted(path.parent.glob("layer-*.json"))
+        + [path.parent / "layout.npz"]
+        if layered
+        else []
+    )
 
     def seen(p: Path) -> tuple:
         try:
@@ -515,8 +605,25 @@ _OPENED: dict[tuple, SolvedTable] = {}
 
 
 __all__ = [
-    "Table", "RoundStrategy", "SolvedTable", "TableFileError", "TableMismatchError", "solve",
-    "solve_subgame", "write_table", "open_table", "load_table", "default_path", "table_name",
-    "full_layout", "subgame_layout", "count_games", "children", "strategy_of", "check_table_matches",
-    "mismatch_error", "game_fields_problem", "unchanged_key",
+    "Table",
+    "RoundStrategy",
+    "SolvedTable",
+    "TableFileError",
+    "TableMismatchError",
+    "solve",
+    "solve_subgame",
+    "write_table",
+    "open_table",
+    "load_table",
+    "default_path",
+    "table_name",
+    "full_layout",
+    "subgame_layout",
+    "count_games",
+    "children",
+    "strategy_of",
+    "check_table_matches",
+    "mismatch_error",
+    "game_fields_problem",
+    "unchanged_key",
 ]

@@ -162,8 +162,7 @@ class SolvedTable(ABC):
                 mask |= 1 << self.prize_cards.index(c)
         except ValueError:
             raise ImpossiblePosition(
-                f"prizes {sorted(prizes)} are not all among this table's prizes "
-                f"{sorted(self.prize_cards)}"
+                f"prizes {sorted(prizes)} are not all among this table's prizes {sorted(self.prize_cards)}"
             ) from None
         return mask
 
@@ -214,8 +213,13 @@ def strategy_of(M: np.ndarray, pos: Position, ruleset: Ruleset) -> RoundStrategy
     st = ruleset.strength
     a_cards = sorted(pos.hands[0], key=st)
     b_cards = sorted(pos.hands[1], key=st)
-    return RoundStrategy(float(v), {c: float(x[j]) for j, c in enumerate(a_cards)},
-                         {c: float(y[j]) for j, c in enumerate(b_cards)}, M, float(gap))
+    return RoundStrategy(
+        float(v),
+        {c: float(x[j]) for j, c in enumerate(a_cards)},
+        {c: float(y[j]) for j, c in enumerate(b_cards)},
+        M,
+        float(gap),
+    )
 
 
 # -- the format-1 layouts of a game ------------------------------------------------------
@@ -236,8 +240,15 @@ def full_layout(ruleset: Ruleset, objective: str) -> Layout:
     full = 0
     for c in range(1, n + 1):
         full |= 1 << (ruleset.strength(c) - 1)
-    return build_layout(pval, full, full, 15, ruleset.tie_rule == "carry", objective == "win",
-                        order=_order_indices(ruleset, tuple(range(1, n + 1))))
+    return build_layout(
+        pval,
+        full,
+        full,
+        15,
+        ruleset.tie_rule == "carry",
+        objective == "win",
+        order=_order_indices(ruleset, tuple(range(1, n + 1))),
+    )
 
 
 def _order_indices(ruleset: Ruleset, cards: tuple[int, ...]) -> list[int] | None:
@@ -260,10 +271,17 @@ def subgame_layout(ruleset: Ruleset, pos: Position, objective: str = "points") -
     st = ruleset.strength
     a = sum(1 << (st(c) - 1) for c in pos.hands[0])
     b = sum(1 << (st(c) - 1) for c in pos.hands[1])
-    layout = build_layout([ruleset.prize_value(c) for c in cards], a, b, 15,
-                          ruleset.tie_rule == "carry", objective == "win", pos.pot,
-                          pos.diff if objective == "win" else 0,
-                          order=_order_indices(ruleset, cards))
+    layout = build_layout(
+        [ruleset.prize_value(c) for c in cards],
+        a,
+        b,
+        15,
+        ruleset.tie_rule == "carry",
+        objective == "win",
+        pos.pot,
+        pos.diff if objective == "win" else 0,
+        order=_order_indices(ruleset, cards),
+    )
     layout.extra["prize_cards"] = cards
     return layout
 
@@ -304,7 +322,9 @@ def check_table_matches(table: SolvedTable, ruleset: Ruleset, objective: str) ->
         raise mismatch_error(table.path, got, table.objective, want, objective)
 
 
-def mismatch_error(path, got: Ruleset, got_objective: str, want: Ruleset, objective: str) -> TableMismatchError:
+def mismatch_error(
+    path, got: Ruleset, got_objective: str, want: Ruleset, objective: str
+) -> TableMismatchError:
     """The error for a table (file, folder or format-2 manifest ``path``) of the game ``got``
     found where the one of ``want`` belongs; the message names both games."""
     return TableMismatchError(
@@ -315,7 +335,16 @@ def mismatch_error(path, got: Ruleset, got_objective: str, want: Ruleset, object
 
 
 __all__ = [
-    "RoundStrategy", "SolvedTable", "TableFileError", "TableMismatchError", "check_table_matches",
-    "children", "full_layout", "game_fields_problem", "hand_code", "mismatch_error", "strategy_of",
+    "RoundStrategy",
+    "SolvedTable",
+    "TableFileError",
+    "TableMismatchError",
+    "check_table_matches",
+    "children",
+    "full_layout",
+    "game_fields_problem",
+    "hand_code",
+    "mismatch_error",
+    "strategy_of",
     "subgame_layout",
 ]

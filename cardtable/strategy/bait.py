@@ -53,12 +53,18 @@ class BaitBot(GoofspielBot):
     option_schema = {
         "bait_games": Option(int, 3, 0, 1_000_000, unit="games", help="games played as the weak bot first"),
         "weak": Option(str, "matcher", bot_of="goofspiel", help="the bot it imitates first"),
-        "exploiter_options": Option(dict, None, none=True,
-                                    help="options of the exploiter it faces (checked as the exploiter's)"),
+        "exploiter_options": Option(
+            dict, None, none=True, help="options of the exploiter it faces (checked as the exploiter's)"
+        ),
     }
 
-    def __init__(self, seed: int | str | None = None, bait_games: int = 3, weak: str = "matcher",
-                 exploiter_options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | str | None = None,
+        bait_games: int = 3,
+        weak: str = "matcher",
+        exploiter_options: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(seed)
         self.bait_games = bait_games
         self.weak = cast(GoofspielBot, load_bot("goofspiel", weak, seed=seed))  # a Goofspiel registry bot
@@ -125,14 +131,24 @@ class MatchAdversary(BaitBot):
     """
 
     name = "match-adversary"
-    description = "best response to the exploiter's predicted policy over the match (lookahead on a shadow copy)"
+    description = (
+        "best response to the exploiter's predicted policy over the match (lookahead on a shadow copy)"
+    )
     option_schema = {
         **BaitBot.option_schema,
-        "depth": Option(int, 2, 1, 4, unit="rounds", help="rounds of lookahead (1: the one-round best response)"),
+        "depth": Option(
+            int, 2, 1, 4, unit="rounds", help="rounds of lookahead (1: the one-round best response)"
+        ),
     }
 
-    def __init__(self, seed: int | str | None = None, bait_games: int = 0, weak: str = "matcher",
-                 exploiter_options: dict[str, Any] | None = None, depth: int = 2) -> None:
+    def __init__(
+        self,
+        seed: int | str | None = None,
+        bait_games: int = 0,
+        weak: str = "matcher",
+        exploiter_options: dict[str, Any] | None = None,
+        depth: int = 2,
+    ) -> None:
         super().__init__(seed, bait_games=bait_games, weak=weak, exploiter_options=exploiter_options)
         self.depth = depth
         #: the exploiter's mix this adversary predicted for the current round, ``{card: probability}``

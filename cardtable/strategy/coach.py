@@ -56,9 +56,11 @@ DEFAULT_LIMIT = 2_000_000
 SOURCE_WORDS = {
     "table": "solved table",
     "subgame": "exact subgame solution",
-    "approximation": ("carry-over approximation, not the exact equilibrium (no carry-over table: each round's "
-                      "matrix game solved exactly, later positions valued from the discard-ties table; "
-                      "docs/solver.md, The carry-over approximation)"),
+    "approximation": (
+        "carry-over approximation, not the exact equilibrium (no carry-over table: each round's "
+        "matrix game solved exactly, later positions valued from the discard-ties table; "
+        "docs/solver.md, The carry-over approximation)"
+    ),
     "not solved": "not solved (no table; exact solving starts once the rest of the game is small)",
 }
 
@@ -68,8 +70,10 @@ def source_words(source: str, ruleset) -> str:
     round, the one-time build that would give the carry-over approximation."""
     words = SOURCE_WORDS[source]
     if source == "not solved" and ruleset.tie_rule == "carry" and not ruleset.fixed_order:
-        words = (words[:-1] + f"; `cardtable solve -n {ruleset.cards} --ties discard`, a one-time build, "
-                 "gives these rounds the carry-over approximation)")
+        words = (
+            words[:-1] + f"; `cardtable solve -n {ruleset.cards} --ties discard`, a one-time build, "
+            "gives these rounds the carry-over approximation)"
+        )
     return words
 
 
@@ -97,8 +101,13 @@ def points_table(ruleset, cache=None) -> SolvedTable | None:
     return load_table(ruleset, "points", cache)
 
 
-def analysis(game: Game, players: Sequence[str], table: SolvedTable | None = None,
-             limit: int = DEFAULT_LIMIT, cache: Any = None) -> dict[str, Any]:
+def analysis(
+    game: Game,
+    players: Sequence[str],
+    table: SolvedTable | None = None,
+    limit: int = DEFAULT_LIMIT,
+    cache: Any = None,
+) -> dict[str, Any]:
     """The analysis of ``game`` as JSON-ready data (see the module docstring).
 
     Args:
@@ -131,21 +140,34 @@ def analysis(game: Game, players: Sequence[str], table: SolvedTable | None = Non
         if r.given_up is not None:
             totals[0] += r.given_up[0]
             totals[1] += r.given_up[1]
-        out_rounds.append({
-            "number": r.number, "prize": r.prize, "pot": r.pot, "bids": list(r.bids),
-            "strategy": None if r.strategy is None else [
-                {str(c): p for c, p in r.strategy.a.items()}, {str(c): p for c, p in r.strategy.b.items()}],
-            "probability": None if r.probability is None else list(r.probability),
-            "given_up": None if r.given_up is None else list(r.given_up),
-            "expected_before": _clean(r.expected_before), "expected_after": _clean(r.expected_after),
-            "source": r.source,
-        })
+        out_rounds.append(
+            {
+                "number": r.number,
+                "prize": r.prize,
+                "pot": r.pot,
+                "bids": list(r.bids),
+                "strategy": None
+                if r.strategy is None
+                else [
+                    {str(c): p for c, p in r.strategy.a.items()},
+                    {str(c): p for c, p in r.strategy.b.items()},
+                ],
+                "probability": None if r.probability is None else list(r.probability),
+                "given_up": None if r.given_up is None else list(r.given_up),
+                "expected_before": _clean(r.expected_before),
+                "expected_after": _clean(r.expected_after),
+                "source": r.source,
+            }
+        )
         out_rounds[-1]["words"] = [round_words(out_rounds[-1], seat, game.ruleset) for seat in (0, 1)]
     pts = game.result().points if game.is_over else game.points
     first = next((r for r in rounds if r.expected_before is not None), None)
     return {
-        "players": list(players), "rules": game.ruleset.describe(), "final": list(pts),
-        "rounds": out_rounds, "given_up": totals,
+        "players": list(players),
+        "rules": game.ruleset.describe(),
+        "final": list(pts),
+        "rounds": out_rounds,
+        "given_up": totals,
         "start": _clean(first.expected_before) if first is not None and first.number == 1 else None,
         "sources": {r.source: source_words(r.source, game.ruleset) for r in rounds},
     }
@@ -175,20 +197,25 @@ def round_words(row: dict[str, Any], seat: int, ruleset) -> str:
     approximation the sentence says the mix is the approximation's, not the exact equilibrium.
     """
     bid = format_card(row["bids"][seat], PLAYER_SUITS[seat])
-    stake = f"the {format_card(row['prize'], PRIZE_SUIT)}" + (f" with {row['pot']} carried" if row["pot"] else "")
+    stake = f"the {format_card(row['prize'], PRIZE_SUIT)}" + (
+        f" with {row['pot']} carried" if row["pot"] else ""
+    )
     if ruleset.cards - row["number"] + 1 <= 1:  # one card left in each hand: nothing to choose
         return f"Your {bid} on {stake} was forced: your last card."
     if row["strategy"] is None or row["given_up"] is None:
-        return (f"The coach cannot rate your {bid} on {stake}: this round is not solved "
-                "(no equilibrium is known for its position).")
+        return (
+            f"The coach cannot rate your {bid} on {stake}: this round is not solved "
+            "(no equilibrium is known for its position)."
+        )
     approx = row["source"] == "approximation"
     mix = {int(c): p for c, p in row["strategy"][seat].items() if p > SUPPORT_EPS}
     support = sorted(mix, key=ruleset.strength)
     top = max(mix.values())
     modes = [rank_name(c) for c in support if mix[c] >= top - 1e-9]
     where = "by the carry-over approximation" if approx else "at equilibrium"
-    advice = (f"{where} you bid {_support_text(support, ruleset)} here"
-              + ("" if len(support) == 1 else f", most often {' or '.join(modes)}"))
+    advice = f"{where} you bid {_support_text(support, ruleset)} here" + (
+        "" if len(support) == 1 else f", most often {' or '.join(modes)}"
+    )
     lost, p = row["given_up"][seat], row["probability"][seat] if row["probability"] else 0.0
     if lost > SUPPORT_EPS:
         return f"Your {bid} on {stake} gave up about {_points_text(lost)} points; {advice}."
@@ -206,7 +233,9 @@ def _support_text(support: list[int], ruleset) -> str:
             runs[-1].append(c)
         else:
             runs.append([c])
-    return ", ".join(rank_name(r[0]) if len(r) == 1 else f"{rank_name(r[0])}-{rank_name(r[-1])}" for r in runs)
+    return ", ".join(
+        rank_name(r[0]) if len(r) == 1 else f"{rank_name(r[0])}-{rank_name(r[-1])}" for r in runs
+    )
 
 
 def _points_text(lost: float) -> str:
@@ -244,7 +273,9 @@ def offer_analysis(terminal, games: Sequence[Game], names: Sequence[str]) -> Non
         return answer in ("y", "yes")
 
     try:
-        wanted = terminal.ask(f"Show the analysis of {what} (equilibrium per round, points given up)? \\[y/N] ", parse)
+        wanted = terminal.ask(
+            f"Show the analysis of {what} (equilibrium per round, points given up)? \\[y/N] ", parse
+        )
     except QuitGame:
         return
     if not wanted:
@@ -271,7 +302,11 @@ def chart_lines(data: dict[str, Any], width: int = 40) -> list[str]:
     """
     points = [(r["number"], r["expected_after"]) for r in data["rounds"]]
     rounds = data["rounds"]
-    approx = {r["number"] for r, nxt in zip(rounds, rounds[1:], strict=False) if nxt.get("source") == "approximation"}
+    approx = {
+        r["number"]
+        for r, nxt in zip(rounds, rounds[1:], strict=False)
+        if nxt.get("source") == "approximation"
+    }
     if rounds and rounds[0].get("source") == "approximation":
         approx.add("start")
     known = [abs(v) for _, v in points if v is not None]
@@ -290,8 +325,9 @@ def chart_lines(data: dict[str, Any], width: int = 40) -> list[str]:
     return lines
 
 
-def render_analysis(console, data: dict[str, Any], title: str = "analysis", table: bool = True,
-                    words: bool = True) -> None:
+def render_analysis(
+    console, data: dict[str, Any], title: str = "analysis", table: bool = True, words: bool = True
+) -> None:
     """Print the analysis on a Rich console (``cardtable analyze``, ``cardtable play``): the table
     and the chart (``table``), then each round in words (``words``: per round and player
     its sentence, :func:`round_words`).
@@ -305,19 +341,31 @@ def render_analysis(console, data: dict[str, Any], title: str = "analysis", tabl
     if words:
         if not table:
             names = data["players"]
-            console.print(f"{title}: {names[0]} (♠) against {names[1]} (♣); {data['rules']}", markup=False,
-                          highlight=False)
-        console.print("in words: each bid against the equilibrium" + (
-            " (or the carry-over approximation where there is no table)"
-            if any(r["source"] == "approximation" for r in data["rounds"]) else "") + ":",
-            markup=False, highlight=False)
+            console.print(
+                f"{title}: {names[0]} (♠) against {names[1]} (♣); {data['rules']}",
+                markup=False,
+                highlight=False,
+            )
+        console.print(
+            "in words: each bid against the equilibrium"
+            + (
+                " (or the carry-over approximation where there is no table)"
+                if any(r["source"] == "approximation" for r in data["rounds"])
+                else ""
+            )
+            + ":",
+            markup=False,
+            highlight=False,
+        )
         grid = RichTable.grid(padding=(0, 2))  # the sentences wrap within the terminal's width
         grid.add_column(no_wrap=True)
         grid.add_column(no_wrap=True)
         grid.add_column()
         for r in data["rounds"]:
             for seat, sentence in enumerate(r["words"]):
-                grid.add_row(f"round {r['number']}" if seat == 0 else "", Text(data["players"][seat]), Text(sentence))
+                grid.add_row(
+                    f"round {r['number']}" if seat == 0 else "", Text(data["players"][seat]), Text(sentence)
+                )
         console.print(grid)
 
 
@@ -328,16 +376,27 @@ def _render_table(console, data: dict[str, Any], title: str) -> None:
     sources = sorted({r["source"] for r in data["rounds"]})
     one_source = len(sources) == 1
     wide = console.width >= 100
-    out = RichTable(title=f"{title}: 1 = {names[0]}, 2 = {names[1]}", box=box.SIMPLE_HEAD,
-                    padding=(0, 1 if wide else 0), pad_edge=False)
+    out = RichTable(
+        title=f"{title}: 1 = {names[0]}, 2 = {names[1]}",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1 if wide else 0),
+        pad_edge=False,
+    )
     for col in _table_columns(wide, one_source):
         numeric = col.startswith(("lost", "rnd", "pot", "exp"))
-        out.add_column(col, justify="right" if numeric else "left", no_wrap=numeric or col == "prize",
-                       overflow="fold", min_width=6 if col.startswith(("eq", "bid", "exp", "lost")) else None)
+        out.add_column(
+            col,
+            justify="right" if numeric else "left",
+            no_wrap=numeric or col == "prize",
+            overflow="fold",
+            min_width=6 if col.startswith(("eq", "bid", "exp", "lost")) else None,
+        )
     for r in data["rounds"]:
         out.add_row(*_row_cells(r, top), *([] if one_source else [r["source"]]))
     console.print(out)
-    console.print(data["rules"] + (f"; source: {sources[0]}" if one_source else ""), markup=False, highlight=False)
+    console.print(
+        data["rules"] + (f"; source: {sources[0]}" if one_source else ""), markup=False, highlight=False
+    )
     _print_notes(console, data, sources)
     for line in chart_lines(data):
         console.print(line, markup=False, highlight=False)
@@ -346,8 +405,18 @@ def _render_table(console, data: dict[str, Any], title: str) -> None:
 def _table_columns(wide: bool, one_source: bool) -> list[str]:
     """The table's column titles (short on a narrow console; ``source`` only for several sources)."""
     eq = "equilibrium" if wide else "eq."
-    columns = ["rnd", "prize", "pot", "bid 1", "bid 2", f"{eq} 1", f"{eq} 2", "lost 1", "lost 2",
-               "exp. diff" if wide else "exp."]
+    columns = [
+        "rnd",
+        "prize",
+        "pot",
+        "bid 1",
+        "bid 2",
+        f"{eq} 1",
+        f"{eq} 2",
+        "lost 1",
+        "lost 2",
+        "exp. diff" if wide else "exp.",
+    ]
     return columns if one_source else columns + ["source"]
 
 
@@ -355,7 +424,9 @@ def _row_cells(r: dict[str, Any], top: int) -> list[str]:
     """One analysed round's cells, ``source`` left out (``top``: equilibrium entries per cell)."""
     prob = r["probability"]
     return [
-        str(r["number"]), rank_name(r["prize"]), str(r["pot"]),
+        str(r["number"]),
+        rank_name(r["prize"]),
+        str(r["pot"]),
         rank_name(r["bids"][0]) + (f" ({prob[0]:.2f})" if prob else ""),
         rank_name(r["bids"][1]) + (f" ({prob[1]:.2f})" if prob else ""),
         format_dist(r["strategy"][0], top) if r["strategy"] else "-",
@@ -369,19 +440,29 @@ def _row_cells(r: dict[str, Any], top: int) -> list[str]:
 def _print_notes(console, data: dict[str, Any], sources: list[str]) -> None:
     """The lines under the table: what inexact sources mean, the totals, the chart's title."""
     names = data["players"]
-    for source in sources:  # what an approximated or unsolved round means (exact sources speak for themselves)
+    for (
+        source
+    ) in sources:  # what an approximated or unsolved round means (exact sources speak for themselves)
         if source not in ("table", "subgame"):
             console.print(f"{source}: {data['sources'][source]}", markup=False, highlight=False)
     approx = "approximation" in sources
     pts, tot = data["final"], data["given_up"]
-    console.print(f"final points {pts[0]}-{pts[1]}; expected points given up versus equilibrium: "
-                  f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only"
-                  + ("; approximated rounds: against the carry-over approximation" if approx else "")
-                  + "; bids the equilibrium plays with probability > 0 give up nothing)", markup=False, highlight=False)
-    console.print(f"exp. diff: expected point difference ({names[0]} minus {names[1]}) after each round, "
-                  "if both played the equilibrium from there"
-                  + (" (~: carry-over approximation)" if approx else "") + ":",
-                  markup=False, highlight=False)
+    console.print(
+        f"final points {pts[0]}-{pts[1]}; expected points given up versus equilibrium: "
+        f"{names[0]} {tot[0]:.3f}, {names[1]} {tot[1]:.3f} (solved rounds only"
+        + ("; approximated rounds: against the carry-over approximation" if approx else "")
+        + "; bids the equilibrium plays with probability > 0 give up nothing)",
+        markup=False,
+        highlight=False,
+    )
+    console.print(
+        f"exp. diff: expected point difference ({names[0]} minus {names[1]}) after each round, "
+        "if both played the equilibrium from there"
+        + (" (~: carry-over approximation)" if approx else "")
+        + ":",
+        markup=False,
+        highlight=False,
+    )
 
 
 def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
@@ -403,8 +484,12 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
     dist = check_distribution(bot.policy(view), view.hand, "hint")
     exact = bot.last_source in ("table", "subgame")
     source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
-    return {"round": view.round, "strategy": {str(c): float(p) for c, p in sorted(dist.items())},
-            "source": source, "exact": exact}
+    return {
+        "round": view.round,
+        "strategy": {str(c): float(p) for c, p in sorted(dist.items())},
+        "source": source,
+        "exact": exact,
+    }
 
 
 def hint_text(data: dict[str, Any]) -> str:
@@ -418,8 +503,10 @@ def hint_text(data: dict[str, Any]) -> str:
 
 
 #: Why :class:`TerminalCoach` gives no hints in a ruleset the solver does not cover.
-NOT_ANALYSABLE = ("hints need a 2-player game with single-card bids and one prize at a time "
-                  "(the equilibrium is solved for those only)")
+NOT_ANALYSABLE = (
+    "hints need a 2-player game with single-card bids and one prize at a time "
+    "(the equilibrium is solved for those only)"
+)
 
 
 class TerminalCoach:

@@ -57,17 +57,32 @@ class NashBot(GoofspielBot):
     )
 
     option_schema = {
-        "objective": Option(str, "points", choices=("points", "win"),
-                            help="points: expected point difference; win: win 1, draw 0, loss -1"),
-        "subgame_limit": Option(int, 2_000_000, 0, 100_000_000, unit="matrix games",
-                                help="most matrix games for exact subgame solving"),
+        "objective": Option(
+            str,
+            "points",
+            choices=("points", "win"),
+            help="points: expected point difference; win: win 1, draw 0, loss -1",
+        ),
+        "subgame_limit": Option(
+            int,
+            2_000_000,
+            0,
+            100_000_000,
+            unit="matrix games",
+            help="most matrix games for exact subgame solving",
+        ),
         "use_table": Option(bool, True, help="look for a solved table in the cache folder"),
         "approximation": Option(bool, True, help="the carry-over approximation where no table exists"),
     }
 
-    def __init__(self, seed: int | str | None = None, objective: str = "points",
-                 subgame_limit: int = 2_000_000, use_table: bool = True,
-                 approximation: bool = True) -> None:
+    def __init__(
+        self,
+        seed: int | str | None = None,
+        objective: str = "points",
+        subgame_limit: int = 2_000_000,
+        use_table: bool = True,
+        approximation: bool = True,
+    ) -> None:
         super().__init__(seed)
         self.objective = objective
         #: the points objective reads only the position; the win objective also the score
@@ -89,8 +104,9 @@ class NashBot(GoofspielBot):
         from cardtable.solver.equilibrium import EquilibriumSource
 
         if self.ruleset != ruleset or self._source is None:
-            self._source = EquilibriumSource(ruleset, self.objective, self.subgame_limit,
-                                             self.use_table, self.approximation)
+            self._source = EquilibriumSource(
+                ruleset, self.objective, self.subgame_limit, self.use_table, self.approximation
+            )
         self.ruleset = ruleset
         self.seat = seat
         self._source.sub = None
@@ -154,4 +170,3 @@ class NashBot(GoofspielBot):
         cards = sorted(probs)
         weights = [max(0.0, probs[c]) for c in cards]
         return (self.rng.choices(cards, weights=weights)[0],)
-

@@ -99,7 +99,9 @@ class Terminal:
     def hand_over(self, name: str) -> None:
         """Hot-seat: clear the screen and wait until ``name`` is at the keyboard."""
         self.clear()
-        self.read(f"[bold]Pass the keyboard to {escape(name)}[/bold] and press Enter when nobody else is looking... ")
+        self.read(
+            f"[bold]Pass the keyboard to {escape(name)}[/bold] and press Enter when nobody else is looking... "
+        )
         self.clear()
 
     def pause(self, message: str = "Press Enter to continue... ") -> None:

@@ -41,4 +41,6 @@ async def analysis_json(room_id: str, request: Request, game: int | None = None)
     except SlotError as exc:
         return error(str(exc), exc.status)
     finished = Finished(slot.state.game, bool(getattr(slot.state, "hints", False)))
-    return await pooled(request, (room_id, slot.game_no), finished, [s.name for s in room.seats], what="analysis")
+    return await pooled(
+        request, (room_id, slot.game_no), finished, [s.name for s in room.seats], what="analysis"
+    )

@@ -46,8 +46,9 @@ def refused(exc: Exception | str, status: int = 400) -> JSONResponse:
 
 def quota(exc: QuotaError) -> JSONResponse:
     """429 with ``Retry-After`` (whole seconds, at least 1)."""
-    return JSONResponse({"error": str(exc)}, status_code=429,
-                        headers={"retry-after": str(max(1, round(exc.retry_after)))})
+    return JSONResponse(
+        {"error": str(exc)}, status_code=429, headers={"retry-after": str(max(1, round(exc.retry_after)))}
+    )
 
 
 def seat_words(exc: SchemaError) -> str:
@@ -121,7 +122,9 @@ async def reinvite(room_id: str, seat: int, request: Request) -> Response:
 
 
 @router.get("/api/rooms/{room_id}/record")
-async def record(room_id: str, request: Request, match: int | None = None, game: int | None = None) -> Response:
+async def record(
+    room_id: str, request: Request, match: int | None = None, game: int | None = None
+) -> Response:
     room = await _hub(request).room(room_id)
     if room is None:
         return refused(f"no room {cut_id(room_id)}", 404)
@@ -135,7 +138,8 @@ async def record(room_id: str, request: Request, match: int | None = None, game:
     which = f"game-{game}" if game else f"match-{match or room.current.match_no}"
     name = f"{room.adapter.name}-{room.id}-{which}"
     return PlainTextResponse(
-        text, media_type="text/plain; charset=utf-8",
+        text,
+        media_type="text/plain; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{name}{room.adapter.record_suffix}"'},
     )
 
@@ -156,8 +160,9 @@ def record_text(room: Room, match: int | None = None, game: int | None = None) -
     return room.adapter.record_text([s.state for s in finished], [s.name for s in room.seats], tags)
 
 
-def _match_tags(room: Room, match_no: int | None, finished: list[GameSlot],
-                whole_match: bool) -> list[list[tuple[str, str]]]:
+def _match_tags(
+    room: Room, match_no: int | None, finished: list[GameSlot], whole_match: bool
+) -> list[list[tuple[str, str]]]:
     """Each finished game's extra record tags: the room, and for a match of more than one game
     its format, the game's number in the match and (on the match's last game) the result."""
     all_in_match = [s for s in room.slots if s.match_no == match_no]

@@ -67,8 +67,12 @@ def server_options(limits: Limits | None = None) -> dict[str, Any]:
     long queue) are cancelled after 5 s. ``cardtable serve``, the tests and the benchmarks
     pass these to ``uvicorn.run`` / ``uvicorn.Config``."""
     limits = limits or Limits()
-    return {"ws_max_size": limits.max_message_bytes, "ws_max_queue": 16, "timeout_keep_alive": 5,
-            "timeout_graceful_shutdown": 5}
+    return {
+        "ws_max_size": limits.max_message_bytes,
+        "ws_max_queue": 16,
+        "timeout_keep_alive": 5,
+        "timeout_graceful_shutdown": 5,
+    }
 
 
 class BodyLimit:
@@ -124,8 +128,11 @@ class BodyLimit:
         return False
 
     async def _refuse(self, scope: dict, receive: Callable, send: Callable) -> None:
-        response = JSONResponse({"error": f"the request body is over the limit of {self.max_bytes} bytes"},
-                                status_code=413, headers={"connection": "close"})
+        response = JSONResponse(
+            {"error": f"the request body is over the limit of {self.max_bytes} bytes"},
+            status_code=413,
+            headers={"connection": "close"},
+        )
         await response(scope, receive, send)
 
 
@@ -159,8 +166,9 @@ def create_app(
         ValueError: a limit that is not a positive number.
     """
     limits = limits or Limits()
-    overrides: dict[str, Any] = {k: v for k, v in (("rate", rate), ("burst", burst), ("max_message_bytes", max_bytes))
-                                 if v is not None}
+    overrides: dict[str, Any] = {
+        k: v for k, v in (("rate", rate), ("burst", burst), ("max_message_bytes", max_bytes)) if v is not None
+    }
     if overrides:
         limits = dataclasses.replace(limits, **overrides)
     store = Store(db_path if db_path is not None else default_db_path(), synchronous=synchronous)
@@ -219,8 +227,11 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
     """Starlette's own answers (an unmatched route, a method a route does not take, a missing
     static file) in the project's format, never echoing more than 64 characters of the path."""
     what = {404: "no such page", 405: "method not allowed"}.get(exc.status_code, str(exc.detail))
-    return JSONResponse({"error": f"{what}: {request.method} {cut_id(request.url.path)}"},
-                        status_code=exc.status_code, headers=exc.headers)
+    return JSONResponse(
+        {"error": f"{what}: {request.method} {cut_id(request.url.path)}"},
+        status_code=exc.status_code,
+        headers=exc.headers,
+    )
 
 
 async def _checkpoints(store: Store, every: float = 1.0) -> None:

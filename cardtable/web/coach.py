@@ -92,8 +92,12 @@ class Analyses:
             tests pass ``concurrent.futures.ThreadPoolExecutor``).
     """
 
-    def __init__(self, limits: Limits, cache_size: int = CACHE_SIZE,
-                 executor: Callable[[int], concurrent.futures.Executor] | None = None) -> None:
+    def __init__(
+        self,
+        limits: Limits,
+        cache_size: int = CACHE_SIZE,
+        executor: Callable[[int], concurrent.futures.Executor] | None = None,
+    ) -> None:
         self.limits = limits
         self.cache_size = cache_size
         self._make_pool = executor or process_pool
@@ -105,8 +109,14 @@ class Analyses:
         self._waiters: dict[Any, int] = {}
         self._buckets: dict[str, Bucket] = {}
 
-    async def get(self, key: Any, state: Any, names: list[str], address: str,
-                  solve: Callable[[Any], dict[str, Any]] | None = None) -> dict[str, Any]:
+    async def get(
+        self,
+        key: Any,
+        state: Any,
+        names: list[str],
+        address: str,
+        solve: Callable[[Any], dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """The analysis of a finished game (``key``: ``(room id, game number)``; ``state``
         (a :class:`Finished`, picklable for a worker process), ``names``: see
         :func:`analyse_state`), from the cache, a solve in flight, or a new solve.
@@ -130,15 +140,21 @@ class Analyses:
         lim = self.limits
         future = self.inflight.get(key)
         if future is None and len(self.inflight) >= lim.analysis_queue:
-            raise AnalysisBusy(f"the server is busy: {len(self.inflight)} games are being analysed; try again "
-                               "in a few seconds", 5.0)
+            raise AnalysisBusy(
+                f"the server is busy: {len(self.inflight)} games are being analysed; try again "
+                "in a few seconds",
+                5.0,
+            )
         bucket = self._buckets.get(address)
         if bucket is None:
             bucket = self._buckets[address] = Bucket(lim.analyses_per_minute / 60.0, lim.analysis_burst)
         if not bucket.take():
             wait = bucket.wait()
-            raise QuotaError(f"too many analyses asked for from your address: at most {lim.analysis_burst} at once "
-                             f"and {lim.analyses_per_minute:g} per minute; try again in {wait:.0f} s", wait)
+            raise QuotaError(
+                f"too many analyses asked for from your address: at most {lim.analysis_burst} at once "
+                f"and {lim.analyses_per_minute:g} per minute; try again in {wait:.0f} s",
+                wait,
+            )
         if future is None:
             work = (_solve, state, names, key[1]) if solve is None else (solve, state)
             try:

@@ -105,8 +105,11 @@ def match_format(spec: MatchSpec | str) -> MatchFormat:
         SettingsError: a format :class:`MatchFormat` refuses, or over ``MAX_MATCH_GAMES`` games.
     """
     try:
-        fmt = (MatchFormat(spec.kind, spec.games, spec.tiebreak) if isinstance(spec, MatchSpec)
-               else MatchFormat.parse(spec))
+        fmt = (
+            MatchFormat(spec.kind, spec.games, spec.tiebreak)
+            if isinstance(spec, MatchSpec)
+            else MatchFormat.parse(spec)
+        )
     except MatchError as exc:
         raise SettingsError(f"bad match format: {exc}") from None
     if not 1 <= fmt.games <= MAX_MATCH_GAMES:
@@ -148,5 +151,6 @@ def check_bot(adapter: GameAdapter, bot: str, seat: int, settings: dict[str, Any
         raise SettingsError(f"{seat_label(seat)}: {bot} cannot play this ruleset: {exc}") from None
     except Exception as exc:  # a broken bot must not become a room that cannot load
         log.exception("bot %s failed to start", bot)
-        raise SettingsError(f"{seat_label(seat)}: the {bot} bot failed to start ({type(exc).__name__}: {exc})"
-                            ) from None
+        raise SettingsError(
+            f"{seat_label(seat)}: the {bot} bot failed to start ({type(exc).__name__}: {exc})"
+        ) from None

@@ -49,7 +49,9 @@ class BotDriver:
     def __init__(self, room: Room) -> None:
         self.room = room
         adapter, settings = room.adapter, room.settings
-        self.bots: dict[int, Any] = {s.seat: adapter.new_bot(s.bot, s.seat, settings) for s in room.seats if s.bot}
+        self.bots: dict[int, Any] = {
+            s.seat: adapter.new_bot(s.bot, s.seat, settings) for s in room.seats if s.bot
+        }
         self.retired: set[int] = set()
         self._fallbacks: dict[int, Any] = {}  # seat -> the game's random bot, which acts for a failed bot
         self._task: asyncio.Task | None = None
@@ -72,8 +74,9 @@ class BotDriver:
         for s in room.seats:
             # a bot that learns its opponent (the exploiter) keeps its memory for the room's next games,
             # unless it overran its deadline: its thread may still be using it
-            if s.bot and (s.seat in self.retired
-                          or not getattr(self.bots.get(s.seat), "learns_across_games", False)):
+            if s.bot and (
+                s.seat in self.retired or not getattr(self.bots.get(s.seat), "learns_across_games", False)
+            ):
                 self.bots[s.seat] = room.adapter.new_bot(s.bot, s.seat, room.settings)
         self.retired.clear()
         self._fallbacks.clear()
@@ -124,8 +127,14 @@ class BotDriver:
         try:
             await room.commit(seat, action)
         except ActionError as exc:
-            log.warning("room %s: the %s bot of %s answered an illegal action (%s); a random legal "
-                        "action is played for it", room.id, room.seats[seat].bot, seat_label(seat), exc)
+            log.warning(
+                "room %s: the %s bot of %s answered an illegal action (%s); a random legal "
+                "action is played for it",
+                room.id,
+                room.seats[seat].bot,
+                seat_label(seat),
+                exc,
+            )
             await self._fallback(slot, seat)
 
     async def _ask(self, slot: GameSlot, seat: int) -> Any:
@@ -139,22 +148,33 @@ class BotDriver:
         bot, name = self.bots[seat], room.seats[seat].bot
         view = room.adapter.bot_view(slot.state, seat)
         deadline = room.hub.limits.bot_deadline
-        future = asyncio.get_running_loop().run_in_executor(room.hub.bot_pool, room.adapter.bot_action, bot, view,
-                                                            seat)
+        future = asyncio.get_running_loop().run_in_executor(
+            room.hub.bot_pool, room.adapter.bot_action, bot, view, seat
+        )
         try:
             done, _ = await asyncio.wait({future}, timeout=deadline)
         finally:
             future.cancel()  # not started yet (queued, or the room stopped): it never runs; done: no effect
         if not done:
             self.retired.add(seat)
-            log.warning("room %s: the %s bot of %s took over %g s (bot_deadline); it is retired for this game "
-                        "and random legal actions are played for it", room.id, name, seat_label(seat), deadline)
+            log.warning(
+                "room %s: the %s bot of %s took over %g s (bot_deadline); it is retired for this game "
+                "and random legal actions are played for it",
+                room.id,
+                name,
+                seat_label(seat),
+                deadline,
+            )
             return None
         try:
             return future.result()
         except Exception:  # a broken bot must not stop the game
-            log.exception("room %s: the %s bot of %s failed; a random legal action is played for it",
-                          room.id, name, seat_label(seat))
+            log.exception(
+                "room %s: the %s bot of %s failed; a random legal action is played for it",
+                room.id,
+                name,
+                seat_label(seat),
+            )
             return None
 
     async def _fallback(self, slot: GameSlot, seat: int) -> None:
@@ -172,8 +192,11 @@ class BotDriver:
         except StorageError:
             raise
         except Exception:
-            log.exception("room %s: the random fallback for %s failed; playing the timeout action",
-                          room.id, seat_label(seat))
+            log.exception(
+                "room %s: the random fallback for %s failed; playing the timeout action",
+                room.id,
+                seat_label(seat),
+            )
         await room.commit(seat, room.adapter.timeout_action(slot.state, seat), auto=True)
 
 

@@ -53,8 +53,16 @@ def _cards(text: str, name: str, n: int) -> tuple[int, ...]:
         raise ValueError(f"{name}: {exc}") from None
 
 
-def parse_position(cards: int, ties: Literal["carry", "discard"], ace: str, prizes: str, you: str, opp: str, pot: int,
-                   prize: int | None) -> tuple:
+def parse_position(
+    cards: int,
+    ties: Literal["carry", "discard"],
+    ace: str,
+    prizes: str,
+    you: str,
+    opp: str,
+    pot: int,
+    prize: int | None,
+) -> tuple:
     """The position of the query, checked: ``(cards, ties, high_ace, prizes, you, opp, pot, prize)``
     (card tuples sorted), picklable for a worker.
 
@@ -107,7 +115,8 @@ def explore_position(state: tuple) -> dict[str, Any]:
             f"this position is too big to solve on the server: {pos.k} cards in each hand, no solved table "
             f"for these rules, and exact subgame solving takes positions whose rest needs at most "
             f"{DEFAULT_LIMIT:,} matrix games (`cardtable solve -n {cards} --ties {ties}` builds the table); "
-            "try a position with fewer cards left")
+            "try a position with fewer cards left"
+        )
     a_cards = sorted(you, key=rs.strength)
     b_cards = sorted(opp, key=rs.strength)
     rows = []
@@ -116,18 +125,31 @@ def explore_position(state: tuple) -> dict[str, Any]:
         M = st.matrix
         x = [float(st.a.get(c, 0.0)) for c in a_cards]
         y = [float(st.b.get(c, 0.0)) for c in b_cards]
-        rows.append({
-            "prize": p, "value": _clean(st.value),
-            "mix": {str(c): _clean(v) for c, v in zip(a_cards, x, strict=True)},
-            "opp_mix": {str(c): _clean(v) for c, v in zip(b_cards, y, strict=True)},
-            "bid_values": {str(c): _clean(sum(M[i, j] * y[j] for j in range(len(y)))) for i, c in enumerate(a_cards)},
-            "opp_bid_values": {str(c): _clean(sum(x[i] * M[i, j] for i in range(len(x))))
-                               for j, c in enumerate(b_cards)},
-        })
+        rows.append(
+            {
+                "prize": p,
+                "value": _clean(st.value),
+                "mix": {str(c): _clean(v) for c, v in zip(a_cards, x, strict=True)},
+                "opp_mix": {str(c): _clean(v) for c, v in zip(b_cards, y, strict=True)},
+                "bid_values": {
+                    str(c): _clean(sum(M[i, j] * y[j] for j in range(len(y)))) for i, c in enumerate(a_cards)
+                },
+                "opp_bid_values": {
+                    str(c): _clean(sum(x[i] * M[i, j] for i in range(len(x)))) for j, c in enumerate(b_cards)
+                },
+            }
+        )
     return {
-        "rules": rs.describe(), "position": {"prizes": list(prizes), "you": list(you), "opp": list(opp), "pot": pot},
-        "prize": prize, "value": _clean(solver.value(pos)), "source": source, "exact": source in ("table", "subgame"),
-        "source_words": SOURCE_WORDS.get(source, source), "your_cards": a_cards, "opp_cards": b_cards, "rows": rows,
+        "rules": rs.describe(),
+        "position": {"prizes": list(prizes), "you": list(you), "opp": list(opp), "pot": pot},
+        "prize": prize,
+        "value": _clean(solver.value(pos)),
+        "source": source,
+        "exact": source in ("table", "subgame"),
+        "source_words": SOURCE_WORDS.get(source, source),
+        "your_cards": a_cards,
+        "opp_cards": b_cards,
+        "rows": rows,
     }
 
 
@@ -157,7 +179,9 @@ async def explorer_json(
     try:
         state = parse_position(cards, ties, ace, prizes, you, opp, pot, prize)
     except ValueError as exc:  # unreadable cards, ImpossiblePosition, RulesetError
-        return error(f"impossible position: {exc}" if type(exc).__name__ == "ImpossiblePosition" else str(exc))
+        return error(
+            f"impossible position: {exc}" if type(exc).__name__ == "ImpossiblePosition" else str(exc)
+        )
     cards_, ties_, high, p, a, b, pot_, prize_ = state
     # one solve per position, whichever prize on the table the link names
     key = (f"explore:{cards_}:{ties_}:{int(high)}:{p}:{a}:{b}:{pot_}", 0)

@@ -44,7 +44,9 @@ class Hub:
         limits: every limit (:class:`~cardtable.web.limits.Limits`).
     """
 
-    def __init__(self, store: Store, seed_factory: Callable[[], str] = new_seed, limits: Limits | None = None) -> None:
+    def __init__(
+        self, store: Store, seed_factory: Callable[[], str] = new_seed, limits: Limits | None = None
+    ) -> None:
         self.store = store
         self.db = Database(store)
         self.seed_factory = seed_factory
@@ -54,8 +56,9 @@ class Hub:
         self.seats = SeatDesk(self.db, self.limits, self.room)
         self.lobby = Lobby(self.db, self.limits)
         #: the room bots' own threads (not asyncio's default pool, which other work shares)
-        self.bot_pool = concurrent.futures.ThreadPoolExecutor(self.limits.bot_workers,
-                                                              thread_name_prefix="cardtable-bot")
+        self.bot_pool = concurrent.futures.ThreadPoolExecutor(
+            self.limits.bot_workers, thread_name_prefix="cardtable-bot"
+        )
         self.closed = False
 
     # -- rooms --------------------------------------------------------------------------
@@ -92,8 +95,12 @@ class Hub:
         """Record that room ``room_id`` cannot be loaded: status ``broken`` with the reason
         (logged; the room leaves the lobby and is not resumed). Never raises."""
         reason = f"{type(exc).__name__}: {exc}"
-        log.error("room %s cannot be loaded and is marked broken (the server serves every other room): %s",
-                  room_id, reason, exc_info=exc)
+        log.error(
+            "room %s cannot be loaded and is marked broken (the server serves every other room): %s",
+            room_id,
+            reason,
+            exc_info=exc,
+        )
         try:
             await self.db.call(self.store.mark_broken, room_id, reason)
         except Exception as store_exc:
@@ -138,12 +145,31 @@ class Hub:
             human = bot is None
             # a listed room keeps its first human seat for the creator: the lobby offers the others
             reserved = request.listed and human and not any(x.bot is None for x in seats)
-            seats.append(SeatRow(i, new_credential(), name, bot, not human, new_credential() if human else None,
-                                 None, reserved))
+            seats.append(
+                SeatRow(
+                    i,
+                    new_credential(),
+                    name,
+                    bot,
+                    not human,
+                    new_credential() if human else None,
+                    None,
+                    reserved,
+                )
+            )
         room_id = secrets.token_urlsafe(6)
         owner = new_credential()
-        row = RoomRow(room_id, plan.adapter.name, plan.settings, str(plan.format), float(request.timer),
-                      request.listed, "playing", time.time(), owner)
+        row = RoomRow(
+            room_id,
+            plan.adapter.name,
+            plan.settings,
+            str(plan.format),
+            float(request.timer),
+            request.listed,
+            "playing",
+            time.time(),
+            owner,
+        )
         await self.db.call(self.store.create_room, row, seats, self.seed_factory())
         room = await self.room(room_id)
         assert room is not None
@@ -172,7 +198,9 @@ class Hub:
                 await self.db.call(self.store.touch, room_id)
                 continue
             await self.db.call(self.store.set_status, room_id, "abandoned")
-            log.info("room %s abandoned: no action and nobody seated for %g s", room_id, self.limits.abandon_after)
+            log.info(
+                "room %s abandoned: no action and nobody seated for %g s", room_id, self.limits.abandon_after
+            )
             room = self.rooms.get(room_id)
             if room is not None:
                 room.stop()

@@ -94,7 +94,12 @@ class Limits:
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value <= 0
+            ):
                 raise ValueError(f"limit {f.name} must be a positive number, not {value!r}")
             if f.type == "int" and not isinstance(value, int):
                 raise ValueError(f"limit {f.name} must be a whole number, not {value!r}")

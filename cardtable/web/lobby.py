@@ -29,8 +29,15 @@ def lobby_entry(row: RoomRow, seats: list[SeatRow]) -> dict[str, Any] | None:
         "settings": row.settings,
         "match": row.match_format,
         "timer": row.timer,
-        "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot,
-                   "free": s.bot is None and not s.claimed and not s.reserved} for s in seats],
+        "seats": [
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "bot": s.bot,
+                "free": s.bot is None and not s.claimed and not s.reserved,
+            }
+            for s in seats
+        ],
         "created": row.created,
     }
 
@@ -66,8 +73,11 @@ class Lobby:
             bucket = self._creations[address] = Bucket(lim.rooms_per_hour / 3600.0, lim.room_burst)
         if not bucket.take():
             wait = bucket.wait()
-            raise QuotaError(f"too many rooms created from your address: at most {lim.room_burst} at once and "
-                             f"{lim.rooms_per_hour:g} per hour; try again in {wait:.0f} s", wait)
+            raise QuotaError(
+                f"too many rooms created from your address: at most {lim.room_burst} at once and "
+                f"{lim.rooms_per_hour:g} per hour; try again in {wait:.0f} s",
+                wait,
+            )
 
     def connect(self, address: str) -> bool:
         """Count a new WebSocket from ``address``; ``False`` when it is one too many."""

@@ -25,9 +25,15 @@ def error(text: str, status: int = 400, **headers: str) -> JSONResponse:
     return JSONResponse({"error": text}, status_code=status, headers=headers or None)
 
 
-async def pooled(request: Request, key: Any, state: Any, names: list[str],
-                 solve: Callable[[Any], dict[str, Any]] | None = None, extra: dict[str, Any] | None = None,
-                 what: str = "answer") -> Response:
+async def pooled(
+    request: Request,
+    key: Any,
+    state: Any,
+    names: list[str],
+    solve: Callable[[Any], dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
+    what: str = "answer",
+) -> Response:
     """Answer ``request`` with a solve of :meth:`Analyses.get <cardtable.web.coach.Analyses.get>`
     (its arguments), mapping its refusals to the documented statuses: 429 (the address's
     quota) and 503 (the pool's queue is full, a worker stopped), both with ``Retry-After``;
@@ -49,8 +55,11 @@ async def pooled(request: Request, key: Any, state: Any, names: list[str],
     try:
         return JSONResponse({**job.result(), **(extra or {})})
     except QuotaError as exc:
-        return error(str(exc), 503 if isinstance(exc, AnalysisBusy) else 429,
-                     **{"retry-after": str(max(1, round(exc.retry_after)))})
+        return error(
+            str(exc),
+            503 if isinstance(exc, AnalysisBusy) else 429,
+            **{"retry-after": str(max(1, round(exc.retry_after)))},
+        )
     except ValueError as exc:  # UnsupportedRuleset, ImpossiblePosition, TooBig, TableFileError
         return error(str(exc), 400)
     except concurrent.futures.BrokenExecutor:

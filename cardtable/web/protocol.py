@@ -112,8 +112,11 @@ def _protocol_error(text: str | bytes, exc: SchemaError, ref: Any) -> ProtocolEr
         if "tag" in message and "'type'" in message and "does not match" in message:
             kind = _peek_type(text)
             if isinstance(kind, str):
-                return ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}; expected one of: "
-                                     f"{', '.join(CLIENT_TYPES)}", ref)
+                return ProtocolError(
+                    "unknown_type",
+                    f"unknown message type {kind[:40]!r}; expected one of: {', '.join(CLIENT_TYPES)}",
+                    ref,
+                )
             return ProtocolError("bad_message", "the message's 'type' must be text", ref)
         if "Unable to extract tag" in message:
             return ProtocolError("bad_message", "the message has no 'type'", ref)
@@ -166,8 +169,14 @@ class RateLimiter:
     """
 
     def __init__(
-        self, rate: float = 20.0, burst: int = 40, clock=time.monotonic, *,
-        byte_rate: float = 16384.0, byte_burst: int = 65536, flood_factor: int = 20,
+        self,
+        rate: float = 20.0,
+        burst: int = 40,
+        clock=time.monotonic,
+        *,
+        byte_rate: float = 16384.0,
+        byte_burst: int = 65536,
+        flood_factor: int = 20,
     ) -> None:
         self.rate, self.burst = rate, burst
         self.byte_rate, self.byte_burst = byte_rate, byte_burst
@@ -198,5 +207,7 @@ class RateLimiter:
 
     def flooding(self) -> bool:
         """True once the dropped messages or bytes outstanding pass the flood threshold."""
-        return (self.debt_messages > self.flood_factor * self.burst
-                or self.debt_bytes > self.flood_factor * self.byte_burst)
+        return (
+            self.debt_messages > self.flood_factor * self.burst
+            or self.debt_bytes > self.flood_factor * self.byte_burst
+        )

@@ -59,15 +59,21 @@ REPLAY = TypeAdapter(ReplayBody)
 REPLAY_ANALYSIS = TypeAdapter(ReplayAnalysisBody)
 
 _GOLF = re.compile(r'^\s*(\[Game\s+"golf"\]|\{.*"game"\s*:\s*"golf")', re.S | re.I)
-GOLF_REFUSAL = ("this is a Golf record: the replay board steps through Goofspiel records only "
-                "(`cardtable replay FILE` checks a Golf record in the terminal)")
+GOLF_REFUSAL = (
+    "this is a Golf record: the replay board steps through Goofspiel records only "
+    "(`cardtable replay FILE` checks a Golf record in the terminal)"
+)
 
 
 def explorable(ruleset) -> bool:
     """True when the equilibrium explorer takes this ruleset's positions: 2 players, single-card
     bids, one prize at a time, shuffled prizes (the rules the explorer's form offers)."""
-    return (ruleset.players == 2 and ruleset.cards_per_bid == 1 and ruleset.open_prizes == 1
-            and not ruleset.fixed_order)
+    return (
+        ruleset.players == 2
+        and ruleset.cards_per_bid == 1
+        and ruleset.open_prizes == 1
+        and not ruleset.fixed_order
+    )
 
 
 def explore_query(ruleset, view) -> str:
@@ -77,9 +83,11 @@ def explore_query(ruleset, view) -> str:
 
     pos, prize = position_from_view(view)
     cards = lambda s: ",".join(str(c) for c in sorted(s))  # noqa: E731
-    return (f"cards={ruleset.cards}&ties={ruleset.tie_rule}&ace={'high' if ruleset.high_ace else 'low'}"
-            f"&prizes={cards(pos.prizes)}&you={cards(pos.hands[0])}&opp={cards(pos.hands[1])}"
-            f"&pot={pos.pot}&prize={prize}")
+    return (
+        f"cards={ruleset.cards}&ties={ruleset.tie_rule}&ace={'high' if ruleset.high_ace else 'low'}"
+        f"&prizes={cards(pos.prizes)}&you={cards(pos.hands[0])}&opp={cards(pos.hands[1])}"
+        f"&pot={pos.pot}&prize={prize}"
+    )
 
 
 def game_json(game: Game, players: list[str], number: int) -> dict[str, Any]:
@@ -104,9 +112,15 @@ def game_json(game: Game, players: list[str], number: int) -> dict[str, Any]:
     over = game.is_over
     res = game.result() if over else None
     return {
-        "game": number, "players": list(players), "rules": rs.describe(), "cards": rs.cards, "over": over,
-        "scores": list(res.points) if res else list(game.points), "result": list(res.outcomes) if res else None,
-        "analysable": analysable(rs), "rounds": rounds,
+        "game": number,
+        "players": list(players),
+        "rules": rs.describe(),
+        "cards": rs.cards,
+        "over": over,
+        "scores": list(res.points) if res else list(game.points),
+        "result": list(res.outcomes) if res else None,
+        "analysable": analysable(rs),
+        "rounds": rounds,
     }
 
 
@@ -115,20 +129,30 @@ def _round_json(step: Game, r: Any, carried: tuple[int, ...]) -> dict[str, Any]:
     plays it on ``step``, the game replayed up to it (``carried``: the prizes carried into it)."""
     rs = step.ruleset
     view = step.view(0)
-    before = {"hands": [sorted(h) for h in view.hands], "face_down": sorted(view.remaining_prizes),
-              "points_before": list(view.points)}
+    before = {
+        "hands": [sorted(h) for h in view.hands],
+        "face_down": sorted(view.remaining_prizes),
+        "points_before": list(view.points),
+    }
     explore = explore_query(rs, view) if explorable(rs) and view.phase == "bid" else None
     step.play(list(r.bids))
     for seat, prize in r.taken:
         if step.phase == "choose":  # a lone last prize is taken automatically
             step.choose(seat, prize)
     return {
-        "number": r.number, "prizes": list(r.prizes), "turned": [p for p in r.prizes if p not in carried],
+        "number": r.number,
+        "prizes": list(r.prizes),
+        "turned": [p for p in r.prizes if p not in carried],
         "carried_in": sum(rs.prize_value(p) for p in carried),
         "stake": sum(rs.prize_value(p) for p in r.prizes),
-        "bids": [list(b) for b in r.bids], "winner": r.winner, "taken": [list(t) for t in r.taken],
-        "carried": list(r.carried), "discarded": list(r.discarded),
-        **before, "points_after": list(step.points), "explore": explore,
+        "bids": [list(b) for b in r.bids],
+        "winner": r.winner,
+        "taken": [list(t) for t in r.taken],
+        "carried": list(r.carried),
+        "discarded": list(r.discarded),
+        **before,
+        "points_after": list(step.points),
+        "explore": explore,
     }
 
 
@@ -164,7 +188,9 @@ async def replay_record(request: Request) -> Response:
         return error(f"bad request: {exc}")
     except RecordError as exc:
         return error(f"not a valid record: {exc}")
-    return JSONResponse({"games": [game_json(g, list(rec.players), k) for k, (rec, g) in enumerate(games, 1)]})
+    return JSONResponse(
+        {"games": [game_json(g, list(rec.players), k) for k, (rec, g) in enumerate(games, 1)]}
+    )
 
 
 @router.post("/api/replay/analysis")
@@ -180,8 +206,10 @@ async def replay_analysis(request: Request) -> Response:
         return error(f"no game {body.game}: the record holds {len(games)}", 404)
     rec, game = games[body.game - 1]
     if not analysable(game.ruleset):
-        return error("the analysis covers 2-player games with single-card bids and one prize at a time "
-                     f"(this game: {game.ruleset.describe()})")
+        return error(
+            "the analysis covers 2-player games with single-card bids and one prize at a time "
+            f"(this game: {game.ruleset.describe()})"
+        )
     # the same game pasted again (whatever its spacing or tags' order) is the same solve
     digest = hashlib.sha256(write_game(rec).encode()).hexdigest()
     return await pooled(request, (f"record:{digest}", body.game), Finished(game, False), list(rec.players))

@@ -240,13 +240,20 @@ class Room:
             if c.seat is not None:
                 online[c.seat] = online.get(c.seat, 0) + 1
         return [
-            {"seat": s.seat, "name": s.name, "bot": s.bot, "claimed": s.claimed or s.bot is not None,
-             "connected": s.bot is not None or online.get(s.seat, 0) > 0}
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "bot": s.bot,
+                "claimed": s.claimed or s.bot is not None,
+                "connected": s.bot is not None or online.get(s.seat, 0) > 0,
+            }
             for s in self.seats
         ]
 
     def message_for(
-        self, seat: int | None, seats_info: list[dict[str, Any]] | None = None,
+        self,
+        seat: int | None,
+        seats_info: list[dict[str, Any]] | None = None,
         match_info: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The ``state`` message for one viewer (a seat, or ``None``: a spectator)."""
@@ -274,8 +281,13 @@ class Room:
             conn.room.detach(conn)
         conn.room, conn.seat = self, seat
         self.conns.add(conn)
-        welcome: dict[str, Any] = {"type": "welcome", "room": self.id, "game": self.adapter.name, "seat": seat,
-                                   "name": self.seats[seat].name if seat is not None else None}
+        welcome: dict[str, Any] = {
+            "type": "welcome",
+            "room": self.id,
+            "game": self.adapter.name,
+            "seat": seat,
+            "name": self.seats[seat].name if seat is not None else None,
+        }
         if token is not None:
             welcome["token"] = token
         conn.send(welcome)
@@ -348,8 +360,16 @@ class Room:
         if self.adapter.is_over(cur.state):
             raise ActionError("game_over", "the game is over; no more actions")
         canonical = self.adapter.check(cur.state, seat, action)
-        await self.hub.db.call(self.hub.db.store.append_event, self.id, self.version + 1, cur.game_no, seat, "act",
-                               canonical, auto)
+        await self.hub.db.call(
+            self.hub.db.store.append_event,
+            self.id,
+            self.version + 1,
+            cur.game_no,
+            seat,
+            "act",
+            canonical,
+            auto,
+        )
         self.version += 1
         self.adapter.apply(cur.state, seat, canonical)
         if self.adapter.is_over(cur.state) and self.match().is_over:
@@ -371,8 +391,9 @@ class Room:
             match_no = cur.match_no + 1 if self.match().is_over else cur.match_no
             seed = self.hub.seed_factory()
             game_no = cur.game_no + 1
-            await self.hub.db.call(self.hub.db.store.start_game, self.id, self.version + 1, game_no, match_no, seed,
-                                   seat)
+            await self.hub.db.call(
+                self.hub.db.store.start_game, self.id, self.version + 1, game_no, match_no, seed, seat
+            )
             self.version += 1
             self.slots.append(GameSlot(game_no, match_no, seed, self._new_state(seed, match_no)))
             self.driver.new_game()

@@ -63,7 +63,9 @@ class SchemaError(CardtableError, ValueError):
         self.locations = locations
 
 
-_UNION_MEMBER = re.compile(r"^(constrained-\w+|function-.*|int|str|bool|float|none|list\[.*\]|dict\[.*\]|[A-Z]\w*)$")
+_UNION_MEMBER = re.compile(
+    r"^(constrained-\w+|function-.*|int|str|bool|float|none|list\[.*\]|dict\[.*\]|[A-Z]\w*)$"
+)
 
 
 def _where(loc: tuple[Any, ...]) -> str:
@@ -213,7 +215,9 @@ class CreateRoom(Strict):
     stranger pressing **Join** can take a seat the creator meant for an invited friend."""
 
     game: Annotated[str, StringConstraints(max_length=40)] = "goofspiel"
-    settings: dict[Annotated[str, StringConstraints(max_length=40)], Any] | None = Field(default=None, max_length=16)
+    settings: dict[Annotated[str, StringConstraints(max_length=40)], Any] | None = Field(
+        default=None, max_length=16
+    )
     seats: list[SeatSpec] | None = Field(default=None, max_length=8)
     match: MatchSpec | Annotated[str, StringConstraints(max_length=40)] = "total 1"
     timer: Annotated[int, Field(ge=0, le=MAX_TIMER)] = 0

@@ -101,8 +101,11 @@ class SeatDesk:
         held = sum(1 for a in self.holds.values() if a == address)
         ttl = self.limits.claim_ttl
         if held >= self.limits.claims_per_address:
-            raise QuotaError(f"your address already holds {held} seat(s) it has not joined; join them or wait "
-                             f"{ttl:g} s until they are released", ttl)
+            raise QuotaError(
+                f"your address already holds {held} seat(s) it has not joined; join them or wait "
+                f"{ttl:g} s until they are released",
+                ttl,
+            )
         token = new_credential()
         row = await self.db.call(self.db.store.take_seat, room_id, free[0].seat, token, time.time() + ttl)
         room.seats[row.seat] = row
@@ -119,8 +122,11 @@ class SeatDesk:
         """
         seat = seat_for_claim(room.seats, code)
         if seat is None:
-            raise CredentialError("bad_claim", "that invite link is used up or was replaced: each invite works "
-                                  "once; ask the room's creator for a new one, or join without it to watch")
+            raise CredentialError(
+                "bad_claim",
+                "that invite link is used up or was replaced: each invite works "
+                "once; ask the room's creator for a new one, or join without it to watch",
+            )
         token = new_credential()
         room.seats[seat] = await self.db.call(self.db.store.take_seat, room.id, seat, token, None)
         return seat, token
@@ -153,8 +159,10 @@ class SeatDesk:
         if s.bot is not None:
             raise CredentialError("forbidden", f"{seat_label(seat)} is a bot's seat")
         if s.claimed:
-            raise CredentialError("taken", f"{seat_label(seat)} is taken: only its holder has its credential, "
-                                  "and nobody can revoke it")
+            raise CredentialError(
+                "taken",
+                f"{seat_label(seat)} is taken: only its holder has its credential, and nobody can revoke it",
+            )
         code = new_credential()
         room.seats[seat] = await self.db.call(self.db.store.free_seat, room_id, seat, new_credential(), code)
         return {"room": room_id, "seat": seat, "claim": code}
@@ -165,8 +173,11 @@ class SeatDesk:
         for room_id, seat in await self.db.call(store.expired_holds, time.time()):
             self.holds.pop((room_id, seat), None)
             row = await self.db.call(store.free_seat, room_id, seat, new_credential(), None)
-            log.info("room %s: an unconfirmed lobby claim of %s expired; the seat is free again",
-                     room_id, seat_label(seat))
+            log.info(
+                "room %s: an unconfirmed lobby claim of %s expired; the seat is free again",
+                room_id,
+                seat_label(seat),
+            )
             room = rooms.get(room_id)
             if room is not None:
                 room.seats[seat] = row

@@ -254,21 +254,50 @@ class Store:
             self.db.execute(
                 "INSERT INTO rooms (id, game, settings, match_format, timer, listed, status, created, owner, active)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (room.id, room.game, json.dumps(room.settings), room.match_format, room.timer,
-                 int(room.listed), room.status, room.created, room.owner, room.created),
+                (
+                    room.id,
+                    room.game,
+                    json.dumps(room.settings),
+                    room.match_format,
+                    room.timer,
+                    int(room.listed),
+                    room.status,
+                    room.created,
+                    room.owner,
+                    room.created,
+                ),
             )
             self.db.executemany(
                 "INSERT INTO seats (room_id, seat, token, name, bot, claimed, claim, hold_until, reserved)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(room.id, s.seat, s.token, s.name, s.bot, int(s.claimed), s.claim, s.hold_until, int(s.reserved))
-                 for s in seats],
+                [
+                    (
+                        room.id,
+                        s.seat,
+                        s.token,
+                        s.name,
+                        s.bot,
+                        int(s.claimed),
+                        s.claim,
+                        s.hold_until,
+                        int(s.reserved),
+                    )
+                    for s in seats
+                ],
             )
             self.db.execute(
                 "INSERT INTO games (room_id, game_no, match_no, seed) VALUES (?, 1, 1, ?)", (room.id, seed)
             )
 
     def append_event(
-        self, room_id: str, seq: int, game_no: int, seat: int | None, kind: str, payload: Any, auto: bool = False
+        self,
+        room_id: str,
+        seq: int,
+        game_no: int,
+        seat: int | None,
+        kind: str,
+        payload: Any,
+        auto: bool = False,
     ) -> None:
         """Commit one accepted action; returns only once it is durable.
 
@@ -285,7 +314,9 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"could not store the action: {exc}") from exc
 
-    def start_game(self, room_id: str, seq: int, game_no: int, match_no: int, seed: str, seat: int | None) -> None:
+    def start_game(
+        self, room_id: str, seq: int, game_no: int, match_no: int, seed: str, seat: int | None
+    ) -> None:
         """Commit the start of game ``game_no`` (its secret seed and a ``next`` event) atomically."""
         try:
             with self._transaction():
@@ -311,8 +342,10 @@ class Store:
         broken rooms are neither listed nor resumed, and their rows stay for inspection."""
         with self._transaction():
             self.db.execute("UPDATE rooms SET status='broken' WHERE id=?", (room_id,))
-            self.db.execute("INSERT OR REPLACE INTO broken_rooms (room_id, reason, at) VALUES (?, ?, ?)",
-                            (room_id, reason, time.time()))
+            self.db.execute(
+                "INSERT OR REPLACE INTO broken_rooms (room_id, reason, at) VALUES (?, ?, ?)",
+                (room_id, reason, time.time()),
+            )
 
     def broken_reason(self, room_id: str) -> str | None:
         """Why room ``room_id`` was marked broken (``None``: it is not)."""
@@ -347,23 +380,35 @@ class Store:
 
     def expired_holds(self, now: float) -> list[tuple[str, int]]:
         """``(room, seat)`` of every lobby claim whose hold ended before ``now``."""
-        return [tuple(r) for r in self.db.execute(
-            "SELECT room_id, seat FROM seats WHERE hold_until IS NOT NULL AND hold_until < ?", (now,))]
+        return [
+            tuple(r)
+            for r in self.db.execute(
+                "SELECT room_id, seat FROM seats WHERE hold_until IS NOT NULL AND hold_until < ?", (now,)
+            )
+        ]
 
     def touch(self, room_id: str, when: float | None = None) -> None:
         """Note activity in a room (a seated connection came or went), for abandonment."""
         with self._transaction():
-            self.db.execute("UPDATE rooms SET active=? WHERE id=?", (time.time() if when is None else when, room_id))
+            self.db.execute(
+                "UPDATE rooms SET active=? WHERE id=?", (time.time() if when is None else when, room_id)
+            )
 
     def idle_rooms(self, before: float) -> list[str]:
         """Unfinished rooms with no activity (creation, action, seated connection) since ``before``."""
-        return [r[0] for r in self.db.execute(
-            "SELECT r.id FROM rooms r WHERE r.status='playing' AND max(r.created, coalesce(r.active, 0),"
-            " coalesce((SELECT max(e.at) FROM events e WHERE e.room_id = r.id), 0)) < ?", (before,))]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT r.id FROM rooms r WHERE r.status='playing' AND max(r.created, coalesce(r.active, 0),"
+                " coalesce((SELECT max(e.at) FROM events e WHERE e.room_id = r.id), 0)) < ?",
+                (before,),
+            )
+        ]
 
     def _seat(self, room_id: str, seat: int) -> SeatRow:
-        row = self.db.execute(f"SELECT {_SEAT_COLUMNS} FROM seats WHERE room_id=? AND seat=?",
-                              (room_id, seat)).fetchone()
+        row = self.db.execute(
+            f"SELECT {_SEAT_COLUMNS} FROM seats WHERE room_id=? AND seat=?", (room_id, seat)
+        ).fetchone()
         return _seat(row)
 
     # -- reading ------------------------------------------------------------------------
@@ -375,7 +420,9 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        return RoomRow(row[0], row[1], json.loads(row[2]), row[3], row[4], bool(row[5]), row[6], row[7], row[8])
+        return RoomRow(
+            row[0], row[1], json.loads(row[2]), row[3], row[4], bool(row[5]), row[6], row[7], row[8]
+        )
 
     def seats(self, room_id: str) -> list[SeatRow]:
         rows = self.db.execute(
@@ -394,7 +441,8 @@ class Store:
 
     def events(self, room_id: str) -> Iterator[EventRow]:
         for r in self.db.execute(
-            "SELECT seq, game_no, seat, kind, payload, auto FROM events WHERE room_id=? ORDER BY seq", (room_id,)
+            "SELECT seq, game_no, seat, kind, payload, auto FROM events WHERE room_id=? ORDER BY seq",
+            (room_id,),
         ):
             yield EventRow(r[0], r[1], r[2], r[3], json.loads(r[4]), bool(r[5]))
 

@@ -53,8 +53,10 @@ async def websocket(ws: WebSocket) -> None:
     loop = asyncio.get_running_loop()
     writer = loop.create_task(_writer(ws, conn))
     if not hub.lobby.connect(address):
-        conn.close(POLICY_CLOSE_CODE, f"too many connections from your address (at most "
-                   f"{hub.limits.connections_per_address})")
+        conn.close(
+            POLICY_CLOSE_CODE,
+            f"too many connections from your address (at most {hub.limits.connections_per_address})",
+        )
         await writer
         return
     join_timer = loop.call_later(hub.limits.join_timeout, _join_timeout, conn, hub.limits.join_timeout)
@@ -72,8 +74,9 @@ async def websocket(ws: WebSocket) -> None:
 
 
 def _limiter(lim: Limits) -> RateLimiter:
-    return RateLimiter(lim.rate, lim.burst, byte_rate=lim.byte_rate, byte_burst=lim.byte_burst,
-                       flood_factor=lim.flood_factor)
+    return RateLimiter(
+        lim.rate, lim.burst, byte_rate=lim.byte_rate, byte_burst=lim.byte_burst, flood_factor=lim.flood_factor
+    )
 
 
 async def _serve(ws: WebSocket, hub: Hub, conn: Connection, join_timer: asyncio.TimerHandle) -> None:
@@ -106,9 +109,14 @@ def _allowed(limiter: RateLimiter, lim: Limits, conn: Connection, raw: str | byt
     if limiter.flooding():
         conn.close(FLOOD_CLOSE_CODE, "flooding: too many messages or bytes dropped")
     elif limiter.refused == 1:
-        conn.send(error("rate_limited", f"too many messages: at most {lim.rate:g} per second "
-                        f"(bursts of {lim.burst}) and {lim.byte_rate:g} bytes per second; "
-                        "messages are dropped until you slow down"))
+        conn.send(
+            error(
+                "rate_limited",
+                f"too many messages: at most {lim.rate:g} per second "
+                f"(bursts of {lim.burst}) and {lim.byte_rate:g} bytes per second; "
+                "messages are dropped until you slow down",
+            )
+        )
     return False
 
 
@@ -174,8 +182,11 @@ async def handle(hub: Hub, conn: Connection, data: Join | Act | Next | Ping) -> 
 
 async def _join(hub: Hub, conn: Connection, data: Join) -> None:
     if conn.joined:
-        raise ProtocolError("already_joined", "this connection has already joined a room; a connection joins "
-                            "once (open a new connection to change rooms or seats)")
+        raise ProtocolError(
+            "already_joined",
+            "this connection has already joined a room; a connection joins "
+            "once (open a new connection to change rooms or seats)",
+        )
     room = await hub.room(data.room)
     if room is None:
         raise ProtocolError("no_room", f"no room {cut_id(data.room)}")
@@ -185,8 +196,11 @@ async def _join(hub: Hub, conn: Connection, data: Join) -> None:
     if data.token is not None:
         seat = seat_for_token(room.seats, data.token)
         if seat is None:
-            raise ProtocolError("bad_token", "that seat token does not belong to this room (or was "
-                                "released); join without a token to watch")
+            raise ProtocolError(
+                "bad_token",
+                "that seat token does not belong to this room (or was "
+                "released); join without a token to watch",
+            )
         await hub.seats.confirm(room, seat)
     elif data.claim is not None:
         seat, token = await hub.seats.redeem(room, data.claim)

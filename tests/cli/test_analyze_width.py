@@ -14,8 +14,23 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def record(tmp_path_factory):
     path = tmp_path_factory.mktemp("analyze") / "game.gops"
-    res = runner.invoke(app, ["play", "--auto", "--cards", "5", "--ties", "discard", "--seed", "5",
-                              "--delay", "0", "--record", str(path)])
+    res = runner.invoke(
+        app,
+        [
+            "play",
+            "--auto",
+            "--cards",
+            "5",
+            "--ties",
+            "discard",
+            "--seed",
+            "5",
+            "--delay",
+            "0",
+            "--record",
+            str(path),
+        ],
+    )
     assert res.exit_code == 0, res.output
     return path
 
@@ -28,6 +43,8 @@ def test_analyze_fits_the_terminal(record, width):
     assert max(len(line) for line in lines) <= width, "\n".join(lines)
     rows = [line for line in lines if re.match(r"^\s+\d+\s+\S+\s+\d+\s", line)]
     assert [int(r.split()[0]) for r in rows] == [1, 2, 3, 4, 5]  # every round, in order, none cut
-    assert all(re.search(r"\d\.\d{3}\s+\d+\.\d{3}\s+[+-]\d+\.\d{2}\s*$", r) for r in rows), rows  # both "lost" columns and the running difference whole
+    assert all(re.search(r"\d\.\d{3}\s+\d+\.\d{3}\s+[+-]\d+\.\d{2}\s*$", r) for r in rows), (
+        rows
+    )  # both "lost" columns and the running difference whole
     assert re.search(r"\w:\d\.\d\d", res.output)  # the equilibrium is shown
     assert "final points" in res.output

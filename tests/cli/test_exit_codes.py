@@ -31,7 +31,9 @@ def test_abandoned_code_is_documented():
 @pytest.mark.parametrize("typed", ["K\nquit\n", "K\n"])  # `quit`, or input ends (Ctrl-D)
 def test_abandoned_goofspiel_game_exits_3_and_keeps_the_rounds(typed, tmp_path):
     record = tmp_path / "g.gops"
-    res = invoke("play", "--cards", "5", "--seed", "3", "--record", str(record), input=typed.replace("K", "5"))
+    res = invoke(
+        "play", "--cards", "5", "--seed", "3", "--record", str(record), input=typed.replace("K", "5")
+    )
     assert res.exit_code == ABANDONED, res.output
     assert "Game abandoned." in res.output
     assert "1. " in record.read_text()  # the round played is saved
@@ -45,8 +47,13 @@ def test_abandoned_golf_game_exits_3():
 
 def test_ctrl_c_in_a_terminal_exits_3(tmp_path):
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path), COLUMNS="120", TERM="dumb")
-    child = pexpect.spawn(sys.executable, ["-m", "cardtable", "play", "--cards", "4", "--seed", "1"],
-                          env=env, encoding="utf-8", timeout=180)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "cardtable", "play", "--cards", "4", "--seed", "1"],
+        env=env,
+        encoding="utf-8",
+        timeout=180,
+    )
     try:
         child.expect("Your bid")
         child.sendline("4")
@@ -92,8 +99,13 @@ def test_serve_checks_the_port_before_the_banner_and_the_database(tmp_path):
     db = tmp_path / "web.sqlite3"
     try:
         env = dict(os.environ, CARDTABLE_HOME=str(tmp_path))
-        out = subprocess.run([sys.executable, "-m", "cardtable", "serve", "--port", str(port), "--db", str(db)],
-                             capture_output=True, text=True, env=env, timeout=180)
+        out = subprocess.run(
+            [sys.executable, "-m", "cardtable", "serve", "--port", str(port), "--db", str(db)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=180,
+        )
     finally:
         busy.close()
     assert out.returncode == 2, out.stderr

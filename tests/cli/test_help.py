@@ -25,8 +25,18 @@ def help_text(*args):
 
 
 def test_every_command_uses_the_conventions():
-    assert set(COMMANDS) >= {"play", "replay", "serve", "verify", "tournament", "bot-check",
-                             "solve", "strategy", "analyze", "exploit"}
+    assert set(COMMANDS) >= {
+        "play",
+        "replay",
+        "serve",
+        "verify",
+        "tournament",
+        "bot-check",
+        "solve",
+        "strategy",
+        "analyze",
+        "exploit",
+    }
     for name in COMMANDS:
         assert isinstance(GROUP.commands[name], CardtableCommand), name
 
@@ -48,7 +58,9 @@ def test_every_option_is_described_and_value_options_name_their_value(name):
         assert param.help and param.help.strip(), f"{name}: {param.name} has no description"
         assert param.help.strip()[0].isupper() or param.help.strip()[0] in "'\"", f"{name}: {param.help!r}"
         if param.param_type_name == "option" and not param.is_flag:
-            assert param.metavar and param.metavar == param.metavar.upper(), f"{name}: {param.opts} metavar {param.metavar!r}"
+            assert param.metavar and param.metavar == param.metavar.upper(), (
+                f"{name}: {param.opts} metavar {param.metavar!r}"
+            )
         if param.param_type_name == "option" and param.is_flag:
             assert param.metavar == "", f"{name}: flag {param.opts} shows a type"
 
@@ -94,5 +106,8 @@ def test_every_command_has_a_one_line_summary_in_the_command_list():
         summary = (GROUP.commands[name].help or "").strip().split("\n\n")[0]
         assert summary and "\n" not in summary, (name, summary)
     text = help_text()
-    assert re.search(r"│ tournament +Play a round-robin tournament and print the standings; interrupted runs "
-                     r"resume\. +│", text), text
+    assert re.search(
+        r"│ tournament +Play a round-robin tournament and print the standings; interrupted runs "
+        r"resume\. +│",
+        text,
+    ), text

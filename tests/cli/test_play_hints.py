@@ -26,8 +26,19 @@ def bids(cards):
 
 def test_hints_flag_shows_the_equilibrium_every_round_and_is_recorded(tmp_path):
     path = tmp_path / "g.gops"
-    res = invoke("play", "--cards", "4", "--ties", "discard", "--hints", "--seed", "3", "--record", str(path),
-                 input=bids(4) + "n\n")
+    res = invoke(
+        "play",
+        "--cards",
+        "4",
+        "--ties",
+        "discard",
+        "--hints",
+        "--seed",
+        "3",
+        "--record",
+        str(path),
+        input=bids(4) + "n\n",
+    )
     assert res.exit_code == 0, res.output
     assert res.output.count("Hint — equilibrium mix for this round (exact subgame solution): ") == 4
     assert "hint to see the equilibrium" not in res.output  # shown anyway: nothing to type
@@ -40,7 +51,9 @@ def test_typing_hint_shows_one_hint_and_marks_that_game_only(tmp_path):
     path = tmp_path / "m.gops"
     # game 1: "hint" (and "?") before the first bid; game 2: no hint
     typed = "hint\n?\n" + bids(3) + "\n" + bids(3) + "n\n"
-    res = invoke("play", "--cards", "3", "--match", "total 2", "--seed", "5", "--record", str(path), input=typed)
+    res = invoke(
+        "play", "--cards", "3", "--match", "total 2", "--seed", "5", "--record", str(path), input=typed
+    )
     assert res.exit_code == 0, res.output
     assert "hint to see the equilibrium; quit to stop" in res.output
     assert res.output.count("Hint — equilibrium mix for this round") == 2
@@ -55,13 +68,16 @@ def test_no_hint_no_tag(tmp_path):
     assert "Hint —" not in res.output and "Hints" not in path.read_text()
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--hints", "--hotseat"], "one person against bots"),
-    (["--hints", "--auto"], "one person against bots"),
-    (["--hints", "--players", "3"], "2-player game with single-card bids"),
-    (["--hints", "--bid-cards", "2", "--cards", "6"], "2-player game with single-card bids"),
-    (["golf", "--hints"], "is a Goofspiel option"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--hints", "--hotseat"], "one person against bots"),
+        (["--hints", "--auto"], "one person against bots"),
+        (["--hints", "--players", "3"], "2-player game with single-card bids"),
+        (["--hints", "--bid-cards", "2", "--cards", "6"], "2-player game with single-card bids"),
+        (["golf", "--hints"], "is a Goofspiel option"),
+    ],
+)
 def test_hints_where_the_coach_cannot_give_them_are_refused(args, words, tmp_path):
     res = invoke("play", *args, "--record", str(tmp_path / "x.gops"))
     assert res.exit_code == 2 and words in res.output, res.output
@@ -91,8 +107,13 @@ def test_vs_nash_in_the_standard_game_says_what_it_plays_and_what_a_solve_needs(
     # the default game (13 cards, carry-over ties) without any table: the note names the fallback,
     # the one-time build for the approximation, and the full solve's cost (issue 13, item 6)
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path), COLUMNS="400", TERM="dumb")
-    child = pexpect.spawn(sys.executable, ["-m", "cardtable", "play", "--vs", "nash", "--seed", "1", "--no-save"],
-                          env=env, encoding="utf-8", timeout=120)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "cardtable", "play", "--vs", "nash", "--seed", "1", "--no-save"],
+        env=env,
+        encoding="utf-8",
+        timeout=120,
+    )
     child.expect("[Yy]our bid")
     note = " ".join(child.before.split())
     child.sendline("quit")
@@ -100,5 +121,8 @@ def test_vs_nash_in_the_standard_game_says_what_it_plays_and_what_a_solve_needs(
     child.close()
     assert child.exitstatus == 3
     assert "nash: no solved table for these rules" in note
-    assert "`cardtable solve --cards 13 --ties discard` (a one-time build) for the carry-over approximation" in note
+    assert (
+        "`cardtable solve --cards 13 --ties discard` (a one-time build) for the carry-over approximation"
+        in note
+    )
     assert "a full solve of this game needs" in note and "GiB of memory" in note and " on 1 core" in note

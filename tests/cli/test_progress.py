@@ -32,9 +32,13 @@ def test_unknown_total_shows_elapsed_time_and_goes_away():
 
 
 def test_golf_bench_reports_progress():
-    res = subprocess.run([sys.executable, str(ROOT / "bench" / "golf_bots.py"), "--games", "2",
-                          "--pairings", "random-random"], capture_output=True, text=True, timeout=300,
-                         env={"PYTHONPATH": str(ROOT), "COLUMNS": "120", "PATH": "/usr/bin:/bin"})
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "golf_bots.py"), "--games", "2", "--pairings", "random-random"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "COLUMNS": "120", "PATH": "/usr/bin:/bin"},
+    )
     assert res.returncode == 0, res.stderr
     assert "random vs random (deals)" in res.stderr and "1/1" in res.stderr
     assert "random vs random" in res.stdout
@@ -43,10 +47,30 @@ def test_golf_bench_reports_progress():
 def test_tournament_progress_counts_games_from_the_start(tmp_path):
     """The number of games is known before the first one: the bar shows done/total and an ETA
     (it once showed only a spinner and the elapsed time, whatever the tournament's size)."""
-    res = subprocess.run([sys.executable, "-m", "cardtable", "tournament", "random", "matcher", "--games", "4",
-                          "--backend", "serial", "--db", str(tmp_path / "t.sqlite")],
-                         capture_output=True, text=True, timeout=300,
-                         env={"PYTHONPATH": str(ROOT), "COLUMNS": "120", "PATH": "/usr/bin:/bin",
-                              "CARDTABLE_HOME": str(tmp_path / "home")})
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardtable",
+            "tournament",
+            "random",
+            "matcher",
+            "--games",
+            "4",
+            "--backend",
+            "serial",
+            "--db",
+            str(tmp_path / "t.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={
+            "PYTHONPATH": str(ROOT),
+            "COLUMNS": "120",
+            "PATH": "/usr/bin:/bin",
+            "CARDTABLE_HOME": str(tmp_path / "home"),
+        },
+    )
     assert res.returncode == 0, res.stderr
     assert "games" in res.stderr and "4/4" in res.stderr and "ETA" in res.stderr, res.stderr

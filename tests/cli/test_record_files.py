@@ -25,7 +25,9 @@ def best_of_3() -> str:
         g = Game(rs)
         for bids in ([3, 2], [2, 1], [1, 3]):  # Ann wins 5-1
             g.play(bids)
-        tags = [("Match", "best-of 3"), ("MatchGame", str(k))] + ([("MatchResult", "win loss")] if k == 2 else [])
+        tags = [("Match", "best-of 3"), ("MatchGame", str(k))] + (
+            [("MatchResult", "win loss")] if k == 2 else []
+        )
         blocks.append(write_text(record_from_game(g, ["Ann", "Ben"], tags)))
     return "\n".join(blocks)
 
@@ -58,10 +60,13 @@ def test_a_utf16_record_without_byte_order_mark_is_not_utf8(command, tmp_path):
     assert "is not UTF-8 text (it holds NUL bytes: UTF-16 or a binary file)" in " ".join(res.output.split())
 
 
-@pytest.mark.parametrize("name, text", [
-    ("rules.json", json.dumps({"cards": 5, "tie_rule": "discard"})),
-    ("rules.toml", 'cards = 5\ntie_rule = "discard"\n'),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("rules.json", json.dumps({"cards": 5, "tie_rule": "discard"})),
+        ("rules.toml", 'cards = 5\ntie_rule = "discard"\n'),
+    ],
+)
 def test_a_rules_file_with_a_byte_order_mark_is_read(tmp_path, name, text):
     path = tmp_path / name
     path.write_bytes(b"\xef\xbb\xbf" + text.encode())

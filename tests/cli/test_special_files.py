@@ -45,15 +45,26 @@ def special(tmp_path):
 
 
 def cardtable(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cardtable", *args], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "COLUMNS": "400", **(env or {})},
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "cardtable", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "400", **(env or {})},
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("command", [
-    ["replay"], ["analyze"], ["verify"], ["strategy", "--cards", "4", "--record"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["replay"],
+        ["analyze"],
+        ["verify"],
+        ["strategy", "--cards", "4", "--record"],
+    ],
+)
 def test_a_special_record_path_is_refused_at_once(special, kind, command):
     path = special(kind, "g.gops")
     res = cardtable(*command, str(path))
@@ -80,21 +91,29 @@ def test_a_special_rules_path_without_a_suffix_is_named_too(special, kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_special_tournament_config_is_refused_at_once(special, kind, tmp_path):
     path = special(kind, "t.toml")
-    res = cardtable("tournament", "random", "heuristic", "--config", str(path), "--db", str(tmp_path / "t.sqlite3"))
+    res = cardtable(
+        "tournament", "random", "heuristic", "--config", str(path), "--db", str(tmp_path / "t.sqlite3")
+    )
     assert res.returncode == 2, res.stderr
     assert f"cannot be read: {KINDS[kind]}, not a regular file" in res.stderr
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("command", [
-    ["strategy", "--cards", "4"],
-    ["exploit", "nash", "--cards", "4"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["strategy", "--cards", "4"],
+        ["exploit", "nash", "--cards", "4"],
+    ],
+)
 def test_a_special_format1_table_is_refused_at_once(special, kind, command, tmp_path):
     cache = tmp_path / "cache"
     path = special(kind, str(default_path(Ruleset(cards=4), "points", cache)))
-    res = cardtable(*command, "--cache", str(cache)) if command[0] == "strategy" \
+    res = (
+        cardtable(*command, "--cache", str(cache))
+        if command[0] == "strategy"
         else cardtable(*command, env={"CARDTABLE_CACHE": str(cache)})
+    )
     assert res.returncode == 1, res.stderr  # a damaged table in the cache (README, Exit codes)
     assert f"table file {str(path)!r} cannot be opened: {KINDS[kind]}, not a regular file" in res.stderr
 
@@ -103,14 +122,16 @@ def test_a_special_format1_table_is_refused_at_once(special, kind, command, tmp_
 def test_the_approximation_refuses_a_special_discard_table(special, kind, tmp_path):
     cache = tmp_path / "cache"
     path = special(kind, str(default_path(Ruleset(cards=13, tie_rule="discard"), "points", cache)))
-    code = ("from pathlib import Path\n"
-            "from cardtable.goofspiel import Ruleset\n"
-            "from cardtable.solver import TableFileError\n"
-            "from cardtable.solver.equilibrium import EquilibriumSource\n"
-            "try:\n"
-            f"    EquilibriumSource(Ruleset(cards=13), cache=Path({str(cache)!r}), low=False)\n"
-            "except TableFileError as exc:\n"
-            "    print(exc)\n")
+    code = (
+        "from pathlib import Path\n"
+        "from cardtable.goofspiel import Ruleset\n"
+        "from cardtable.solver import TableFileError\n"
+        "from cardtable.solver.equilibrium import EquilibriumSource\n"
+        "try:\n"
+        f"    EquilibriumSource(Ruleset(cards=13), cache=Path({str(cache)!r}), low=False)\n"
+        "except TableFileError as exc:\n"
+        "    print(exc)\n"
+    )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert f"table file {str(path)!r} cannot be opened: {KINDS[kind]}, not a regular file" in res.stdout
@@ -118,13 +139,27 @@ def test_the_approximation_refuses_a_special_discard_table(special, kind, tmp_pa
 
 # -- outputs: what is written must not be a FIFO, device, socket or folder (second pass) ----------
 
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", ["standings.md", "standings.png"])
 def test_a_special_file_in_the_report_folder_is_refused_before_any_game(special, kind, name, tmp_path):
     special(kind, f"report/{name}")
     db = tmp_path / "t.sqlite"
-    res = cardtable("tournament", "random", "matcher", "-r", "cards=3", "--games", "2", "--backend", "serial",
-                    "--db", str(db), "--report", str(tmp_path / "report"))
+    res = cardtable(
+        "tournament",
+        "random",
+        "matcher",
+        "-r",
+        "cards=3",
+        "--games",
+        "2",
+        "--backend",
+        "serial",
+        "--db",
+        str(db),
+        "--report",
+        str(tmp_path / "report"),
+    )
     assert res.returncode == 2, res.stdout + res.stderr
     assert f"{name} is {KINDS[kind]}, not a regular file" in res.stderr
     assert not db.exists()
@@ -134,8 +169,21 @@ def test_the_report_replaces_regular_files_and_leaves_no_temporary_file(tmp_path
     report = tmp_path / "report"
     report.mkdir()
     (report / "standings.md").write_text("old")
-    res = cardtable("tournament", "random", "matcher", "-r", "cards=3", "--games", "2", "--backend", "serial",
-                    "--db", str(tmp_path / "t.sqlite"), "--report", str(report))
+    res = cardtable(
+        "tournament",
+        "random",
+        "matcher",
+        "-r",
+        "cards=3",
+        "--games",
+        "2",
+        "--backend",
+        "serial",
+        "--db",
+        str(tmp_path / "t.sqlite"),
+        "--report",
+        str(report),
+    )
     assert res.returncode == 0, res.stderr
     assert sorted(p.name for p in report.iterdir()) == ["standings.md", "standings.png"]
     assert (report / "standings.md").read_text().startswith("# Tournament")
@@ -144,8 +192,19 @@ def test_the_report_replaces_regular_files_and_leaves_no_temporary_file(tmp_path
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_special_tournament_database_is_named(special, kind):
     path = special(kind, "t.sqlite")
-    res = cardtable("tournament", "random", "matcher", "-r", "cards=3", "--games", "2", "--backend", "serial",
-                    "--db", str(path))
+    res = cardtable(
+        "tournament",
+        "random",
+        "matcher",
+        "-r",
+        "cards=3",
+        "--games",
+        "2",
+        "--backend",
+        "serial",
+        "--db",
+        str(path),
+    )
     assert res.returncode == 2, res.stderr
     assert f"is {KINDS[kind]}, not a regular file" in res.stderr
 

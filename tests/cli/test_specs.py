@@ -21,29 +21,42 @@ def invoke(*args):
 
 # -- bot specifications --------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ("heuristic", BotSpec("heuristic", "builtin", "heuristic", {})),
-    (" Heuristic ", BotSpec("Heuristic", "builtin", "heuristic", {})),
-    ("mcts:iterations=50", BotSpec("mcts:iterations=50", "builtin", "mcts", {"iterations": 50})),
-    ("mcts:iterations=50,time_limit=0.5,selection=rm",
-     BotSpec("mcts:iterations=50,time_limit=0.5,selection=rm", "builtin", "mcts",
-             {"iterations": 50, "time_limit": 0.5, "selection": "rm"})),
-    ("fast=mcts:iterations=5", BotSpec("fast", "builtin", "mcts", {"iterations": 5})),
-    ("cmd:python bot.py", BotSpec("python bot.py", "program", "python bot.py", {})),
-    ("mine=cmd:python bot.py --x=1", BotSpec("mine", "program", "python bot.py --x=1", {})),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("heuristic", BotSpec("heuristic", "builtin", "heuristic", {})),
+        (" Heuristic ", BotSpec("Heuristic", "builtin", "heuristic", {})),
+        ("mcts:iterations=50", BotSpec("mcts:iterations=50", "builtin", "mcts", {"iterations": 50})),
+        (
+            "mcts:iterations=50,time_limit=0.5,selection=rm",
+            BotSpec(
+                "mcts:iterations=50,time_limit=0.5,selection=rm",
+                "builtin",
+                "mcts",
+                {"iterations": 50, "time_limit": 0.5, "selection": "rm"},
+            ),
+        ),
+        ("fast=mcts:iterations=5", BotSpec("fast", "builtin", "mcts", {"iterations": 5})),
+        ("cmd:python bot.py", BotSpec("python bot.py", "program", "python bot.py", {})),
+        ("mine=cmd:python bot.py --x=1", BotSpec("mine", "program", "python bot.py --x=1", {})),
+    ],
+)
 def test_parse_bot_spec(text, expected):
     assert parse_bot_spec(text) == expected
     assert tournament_spec(text) == expected  # the tournament uses the same reader
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "empty bot specification"),
-    ("cmd:", "'cmd:' needs a command line"),
-    ("heuristic:noise", "option 'noise' is not key=value"),
-    ("mcts:iterations=5,iterations=6", "given twice"),
-    (":iterations=5", "no bot name"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty bot specification"),
+        ("cmd:", "'cmd:' needs a command line"),
+        ("heuristic:noise", "option 'noise' is not key=value"),
+        ("mcts:iterations=5,iterations=6", "given twice"),
+        (":iterations=5", "no bot name"),
+    ],
+)
 def test_bad_bot_spec(text, message):
     with pytest.raises(BotSpecError, match=message):
         parse_bot_spec(text)
@@ -62,8 +75,21 @@ def test_load_bot_spec_checks_options():
 
 def test_play_accepts_the_tournament_spec():
     """Issue 12: tournament accepted "mcts:iterations=50", play --vs called it an unknown bot."""
-    res = invoke("play", "--auto", "--vs", "mcts:iterations=20", "--vs", "fast=mcts:iterations=5",
-                 "--cards", "3", "--delay", "0", "--no-save", "--seed", "1")
+    res = invoke(
+        "play",
+        "--auto",
+        "--vs",
+        "mcts:iterations=20",
+        "--vs",
+        "fast=mcts:iterations=5",
+        "--cards",
+        "3",
+        "--delay",
+        "0",
+        "--no-save",
+        "--seed",
+        "1",
+    )
     assert res.exit_code == 0, res.output
     assert "fast" in res.output and "mcts" in res.output
 
@@ -74,18 +100,23 @@ def test_exploit_accepts_the_tournament_spec():
     assert "exploitability of matcher" in res.output
 
 
-@pytest.mark.parametrize("command", [
-    ["play", "--vs", "mcts:iterationz=5"],
-    ["exploit", "mcts:iterationz=5", "-n", "3"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", "--vs", "mcts:iterationz=5"],
+        ["exploit", "mcts:iterationz=5", "-n", "3"],
+    ],
+)
 def test_unknown_bot_option_is_refused_the_same_way(command):
     res = invoke(*command)
     assert res.exit_code == 2, res.output
     assert "unknown option 'iterationz'; options: iterations" in res.output
 
 
-@pytest.mark.parametrize("command", [["play", "--vs", "nobody"], ["exploit", "nobody"],
-                                     ["tournament", "random", "nobody", "--games", "2"]])
+@pytest.mark.parametrize(
+    "command",
+    [["play", "--vs", "nobody"], ["exploit", "nobody"], ["tournament", "random", "nobody", "--games", "2"]],
+)
 def test_unknown_bot_lists_the_bots(command):
     res = invoke(*command)
     assert res.exit_code == 2, res.output
@@ -95,6 +126,7 @@ def test_unknown_bot_lists_the_bots(command):
 
 # -- rulesets ------------------------------------------------------------------------------
 
+
 def test_misspelt_preset_suggests_and_lists():
     with pytest.raises(RulesetError, match=r"unknown preset 'discrad' \(did you mean 'discard'\?\)"):
         Ruleset.parse("discrad")
@@ -102,11 +134,14 @@ def test_misspelt_preset_suggests_and_lists():
         Ruleset.parse("zzz")
 
 
-@pytest.mark.parametrize("command", [
-    ["play", "--rules", "discrad"],
-    ["tournament", "random", "matcher", "--rules", "discrad"],
-    ["bot-check", "python -c pass", "--rules", "discrad"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", "--rules", "discrad"],
+        ["tournament", "random", "matcher", "--rules", "discrad"],
+        ["bot-check", "python -c pass", "--rules", "discrad"],
+    ],
+)
 def test_misspelt_preset_lists_the_presets_in_every_command(command, tmp_path):
     """Issue 12: `play --rules discrad` said only "expected key=value"."""
     res = invoke(*command)
@@ -122,8 +157,18 @@ def test_key_value_mistakes_keep_their_own_message():
 
 
 def test_golf_bots_take_specs_too():
-    res = invoke("play", "golf", "--auto", "--vs", "search:determinizations=2", "--vs", "random",
-                 "--seed", "3", "--no-save")
+    res = invoke(
+        "play",
+        "golf",
+        "--auto",
+        "--vs",
+        "search:determinizations=2",
+        "--vs",
+        "random",
+        "--seed",
+        "3",
+        "--no-save",
+    )
     assert res.exit_code == 0, res.output
     res = invoke("play", "golf", "--vs", "search:foo=2")
     assert res.exit_code == 2 and "unknown option 'foo'; options: determinizations" in res.output

@@ -13,10 +13,25 @@ LABEL = "mcts:iterations=5,selection=rm"
 
 
 def tournament(tmp_path, games, width=80):
-    res = runner.invoke(app, ["tournament", "random", LABEL, "--rules", "cards=5", "--games", str(games),
-                              "--backend", "serial", "--db", str(tmp_path / f"t{games}.sqlite"),
-                              "--report", str(tmp_path / f"report{games}")],
-                        env={"COLUMNS": str(width)})
+    res = runner.invoke(
+        app,
+        [
+            "tournament",
+            "random",
+            LABEL,
+            "--rules",
+            "cards=5",
+            "--games",
+            str(games),
+            "--backend",
+            "serial",
+            "--db",
+            str(tmp_path / f"t{games}.sqlite"),
+            "--report",
+            str(tmp_path / f"report{games}"),
+        ],
+        env={"COLUMNS": str(width)},
+    )
     assert res.exit_code == 0, res.output
     return res.output
 

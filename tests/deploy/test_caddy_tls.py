@@ -19,8 +19,14 @@ import pytest
 
 CADDY = shutil.which("caddy") or "/usr/bin/caddy"
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -87,10 +93,17 @@ def _group_alive(pgid: int) -> bool:
 @pytest.fixture
 def tls_site(tmp_path):
     """``(https_url, root_ca_path, db_path)``: cardtable serve behind Caddy; both stopped after."""
-    assert os.path.exists(CADDY), f"Caddy is missing at {CADDY} (Debian package 'caddy'; scripts/test.sh installs it)"
+    assert os.path.exists(CADDY), (
+        f"Caddy is missing at {CADDY} (Debian package 'caddy'; scripts/test.sh installs it)"
+    )
     app_port, https_port, http_port = _free_port(), _free_port(), _free_port()
-    env = {**os.environ, "CARDTABLE_HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-           "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "HOME": str(tmp_path)}
+    env = {
+        **os.environ,
+        "CARDTABLE_HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+        "HOME": str(tmp_path),
+    }
     db = tmp_path / "state" / "web.sqlite3"
     db.parent.mkdir()
     procs: list[subprocess.Popen] = []
@@ -98,21 +111,51 @@ def tls_site(tmp_path):
     try:
         with open(server_log, "wb") as out:
             server = subprocess.Popen(
-                [sys.executable, "-m", "cardtable", "serve", "--host", "127.0.0.1", "--port", str(app_port),
-                 "--db", str(db), "--log-level", "info"], env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "cardtable",
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(app_port),
+                    "--db",
+                    str(db),
+                    "--log-level",
+                    "info",
+                ],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         procs.append(server)
-        _wait_for(lambda: httpx.get(f"http://127.0.0.1:{app_port}/", timeout=2).status_code == 200,
-                  "cardtable serve", server, server_log)
+        _wait_for(
+            lambda: httpx.get(f"http://127.0.0.1:{app_port}/", timeout=2).status_code == 200,
+            "cardtable serve",
+            server,
+            server_log,
+        )
         caddyfile = tmp_path / "Caddyfile"
         caddyfile.write_text(CADDYFILE.format(http=http_port, https=https_port, app=app_port))
         with open(caddy_log, "wb") as out:
-            caddy = subprocess.Popen([CADDY, "run", "--config", str(caddyfile), "--adapter", "caddyfile"],
-                                     env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            caddy = subprocess.Popen(
+                [CADDY, "run", "--config", str(caddyfile), "--adapter", "caddyfile"],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         procs.append(caddy)
         root = tmp_path / "xdg-data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
         url = f"https://localhost:{https_port}"
-        _wait_for(lambda: root.exists() and httpx.get(url + "/", verify=_trust(root), timeout=2).status_code == 200,
-                  "caddy", caddy, caddy_log)
+        _wait_for(
+            lambda: root.exists() and httpx.get(url + "/", verify=_trust(root), timeout=2).status_code == 200,
+            "caddy",
+            caddy,
+            caddy_log,
+        )
         yield url, root, db, server_log
     finally:
         for p in reversed(procs):
@@ -128,9 +171,15 @@ def test_golf_through_caddy_over_https_and_wss(tls_site):
     assert page.status_code == 200 and "cardtable" in page.text.lower()
     with pytest.raises(httpx.ConnectError):
         httpx.get(url + "/", timeout=5)  # the system's CAs do not know Caddy's local CA
-    created = httpx.post(url + "/api/rooms", verify=_trust(root), json={
-        "game": "golf", "settings": {"rows": 2, "cols": 2, "early_end_min": 1},
-        "seats": [{"name": "Ann"}, {"bot": "heuristic"}]})
+    created = httpx.post(
+        url + "/api/rooms",
+        verify=_trust(root),
+        json={
+            "game": "golf",
+            "settings": {"rows": 2, "cols": 2, "early_end_min": 1},
+            "seats": [{"name": "Ann"}, {"bot": "heuristic"}],
+        },
+    )
     assert created.status_code == 200, created.text
     info = created.json()
     claim = info["seats"][0]["claim"]
@@ -164,8 +213,8 @@ def test_golf_through_caddy_over_https_and_wss(tls_site):
             assert pg.evaluate("location.protocol") == "https:"
             assert sockets and all(s.startswith(f"wss://localhost:{url.rsplit(':', 1)[1]}/") for s in sockets)
             # the bot seat reads "heuristic bot", not "heuristic bot (bot)"
-            assert pg.inner_text('.player:not(.me) .name').startswith("heuristic bot")
-            assert "(bot)" not in pg.inner_text('.player:not(.me) .name')
+            assert pg.inner_text(".player:not(.me) .name").startswith("heuristic bot")
+            assert "(bot)" not in pg.inner_text(".player:not(.me) .name")
             # the "seen by" digits on a face-down card are white on a dark chip
             color = pg.evaluate("getComputedStyle(document.querySelector('.card.back .seenby')).color")
             assert color == "rgb(255, 255, 255)"
@@ -181,7 +230,8 @@ def test_golf_through_caddy_over_https_and_wss(tls_site):
                 else:  # after a snap: passing is optional
                     pg.click("#btn-nopass")
                 pg.wait_for_function(
-                    f"document.body.dataset.phase !== '{phase}' || document.body.dataset.actor !== '0'")
+                    f"document.body.dataset.phase !== '{phase}' || document.body.dataset.actor !== '0'"
+                )
             pg.wait_for_selector("#winner")
             pg.wait_for_selector("#fair-commit.ok")
             assert "fewest points" in pg.inner_text("#winner")

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 #: Characters that break parsers: digits other than ASCII, separators, quotes, controls,
 #: line breaks of every kind, a byte-order mark, lone surrogates, suits and brackets.
-NASTY = list("0123456789²³¹٣߂ +-=.:;,|[]{}\"\\\t\r\n\x00\x1b\x0b\x0c\x1c\x85\u2028\u2029\ufeff\u202e\u200b♠♣♥♦♤♧KQJATPp#") + [
-    "\ud800", "9" * 5000, " " * 3000, "[" * 300, "\u00a0"]
+NASTY = list(
+    '0123456789²³¹٣߂ +-=.:;,|[]{}"\\\t\r\n\x00\x1b\x0b\x0c\x1c\x85\u2028\u2029\ufeff\u202e\u200b♠♣♥♦♤♧KQJATPp#'
+) + ["\ud800", "9" * 5000, " " * 3000, "[" * 300, "\u00a0"]
 
 hostile_text = st.lists(st.one_of(st.sampled_from(NASTY), st.text(max_size=8)), max_size=40).map("".join)
 
@@ -37,16 +38,26 @@ def edited(draw, text: str) -> str:
         else:
             at = draw(st.integers(0, len(text)))
             size = draw(st.integers(1, 20))
-            lines = (text[:at] + text[at + size:]).split("\n")
+            lines = (text[:at] + text[at + size :]).split("\n")
         text = "\n".join(lines)
     return text
 
 
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(allow_nan=False),
-                      st.text(max_size=10), st.sampled_from(["win", "draw", "loss", "carried", "²", "\u2028"]))
-json_value = st.recursive(json_leaf, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                             st.dictionaries(st.text(max_size=6), inner, max_size=4)),
-                          max_leaves=12)
+json_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**30), 10**30),
+    st.floats(allow_nan=False),
+    st.text(max_size=10),
+    st.sampled_from(["win", "draw", "loss", "carried", "²", "\u2028"]),
+)
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 @st.composite
@@ -57,7 +68,13 @@ def edited_json(draw, data) -> str:
     for _ in range(draw(st.integers(1, 3))):
         node = data
         while True:
-            children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+            children = (
+                list(node.items())
+                if isinstance(node, dict)
+                else list(enumerate(node))
+                if isinstance(node, list)
+                else []
+            )
             if not children:
                 break
             key, child = draw(st.sampled_from(children))

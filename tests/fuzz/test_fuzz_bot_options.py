@@ -44,9 +44,43 @@ def _bounds() -> list[str]:
 
 
 VALUES = _bounds() + [
-    "0", "-0", "0.5", "1", "2", "5", "-3", "1e99", "1e308", "-1e308", "99999999999999999999", "inf", "-inf", "nan",
-    "true", "false", "True", "duct", "rm", "exp3", "points", "win", "informed", "random", "mix", "max", "matcher",
-    "heuristic", "bait", "", "0.5\r", "٣", "1_000", "0x10", "1/2", "=", "none",
+    "0",
+    "-0",
+    "0.5",
+    "1",
+    "2",
+    "5",
+    "-3",
+    "1e99",
+    "1e308",
+    "-1e308",
+    "99999999999999999999",
+    "inf",
+    "-inf",
+    "nan",
+    "true",
+    "false",
+    "True",
+    "duct",
+    "rm",
+    "exp3",
+    "points",
+    "win",
+    "informed",
+    "random",
+    "mix",
+    "max",
+    "matcher",
+    "heuristic",
+    "bait",
+    "",
+    "0.5\r",
+    "٣",
+    "1_000",
+    "0x10",
+    "1/2",
+    "=",
+    "none",
 ]
 value = st.one_of(st.sampled_from(VALUES), st.sampled_from(VALUES), hostile_text)
 any_pair = st.tuples(st.sampled_from(KEYS), value)
@@ -60,8 +94,9 @@ def valid_value(option) -> st.SearchStrategy[str]:
         return st.sampled_from(bot_names(option.bot_of) if option.bot_of else option.choices)
     if option.type is int:
         return st.integers(option.minimum, option.maximum).map(str)
-    return st.floats(option.minimum, option.maximum, exclude_min=option.above_minimum,
-                     exclude_max=option.below_maximum).map(repr)
+    return st.floats(
+        option.minimum, option.maximum, exclude_min=option.above_minimum, exclude_max=option.below_maximum
+    ).map(repr)
 
 
 @st.composite
@@ -113,7 +148,9 @@ def test_library_refuses_or_plays_legal_games(bot, seed):
     if game == "goofspiel":
         play_goofspiel(made, 3 + seed % 3, seed)  # 3..5 cards
     elif getattr(made, "determinizations", 0) <= 8:  # (a 1000-sample search is legal, only slow)
-        g = play_game(GolfGame(GolfRuleset(rows=2, cols=2), seed=seed), [made, load_bot("golf", "random", seed=seed)])
+        g = play_game(
+            GolfGame(GolfRuleset(rows=2, cols=2), seed=seed), [made, load_bot("golf", "random", seed=seed)]
+        )
         assert g.over
 
 

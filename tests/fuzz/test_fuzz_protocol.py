@@ -34,8 +34,30 @@ class FedProcess(BotProcess):
         return BotFailure("crash", "the program exited")
 
 
-words = st.one_of(st.sampled_from(["bid", "choose", "info", "id", "name", "option", "type", "default", "ready",
-                                   "readyok", "13", "3+9", "²", "0", "-1", "9" * 5000, ""]), hostile_text)
+words = st.one_of(
+    st.sampled_from(
+        [
+            "bid",
+            "choose",
+            "info",
+            "id",
+            "name",
+            "option",
+            "type",
+            "default",
+            "ready",
+            "readyok",
+            "13",
+            "3+9",
+            "²",
+            "0",
+            "-1",
+            "9" * 5000,
+            "",
+        ]
+    ),
+    hostile_text,
+)
 line = st.one_of(st.lists(words, max_size=6).map(" ".join), hostile_text)
 raw_line = st.one_of(line.map(lambda s: (s + "\n").encode("utf-8", "surrogatepass")), st.binary(max_size=80))
 

@@ -29,7 +29,11 @@ def _gops_match() -> list:
         g = Game(rs, seed=f"s{k}")
         while not g.is_over:
             g.play([g.legal_bids(0)[0], g.legal_bids(1)[-1]])
-        tags = [("Match", "total 2"), ("MatchGame", str(k)), ("SeedCommit", gops_record.seed_commitment(f"s{k}"))]
+        tags = [
+            ("Match", "total 2"),
+            ("MatchGame", str(k)),
+            ("SeedCommit", gops_record.seed_commitment(f"s{k}")),
+        ]
         if k == 2:
             tags.append(("MatchResult", "loss win"))
         recs.append(gops_record.record_from_game(g, ["Ann", "Ben"], tags))
@@ -48,8 +52,11 @@ GOPS_TEXTS = [gops_record.write_text(GOPS[:2]), gops_record.write_text(GOPS[2])]
 GOPS_TEXT = GOPS_TEXTS[0]
 GOPS_JSONS = [json.loads(gops_record.to_json(GOPS[:2])), json.loads(gops_record.to_json(GOPS[2]))]
 GOLF = golf_record.record_from_game(
-    play_game(GolfGame(GolfRuleset(players=2), seed=5), [RandomBot(seed=1, snap_rate=0.3), RandomBot(seed=2)]),
-    ["Ann", "Ben"])
+    play_game(
+        GolfGame(GolfRuleset(players=2), seed=5), [RandomBot(seed=1, snap_rate=0.3), RandomBot(seed=2)]
+    ),
+    ["Ann", "Ben"],
+)
 GOLF_TEXT = golf_record.write_text(GOLF)
 GOLF_JSON = json.loads(golf_record.to_json(GOLF))
 
@@ -95,8 +102,14 @@ def test_golf_json_reader(text):
     read_golf(text)
 
 
-@given(st.one_of(hostile_text, st.binary(max_size=200).map(lambda b: b.decode("utf-8", "replace")),
-                 hostile_text.map(lambda t: "{" + t), hostile_text.map(lambda t: "[" + t)))
+@given(
+    st.one_of(
+        hostile_text,
+        st.binary(max_size=200).map(lambda b: b.decode("utf-8", "replace")),
+        hostile_text.map(lambda t: "{" + t),
+        hostile_text.map(lambda t: "[" + t),
+    )
+)
 def test_random_text_in_both_readers(text):
     read_gops(text)
     read_golf(text)
@@ -122,14 +135,18 @@ def test_every_accepted_name_survives_write_and_parse(name):
 BIG = 5_000_000
 
 
-@pytest.mark.parametrize("text", [
-    "1." + " " * BIG + "x",
-    '[Event "' + "x" * BIG + '"]\n',
-    GOPS_TEXT.replace("[Players", "[Players" + " " * BIG, 1),
-    "[" * BIG,
-    '{"format": "cardtable-goofspiel-record", "version": 1, "games": [' + "[" * BIG,
-    GOPS_TEXT + ("\n" + GOPS_TEXT.split("\n\n")[0]) * 2000,
-], ids=["spaces", "tag", "players", "brackets", "json-depth", "many-tags"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1." + " " * BIG + "x",
+        '[Event "' + "x" * BIG + '"]\n',
+        GOPS_TEXT.replace("[Players", "[Players" + " " * BIG, 1),
+        "[" * BIG,
+        '{"format": "cardtable-goofspiel-record", "version": 1, "games": [' + "[" * BIG,
+        GOPS_TEXT + ("\n" + GOPS_TEXT.split("\n\n")[0]) * 2000,
+    ],
+    ids=["spaces", "tag", "players", "brackets", "json-depth", "many-tags"],
+)
 @pytest.mark.parametrize("reader", [read_gops, read_golf], ids=["goofspiel", "golf"])
 def test_big_hostile_inputs_stay_under_a_memory_bound(text, reader):
     tracemalloc.start()

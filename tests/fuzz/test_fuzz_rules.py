@@ -14,8 +14,32 @@ from cardtable.goofspiel.ruleset import _KEY_ALIASES
 from .mutations import hostile_text, json_value
 
 KEYS = sorted(_KEY_ALIASES) + ["x", "", "cards ", "Cards"]
-VALUES = ["5", "13", "0", "-1", "²", "9" * 5000, "1,2,3,4,5", "5,4,3,2,1", "1,,2", "yes", "no", "high", "low",
-          "carry", "discard", "shuffled", "ascending", "discard", "standard", "", "=", "3.0", "True", "٣"]
+VALUES = [
+    "5",
+    "13",
+    "0",
+    "-1",
+    "²",
+    "9" * 5000,
+    "1,2,3,4,5",
+    "5,4,3,2,1",
+    "1,,2",
+    "yes",
+    "no",
+    "high",
+    "low",
+    "carry",
+    "discard",
+    "shuffled",
+    "ascending",
+    "discard",
+    "standard",
+    "",
+    "=",
+    "3.0",
+    "True",
+    "٣",
+]
 
 
 def parse_or_refuse(call) -> None:
@@ -28,8 +52,9 @@ def parse_or_refuse(call) -> None:
     assert Ruleset.parse(rs.describe()) == rs  # whatever is accepted round-trips
 
 
-notation = st.lists(st.tuples(st.sampled_from(KEYS), st.one_of(st.sampled_from(VALUES), hostile_text)), max_size=6).map(
-    lambda items: " ".join(f"{k}={v}" for k, v in items))
+notation = st.lists(
+    st.tuples(st.sampled_from(KEYS), st.one_of(st.sampled_from(VALUES), hostile_text)), max_size=6
+).map(lambda items: " ".join(f"{k}={v}" for k, v in items))
 
 
 @given(st.one_of(notation, hostile_text))
@@ -37,10 +62,29 @@ def test_rules_notation(text):
     parse_or_refuse(lambda: Ruleset.parse(text))
 
 
-mapping = st.dictionaries(st.sampled_from(["cards", "players", "tie_rule", "unique_bids", "high_ace", "cards_per_bid",
-                                           "open_prizes", "prize_order", "preset", "x"]),
-                          st.one_of(json_value, st.integers(1, 13), st.sampled_from(["discard", "carry", "ascending"]),
-                                    st.permutations([1, 2, 3, 4, 5])), max_size=5)
+mapping = st.dictionaries(
+    st.sampled_from(
+        [
+            "cards",
+            "players",
+            "tie_rule",
+            "unique_bids",
+            "high_ace",
+            "cards_per_bid",
+            "open_prizes",
+            "prize_order",
+            "preset",
+            "x",
+        ]
+    ),
+    st.one_of(
+        json_value,
+        st.integers(1, 13),
+        st.sampled_from(["discard", "carry", "ascending"]),
+        st.permutations([1, 2, 3, 4, 5]),
+    ),
+    max_size=5,
+)
 
 
 @given(st.one_of(mapping, json_value))
@@ -48,7 +92,10 @@ def test_rules_mappings(data):
     parse_or_refuse(lambda: Ruleset.from_mapping(data))
 
 
-@given(st.one_of(mapping.map(json.dumps), hostile_text, st.binary(max_size=100)), st.sampled_from([".json", ".toml"]))
+@given(
+    st.one_of(mapping.map(json.dumps), hostile_text, st.binary(max_size=100)),
+    st.sampled_from([".json", ".toml"]),
+)
 def test_rules_files(tmp_path_factory, content, suffix):
     path = tmp_path_factory.mktemp("rules") / f"r{suffix}"
     if isinstance(content, bytes):

@@ -8,8 +8,9 @@ from cardtable.golf.ruleset import GolfRuleset
 from cardtable.golf.state import GolfGame
 
 
-def deck_for(ruleset: GolfRuleset, grids: list[list[int]], pile: list[int],
-             extra: tuple[int, ...] | None = None) -> list[int]:
+def deck_for(
+    ruleset: GolfRuleset, grids: list[list[int]], pile: list[int], extra: tuple[int, ...] | None = None
+) -> list[int]:
     """A deal order giving each seat ``grids[seat]`` (ranks, positions 1..9 + extras)
     and a draw pile starting (top first) with ``pile``; the rest follows in id order."""
     pools: dict[int, list[int]] = {r: [] for r in range(1, 14)}

@@ -24,8 +24,17 @@ from cardtable.golf.cards import cards_from_names
 from cardtable.golf.errors import ActionFormatError, GolfRulesetError
 from cardtable.golf.ruleset import GolfRuleset
 
-ACTIONS = [Draw(0), EndEarly(1), Discard(2), Swap(0, 4), Peek(1, 0), Steal(0, 8, 1, 2),
-           Snap(2, 0, 10), Snap(1, 1, 3), Pass(0, 6)]
+ACTIONS = [
+    Draw(0),
+    EndEarly(1),
+    Discard(2),
+    Swap(0, 4),
+    Peek(1, 0),
+    Steal(0, 8, 1, 2),
+    Snap(2, 0, 10),
+    Snap(1, 1, 3),
+    Pass(0, 6),
+]
 
 
 @pytest.mark.parametrize("action", ACTIONS)
@@ -34,36 +43,61 @@ def test_round_trips(action):
     assert action_from_dict(json.loads(json.dumps(action_to_dict(action)))) == action
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "empty action"), ("jump", "unknown action 'jump'"), ("swap", "swap takes 1 argument"),
-    ("swap 0", "not a position"), ("swap x", "not a position"), ("snap Z:3", "not a player"),
-    ("steal 1", "steal takes 2"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty action"),
+        ("jump", "unknown action 'jump'"),
+        ("swap", "swap takes 1 argument"),
+        ("swap 0", "not a position"),
+        ("swap x", "not a position"),
+        ("snap Z:3", "not a player"),
+        ("steal 1", "steal takes 2"),
+    ],
+)
 def test_bad_text(text, message):
     with pytest.raises(ActionFormatError, match=message):
         parse_action(text, 0)
 
 
-@pytest.mark.parametrize("data", [
-    {"type": "fly"}, {"type": "swap", "player": 0}, {"type": "swap", "player": 0, "pos": "3"},
-    {"type": "draw", "player": -1}, {"type": "draw", "player": True}, [1, 2],
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"type": "fly"},
+        {"type": "swap", "player": 0},
+        {"type": "swap", "player": 0, "pos": "3"},
+        {"type": "draw", "player": -1},
+        {"type": "draw", "player": True},
+        [1, 2],
+    ],
+)
 def test_bad_json(data):
     with pytest.raises(ActionFormatError):
         action_from_dict(data)
 
 
 def test_ruleset_notation_round_trip():
-    for rs in (GolfRuleset(), GolfRuleset(players=3), GolfRuleset(thief_rank=None, early_end_min=2,
-                                                                    values=(1,) * 13, snap_opponents=False)):
+    for rs in (
+        GolfRuleset(),
+        GolfRuleset(players=3),
+        GolfRuleset(thief_rank=None, early_end_min=2, values=(1,) * 13, snap_opponents=False),
+    ):
         assert GolfRuleset.parse(rs.describe()) == rs
         assert GolfRuleset.from_dict(json.loads(json.dumps(rs.to_dict()))) == rs
 
 
-@pytest.mark.parametrize("text, field", [
-    ("players=4", "players"), ("decks=0", "decks"), ("values=1,2", "values"), ("thief=J", "detective_rank"),
-    ("snap_opponents=maybe", "snap_opponents"), ("rows=x", "rows"), ("peek_rows=4", "peek_rows"),
-])
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("players=4", "players"),
+        ("decks=0", "decks"),
+        ("values=1,2", "values"),
+        ("thief=J", "detective_rank"),
+        ("snap_opponents=maybe", "snap_opponents"),
+        ("rows=x", "rows"),
+        ("peek_rows=4", "peek_rows"),
+    ],
+)
 def test_bad_ruleset(text, field):
     with pytest.raises(GolfRulesetError) as info:
         GolfRuleset.parse(text)

@@ -86,8 +86,13 @@ def test_search_bot_keeps_a_drawn_king(make_game):
 
 def test_match_gives_the_losing_early_ender_an_extra_card():
     seen = []
-    games = play_match(GolfRuleset(), [HeuristicBot(seed=1), HeuristicBot(seed=2)], games=6, seed="m",
-                       on_game_start=lambda g: seen.append(g.extra_cards))
+    games = play_match(
+        GolfRuleset(),
+        [HeuristicBot(seed=1), HeuristicBot(seed=2)],
+        games=6,
+        seed="m",
+        on_game_start=lambda g: seen.append(g.extra_cards),
+    )
     for prev, nxt in zip(games, seen[1:], strict=False):
         assert nxt == prev.result().extra_cards
     assert [g.first_player for g in games] == [0, 1, 0, 1, 0, 1]

@@ -73,7 +73,9 @@ def test_snaps_of_opponents_cards_do_not_count_for_ending_early(make_game):
     v = build_view(g, 0)
     assert not v.can_end_early() and EndEarly(0) not in v.legal_actions()
     assert v.own_snaps == (0, 0) and v.to_dict()["own_snaps"] == [0, 0]
-    rejected(g, EndEarly(0), EndTooSoon, r"needs 3 discarded grid cards .*opponents' cards do not count.*have 0$")
+    rejected(
+        g, EndEarly(0), EndTooSoon, r"needs 3 discarded grid cards .*opponents' cards do not count.*have 0$"
+    )
 
 
 def test_own_snaps_count_and_opponents_snaps_of_your_cards_do_not(make_game):
@@ -101,8 +103,11 @@ def test_a_record_that_ends_early_on_opponents_cards_is_refused(make_game):
     assert replay_text(text).endswith("unfinished after 18 actions")
     lines = text.rstrip("\n").splitlines()
     forged = text.rstrip("\n") + "\n19. P1 end\n"
-    with pytest.raises(RecordError, match=r"action 19: illegal action P1 end: ending early needs 3 "
-                                          r"discarded grid cards") as err:
+    with pytest.raises(
+        RecordError,
+        match=r"action 19: illegal action P1 end: ending early needs 3 "
+        r"discarded grid cards",
+    ) as err:
         replay_text(forged)
     assert err.value.line == len(lines) + 1
 
@@ -147,8 +152,11 @@ def test_a_record_with_a_snap_after_the_last_draw_is_refused(make_game):
     n = len(g.history) + 1
     seat = 1 - g.current
     forged = text.rstrip("\n") + f"\n{n}. P{seat + 1} snap P{seat + 1}:1 = wrong 2C\n"
-    with pytest.raises(RecordError, match=rf"action {n}: illegal action P{seat + 1} snap P{seat + 1}:1: "
-                                          r"no more snaps: the draw pile is empty"):
+    with pytest.raises(
+        RecordError,
+        match=rf"action {n}: illegal action P{seat + 1} snap P{seat + 1}:1: "
+        r"no more snaps: the draw pile is empty",
+    ):
         replay_text(forged)
 
 
@@ -173,8 +181,13 @@ def test_the_detective_cannot_go_into_the_card_it_looked_at(make_game):
     g = make_game([P1, P2], [11])
     g.apply(Draw(0))
     g.apply(Peek(0, 2))
-    rejected(g, Swap(0, 2), SameCard, r"Detective can only go into a further card.*not position 3, "
-                                      r"the card you just looked at")
+    rejected(
+        g,
+        Swap(0, 2),
+        SameCard,
+        r"Detective can only go into a further card.*not position 3, "
+        r"the card you just looked at",
+    )
     assert Swap(0, 2) not in g.legal_actions() and Swap(0, 1) in g.legal_actions()
     assert build_view(g, 1).to_dict()["power_pos"] == 2
     g.apply(Swap(0, 1))
@@ -222,8 +235,11 @@ def test_a_record_with_the_detective_in_its_own_card_is_refused(make_game):
     g.apply(Peek(0, 4))
     text = write_text(record_from_game(g, ["Ann", "Ben"]))
     forged = text.rstrip("\n") + "\n3. P1 swap 5 = 6C\n"
-    with pytest.raises(RecordError, match=r"action 3: illegal action P1 swap 5: the Detective can only go "
-                                          r"into a further card"):
+    with pytest.raises(
+        RecordError,
+        match=r"action 3: illegal action P1 swap 5: the Detective can only go "
+        r"into a further card",
+    ):
         replay_text(forged)
 
 
@@ -249,8 +265,13 @@ def test_a_wrong_snap_of_an_opponents_card_leaves_it_with_its_owner(make_game):
 def _audit(game: GolfGame) -> list[int]:
     """Check one finished game from its history alone; return the ender's own snaps (or [])."""
     rs = game.ruleset
-    replay = GolfGame(rs, seed=game.seed, deck=game.initial_deck, first_player=game.first_player,
-                      extra_cards=game.extra_cards)
+    replay = GolfGame(
+        rs,
+        seed=game.seed,
+        deck=game.initial_deck,
+        first_player=game.first_player,
+        extra_cards=game.extra_cards,
+    )
     own = [0] * rs.players
     power_card = None
     found = []
@@ -284,9 +305,11 @@ def test_bot_games_end_early_only_after_enough_own_cards_snapped():
     for k in range(40):
         players = 2 + k % 2
         rs = GolfRuleset(players=players, early_end_min=(3, 3, 2, 1)[k % 4])
-        kinds = [HeuristicBot(seed=rng.randrange(10**6)),
-                 RandomBot(seed=rng.randrange(10**6), snap_rate=0.3),
-                 HeuristicBot(seed=rng.randrange(10**6))][:players]
+        kinds = [
+            HeuristicBot(seed=rng.randrange(10**6)),
+            RandomBot(seed=rng.randrange(10**6), snap_rate=0.3),
+            HeuristicBot(seed=rng.randrange(10**6)),
+        ][:players]
         if k % 10 == 0:
             kinds[1] = SearchBot(seed=k, determinizations=2)
         game = play_game(GolfGame(rs, seed=f"probe/{k}", first_player=k % players), kinds)

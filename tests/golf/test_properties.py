@@ -26,8 +26,10 @@ from cardtable.golf.views import build_view
 
 def initial_seen(g: GolfGame) -> list[set[int]]:
     rs = g.ruleset
-    return [{c for c, r in zip(g.grids[p], g.slot_rows[p], strict=True) if r >= rs.rows - rs.peek_rows}
-            for p in range(g.players)]
+    return [
+        {c for c, r in zip(g.grids[p], g.slot_rows[p], strict=True) if r >= rs.rows - rs.peek_rows}
+        for p in range(g.players)
+    ]
 
 
 def update_seen(g: GolfGame, seen: list[set[int]], action, ev) -> None:
@@ -55,7 +57,7 @@ def check_views(g: GolfGame, seen: list[set[int]]) -> None:
                     assert r is None
                 elif r:
                     assert r == card_rank(c)
-                    assert g.over or c in seen[p], f"P{p+1} sees a card it never saw"
+                    assert g.over or c in seen[p], f"P{p + 1} sees a card it never saw"
                 else:
                     assert c not in seen[p], "a seen card was forgotten"
         if v.drawn is not None:
@@ -72,10 +74,16 @@ def random_action(draw, players: int):
     p = draw(st.integers(-1, players))
     pos = draw(st.integers(-1, 11))
     other = draw(st.integers(-1, players))
-    return {"draw": lambda: Draw(p), "end": lambda: EndEarly(p), "discard": lambda: Discard(p),
-            "swap": lambda: Swap(p, pos), "peek": lambda: Peek(p, pos),
-            "steal": lambda: Steal(p, pos, other, pos % 9), "snap": lambda: Snap(p, other, pos),
-            "pass": lambda: Pass(p, pos)}[kind]()
+    return {
+        "draw": lambda: Draw(p),
+        "end": lambda: EndEarly(p),
+        "discard": lambda: Discard(p),
+        "swap": lambda: Swap(p, pos),
+        "peek": lambda: Peek(p, pos),
+        "steal": lambda: Steal(p, pos, other, pos % 9),
+        "snap": lambda: Snap(p, other, pos),
+        "pass": lambda: Pass(p, pos),
+    }[kind]()
 
 
 @given(st.data(), st.integers(0, 10**6), st.sampled_from([2, 3]), st.integers(0, 3))
@@ -87,7 +95,7 @@ def test_random_play_keeps_cards_and_secrets(data, seed, players, early_min):
     for step in range(250):
         if g.over:
             break
-        options = g.legal_actions() + [s for p in range(players) for s in g.legal_snaps(p)][:: 7]
+        options = g.legal_actions() + [s for p in range(players) for s in g.legal_snaps(p)][::7]
         action = options[data.draw(st.integers(0, len(options) - 1), label="choice")]
         if step % 5 == 0:
             bad = data.draw(random_action(players), label="probe")

@@ -27,7 +27,9 @@ from cardtable.golf.views import build_view
 
 def finished(seed=3, players=2):
     rs = GolfRuleset(players=players)
-    bots = [HeuristicBot(seed=seed), RandomBot(seed=seed, snap_rate=0.3), HeuristicBot(seed=seed + 1)][:players]
+    bots = [HeuristicBot(seed=seed), RandomBot(seed=seed, snap_rate=0.3), HeuristicBot(seed=seed + 1)][
+        :players
+    ]
     return play_game(GolfGame(rs, seed=seed), bots)
 
 

@@ -25,7 +25,9 @@ from cardtable.golf.state import GolfGame
 
 
 def finished(seed=3):
-    return play_game(GolfGame(GolfRuleset(players=2), seed=seed), [HeuristicBot(seed=seed), RandomBot(seed=seed)])
+    return play_game(
+        GolfGame(GolfRuleset(players=2), seed=seed), [HeuristicBot(seed=seed), RandomBot(seed=seed)]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,15 +49,18 @@ def test_tampered_json_action_names_its_action_and_line(data):
     assert "action 6" in str(info.value) and info.value.line is not None
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda d: d[0]["actions"][3].update(type=["draw"]), "action 4"),
-    (lambda d: d[0]["actions"][3].update(outcome=7), "action 4"),
-    (lambda d: d[0].update(players=["Ann", "Bot\u2028x"]), "U+2028"),
-    (lambda d: d[0].update(result=[1, 2]), "result"),
-    (lambda d: d[0].update(first=True), "first"),
-    (lambda d: d[0].update(tags={"SeedCommit": 5}), "tags"),
-    (lambda d: d.clear(), "empty"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda d: d[0]["actions"][3].update(type=["draw"]), "action 4"),
+        (lambda d: d[0]["actions"][3].update(outcome=7), "action 4"),
+        (lambda d: d[0].update(players=["Ann", "Bot\u2028x"]), "U+2028"),
+        (lambda d: d[0].update(result=[1, 2]), "result"),
+        (lambda d: d[0].update(first=True), "first"),
+        (lambda d: d[0].update(tags={"SeedCommit": 5}), "tags"),
+        (lambda d: d.clear(), "empty"),
+    ],
+)
 def test_json_schema_errors_are_record_errors(data, change, words):
     changed = json.loads(json.dumps(data))
     change(changed)
@@ -69,11 +74,14 @@ def test_deeply_nested_json_is_a_record_error():
         replay_text("[" * 200_000 + "]" * 200_000)
 
 
-@pytest.mark.parametrize("old, new", [
-    ("1. P", "²1. P"),
-    ("1. P1", "1. P²"),
-    ("1. P", "1" * 5000 + ". P"),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("1. P", "²1. P"),
+        ("1. P1", "1. P²"),
+        ("1. P", "1" * 5000 + ". P"),
+    ],
+)
 def test_odd_numbers_in_action_lines_give_a_line(text, old, new):
     with pytest.raises(RecordError) as info:
         replay_text(text.replace(old, new, 1))
@@ -104,15 +112,20 @@ def match_blocks() -> list[str]:
     from cardtable.golf.driver import play_match
 
     games = play_match(GolfRuleset(), [HeuristicBot(seed=5), HeuristicBot(seed=6)], games=3, seed="m")
-    return [write_text(record_from_game(g, ["A", "B"], {"MatchGame": f"{k}/3"})) for k, g in enumerate(games, 1)]
+    return [
+        write_text(record_from_game(g, ["A", "B"], {"MatchGame": f"{k}/3"})) for k, g in enumerate(games, 1)
+    ]
 
 
 def test_golf_match_numbering_is_checked():
     blocks = match_blocks()
     assert replay_text("\n".join(blocks)).startswith("3 game(s) verified")
     assert replay_text(blocks[1]).startswith("1 game(s) verified")  # a one-game excerpt
-    for changed in ([blocks[0], blocks[2]], [blocks[1], blocks[0], blocks[2]],
-                    [blocks[0], blocks[1].replace('"2/3"', '"2/4"'), blocks[2]]):
+    for changed in (
+        [blocks[0], blocks[2]],
+        [blocks[1], blocks[0], blocks[2]],
+        [blocks[0], blocks[1].replace('"2/3"', '"2/4"'), blocks[2]],
+    ):
         with pytest.raises(RecordError, match="MatchGame") as info:
             replay_text("\n".join(changed))
         assert info.value.line is not None
@@ -136,11 +149,14 @@ def test_json_keys_given_twice_and_multi_line_tag_values_are_refused(data):
 
 # -- issue 24, section 4: the text and JSON notations accept the same records ------------------
 
+
 @pytest.mark.parametrize("seed", ['3/0\n[Scores "0 0"]', "3\r0", "nul\x00"])
 def test_a_golf_seed_with_a_control_character_is_refused_in_json_and_by_the_writers(data, seed):
     changed = json.loads(json.dumps(data))
     changed[0]["seed"] = seed
-    with pytest.raises(RecordError, match="Seed: a tag's value is one line of text without control characters"):
+    with pytest.raises(
+        RecordError, match="Seed: a tag's value is one line of text without control characters"
+    ):
         from_json(json.dumps(changed, indent=1))
     record = record_from_game(finished(), ["Ann", "Bot"])
     record.seed = seed
@@ -177,8 +193,14 @@ def test_golf_json_names_one_player_per_seat_like_text(data):
 
 
 def test_golf_end_and_game_tags_take_the_json_values_only(text):
-    unfinished = "\n".join(line for line in text.splitlines() if not line[:1].isdigit()
-                           and not line.startswith(("[Scores", "[Result", "[End"))) + "\n"
+    unfinished = (
+        "\n".join(
+            line
+            for line in text.splitlines()
+            if not line[:1].isdigit() and not line.startswith(("[Scores", "[Result", "[End"))
+        )
+        + "\n"
+    )
     replay_text(unfinished)  # an unfinished game with no End tag
     with pytest.raises(RecordError, match="End: one of grid, pile, early expected"):
         replay_text(unfinished + '[End "later"]\n')
@@ -190,7 +212,7 @@ def test_a_golf_record_of_705k_tag_lines_is_refused_at_its_101st_free_tag(text):
     head = text.split("\n\n")[0] + "\n"
     many = head + "".join(f'[T{i} "x"]\n' for i in range(705_000))
     with pytest.raises(RecordError, match="more than 100 free tags in one game") as info:
-        parse_text(many[:8 * 2**20])
+        parse_text(many[: 8 * 2**20])
     assert info.value.line == head.count("\n") + 101
     assert len(parse_text(head + "".join(f'[T{i} "x"]\n' for i in range(100)))[0].tags) == 100
 

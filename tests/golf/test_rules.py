@@ -44,7 +44,7 @@ def test_draw_then_swap_sends_old_card_face_up(make_game):
     ev = g.apply(Swap(0, 0))
     assert card_rank(ev.card) == 2 and build_view(g, 1).top == 2
     assert build_view(g, 0).grids[0][0] == 13  # the drawer knows what they put down
-    assert build_view(g, 1).grids[0][0] == 0   # the opponent does not
+    assert build_view(g, 1).grids[0][0] == 0  # the opponent does not
     assert g.current == 1 and g.phase == "draw"
 
 
@@ -86,9 +86,9 @@ def test_thief_blind_swap_moves_knowledge_for_both(make_game):
     assert ranks(g, 0)[8] == 13 and ranks(g, 1)[6] == 10
     v0, v1 = build_view(g, 0), build_view(g, 1)
     assert v0.grids[1][6] == 10  # P1 knows where its 10 went
-    assert v0.grids[0][8] == 0   # ... but not the card it got (blind)
+    assert v0.grids[0][8] == 0  # ... but not the card it got (blind)
     assert v1.grids[0][8] == 13  # P2 knows where its K went
-    assert v1.grids[1][6] == 0   # ... and not the card it received
+    assert v1.grids[1][6] == 0  # ... and not the card it received
     g.apply(Discard(0))
     assert build_view(g, 1).top == 12
 
@@ -295,7 +295,11 @@ def test_three_players_last_turns_and_tie(make_game):
 
 
 def test_shared_lowest_score_is_a_draw_and_ender_keeps_no_extra(make_game):
-    g = make_game([[1, 1, 13, 13, 2, 2, 3, 3, 4], [1, 1, 13, 13, 2, 2, 3, 3, 4]], [], ruleset=GolfRuleset(early_end_min=0))
+    g = make_game(
+        [[1, 1, 13, 13, 2, 2, 3, 3, 4], [1, 1, 13, 13, 2, 2, 3, 3, 4]],
+        [],
+        ruleset=GolfRuleset(early_end_min=0),
+    )
     g.apply(EndEarly(0))
     g.apply(Draw(1))
     g.apply(Discard(1))

@@ -98,8 +98,14 @@ def test_open_memory_keeps_known_cards():
         except StopIteration:
             raise EOFError from None
 
-    run(vs=["heuristic"], seed=5, console=Console(file=buf, width=120), input_fn=inp, save=False,
-        open_memory=True)
+    run(
+        vs=["heuristic"],
+        seed=5,
+        console=Console(file=buf, width=120),
+        input_fn=inp,
+        save=False,
+        open_memory=True,
+    )
     screens = buf.getvalue().split("Golf with Detective and Thief ─")
     assert re.search(r" 7:(?!▒▒)\S", screens[2])
 
@@ -116,14 +122,24 @@ def test_hotseat_hands_over_and_bots_only_and_bad_options():
         except StopIteration:
             raise EOFError from None
 
-    code = run(hotseat=True, names="Ann, Ben", seed=3, console=Console(file=buf, width=120),
-               input_fn=inp, save=False)
+    code = run(
+        hotseat=True, names="Ann, Ben", seed=3, console=Console(file=buf, width=120), input_fn=inp, save=False
+    )
     assert code == 3 and "Pass the keyboard to Ben" in prompts[0]  # input ends: abandoned
     assert any("Ben: snap onto" in p for p in prompts)  # a public snap window, no hand-over
     assert any("Pass the keyboard to Ben" in p for p in prompts)
     buf = io.StringIO()
-    assert run(auto=True, vs=["heuristic", "random"], seed=1, console=Console(file=buf, width=120),
-               save=False, games=2) == 0
+    assert (
+        run(
+            auto=True,
+            vs=["heuristic", "random"],
+            seed=1,
+            console=Console(file=buf, width=120),
+            save=False,
+            games=2,
+        )
+        == 0
+    )
     assert "Totals:" in buf.getvalue()
     buf = io.StringIO()
     assert run(vs=["nobody"], console=Console(file=buf, width=120)) == 2
@@ -153,8 +169,9 @@ def test_snap_and_pass_prompts(make_game):
     answers = iter(["snap P4:1", "snap P2:9", "pass 12", "pass 1"])
     buf = io.StringIO()
     prompts = []
-    terminal = Terminal(console=Console(file=buf, width=120),
-                        input_fn=lambda p, h: (prompts.append(p), next(answers))[1])
+    terminal = Terminal(
+        console=Console(file=buf, width=120), input_fn=lambda p, h: (prompts.append(p), next(answers))[1]
+    )
     table = GolfTable(terminal, g.ruleset, ["You", "bot"], [None, object()])
     table.game = g
     human = table.agents[0]

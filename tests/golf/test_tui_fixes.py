@@ -48,8 +48,14 @@ def hotseat_player(buf: io.StringIO, stop_after: str | None = None, limit: int =
 def test_hotseat_snap_prompt_names_the_opponent_of_the_prompted_player():
     buf = io.StringIO()
     answer, prompts = hotseat_player(buf, stop_after="Ann: snap onto")
-    run(hotseat=True, names="Ann, Ben", seed=3, console=Console(file=buf, width=120), input_fn=answer,
-        save=False)
+    run(
+        hotseat=True,
+        names="Ann, Ben",
+        seed=3,
+        console=Console(file=buf, width=120),
+        input_fn=answer,
+        save=False,
+    )
     ben = next(p for p in prompts if p.startswith("Ben: snap onto"))
     ann = next(p for p in prompts if p.startswith("Ann: snap onto"))
     assert "snap P1:N" in ben and "P2:" not in ben  # Ben's opponent is P1
@@ -60,8 +66,14 @@ def test_hotseat_snap_prompt_names_the_opponent_of_the_prompted_player():
 def test_every_hotseat_player_sees_the_bottom_row_before_being_asked_to_act():
     buf = io.StringIO()
     answer, prompts = hotseat_player(buf, stop_after="Ben: snap onto")
-    run(hotseat=True, names="Ann, Ben", seed=3, console=Console(file=buf, width=120), input_fn=answer,
-        save=False)
+    run(
+        hotseat=True,
+        names="Ann, Ben",
+        seed=3,
+        console=Console(file=buf, width=120),
+        input_fn=answer,
+        save=False,
+    )
     out = buf.getvalue()
     acts = [(i, p) for i, p in enumerate(prompts) if "snap onto" in p or "[Enter = draw]" in p]
     first_act = {who: min(i for i, p in acts if p.startswith(who)) for who in ("Ann", "Ben")}
@@ -69,14 +81,14 @@ def test_every_hotseat_player_sees_the_bottom_row_before_being_asked_to_act():
     for seat, who in enumerate(("Ann", "Ben")):
         bottom = [tui.rank_label(c % 13 + 1) for c in game.grids[seat][6:9]]
         # the screen shown to this player before their first prompt to act holds their bottom row
-        before = out[:out.index(f"<<PROMPT {prompts[first_act[who]]}")]
+        before = out[: out.index(f"<<PROMPT {prompts[first_act[who]]}")]
         screens = before.split(f"Pass the keyboard to {who}")
         assert len(screens) >= 2, f"{who} never got the keyboard before acting"
         own = screens[-1]
         assert f"{tui.format_seat(seat)} {who} (you)" in own
         row = next(line for line in own.splitlines() if " 7:" in line)
         shown = re.findall(r"\b[789]:(\S+)", row)
-        assert shown[3 * seat:3 * seat + 3] == bottom
+        assert shown[3 * seat : 3 * seat + 3] == bottom
     assert first_act["Ben"] > prompts.index(next(p for p in prompts if "your look at your bottom row" in p))
 
 
@@ -101,8 +113,14 @@ def test_hotseat_clears_through_terminal_including_scrollback(monkeypatch):
     monkeypatch.setattr(Terminal, "clear", counting_clear)
     buf = io.StringIO()
     answer, prompts = hotseat_player(buf, limit=30)
-    code = run(hotseat=True, names="Ann, Ben", seed=3, input_fn=answer, save=False,
-               console=Console(file=buf, width=120, force_terminal=True))
+    code = run(
+        hotseat=True,
+        names="Ann, Ben",
+        seed=3,
+        input_fn=answer,
+        save=False,
+        console=Console(file=buf, width=120, force_terminal=True),
+    )
     out = buf.getvalue()
     assert code in (0, 3) and clears  # 3: the scripted players stop before the end (abandoned)
     assert "\x1b[3J" in out  # Terminal.clear erases the scrollback too
@@ -111,7 +129,9 @@ def test_hotseat_clears_through_terminal_including_scrollback(monkeypatch):
         assert not ("P1 Ann (you)" in part and "P2 Ben (you)" in part)
     # every hand-over comes right after a clear
     pieces = out.split("<<PROMPT ")
-    handovers = [(b, a) for b, a in zip(pieces, pieces[1:], strict=False) if "Pass the keyboard" in a.split(">>")[0]]
+    handovers = [
+        (b, a) for b, a in zip(pieces, pieces[1:], strict=False) if "Pass the keyboard" in a.split(">>")[0]
+    ]
     assert len(handovers) >= 3
     for before, _ in handovers:
         assert before.rstrip().endswith("<<CLEARED>>")
@@ -163,21 +183,23 @@ def test_ctrl_c_while_a_bot_thinks_is_a_quit(monkeypatch):
     code = run(auto=True, vs=["heuristic"], seed=4, console=Console(file=buf, width=120))
     assert code == 3 and "Game abandoned." in buf.getvalue()
     files = list(records_dir().glob("golf-*.txt"))
-    assert len(files) == 1 and re.search(r"unfinished after [1-9]\d* actions", replay_text(files[0].read_text()))
+    assert len(files) == 1 and re.search(
+        r"unfinished after [1-9]\d* actions", replay_text(files[0].read_text())
+    )
 
 
 # 4 ------------------------------------------------------------------------ the documented example
 def _doc_example() -> tuple[list[list[str]], str]:
     text = DOC.read_text(encoding="utf-8")
     cmd = "$ cardtable play golf --auto --seed 7 --record /tmp/golf-demo.txt\n"
-    block = text[text.index(cmd) + len(cmd):text.index("$ cardtable replay /tmp/golf-demo.txt\n")]
+    block = text[text.index(cmd) + len(cmd) : text.index("$ cardtable replay /tmp/golf-demo.txt\n")]
     chunks: list[list[str]] = [[]]
     for line in block.splitlines():
         if line == "...":
             chunks.append([])
         else:
             chunks[-1].append(line)
-    after = text[text.index("$ cardtable replay /tmp/golf-demo.txt\n"):].splitlines()[1]
+    after = text[text.index("$ cardtable replay /tmp/golf-demo.txt\n") :].splitlines()[1]
     return [c for c in chunks if c], after
 
 
@@ -191,7 +213,7 @@ def test_docs_console_example_is_what_the_command_prints(tmp_path):
     assert sum(len(c) for c in chunks) >= 10
     at = 0
     for chunk in chunks:  # each chunk appears contiguously, in order; "..." only skips lines
-        starts = [i for i in range(at, len(lines) - len(chunk) + 1) if lines[i:i + len(chunk)] == chunk]
+        starts = [i for i in range(at, len(lines) - len(chunk) + 1) if lines[i : i + len(chunk)] == chunk]
         assert starts, f"not printed: {chunk}"
         at = starts[0] + len(chunk)
     assert at == len(lines)  # the example shows the end of the output
@@ -364,14 +386,23 @@ def test_more_bots_than_free_seats_is_an_error():
     assert run(vs=["random"] * 3, console=Console(file=buf, width=200)) == 2
     assert "2 or 3 players" in buf.getvalue()
     buf = io.StringIO()
-    assert run(auto=True, ruleset=GolfRuleset(players=2), vs=["random"] * 3,
-               console=Console(file=buf, width=200)) == 2
+    assert (
+        run(
+            auto=True, ruleset=GolfRuleset(players=2), vs=["random"] * 3, console=Console(file=buf, width=200)
+        )
+        == 2
+    )
 
 
 def test_inferred_player_count_is_printed():
     buf = io.StringIO()
-    code = run(vs=["search", "random"], seed=1, console=Console(file=buf, width=200),
-               input_fn=lambda p, h: "quit", save=False)
+    code = run(
+        vs=["search", "random"],
+        seed=1,
+        console=Console(file=buf, width=200),
+        input_fn=lambda p, h: "quit",
+        save=False,
+    )
     assert code == 3  # quit: abandoned
     assert "3 players: You, search, random" in buf.getvalue()
 
@@ -384,20 +415,26 @@ def test_ruleset_keyword_and_explicit_players_override():
     text = next(records_dir().glob("golf-*.txt")).read_text()
     rules = GolfRuleset.parse(re.search(r'\[Rules "([^"]*)"\]', text).group(1))
     assert rules.players == 2 and rules.decks == 1 and rules.early_end_min == 2
-    assert run(auto=True, seed=1, save=False, ruleset=rs, vs=["random"], console=Console(file=buf, width=200)) == 0
+    assert (
+        run(auto=True, seed=1, save=False, ruleset=rs, vs=["random"], console=Console(file=buf, width=200))
+        == 0
+    )
     assert "3 players: random-1, random-2, random-3" in buf.getvalue()
 
 
 # 9 ------------------------------------------------------------------------ names
-@pytest.mark.parametrize("kwargs, message", [
-    ({"name": "A;B"}, "must not contain ';'"),
-    ({"name": 'Al "X"'}, "must not contain '\"'"),
-    ({"name": ""}, "must not be empty"),
-    ({"name": "heuristic"}, "two players are named"),
-    ({"hotseat": True, "names": "Ann, ann"}, "two players are named"),
-    ({"hotseat": True, "names": "Ann,,Ben"}, "must not be empty"),
-    ({"hotseat": True, "names": ["Ann", "B;n"]}, "must not contain ';'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"name": "A;B"}, "must not contain ';'"),
+        ({"name": 'Al "X"'}, "must not contain '\"'"),
+        ({"name": ""}, "must not be empty"),
+        ({"name": "heuristic"}, "two players are named"),
+        ({"hotseat": True, "names": "Ann, ann"}, "two players are named"),
+        ({"hotseat": True, "names": "Ann,,Ben"}, "must not be empty"),
+        ({"hotseat": True, "names": ["Ann", "B;n"]}, "must not contain ';'"),
+    ],
+)
 def test_bad_player_names_are_refused_before_play(kwargs, message):
     buf = io.StringIO()
     code = run(seed=1, console=Console(file=buf, width=200), input_fn=lambda p, h: "draw", **kwargs)

@@ -9,8 +9,14 @@ import sys
 
 def play(args, stdin, home):
     env = dict(os.environ, CARDTABLE_HOME=str(home), COLUMNS="100", TERM="dumb", NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "cardtable", "play", "golf", *args], input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cardtable", "play", "golf", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_markup_typed_at_a_prompt_is_refused_as_text(tmp_path):
@@ -22,8 +28,11 @@ def test_markup_typed_at_a_prompt_is_refused_as_text(tmp_path):
 
 def test_markup_in_hotseat_names_is_shown_as_written(tmp_path):
     # Enter at every prompt draws, hands over or lets a snap go; "discard" answers the drawn card
-    run = play(["--no-save", "--seed", "1", "--hotseat", "--names", "[/b],[red]x"],
-               "\n" + "\n\ndiscard\n\n\n" * 80, tmp_path)
+    run = play(
+        ["--no-save", "--seed", "1", "--hotseat", "--names", "[/b],[red]x"],
+        "\n" + "\n\ndiscard\n\n\n" * 80,
+        tmp_path,
+    )
     assert "Traceback" not in run.stderr, run.stderr
     assert run.returncode == 0
     assert "2 players: [/b], [red]x." in run.stdout

@@ -14,14 +14,27 @@ def test_play_golf_in_a_pty(tmp_path):
     exe = shutil.which("cardtable")
     cmd, args = (exe, []) if exe else (sys.executable, ["-m", "cardtable"])
     env = dict(os.environ, COLUMNS="110", LINES="40", CARDTABLE_HOME=str(tmp_path))
-    child = pexpect.spawn(cmd, args + ["play", "golf", "--vs", "random", "--seed", "21", "--no-save"],
-                          env=env, encoding="utf-8", timeout=30, dimensions=(40, 110))
+    child = pexpect.spawn(
+        cmd,
+        args + ["play", "golf", "--vs", "random", "--seed", "21", "--no-save"],
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 110),
+    )
     bad_sent = False
     try:
         for _ in range(400):
-            i = child.expect([r"draw( or end)? \[Enter = draw\]: ", r"You hold \S+: .*: ",
-                              r"snap onto the \S+\? .*: ", r"pass them one of yours .*: ",
-                              r"fewest points", pexpect.EOF])
+            i = child.expect(
+                [
+                    r"draw( or end)? \[Enter = draw\]: ",
+                    r"You hold \S+: .*: ",
+                    r"snap onto the \S+\? .*: ",
+                    r"pass them one of yours .*: ",
+                    r"fewest points",
+                    pexpect.EOF,
+                ]
+            )
             if i == 0:
                 child.sendline("draw")
             elif i == 1:
@@ -51,8 +64,14 @@ def test_ctrl_c_in_a_pty_abandons_the_game_with_exit_code_3(tmp_path):
     exe = shutil.which("cardtable")
     cmd, args = (exe, []) if exe else (sys.executable, ["-m", "cardtable"])
     env = dict(os.environ, COLUMNS="110", LINES="40", CARDTABLE_HOME=str(tmp_path))
-    child = pexpect.spawn(cmd, args + ["play", "golf", "--vs", "random", "--seed", "21"],
-                          env=env, encoding="utf-8", timeout=30, dimensions=(40, 110))
+    child = pexpect.spawn(
+        cmd,
+        args + ["play", "golf", "--vs", "random", "--seed", "21"],
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 110),
+    )
     try:
         child.expect(r"draw( or end)? \[Enter = draw\]: ")
         child.sendline("draw")

@@ -33,17 +33,46 @@ def _answers(prompts: list[str], buf: io.StringIO, marks: list[tuple[int, str]])
 
 
 def test_event_sentences_address_the_reader():
-    pass_ev = {"player": 1, "type": "pass", "action": {"type": "pass", "player": 1, "pos": 2},
-               "card": None, "correct": None, "penalty": 0, "to_pos": 6, "to_seat": 0}
-    assert describe_event(pass_ev, NAMES, 0) == "heuristic passed their position 3 face down into your position 7"
-    assert describe_event(pass_ev, ["Ann", "Ben"], None) == "Ben passed their position 3 face down into Ann's position 7"
-    steal = {"player": 1, "type": "steal", "action": {"type": "steal", "player": 1, "pos": 6, "target": 0,
-                                                      "target_pos": 6}, "card": None}
-    assert describe_event(steal, NAMES, 0) == "heuristic swapped their position 7 with your position 7 (nobody looks)"
-    wrong = {"player": 0, "type": "snap", "action": {"type": "snap", "player": 0, "owner": 2, "pos": 4},
-             "card": 9, "correct": False, "penalty": 1, "to_pos": 9}
+    pass_ev = {
+        "player": 1,
+        "type": "pass",
+        "action": {"type": "pass", "player": 1, "pos": 2},
+        "card": None,
+        "correct": None,
+        "penalty": 0,
+        "to_pos": 6,
+        "to_seat": 0,
+    }
+    assert (
+        describe_event(pass_ev, NAMES, 0)
+        == "heuristic passed their position 3 face down into your position 7"
+    )
+    assert (
+        describe_event(pass_ev, ["Ann", "Ben"], None)
+        == "Ben passed their position 3 face down into Ann's position 7"
+    )
+    steal = {
+        "player": 1,
+        "type": "steal",
+        "action": {"type": "steal", "player": 1, "pos": 6, "target": 0, "target_pos": 6},
+        "card": None,
+    }
+    assert (
+        describe_event(steal, NAMES, 0)
+        == "heuristic swapped their position 7 with your position 7 (nobody looks)"
+    )
+    wrong = {
+        "player": 0,
+        "type": "snap",
+        "action": {"type": "snap", "player": 0, "owner": 2, "pos": 4},
+        "card": 9,
+        "correct": False,
+        "penalty": 1,
+        "to_pos": 9,
+    }
     assert describe_event(wrong, NAMES, 0) == (
-        "You snapped Ben's position 5: 9 — wrong, turned back; penalty: 1 card face down at your position 10")
+        "You snapped Ben's position 5: 9 — wrong, turned back; penalty: 1 card face down at your position 10"
+    )
     nopass = {"player": 2, "type": "nopass", "action": {"type": "nopass", "player": 2}, "to_seat": 0}
     assert describe_event(nopass, NAMES, 0) == "Ben passed nothing to you"
 
@@ -54,12 +83,16 @@ def _result(scores, ended_by, outcomes, extra):
 
 def test_early_ender_notes_for_a_loss_a_tie_and_a_single_game():
     lost = _result([20, 10], 0, ["loss", "win"], [1, 0])
-    assert ender_note(lost, NAMES, 0, next_game=True) == \
-        "You ended early and lost: 1 extra card in the bottom row next game"
+    assert (
+        ender_note(lost, NAMES, 0, next_game=True)
+        == "You ended early and lost: 1 extra card in the bottom row next game"
+    )
     assert ender_note(lost, NAMES, 0, next_game=False) == "You ended early and lost"  # no "next game"
     tie = _result([10, 10], 1, ["draw", "draw"], [0, 0])
-    assert ender_note(tie, NAMES, 0, next_game=False) == \
-        "heuristic ended early and shared the lowest score: a tie is not a loss, so no extra card"
+    assert (
+        ender_note(tie, NAMES, 0, next_game=False)
+        == "heuristic ended early and shared the lowest score: a tie is not a loss, so no extra card"
+    )
     assert verdict(tie, NAMES, 0) == "Draw between you and heuristic"
     assert verdict(lost, NAMES, 1) == "You win" and verdict(lost, NAMES, 0) == "heuristic wins"
     assert ender_note(_result([5, 10], 0, ["win", "loss"], [0, 0]), NAMES, 0, True) is None
@@ -69,8 +102,14 @@ def test_look_comes_before_the_bots_first_move_in_game_two():
     buf = io.StringIO()
     prompts: list[str] = []
     marks: list[tuple[int, str]] = []
-    code = run(vs=["heuristic"], games=2, seed=3, save=False, console=Console(file=buf, width=120),
-               input_fn=_answers(prompts, buf, marks))
+    code = run(
+        vs=["heuristic"],
+        games=2,
+        seed=3,
+        save=False,
+        console=Console(file=buf, width=120),
+        input_fn=_answers(prompts, buf, marks),
+    )
     out = buf.getvalue()
     assert code == 0
     nxt = next(pos for pos, p in marks if "next game" in p)
@@ -79,7 +118,7 @@ def test_look_comes_before_the_bots_first_move_in_game_two():
     first_bot_move = out.index("· heuristic drew", nxt)
     assert look[0] <= first_bot_move  # offsets: the look's prompt was asked before the bot's move
     # the screen of the look shows the bottom row, and the bot has not moved yet
-    screen = out[nxt:look[0]]
+    screen = out[nxt : look[0]]
     assert "heuristic drew" not in screen and "Turn 1" in screen
 
 
@@ -96,9 +135,14 @@ def test_memory_mode_clears_each_screen_and_keeps_own_cards_out_of_the_log():
     assert not re.search(r"You drew (A|[2-9]|10|K)\b", out)  # your draws are not repeated (J, Q are shown)
     # open memory: nothing is cleared, and the log names your cards
     buf2 = io.StringIO()
-    run(vs=["heuristic"], seed=5, save=False, open_memory=True,
+    run(
+        vs=["heuristic"],
+        seed=5,
+        save=False,
+        open_memory=True,
         console=Console(file=buf2, width=120, force_terminal=True, color_system=None),
-        input_fn=_answers([], buf2, []))
+        input_fn=_answers([], buf2, []),
+    )
     assert "\x1b[3J" not in buf2.getvalue()
     assert re.search(r"You drew (A|[2-9]|10|J|Q|K)\b", buf2.getvalue())
 
@@ -106,14 +150,22 @@ def test_memory_mode_clears_each_screen_and_keeps_own_cards_out_of_the_log():
 def test_three_player_snap_prompt_names_every_opponent():
     buf = io.StringIO()
     prompts: list[str] = []
-    run(vs=["heuristic", "random"], seed=2, save=False, console=Console(file=buf, width=140),
-        input_fn=_answers(prompts, buf, []))
+    run(
+        vs=["heuristic", "random"],
+        seed=2,
+        save=False,
+        console=Console(file=buf, width=140),
+        input_fn=_answers(prompts, buf, []),
+    )
     snap_prompts = [p for p in prompts if "snap onto" in p]
     assert any("(snap N, snap P2:N, snap P3:N; Enter = no)" in p for p in snap_prompts)
     # every prompt lists each opponent one may snap from (an early ender's grid is frozen)
     assert all(re.search(r"\(snap N(, snap P[23]:N)+; Enter = no\)", p) for p in snap_prompts)
-    assert "You win" in buf.getvalue() or "wins (fewest points)" in buf.getvalue() \
+    assert (
+        "You win" in buf.getvalue()
+        or "wins (fewest points)" in buf.getvalue()
         or "Draw between" in buf.getvalue()
+    )
     assert "You wins" not in buf.getvalue()
 
 

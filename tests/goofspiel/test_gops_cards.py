@@ -4,18 +4,43 @@ from cardtable.goofspiel import CardError, parse_card
 from cardtable.goofspiel.cards import format_card
 
 
-@pytest.mark.parametrize("text, rank", [
-    ("K", 13), ("13", 13), ("K♠", 13), ("ks", 13), ("kS", 13), ("10", 10), ("T", 10), ("t", 10),
-    ("A", 1), ("a", 1), ("1", 1), ("J", 11), ("q", 12), ("10♣", 10), ("10c", 10), (" 7 ", 7), ("A♤", 1),
-])
+@pytest.mark.parametrize(
+    "text, rank",
+    [
+        ("K", 13),
+        ("13", 13),
+        ("K♠", 13),
+        ("ks", 13),
+        ("kS", 13),
+        ("10", 10),
+        ("T", 10),
+        ("t", 10),
+        ("A", 1),
+        ("a", 1),
+        ("1", 1),
+        ("J", 11),
+        ("q", 12),
+        ("10♣", 10),
+        ("10c", 10),
+        (" 7 ", 7),
+        ("A♤", 1),
+    ],
+)
 def test_forms_people_type(text, rank):
     assert parse_card(text, 13) == rank
 
 
-@pytest.mark.parametrize("text, words", [
-    ("Z", "not a card"), ("14", "not a card of this game"), ("0", "not a card of this game"),
-    ("", "not a card"), ("s", "not a card"), ("K♥♥", "not a card"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("Z", "not a card"),
+        ("14", "not a card of this game"),
+        ("0", "not a card of this game"),
+        ("", "not a card"),
+        ("s", "not a card"),
+        ("K♥♥", "not a card"),
+    ],
+)
 def test_not_cards(text, words):
     with pytest.raises(CardError, match=words):
         parse_card(text, 13)

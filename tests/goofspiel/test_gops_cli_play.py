@@ -25,7 +25,9 @@ def saved_record(child):
 
 def replay(path, home):
     env = dict(os.environ, CARDTABLE_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cardtable", "replay", str(path)], capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "cardtable", "replay", str(path)], capture_output=True, text=True, env=env
+    )
 
 
 def test_full_13_card_game_against_heuristic(tmp_path):
@@ -80,16 +82,39 @@ def test_hot_seat_game_hides_bids(tmp_path):
     assert "given up versus" not in child.before
     assert "0001" not in before and "0002" not in child.before
     text = path.read_text()
-    assert '[Players "Ann; Ben"]' in text and "[Result \"draw draw\"]" in text
+    assert '[Players "Ann; Ben"]' in text and '[Result "draw draw"]' in text
     assert replay(path, tmp_path).returncode == 0
 
 
 def test_auto_game_with_a_variant(tmp_path):
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path))
     out = subprocess.run(
-        [sys.executable, "-m", "cardtable", "play", "--auto", "--players", "3", "--unique", "--vs", "heuristic",
-         "--vs", "random", "--vs", "matcher", "--cards", "6", "--seed", "3", "--delay", "0"],
-        capture_output=True, text=True, env=env, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "cardtable",
+            "play",
+            "--auto",
+            "--players",
+            "3",
+            "--unique",
+            "--vs",
+            "heuristic",
+            "--vs",
+            "random",
+            "--vs",
+            "matcher",
+            "--cards",
+            "6",
+            "--seed",
+            "3",
+            "--delay",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert out.returncode == 0, out.stderr
     path = Path(re.sub(r"\s+", "", re.search(r"Record saved to\s+(\S+\.gops)", out.stdout).group(1)))
@@ -100,8 +125,23 @@ def test_auto_game_with_a_variant(tmp_path):
 def test_match_of_three_games(tmp_path):
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path))
     out = subprocess.run(
-        [sys.executable, "-m", "cardtable", "play", "--auto", "--match", "total 3", "--cards", "5", "--seed", "m"],
-        capture_output=True, text=True, env=env, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "cardtable",
+            "play",
+            "--auto",
+            "--match",
+            "total 3",
+            "--cards",
+            "5",
+            "--seed",
+            "m",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert out.returncode == 0, out.stderr
     assert "Match over" in out.stdout
@@ -111,17 +151,27 @@ def test_match_of_three_games(tmp_path):
     assert result.returncode == 0 and "match total 3" in result.stdout
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--ties", "split"], "tie_rule: must be 'carry' or 'discard'"),
-    (["--display", "3", "--ties", "discard"], "open_prizes, tie_rule"),
-    (["--vs", "nobody"], "unknown goofspiel bot 'nobody'"),
-    (["--rules", "/nonexistent.toml"], "cannot be read"),
-    (["--match", "league 2"], "match kind must be"),
-    (["--cards", "20"], "cards: must be 1..13"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--ties", "split"], "tie_rule: must be 'carry' or 'discard'"),
+        (["--display", "3", "--ties", "discard"], "open_prizes, tie_rule"),
+        (["--vs", "nobody"], "unknown goofspiel bot 'nobody'"),
+        (["--rules", "/nonexistent.toml"], "cannot be read"),
+        (["--match", "league 2"], "match kind must be"),
+        (["--cards", "20"], "cards: must be 1..13"),
+    ],
+)
 def test_bad_flags_get_one_line_errors(tmp_path, args, words):
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path), COLUMNS="200")
-    out = subprocess.run([sys.executable, "-m", "cardtable", "play", *args], capture_output=True, text=True, env=env, timeout=60, input="")
+    out = subprocess.run(
+        [sys.executable, "-m", "cardtable", "play", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        input="",
+    )
     assert out.returncode == 2
     assert words in out.stderr
     assert "Traceback" not in out.stderr + out.stdout
@@ -129,7 +179,9 @@ def test_bad_flags_get_one_line_errors(tmp_path, args, words):
 
 def test_replay_reports_a_broken_record(tmp_path):
     bad = tmp_path / "bad.gops"
-    bad.write_text('[Game "goofspiel"]\n[Rules "cards=2 order=ascending"]\n[Players "a; b"]\n\n1. A♦ | 2♠ A♣ | 2 +1\n')
+    bad.write_text(
+        '[Game "goofspiel"]\n[Rules "cards=2 order=ascending"]\n[Players "a; b"]\n\n1. A♦ | 2♠ A♣ | 2 +1\n'
+    )
     result = replay(bad, tmp_path)
     assert result.returncode == 1
     assert "line 5" in result.stderr and "stated outcome is wrong" in result.stderr
@@ -140,23 +192,46 @@ def test_default_record_names_never_collide(tmp_path):
     paths = set()
     for _ in range(3):
         out = subprocess.run(
-            [sys.executable, "-m", "cardtable", "play", "--auto", "--cards", "2", "--seed", "same", "--delay", "0"],
-            capture_output=True, text=True, env=env, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "cardtable",
+                "play",
+                "--auto",
+                "--cards",
+                "2",
+                "--seed",
+                "same",
+                "--delay",
+                "0",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
         )
         paths.add(re.search(r"Record saved to (\S+)", out.stdout).group(1))
     assert len(paths) == 3 and all(Path(p).exists() for p in paths)
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda d: d, "is a folder"),
-    (lambda d: d / "missing" / "x.gops", "does not exist"),
-    (lambda d: (d / "old.gops").write_text("keep") and d / "old.gops", "already exists"),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda d: d, "is a folder"),
+        (lambda d: d / "missing" / "x.gops", "does not exist"),
+        (lambda d: (d / "old.gops").write_text("keep") and d / "old.gops", "already exists"),
+    ],
+)
 def test_bad_record_paths_are_refused_before_play(tmp_path, make, words):
     target = make(tmp_path)
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path / "home"))
-    out = subprocess.run([sys.executable, "-m", "cardtable", "play", "--auto", "--cards", "2", "--record", str(target)],
-                         capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "cardtable", "play", "--auto", "--cards", "2", "--record", str(target)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert out.returncode == 2 and words in out.stderr
     assert "Round 1" not in out.stdout  # refused before any game was played
     if target.name == "old.gops":
@@ -166,34 +241,63 @@ def test_bad_record_paths_are_refused_before_play(tmp_path, make, words):
 def test_json_record_by_suffix(tmp_path):
     target = tmp_path / "game.json"
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path / "home"))
-    out = subprocess.run([sys.executable, "-m", "cardtable", "play", "--auto", "--cards", "3", "--record", str(target), "--delay", "0"],
-                         capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardtable",
+            "play",
+            "--auto",
+            "--cards",
+            "3",
+            "--record",
+            str(target),
+            "--delay",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert target.read_text().startswith("{")
     assert replay(target, tmp_path).returncode == 0
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--name", "Al; Bo"], "must not contain ';'"),
-    (["--name", ""], "must not be empty"),
-    (["--hotseat", "--names", "A,a"], "every name must be different"),
-    (["--hotseat", "--vs", "random"], "--hotseat seats people only"),
-    (["--seed", ""], "--seed must not be empty"),
-    (["golf", "--cards", "5"], "--cards is a Goofspiel option"),
-    (["--games", "2"], "--games is a Golf option"),
-    (["--open-memory"], "--open-memory is a Golf option"),
-    (["golf", "--rules", "decks=9"], "bad Golf rules"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--name", "Al; Bo"], "must not contain ';'"),
+        (["--name", ""], "must not be empty"),
+        (["--hotseat", "--names", "A,a"], "every name must be different"),
+        (["--hotseat", "--vs", "random"], "--hotseat seats people only"),
+        (["--seed", ""], "--seed must not be empty"),
+        (["golf", "--cards", "5"], "--cards is a Goofspiel option"),
+        (["--games", "2"], "--games is a Golf option"),
+        (["--open-memory"], "--open-memory is a Golf option"),
+        (["golf", "--rules", "decks=9"], "bad Golf rules"),
+    ],
+)
 def test_bad_names_and_misplaced_flags(tmp_path, args, words):
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path), COLUMNS="200")
-    out = subprocess.run([sys.executable, "-m", "cardtable", "play", *args], capture_output=True, text=True, env=env, timeout=60, input="")
+    out = subprocess.run(
+        [sys.executable, "-m", "cardtable", "play", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        input="",
+    )
     assert out.returncode == 2, out.stdout + out.stderr
     assert words in out.stderr
 
 
 def test_replay_notes_an_unchecked_prize_order(tmp_path):
     rec = tmp_path / "noseed.gops"
-    rec.write_text('[Game "goofspiel"]\n[Rules "cards=2"]\n[Players "a; b"]\n\n1. 2♦ | 2♠ A♣ | 1 +2\n2. A♦ | A♠ 2♣ | 2 +1\n')
+    rec.write_text(
+        '[Game "goofspiel"]\n[Rules "cards=2"]\n[Players "a; b"]\n\n1. 2♦ | 2♠ A♣ | 1 +2\n2. A♦ | A♠ 2♣ | 2 +1\n'
+    )
     result = replay(rec, tmp_path)
     assert result.returncode == 0
     assert "no Seed tag" in result.stdout

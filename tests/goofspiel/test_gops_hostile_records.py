@@ -42,13 +42,16 @@ def rejected(text: str) -> RecordError:
 
 # -- linear time, bounded lines, bounded messages ------------------------------------------
 
+
 def test_round_line_of_spaces_is_refused_with_its_line():
     err = rejected(GOOD.replace("3. 3♦ | 3♠ A♣ | 1 +3", "1." + " " * 40_000 + "x"))
     assert err.line == 9 and len(str(err)) < 300
 
 
 def test_huge_tag_value_is_refused_before_it_is_read_whole():
-    err = rejected(GOOD.replace('[Players "Anna; Ben"]', '[Event "' + "x" * 5_000_000 + '"]\n[Players "Anna; Ben"]'))
+    err = rejected(
+        GOOD.replace('[Players "Anna; Ben"]', '[Event "' + "x" * 5_000_000 + '"]\n[Players "Anna; Ben"]')
+    )
     assert err.line == 3 and f"at most {MAX_LINE}" in str(err) and len(str(err)) < 300
 
 
@@ -59,13 +62,17 @@ def test_bad_outcome_message_quotes_a_bounded_excerpt():
 
 # -- never a traceback, always a line --------------------------------------------------------
 
-@pytest.mark.parametrize("old, new, line", [
-    ("3♠ A♣ | 1 +3", "²♠ A♣ | 1 +3", 9),                 # a digit str.isdigit accepts and int refuses
-    ("3. 3♦", "3" * 5000 + ". 3♦", 9),                    # a number over Python's 4,300 digits
-    ('[Scores "3 3"]', '[Scores "' + "3" * 5000 + ' 3"]', 4),
-    ("| 1 +3", "| ¹ +3", 9),
-    ("| 1 +3", "| 1 +" + "3" * 5000, 9),
-])
+
+@pytest.mark.parametrize(
+    "old, new, line",
+    [
+        ("3♠ A♣ | 1 +3", "²♠ A♣ | 1 +3", 9),  # a digit str.isdigit accepts and int refuses
+        ("3. 3♦", "3" * 5000 + ". 3♦", 9),  # a number over Python's 4,300 digits
+        ('[Scores "3 3"]', '[Scores "' + "3" * 5000 + ' 3"]', 4),
+        ("| 1 +3", "| ¹ +3", 9),
+        ("| 1 +3", "| 1 +" + "3" * 5000, 9),
+    ],
+)
 def test_odd_numbers_give_a_record_error_with_a_line(old, new, line):
     err = rejected(GOOD.replace(old, new))
     assert err.line == line, str(err)
@@ -82,18 +89,21 @@ def game_json(**changes) -> str:
     return json.dumps(data, indent=1)
 
 
-@pytest.mark.parametrize("text, words", [
-    (game_json(round3_taken=[[0]]), "rounds[2].taken[0]"),
-    (game_json(result=[1, 2]), "result[0]"),
-    (game_json(tags=[["Event"]]), "tags[0]"),
-    (game_json(tags=[["SeedCommit", 5]]), "tags[0][1]"),
-    (game_json(round3_bids=[[3.0], [1]]), "rounds[2].bids[0][0]"),
-    (game_json(round3_bids=[[True], [1]]), "rounds[2].bids[0][0]"),
-    (game_json(scores=[77777, 3]).replace("77777", "7" * 5000), "not valid JSON"),
-    (game_json(players=["Anna", "Ben\u2028x"]), "U+2028"),
-    ("[" * 200_000 + "]" * 200_000, "not valid JSON"),
-    ('{"format": "cardtable-goofspiel-record", "version": 1, "games": []}', "empty"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (game_json(round3_taken=[[0]]), "rounds[2].taken[0]"),
+        (game_json(result=[1, 2]), "result[0]"),
+        (game_json(tags=[["Event"]]), "tags[0]"),
+        (game_json(tags=[["SeedCommit", 5]]), "tags[0][1]"),
+        (game_json(round3_bids=[[3.0], [1]]), "rounds[2].bids[0][0]"),
+        (game_json(round3_bids=[[True], [1]]), "rounds[2].bids[0][0]"),
+        (game_json(scores=[77777, 3]).replace("77777", "7" * 5000), "not valid JSON"),
+        (game_json(players=["Anna", "Ben\u2028x"]), "U+2028"),
+        ("[" * 200_000 + "]" * 200_000, "not valid JSON"),
+        ('{"format": "cardtable-goofspiel-record", "version": 1, "games": []}', "empty"),
+    ],
+)
 def test_json_records_are_checked_by_the_schema(text, words):
     with pytest.raises(RecordError) as info:
         from_json(text)
@@ -105,7 +115,7 @@ def test_json_schema_errors_point_at_the_line():
     text = game_json(round3_taken=[[0]])
     with pytest.raises(RecordError) as info:
         from_json(text)
-    assert '"taken"' in "\n".join(text.splitlines()[info.value.line - 2: info.value.line])
+    assert '"taken"' in "\n".join(text.splitlines()[info.value.line - 2 : info.value.line])
 
 
 def test_changed_scores_tag_is_reported_at_its_own_line():
@@ -131,6 +141,7 @@ def test_byte_order_mark_is_accepted():
 
 # -- matches -------------------------------------------------------------------------------
 
+
 def best_of_5() -> list[str]:
     """A best-of-5 match that takes all five games (winners: 1, 2, 1, 2, 1), as text blocks."""
     rs = Ruleset(cards=3, prize_order="descending")
@@ -151,13 +162,22 @@ def test_whole_match_verifies():
     assert len(games) == 5 and match.result() == ("win", "loss")
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda b: b[:1] + b[2:], "MatchGame"),                                              # game 2 deleted
-    (lambda b: [b[1], b[0]] + b[2:], "MatchGame"),                                       # games 1 and 2 swapped
-    (lambda b: b[:2] + [b[2].replace('[MatchGame "3"]', '[MatchGame "7"]')] + b[3:], "MatchGame"),  # renumbered
-    (lambda b: b[:4] + [b[4].replace('[Match "best-of 5"]', '[Match "best-of 3"]')], "one match"),
-    (lambda b: b[:4] + [b[4].replace('[MatchResult "win loss"]', '[MatchResult "loss win"]')], "MatchResult"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda b: b[:1] + b[2:], "MatchGame"),  # game 2 deleted
+        (lambda b: [b[1], b[0]] + b[2:], "MatchGame"),  # games 1 and 2 swapped
+        (
+            lambda b: b[:2] + [b[2].replace('[MatchGame "3"]', '[MatchGame "7"]')] + b[3:],
+            "MatchGame",
+        ),  # renumbered
+        (lambda b: b[:4] + [b[4].replace('[Match "best-of 5"]', '[Match "best-of 3"]')], "one match"),
+        (
+            lambda b: b[:4] + [b[4].replace('[MatchResult "win loss"]', '[MatchResult "loss win"]')],
+            "MatchResult",
+        ),
+    ],
+)
 def test_tampered_matches_are_caught(change, words):
     err = rejected("\n".join(change(best_of_5())))
     assert words in str(err) and err.line is not None
@@ -169,6 +189,7 @@ def test_one_game_excerpt_of_a_match_replays():
 
 
 # -- names -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["Ann\u2028Lee", "Ann\x1bLee", "Ann\u202eLee", "A;B", 'A"B'])
 def test_names_a_record_cannot_hold_are_refused_at_entry(name):
@@ -187,6 +208,7 @@ def test_a_recorded_name_reads_back():
 
 # -- the command line shows what it quotes as plain text -------------------------------------
 
+
 @pytest.mark.parametrize("line", ["[/Event x]", "1. 2♦ | A♠ \x1b[2J | 1 +3"])
 def test_replay_quotes_markup_and_escapes_as_plain_text(tmp_path, line):
     import os
@@ -194,14 +216,22 @@ def test_replay_quotes_markup_and_escapes_as_plain_text(tmp_path, line):
     import sys
 
     path = tmp_path / "r.gops"
-    path.write_text('[Game "goofspiel"]\n[Rules "cards=3"]\n[Players "A; B"]\n' + line + "\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "cardtable", "replay", str(path)], capture_output=True, text=True,
-                         env=dict(os.environ, CARDTABLE_HOME=str(tmp_path)), timeout=120)
+    path.write_text(
+        '[Game "goofspiel"]\n[Rules "cards=3"]\n[Players "A; B"]\n' + line + "\n", encoding="utf-8"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "cardtable", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, CARDTABLE_HOME=str(tmp_path)),
+        timeout=120,
+    )
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "\x1b" not in out.stderr and "line 4" in out.stderr
 
 
 # -- the Hints tag holds on or off, in every reader and writer -----------------------------
+
 
 @pytest.mark.parametrize("value", ["maybe", "", "ON", "on " * 3])
 def test_a_bad_hints_tag_is_refused_in_both_notations(value):
@@ -241,13 +271,16 @@ def test_json_tags_and_keys_given_twice_are_refused_like_text():
     assert info.value.line is not None and info.value.line > 1
 
 
-@pytest.mark.parametrize("tags, words", [
-    ([("Hints", "on"), ("Hints", "off")], "appears twice"),
-    ([("Event", "a"), ("Event", "b")], "appears twice"),
-    ([("Hints", None)], "pair"),
-    ([("Hints", 1)], "pair"),
-    ([("Event", "a\rb")], "one line"),
-])
+@pytest.mark.parametrize(
+    "tags, words",
+    [
+        ([("Hints", "on"), ("Hints", "off")], "appears twice"),
+        ([("Event", "a"), ("Event", "b")], "appears twice"),
+        ([("Hints", None)], "pair"),
+        ([("Hints", 1)], "pair"),
+        ([("Event", "a\rb")], "one line"),
+    ],
+)
 def test_record_from_game_refuses_tags_a_record_cannot_hold(tags, words):
     game = replay(parse_text(GOOD)[0])
     with pytest.raises(GoofspielError, match=words):
@@ -256,18 +289,21 @@ def test_record_from_game_refuses_tags_a_record_cannot_hold(tags, words):
 
 # -- issue 24, section 4: the text and JSON notations accept the same records ------------------
 
+
 def _json_game(**changes):
     data = json.loads(to_json(parse_text(GOOD)))
     data["games"][0].update(changes)
     return json.dumps(data, indent=1)
 
 
-@pytest.mark.parametrize("seed", ["1\n[Scores \"9 9\"]", "a\rb", "tab\there", "nul\x00", "\x1b[31m"])
+@pytest.mark.parametrize("seed", ['1\n[Scores "9 9"]', "a\rb", "tab\there", "nul\x00", "\x1b[31m"])
 def test_a_seed_with_a_control_character_is_refused_in_json_and_by_the_writers(seed):
     body = _json_game(seed=seed)
-    with pytest.raises(RecordError, match="Seed: a tag's value is one line of text without control characters") as info:
+    with pytest.raises(
+        RecordError, match="Seed: a tag's value is one line of text without control characters"
+    ) as info:
         from_json(body)
-    assert info.value.line == body[:body.index('"seed"')].count("\n") + 1  # the line of "seed"
+    assert info.value.line == body[: body.index('"seed"')].count("\n") + 1  # the line of "seed"
     record = replace(parse_text(GOOD)[0], seed=seed)
     for write in (write_text, to_json):  # never a text record with an injected tag line
         with pytest.raises(RecordError, match="cannot be recorded: Seed: a tag's value is one line"):
@@ -312,7 +348,7 @@ def test_a_record_of_705k_tag_lines_is_refused_at_its_101st_free_tag():
     """The 8 MiB example: refused at the tag line past the limit, not after reading every line."""
     head = GOOD.split("\n\n")[0] + "\n"
     text = head + "".join(f'[T{i} "x"]\n' for i in range(705_000))
-    text = text[:8 * 2**20 - 100] + '\n\n1. A♦ | 2♠ 2♣ | tie carried\n'
+    text = text[: 8 * 2**20 - 100] + "\n\n1. A♦ | 2♠ 2♣ | tie carried\n"
     err = rejected(text)
     assert err.line == 106 and "more than 100 free tags in one game" in str(err)
     with pytest.raises(RecordError, match="List should have at most 100 items"):
@@ -322,7 +358,7 @@ def test_a_record_of_705k_tag_lines_is_refused_at_its_101st_free_tag():
 
 
 def test_more_games_than_json_allows_are_refused_in_text_too():
-    game = GOOD.replace("[Scores \"3 3\"]\n[Result \"draw draw\"]\n", "")
+    game = GOOD.replace('[Scores "3 3"]\n[Result "draw draw"]\n', "")
     text = "\n".join([game] * 10_001)
     with pytest.raises(RecordError, match="more than 10,000 games in one record") as info:
         parse_text(text)

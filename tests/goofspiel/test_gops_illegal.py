@@ -25,16 +25,16 @@ def game():
 @pytest.mark.parametrize(
     "bids, exc, words",
     [
-        ([13, 2], CardAlreadySpent, "already spent K♠"),        # spent earlier
+        ([13, 2], CardAlreadySpent, "already spent K♠"),  # spent earlier
         ([2, 1], CardAlreadySpent, "already spent A♣"),
-        ([14, 2], CardNotInHand, "does not hold a 14"),          # never held
+        ([14, 2], CardNotInHand, "does not hold a 14"),  # never held
         ([0, 2], CardNotInHand, "does not hold a 0"),
-        ([(2, 3), 2], WrongBidSize, "bid 2 card(s)"),            # two cards when one is asked
+        ([(2, 3), 2], WrongBidSize, "bid 2 card(s)"),  # two cards when one is asked
         ([(), 2], WrongBidSize, "bid 0 card(s)"),
         ([2], MissingBid, "one bid from each of the 2 players"),  # a player missing
         ([2, 3, 4], MissingBid, "got 3"),
-        ([None, 2], MissingBid, "player 1 has not bid"),          # refusing to bid
-        (["K", 2], WrongBidSize, "not 'K'"),                      # unknown card object
+        ([None, 2], MissingBid, "player 1 has not bid"),  # refusing to bid
+        (["K", 2], WrongBidSize, "not 'K'"),  # unknown card object
         ([2.0, 3], WrongBidSize, "not 2.0"),
     ],
 )

@@ -10,8 +10,14 @@ import sys
 
 def play(args, stdin, home):
     env = dict(os.environ, CARDTABLE_HOME=str(home), COLUMNS="100", TERM="dumb", NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "cardtable", "play", *args], input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cardtable", "play", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_markup_in_a_bid_is_refused_as_text(tmp_path):
@@ -23,8 +29,11 @@ def test_markup_in_a_bid_is_refused_as_text(tmp_path):
 
 def test_markup_in_hotseat_names_is_shown_as_written(tmp_path):
     # Enter for each hand-over, then the bids: round 1 "[/b]" bids 2 and "[red]x" A, round 2 the rest
-    run = play(["--cards", "2", "--no-save", "--hotseat", "--names", "[/b],[red]x", "--seed", "1"],
-               "\n[/x]\n2\n\nA\n\nA\n\n2\nn\n", tmp_path)
+    run = play(
+        ["--cards", "2", "--no-save", "--hotseat", "--names", "[/b],[red]x", "--seed", "1"],
+        "\n[/x]\n2\n\nA\n\nA\n\n2\nn\n",
+        tmp_path,
+    )
     assert "Traceback" not in run.stderr, run.stderr
     assert run.returncode == 0
     assert "Pass the keyboard to [/b]" in run.stdout

@@ -31,8 +31,14 @@ def rulesets(draw: st.DrawFn) -> Ruleset:
     if order == "given":
         order = tuple(draw(st.permutations(range(1, cards + 1))))
     return Ruleset(
-        cards=cards, players=players, tie_rule=ties, unique_bids=draw(st.booleans()),
-        high_ace=draw(st.booleans()), cards_per_bid=per_bid, open_prizes=display, prize_order=order,
+        cards=cards,
+        players=players,
+        tie_rule=ties,
+        unique_bids=draw(st.booleans()),
+        high_ace=draw(st.booleans()),
+        cards_per_bid=per_bid,
+        open_prizes=display,
+        prize_order=order,
     )
 
 
@@ -85,7 +91,9 @@ def _state(game: Game) -> tuple[object, ...]:
     return (game.snapshot(), game.points, game.is_over, game._hand_size, game.round, game.chooser)
 
 
-@given(ruleset=rulesets(), seed=st.integers(0, 2**32), rng_seed=st.integers(0, 2**32), spoil=st.floats(0, 0.6))
+@given(
+    ruleset=rulesets(), seed=st.integers(0, 2**32), rng_seed=st.integers(0, 2**32), spoil=st.floats(0, 0.6)
+)
 def test_fast_paths_match_the_general_path(ruleset: Ruleset, seed: int, rng_seed: int, spoil: float) -> None:
     rng = random.Random(rng_seed)
     fast, general = Game(ruleset, seed=seed), Game(ruleset, seed=seed)
@@ -93,7 +101,9 @@ def test_fast_paths_match_the_general_path(ruleset: Ruleset, seed: int, rng_seed
     calls = 0
     while not fast.is_over:
         if fast.phase == "bid":
-            bids: list[object] = [_shaped(rng.choice(fast.legal_bids(s)), rng) for s in range(ruleset.players)]
+            bids: list[object] = [
+                _shaped(rng.choice(fast.legal_bids(s)), rng) for s in range(ruleset.players)
+            ]
             if rng.random() < spoil:
                 wrong = _spoiled(fast, bids, rng)
                 a = _outcome(fast.play, wrong)
@@ -106,7 +116,9 @@ def test_fast_paths_match_the_general_path(ruleset: Ruleset, seed: int, rng_seed
         else:
             if rng.random() < spoil:  # bidding while a prize choice is pending
                 a = _outcome(fast.play, [1] * ruleset.players)
-                assert a == _outcome(lambda x: general._play_general(x, fast_single=False), [1] * ruleset.players)
+                assert a == _outcome(
+                    lambda x: general._play_general(x, fast_single=False), [1] * ruleset.players
+                )
                 assert a[0] == "WrongPhase"
             chooser, prize = fast.chooser, rng.choice(fast.legal_choices())
             a, b = _outcome(fast.choose, chooser, prize), _outcome(general.choose, chooser, prize)

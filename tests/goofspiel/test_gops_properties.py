@@ -22,8 +22,14 @@ def rulesets(draw):
     if order == "given":
         order = tuple(draw(st.permutations(range(1, cards + 1))))
     return Ruleset(
-        cards=cards, players=players, tie_rule=ties, unique_bids=draw(st.booleans()),
-        high_ace=draw(st.booleans()), cards_per_bid=per_bid, open_prizes=display, prize_order=order,
+        cards=cards,
+        players=players,
+        tie_rule=ties,
+        unique_bids=draw(st.booleans()),
+        high_ace=draw(st.booleans()),
+        cards_per_bid=per_bid,
+        open_prizes=display,
+        prize_order=order,
     )
 
 

@@ -62,7 +62,7 @@ def test_wrong_scores_are_reported_at_the_scores_tag_line():
         ('[Players "Anna; Ben"]', '[Players "Anna; "]', 3, "must not be empty"),
         ('[Rules "cards=3', '[Rules "cards=30', 2, "bad Rules tag"),
         ('[Result "draw draw"]', '[Result "draw lost"]', 5, "bad Result tag"),
-        ('[Scores "3 3"]', '[Scores 3 3]', 4, "malformed tag line"),
+        ('[Scores "3 3"]', "[Scores 3 3]", 4, "malformed tag line"),
     ],
 )
 def test_inconsistencies_are_reported_with_their_line(old, new, line, words):
@@ -100,7 +100,11 @@ def test_match_records_check_the_match_result():
         games.append(g)
     recs = [
         record_from_game(games[0], ["a", "b"], [("Match", "best-of 3 extra-game"), ("MatchGame", "1")]),
-        record_from_game(games[1], ["a", "b"], [("Match", "best-of 3 extra-game"), ("MatchGame", "2"), ("MatchResult", "loss win")]),
+        record_from_game(
+            games[1],
+            ["a", "b"],
+            [("Match", "best-of 3 extra-game"), ("MatchGame", "2"), ("MatchResult", "loss win")],
+        ),
     ]
     text = write_text(recs)
     played, match = replay_match(parse_text(text))
@@ -109,14 +113,18 @@ def test_match_records_check_the_match_result():
         replay_match(parse_text(text.replace('MatchResult "loss win"', 'MatchResult "win loss"')))
 
 
-@pytest.mark.parametrize("text, words", [
-    ("", "empty"),
-    ("hello", "round line before the Rules tag"),
-    ('{"format": "x"}', "not a cardtable Goofspiel JSON record"),
-    ("{not json", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "empty"),
+        ("hello", "round line before the Rules tag"),
+        ('{"format": "x"}', "not a cardtable Goofspiel JSON record"),
+        ("{not json", "not valid JSON"),
+    ],
+)
 def test_malformed_files(text, words):
     from cardtable.goofspiel.record import load_records
+
     with pytest.raises(RecordError, match=words):
         load_records(text)
 
@@ -144,6 +152,7 @@ def test_json_replay_errors_name_the_round():
 
 def test_names_that_the_notation_cannot_hold_are_refused():
     from cardtable.goofspiel import GoofspielError
+
     g = Game(Ruleset(cards=1))
     g.play([1, 1])
     for bad in ["Al; Bo", "", "  "]:

@@ -7,7 +7,14 @@ from cardtable.goofspiel import PRESETS, Ruleset, RulesetError
 
 def test_standard_preset_is_the_rules_md_default():
     rs = Ruleset.preset("standard")
-    assert (rs.cards, rs.players, rs.tie_rule, rs.high_ace, rs.cards_per_bid, rs.open_prizes) == (13, 2, "carry", False, 1, 1)
+    assert (rs.cards, rs.players, rs.tie_rule, rs.high_ace, rs.cards_per_bid, rs.open_prizes) == (
+        13,
+        2,
+        "carry",
+        False,
+        1,
+        1,
+    )
     assert rs.total_prize_value == 91
     assert Ruleset.preset("discard").tie_rule == "discard"
 

@@ -23,6 +23,7 @@ def choosing_game() -> Game:
 
 # -- one integer policy ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bad", [3.0, "3", True, Fraction(3), None])
 def test_choose_refuses_what_is_not_a_whole_number(bad):
     g = choosing_game()
@@ -82,10 +83,11 @@ def test_ruleset_fields_take_numpy_integers_as_ints():
 
 def test_huge_numbers_give_a_ruleset_error():
     with pytest.raises(RulesetError, match="cards"):
-        Ruleset(cards=10 ** 5000)
+        Ruleset(cards=10**5000)
 
 
 # -- rules notation and files ----------------------------------------------------------------
+
 
 def test_repeated_keys_are_refused():
     with pytest.raises(RulesetError, match="given twice"):
@@ -100,19 +102,22 @@ def test_odd_notation_gives_a_ruleset_error(text):
         Ruleset.parse(text)
 
 
-@pytest.mark.parametrize("content, name", [
-    ('{"cards": 3, "prize_order": [1, "2", 3]}', "r.json"),
-    ('{"preset": ["discard"]}', "r.json"),
-    ('{"cards": 3.0}', "r.json"),
-    ('{"cards": true}', "r.json"),
-    ('{"high_ace": "yes"}', "r.json"),
-    ('{"tie_rule": ["carry"]}', "r.json"),
-    ('{"cards": 3, "cards": 4}', "r.json"),
-    ("[" * 100_000, "r.json"),
-    ("[1, 2]", "r.json"),
-    ('prize_order = [1, "2", 3]\ncards = 3', "r.toml"),
-    ('preset = ["discard"]', "r.toml"),
-])
+@pytest.mark.parametrize(
+    "content, name",
+    [
+        ('{"cards": 3, "prize_order": [1, "2", 3]}', "r.json"),
+        ('{"preset": ["discard"]}', "r.json"),
+        ('{"cards": 3.0}', "r.json"),
+        ('{"cards": true}', "r.json"),
+        ('{"high_ace": "yes"}', "r.json"),
+        ('{"tie_rule": ["carry"]}', "r.json"),
+        ('{"cards": 3, "cards": 4}', "r.json"),
+        ("[" * 100_000, "r.json"),
+        ("[1, 2]", "r.json"),
+        ('prize_order = [1, "2", 3]\ncards = 3', "r.toml"),
+        ('preset = ["discard"]', "r.toml"),
+    ],
+)
 def test_rules_files_with_wrong_types_give_a_ruleset_error(tmp_path, content, name):
     path = tmp_path / name
     path.write_text(content)
@@ -122,12 +127,14 @@ def test_rules_files_with_wrong_types_give_a_ruleset_error(tmp_path, content, na
 
 # -- the command line --------------------------------------------------------------------------
 
+
 def cli(*args, home=None, env=None):
     full_env = dict(os.environ, **(env or {}))
     if home is not None:
         full_env["CARDTABLE_HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "cardtable", *args], capture_output=True, text=True,
-                          env=full_env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cardtable", *args], capture_output=True, text=True, env=full_env, timeout=120
+    )
 
 
 def test_long_rules_string_is_not_tried_as_a_path(tmp_path):
@@ -136,24 +143,40 @@ def test_long_rules_string_is_not_tried_as_a_path(tmp_path):
 
 
 def test_rules_order_and_cards_flag_conflict_is_refused(tmp_path):
-    out = cli("play", "--auto", "--rules", "cards=5 order=5,4,3,2,1", "--cards", "6", "--no-save", home=tmp_path)
+    out = cli(
+        "play", "--auto", "--rules", "cards=5 order=5,4,3,2,1", "--cards", "6", "--no-save", home=tmp_path
+    )
     assert out.returncode == 2 and "conflicts" in out.stderr
 
 
 def test_rules_order_is_kept_when_cards_flag_agrees(tmp_path):
     record = tmp_path / "g.txt"
-    out = cli("play", "--auto", "--delay", "0", "--rules", "cards=5 order=5,4,3,2,1", "--cards", "5",
-              "--record", str(record), home=tmp_path)
+    out = cli(
+        "play",
+        "--auto",
+        "--delay",
+        "0",
+        "--rules",
+        "cards=5 order=5,4,3,2,1",
+        "--cards",
+        "5",
+        "--record",
+        str(record),
+        home=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     assert "order=5,4,3,2,1" in record.read_text()
 
 
-@pytest.mark.parametrize("args", [
-    ["solve", "--cards", "3", "--cache", "{afile}/sub"],
-    ["solve", "--cards", "3"],
-    ["tournament", "random", "heuristic", "--games", "2", "-j", "1"],
-    ["play", "--auto", "--cards", "3", "--delay", "0"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "--cards", "3", "--cache", "{afile}/sub"],
+        ["solve", "--cards", "3"],
+        ["tournament", "random", "heuristic", "--games", "2", "-j", "1"],
+        ["play", "--auto", "--cards", "3", "--delay", "0"],
+    ],
+)
 def test_bad_folders_are_refused_before_the_work(tmp_path, args):
     afile = tmp_path / "afile"
     afile.write_text("x")

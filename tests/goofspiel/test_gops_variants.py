@@ -34,7 +34,7 @@ def test_three_players_highest_unique_bid():
     g = Game(rs)
     r = g.play([13, 13, 2])  # both kings drop out, the 2 wins
     assert r.winner == 2 and g.points == (0, 0, 13)
-    r = g.play([5, 5, 5])    # nothing remains: a tie, the pot carries
+    r = g.play([5, 5, 5])  # nothing remains: a tie, the pot carries
     assert r.tie and g.pot == (12, 11)
 
 
@@ -81,7 +81,7 @@ def test_open_prizes_two_players_only_the_winner_takes_one():
 
 def test_open_prizes_takers_in_order_of_bid_strength():
     assert takers_in_order([3, 12, 8]) == [1, 2]
-    assert takers_in_order([8, 8, 2]) == []          # tied top pair cannot be ordered
+    assert takers_in_order([8, 8, 2]) == []  # tied top pair cannot be ordered
     assert takers_in_order([9, 8, 8, 2]) == [0]
     assert takers_in_order([9, 9, 5, 2], unique_bids=True) == [2]
 

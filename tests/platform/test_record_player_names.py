@@ -19,7 +19,17 @@ from cardtable.goofspiel import record as gops_record
 from cardtable.platform.names import PlayerNameError, split_player_names
 from cardtable.platform.records import quote_tag
 
-NAMES = [" Ann", "Ann ", "Ann\u00a0", "\u00a0Ann", "Ann\u2028", "Ann\u0085", "Ann", "Zo\u00eb \u00dcnal", "A  B"]
+NAMES = [
+    " Ann",
+    "Ann ",
+    "Ann\u00a0",
+    "\u00a0Ann",
+    "Ann\u2028",
+    "Ann\u0085",
+    "Ann",
+    "Zo\u00eb \u00dcnal",
+    "A  B",
+]
 
 
 def accepted(load, text: str) -> bool:

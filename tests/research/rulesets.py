@@ -15,11 +15,15 @@ def random_rulesets(count: int, seed: int, min_rounds: int = 5, max_cards: int =
         players = rng.randint(2, 5)
         try:
             rs = Ruleset(
-                cards=rng.randint(min_rounds, max_cards), players=players,
-                tie_rule=rng.choice(["carry", "discard"]), unique_bids=players > 2 and rng.random() < 0.5,
-                high_ace=rng.random() < 0.5, cards_per_bid=rng.choice([1, 1, 2]),
+                cards=rng.randint(min_rounds, max_cards),
+                players=players,
+                tie_rule=rng.choice(["carry", "discard"]),
+                unique_bids=players > 2 and rng.random() < 0.5,
+                high_ace=rng.random() < 0.5,
+                cards_per_bid=rng.choice([1, 1, 2]),
                 open_prizes=rng.choice([1, 1, 2, 3]),
-                prize_order=rng.choice(["shuffled", "shuffled", "ascending", "descending"]))
+                prize_order=rng.choice(["shuffled", "shuffled", "ascending", "descending"]),
+            )
         except RulesetError:
             continue
         if rs.rounds >= min_rounds:

@@ -40,10 +40,23 @@ def config(*specs, games=2, ruleset="cards=4"):
 
 # -- 1. a protocol bot that fails the handshake is a configuration error --------------------
 
+
 def test_cli_missing_script_is_reported_before_any_game(tmp_path):
     db = tmp_path / "t.sqlite"
-    res = CliRunner().invoke(_app(), ["tournament", "random", f"x=cmd:{sys.executable} {tmp_path / 'nothere.py'}",
-                                      "--games", "2", "--backend", "serial", "--db", str(db)])
+    res = CliRunner().invoke(
+        _app(),
+        [
+            "tournament",
+            "random",
+            f"x=cmd:{sys.executable} {tmp_path / 'nothere.py'}",
+            "--games",
+            "2",
+            "--backend",
+            "serial",
+            "--db",
+            str(db),
+        ],
+    )
     assert res.exit_code == 2, res.output
     # the script is checked before the program starts (docs/protocol.md, "The bot's command")
     text = " ".join(res.output.split())
@@ -53,7 +66,9 @@ def test_cli_missing_script_is_reported_before_any_game(tmp_path):
 
 
 def test_cli_missing_script_writes_no_default_database():
-    res = CliRunner().invoke(_app(), ["tournament", "random", f"x=cmd:{sys.executable} nothere-xyz.py", "--games", "2"])
+    res = CliRunner().invoke(
+        _app(), ["tournament", "random", f"x=cmd:{sys.executable} nothere-xyz.py", "--games", "2"]
+    )
     assert res.exit_code == 2, res.output
     assert not (home() / "tournaments").exists()
 
@@ -67,7 +82,9 @@ def test_handshake_failures_name_the_bot_and_the_reason(tmp_path, mode, kind):
 
 def test_run_refuses_a_crashing_program_and_writes_nothing(tmp_path):
     db = tmp_path / "t.sqlite"
-    with pytest.raises(TournamentError, match=r"bot 'gone': failed the handshake: crash: the program exited \(code 3\)"):
+    with pytest.raises(
+        TournamentError, match=r"bot 'gone': failed the handshake: crash: the program exited \(code 3\)"
+    ):
         run(config("random", f"gone=cmd:{sys.executable} -c 'import sys; sys.exit(3)'"), db, backend="serial")
     assert not db.exists()
     with pytest.raises(TournamentError, match="bot 'gone': bot command .*: script .*missing.py' not found"):
@@ -78,8 +95,11 @@ def test_run_refuses_a_crashing_program_and_writes_nothing(tmp_path):
 def test_a_program_with_an_unknown_setoption_fails_before_any_game(tmp_path):
     from cardtable.platform.tournament import BotEntry
 
-    cfg = TournamentConfig(bots=(parse_bot_spec("random"), BotEntry("py", "program", PY, {"nosuch": 1})),
-                           ruleset="cards=4", games=2)
+    cfg = TournamentConfig(
+        bots=(parse_bot_spec("random"), BotEntry("py", "program", PY, {"nosuch": 1})),
+        ruleset="cards=4",
+        games=2,
+    )
     db = tmp_path / "t.sqlite"
     with pytest.raises(TournamentError, match="bot 'py': failed the handshake: handshake: .*nosuch"):
         run(cfg, db, backend="serial")
@@ -92,6 +112,7 @@ def test_a_good_program_passes_and_plays(tmp_path):
 
 
 # -- 2. built-in bot options are checked against the constructor ----------------------------
+
 
 def test_option_names_come_from_the_signature():
     names = bot_option_names(MCTSBot)
@@ -107,11 +128,14 @@ def test_cli_unknown_builtin_option_lists_the_options(tmp_path):
     assert not db.exists()
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("m=mcts:foo=1", r"^bot 'm': mcts: unknown option 'foo'; options: iterations"),
-    ("mcts:seed=3", r"option 'seed' is set by the tournament's --seed"),
-    ("matcher:depth=2", r"^matcher: unknown option 'depth'"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("m=mcts:foo=1", r"^bot 'm': mcts: unknown option 'foo'; options: iterations"),
+        ("mcts:seed=3", r"option 'seed' is set by the tournament's --seed"),
+        ("matcher:depth=2", r"^matcher: unknown option 'depth'"),
+    ],
+)
 def test_unknown_options_fail_validation(spec, message):
     with pytest.raises(TournamentError, match=message):
         validate(config("random", spec))
@@ -123,6 +147,7 @@ def test_known_options_still_pass():
 
 # -- 3. a bad ruleset lists the preset names ------------------------------------------------
 
+
 def test_bot_check_bad_ruleset_lists_the_presets():
     res = CliRunner().invoke(_app(), ["bot-check", PY, "-r", "bogus"])
     assert res.exit_code == 2, res.output
@@ -131,7 +156,9 @@ def test_bot_check_bad_ruleset_lists_the_presets():
 
 
 def test_tournament_bad_ruleset_lists_the_presets(tmp_path):
-    res = CliRunner().invoke(_app(), ["tournament", "random", "matcher", "-r", "bogus", "--db", str(tmp_path / "t.sqlite")])
+    res = CliRunner().invoke(
+        _app(), ["tournament", "random", "matcher", "-r", "bogus", "--db", str(tmp_path / "t.sqlite")]
+    )
     assert res.exit_code == 2, res.output
     assert "presets: " + ", ".join(PRESETS) in res.output.replace("\n", "")
     assert not (tmp_path / "t.sqlite").exists()

@@ -13,20 +13,33 @@ from cardtable.research.gym_env import GoofspielGymEnv
 from cardtable.research.pettingzoo_env import env as aec_env
 from cardtable.research.pettingzoo_env import parallel_env
 
-RULESETS = [Ruleset(cards=4), Ruleset(cards=5, players=3, unique_bids=True),
-            Ruleset(cards=6, open_prizes=2), Ruleset(cards=6, cards_per_bid=2, tie_rule="discard")]
+RULESETS = [
+    Ruleset(cards=4),
+    Ruleset(cards=5, players=3, unique_bids=True),
+    Ruleset(cards=6, open_prizes=2),
+    Ruleset(cards=6, cards_per_bid=2, tie_rule="discard"),
+]
 
 actions = st.one_of(
-    st.integers(-3, 25), st.integers(min_value=-2**70, max_value=2**70), st.floats(allow_nan=True),
-    st.text(max_size=3), st.booleans(), st.none(), st.integers(0, 20).map(np.int64),
-    st.integers(0, 20).map(np.float32), st.lists(st.integers(0, 5), max_size=2),
+    st.integers(-3, 25),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True),
+    st.text(max_size=3),
+    st.booleans(),
+    st.none(),
+    st.integers(0, 20).map(np.int64),
+    st.integers(0, 20).map(np.float32),
+    st.lists(st.integers(0, 5), max_size=2),
 )
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ
-@given(rs=st.sampled_from(RULESETS), rule=st.sampled_from(["penalty", "raise"]),
-       seq=st.lists(st.lists(actions, min_size=5, max_size=5), max_size=25))
+@given(
+    rs=st.sampled_from(RULESETS),
+    rule=st.sampled_from(["penalty", "raise"]),
+    seq=st.lists(st.lists(actions, min_size=5, max_size=5), max_size=25),
+)
 def test_parallel_step_fuzz(rs, rule, seq):
     e = parallel_env(ruleset=rs, illegal_action=rule)
     e.reset(seed=0)
@@ -45,8 +58,11 @@ def test_parallel_step_fuzz(rs, rule, seq):
 
 
 @FUZZ
-@given(rs=st.sampled_from(RULESETS), rule=st.sampled_from(["penalty", "raise"]),
-       seq=st.lists(actions, max_size=60))
+@given(
+    rs=st.sampled_from(RULESETS),
+    rule=st.sampled_from(["penalty", "raise"]),
+    seq=st.lists(actions, max_size=60),
+)
 def test_aec_step_fuzz(rs, rule, seq):
     e = aec_env(ruleset=rs, illegal_action=rule)
     e.reset(seed=0)
@@ -65,8 +81,11 @@ def test_aec_step_fuzz(rs, rule, seq):
 
 
 @FUZZ
-@given(rs=st.sampled_from(RULESETS), rule=st.sampled_from(["penalty", "raise"]),
-       seq=st.lists(actions, max_size=30))
+@given(
+    rs=st.sampled_from(RULESETS),
+    rule=st.sampled_from(["penalty", "raise"]),
+    seq=st.lists(actions, max_size=30),
+)
 def test_gym_step_fuzz(rs, rule, seq):
     e = GoofspielGymEnv(rs, opponents="random", illegal_action=rule)
     e.reset(seed=0)

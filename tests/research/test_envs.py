@@ -71,7 +71,7 @@ def test_open_prizes_choose_phase_is_its_own_action_type():
     assert e.game.phase == "choose" and e.game.chooser == 0
     m0, m1 = obs["player_0"]["action_mask"], obs["player_1"]["action_mask"]
     c = 5
-    assert m0[c:c + 5].tolist() == [1, 1, 1, 0, 0] and m0[-1] == 0 and m0[:c].sum() == 0
+    assert m0[c : c + 5].tolist() == [1, 1, 1, 0, 0] and m0[-1] == 0 and m0[:c].sum() == 0
     assert m1.tolist() == [0] * (c + 5) + [1]  # only "wait"
     e.step({"player_0": c + 2, "player_1": c + 5})  # take prize 3
     assert e.game.won[0] == (3,)
@@ -107,6 +107,7 @@ def test_gym_bad_arguments_and_actions():
     with pytest.raises(ValueError, match="seat"):
         GoofspielGymEnv(Ruleset(), seat=2)
     from cardtable.platform.bot import load_bot
+
     with pytest.raises(ValueError, match="several seats"):
         GoofspielGymEnv(Ruleset(players=3), opponents=load_bot("goofspiel", "random"))
     env = GoofspielGymEnv(Ruleset(cards=3), illegal_action="raise")
@@ -124,6 +125,7 @@ def test_gym_is_reproducible_with_a_seed():
         while not done:
             obs, r, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
         return env.game.history
+
     assert episode() == episode()
 
 
@@ -168,10 +170,10 @@ def test_illegal_action_ends_the_parallel_episode_with_the_documented_penalty():
     assert rew == {"player_0": -10.0, "player_1": 0.0, "player_2": 0.0}  # minus the total prize value
     assert all(term.values()) and not any(trunc.values()) and e.agents == []
     assert info["player_2"]["illegal_action"] == ["player_0"]
-    assert e.game.snapshot() == before   # the illegal round is not played
+    assert e.game.snapshot() == before  # the illegal round is not played
     with pytest.raises(RuntimeError):
         e.step({"player_0": 1})
-    e.reset(seed=2)                       # and the env is usable again
+    e.reset(seed=2)  # and the env is usable again
     assert e.agents == ["player_0", "player_1", "player_2"]
     p = parallel_env(ruleset=Ruleset(cards=4), illegal_reward=-1)
     p.reset(seed=0)
@@ -186,16 +188,16 @@ def test_aec_illegal_action_fails_on_its_own_step_and_the_env_stays_usable():
     a = aec_env(ruleset=Ruleset(cards=4), illegal_action="raise")
     a.reset(seed=3)
     a.step(0)
-    a.step(1)            # round 1 played
+    a.step(1)  # round 1 played
     assert a.game.round == 2
     with pytest.raises(IllegalActionError, match="player_0"):
-        a.step(0)        # player_0's own card 1 is spent: fails now, not at player_1's step
+        a.step(0)  # player_0's own card 1 is spent: fails now, not at player_1's step
     assert a.agent_selection == "player_0" and a.game.round == 2
     a.step(2)
     a.step(2)
     assert a.game.round == 3
 
-    a = aec_env(ruleset=Ruleset(cards=4))   # default: the penalty rule, on the same step
+    a = aec_env(ruleset=Ruleset(cards=4))  # default: the penalty rule, on the same step
     a.reset(seed=3)
     a.step(0)
     a.step(1)
@@ -260,8 +262,14 @@ def test_ansi_render_is_a_readable_table():
     lines = e.render().splitlines()
     assert lines[0] == "Goofspiel  cards=5 players=3 ties=carry ace=low bid=1 display=1 order=shuffled"
     assert lines[1] == "round 2 of 5, bid phase"
-    assert lines[3] == "last round: prize 5  player_0 bid 5, player_1 bid A, player_2 bid 2 -> player_0 took 5"
-    assert lines[-3:] == ["player_0       5  A 2 3 4", "player_1       0  2 3 4 5", "player_2       0  A 3 4 5"]
+    assert (
+        lines[3] == "last round: prize 5  player_0 bid 5, player_1 bid A, player_2 bid 2 -> player_0 took 5"
+    )
+    assert lines[-3:] == [
+        "player_0       5  A 2 3 4",
+        "player_1       0  2 3 4 5",
+        "player_2       0  A 3 4 5",
+    ]
 
 
 # -- vector envs, the masked sampler and the terminal mask (issue 22, item 3) ---------------
@@ -278,14 +286,14 @@ def _vec_episode_checks(envs, steps, seed):
     envs.action_space.seed(seed)
     obs, _ = envs.reset(seed=seed)
     illegal = ended = 0
-    done = np.zeros(envs.num_envs, dtype=bool)       # NEXT_STEP autoreset: this step resets those envs
+    done = np.zeros(envs.num_envs, dtype=bool)  # NEXT_STEP autoreset: this step resets those envs
     for _ in range(steps):
         mask = obs["action_mask"]
         actions = sample_legal(envs.action_space, mask)
         assert actions.shape == (envs.num_envs,)
         for i in range(envs.num_envs):
             if done[i]:
-                assert not mask[i].any() and actions[i] == 0     # the placeholder, ignored by the reset
+                assert not mask[i].any() and actions[i] == 0  # the placeholder, ignored by the reset
             else:
                 assert mask[i][actions[i]] == 1
         obs, _, term, trunc, info = envs.step(actions)
@@ -301,19 +309,26 @@ def _vec_episode_checks(envs, steps, seed):
 
 def test_sync_vector_env_with_the_masked_sampler_plays_no_illegal_action():
     """The issue's example: 4 envs x 100 steps (plain ``action_space.sample()`` ended 84 of them illegally)."""
-    envs = gymnasium.make_vec(GYM_ID, num_envs=4, vectorization_mode="sync", ruleset="cards=4",
-                              opponents="random")
+    envs = gymnasium.make_vec(
+        GYM_ID, num_envs=4, vectorization_mode="sync", ruleset="cards=4", opponents="random"
+    )
     try:
         illegal, ended = _vec_episode_checks(envs, 100, seed=0)
     finally:
         envs.close()
     assert illegal == 0
-    assert ended >= 4 * 100 // 5          # 4-card games of 4 learner steps, then a reset step each
+    assert ended >= 4 * 100 // 5  # 4-card games of 4 learner steps, then a reset step each
 
 
 def test_sync_vector_env_terminal_mask_with_truncation_and_open_prizes():
-    envs = gymnasium.make_vec(GYM_ID, num_envs=3, vectorization_mode="sync",
-                              ruleset="cards=5 display=2", opponents="random", max_cycles=3)
+    envs = gymnasium.make_vec(
+        GYM_ID,
+        num_envs=3,
+        vectorization_mode="sync",
+        ruleset="cards=5 display=2",
+        opponents="random",
+        max_cycles=3,
+    )
     try:
         illegal, ended = _vec_episode_checks(envs, 40, seed=1)
     finally:
@@ -322,8 +337,9 @@ def test_sync_vector_env_terminal_mask_with_truncation_and_open_prizes():
 
 
 def test_async_vector_env_terminal_mask_and_workers_exit():
-    envs = gymnasium.make_vec(GYM_ID, num_envs=2, vectorization_mode="async", ruleset="cards=3",
-                              opponents="random")
+    envs = gymnasium.make_vec(
+        GYM_ID, num_envs=2, vectorization_mode="async", ruleset="cards=3", opponents="random"
+    )
     processes = list(envs.processes)
     try:
         illegal, ended = _vec_episode_checks(envs, 12, seed=2)
@@ -342,11 +358,11 @@ def test_sample_legal_on_one_env_and_bad_masks():
     env.action_space.seed(0)
     draws = {int(sample_legal(env.action_space, obs["action_mask"])) for _ in range(50)}
     assert draws == {0, 1, 2, 3}
-    env.step(2)                                         # card 3 spent
-    obs, *_ = env.step(0)                               # card 1 spent
+    env.step(2)  # card 3 spent
+    obs, *_ = env.step(0)  # card 1 spent
     assert obs["action_mask"].tolist() == [0, 1, 0, 1]
     assert {int(sample_legal(env.action_space, obs["action_mask"])) for _ in range(30)} == {1, 3}
-    assert sample_legal(env.action_space, np.zeros(4, np.int8)) == 0       # the ended episode's placeholder
+    assert sample_legal(env.action_space, np.zeros(4, np.int8)) == 0  # the ended episode's placeholder
     assert sample_legal(env.action_space, np.array([False, False, True, False])) == 2
     with pytest.raises(ValueError, match=r"shape \(4,\)"):
         sample_legal(env.action_space, np.ones(5, np.int8))
@@ -365,7 +381,7 @@ def test_sample_legal_on_one_env_and_bad_masks():
 def test_terminal_mask_is_all_zeros_however_a_gym_episode_ends():
     rs = Ruleset(cards=4)
     ends = []
-    g = GoofspielGymEnv(rs)                               # the game's end
+    g = GoofspielGymEnv(rs)  # the game's end
     obs, _ = g.reset(seed=0)
     while True:
         obs, _, term, trunc, _ = g.step(int(np.flatnonzero(obs["action_mask"])[0]))
@@ -373,37 +389,37 @@ def test_terminal_mask_is_all_zeros_however_a_gym_episode_ends():
             break
         assert obs["action_mask"].any()
     ends.append(obs["action_mask"])
-    g = GoofspielGymEnv(rs)                               # an illegal action (before: the legal mask)
+    g = GoofspielGymEnv(rs)  # an illegal action (before: the legal mask)
     g.reset(seed=0)
     g.step(0)
     ends.append(g.step(0)[0]["action_mask"])
-    g = GoofspielGymEnv(rs, max_cycles=1)                 # truncation (before: the legal mask)
+    g = GoofspielGymEnv(rs, max_cycles=1)  # truncation (before: the legal mask)
     g.reset(seed=0)
     obs, _, term, trunc, _ = g.step(0)
     assert trunc and not term
     ends.append(obs["action_mask"])
     assert [m.tolist() for m in ends] == [[0, 0, 0, 0]] * 3
-    assert obs["observation"].any()                       # the observation itself is kept
+    assert obs["observation"].any()  # the observation itself is kept
 
 
 def test_terminal_mask_is_all_zeros_however_a_pettingzoo_episode_ends():
     rs = Ruleset(cards=4)
-    e = parallel_env(ruleset=rs, max_cycles=1)            # truncation
+    e = parallel_env(ruleset=rs, max_cycles=1)  # truncation
     e.reset(seed=0)
     obs, _, _, trunc, _ = e.step({"player_0": 0, "player_1": 1})
     assert all(trunc.values()) and [o["action_mask"].tolist() for o in obs.values()] == [[0, 0, 0, 0]] * 2
-    e = parallel_env(ruleset=rs)                          # an illegal action
+    e = parallel_env(ruleset=rs)  # an illegal action
     e.reset(seed=0)
     e.step({"player_0": 0, "player_1": 1})
     obs, _, term, _, _ = e.step({"player_0": 0, "player_1": 2})
     assert all(term.values()) and [o["action_mask"].tolist() for o in obs.values()] == [[0, 0, 0, 0]] * 2
     e.reset(seed=0)
-    assert e.observe("player_0")["action_mask"].tolist() == [1, 1, 1, 1]     # a reset starts afresh
-    a = aec_env(ruleset=rs)                               # AEC: an illegal action, then the game's end
+    assert e.observe("player_0")["action_mask"].tolist() == [1, 1, 1, 1]  # a reset starts afresh
+    a = aec_env(ruleset=rs)  # AEC: an illegal action, then the game's end
     a.reset(seed=0)
     a.step(0)
     a.step(0)
-    a.step(0)                                             # player_0: card 1 again
+    a.step(0)  # player_0: card 1 again
     assert all(a.terminations.values()) and a.observe("player_1")["action_mask"].tolist() == [0, 0, 0, 0]
     a.reset(seed=0)
     for _agent in a.agent_iter():

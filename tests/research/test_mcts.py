@@ -23,7 +23,8 @@ VARIANTS = [Ruleset.preset(n) for n in PRESETS] + [
 @pytest.mark.parametrize("selection", ["duct", "rm"])
 def test_mcts_plays_legal_moves_in_every_variant(ruleset, selection):
     bots = [MCTSBot(seed=1, iterations=25, selection=selection)] + [
-        load_bot("goofspiel", "random", seed=s) for s in range(ruleset.players - 1)]
+        load_bot("goofspiel", "random", seed=s) for s in range(ruleset.players - 1)
+    ]
     game = play_game(ruleset, bots, seed=4)  # play_game raises on any illegal action
     assert game.is_over and bots[0].last_iterations == 25
 
@@ -44,7 +45,7 @@ def test_mcts_beats_random_on_the_standard_game():
     for g in range(4):
         mcts, rnd = MCTSBot(seed=g, iterations=300), load_bot("goofspiel", "random", seed=100 + g)
         seats = [mcts, rnd] if g % 2 == 0 else [rnd, mcts]
-        game = play_game(rs, seats, seed=g // 2)   # duplicate: both seatings per deal
+        game = play_game(rs, seats, seed=g // 2)  # duplicate: both seatings per deal
         diffs.append(game.result().point_difference[g % 2])
     assert sum(d > 0 for d in diffs) >= 3, diffs
     assert sum(diffs) / len(diffs) > 10, diffs
@@ -73,7 +74,9 @@ def test_determinisation_is_consistent_with_the_view():
     assert det.remaining_prizes == game.remaining_prizes and det.deck == tuple(order)
 
 
-@pytest.mark.parametrize("kw", [dict(iterations=0), dict(time_limit=0), dict(selection="best"), dict(gamma=0)])
+@pytest.mark.parametrize(
+    "kw", [dict(iterations=0), dict(time_limit=0), dict(selection="best"), dict(gamma=0)]
+)
 def test_bad_options_are_rejected(kw):
     with pytest.raises(ValueError):
         MCTSBot(**kw)
@@ -94,10 +97,10 @@ def _view_after(rs, rounds, seat, prize_deck):
 def test_posterior_finds_a_matcher_and_not_a_random_bidder():
     rs = Ruleset(cards=8)
     deck = [5, 2, 7, 1, 8, 3, 6, 4]
-    matcher_like = _view_after(rs, [[1, 5], [2, 2], [3, 7]], 0, deck)   # seat 1 bid the prize each time
+    matcher_like = _view_after(rs, [[1, 5], [2, 2], [3, 7]], 0, deck)  # seat 1 bid the prize each time
     post = opponent_model.posteriors(matcher_like)[1]
     assert post["match"] > 0.9 and abs(sum(post.values()) - 1) < 1e-12
-    odd = _view_after(rs, [[1, 1], [2, 8], [3, 3]], 0, deck)           # far from every type's prediction
+    odd = _view_after(rs, [[1, 1], [2, 8], [3, 3]], 0, deck)  # far from every type's prediction
     post = opponent_model.posteriors(odd)[1]
     assert post["match"] < 0.01 and post["search"] > 0.6
     # bids that ignore the pot are likelier under `uniform` than under `search` (half `quantile`):
@@ -124,7 +127,9 @@ def test_random_bidders_are_recognised_with_three_players():
             while len(game.view(0).hand) > 1:
                 game.play([bots[s].act(game.view(s)) for s in range(players)])
             weights[players].append(opponent_model.posteriors(game.view(0))[1])
-    mean = {p: {t: statistics.fmean(w[t] for w in ws) for t in opponent_model.PRIOR} for p, ws in weights.items()}
+    mean = {
+        p: {t: statistics.fmean(w[t] for w in ws) for t in opponent_model.PRIOR} for p, ws in weights.items()
+    }
     assert mean[3]["uniform"] > 0.5 > mean[3]["search"], mean[3]
     assert mean[2]["search"] > 0.5 > mean[2]["uniform"], mean[2]
     # a matcher is still found at once with three players
@@ -152,11 +157,25 @@ def test_policy_is_the_mixed_move_and_act_plays_from_it():
     assert list(MCTSBot(seed=2, iterations=200, final="max").search_policy(game.view(0)).values()) == [1.0]
 
 
-@pytest.mark.parametrize("kw", [dict(selection="exp3"), dict(playout="random"), dict(final="max"),
-                                dict(model=False), dict(selection="rm", final="max")])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(selection="exp3"),
+        dict(playout="random"),
+        dict(final="max"),
+        dict(model=False),
+        dict(selection="rm", final="max"),
+    ],
+)
 def test_every_option_plays_legal_games(kw):
-    for rs in (Ruleset(cards=6, players=3), Ruleset(cards=6, open_prizes=2), Ruleset(cards=6, cards_per_bid=2)):
-        bots = [MCTSBot(seed=1, iterations=30, **kw)] + [load_bot("goofspiel", "heuristic") for _ in range(rs.players - 1)]
+    for rs in (
+        Ruleset(cards=6, players=3),
+        Ruleset(cards=6, open_prizes=2),
+        Ruleset(cards=6, cards_per_bid=2),
+    ):
+        bots = [MCTSBot(seed=1, iterations=30, **kw)] + [
+            load_bot("goofspiel", "heuristic") for _ in range(rs.players - 1)
+        ]
         assert play_game(rs, bots, seed=2).is_over
 
 
@@ -169,8 +188,18 @@ def test_the_opponent_model_wins_by_one_against_a_revealed_matcher():
     assert max(with_model, key=with_model.get) == 8 and with_model[8] > 0.4, with_model  # without: 0.15
 
 
-@pytest.mark.parametrize("kw", [dict(playout="best"), dict(final="avg"), dict(model=1), dict(epsilon=2),
-                                dict(c=-1), dict(iterations=True), dict(selection="exp4")])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(playout="best"),
+        dict(final="avg"),
+        dict(model=1),
+        dict(epsilon=2),
+        dict(c=-1),
+        dict(iterations=True),
+        dict(selection="exp4"),
+    ],
+)
 def test_bad_new_options_are_rejected(kw):
     with pytest.raises(ValueError):
         MCTSBot(**kw)
@@ -193,12 +222,14 @@ def test_default_search_is_not_a_near_uniform_bid_in_three_players():
 def test_auto_final_move_mixes_with_two_players_only():
     two = Ruleset(cards=5)
     view = Game(two, seed=3).view(0)
-    assert MCTSBot(seed=2, iterations=200).search_policy(view) == \
-        MCTSBot(seed=2, iterations=200, final="mix").search_policy(view)
+    assert MCTSBot(seed=2, iterations=200).search_policy(view) == MCTSBot(
+        seed=2, iterations=200, final="mix"
+    ).search_policy(view)
     three = Ruleset(cards=5, players=3)
     view = Game(three, seed=3).view(0)
-    assert MCTSBot(seed=2, iterations=200).search_policy(view) == \
-        MCTSBot(seed=2, iterations=200, final="max").search_policy(view)
+    assert MCTSBot(seed=2, iterations=200).search_policy(view) == MCTSBot(
+        seed=2, iterations=200, final="max"
+    ).search_policy(view)
 
 
 def test_small_decisions_stop_early_and_time_limit_alone_is_a_time_budget():
@@ -208,7 +239,7 @@ def test_small_decisions_stop_early_and_time_limit_alone_is_a_time_budget():
     game.play([2, 3])
     bot = MCTSBot(seed=0)
     bot.new_game(rs, 0)
-    bot.act(game.view(0))                     # two cards each: 2 x 2 joint moves, 50 iterations each
+    bot.act(game.view(0))  # two cards each: 2 x 2 joint moves, 50 iterations each
     assert bot.last_iterations == 4 * mcts_module.ITERATIONS_PER_JOINT_MOVE == 200
     bot = MCTSBot(seed=0, iterations=30)
     bot.new_game(rs, 0)
@@ -225,7 +256,7 @@ def test_few_face_down_prizes_are_searched_in_every_order():
     rs = Ruleset(cards=5)
     game = Game(rs, prize_deck=[3, 1, 5, 2, 4])
     game.play([1, 2])
-    game.play([3, 4])                          # prize 5 is up, 2 and 4 face down
+    game.play([3, 4])  # prize 5 is up, 2 and 4 face down
     view = game.view(0)
     seen = []
     real = mcts_module.determinise
@@ -235,4 +266,4 @@ def test_few_face_down_prizes_are_searched_in_every_order():
     finally:
         mcts_module.determinise = real
     face_down = tuple(view.remaining_prizes)
-    assert sorted(seen[1:]) == sorted(itertools.permutations(face_down))   # seen[0]: the root's
+    assert sorted(seen[1:]) == sorted(itertools.permutations(face_down))  # seen[0]: the root's

@@ -32,8 +32,16 @@ def _random_play(state, rng, log=None):
 
 @pytest.mark.parametrize("num_cards", [3, 5, 8, 13])
 def test_discard_ties_match_openspiel_goofspiel_on_identical_action_sequences(num_cards):
-    theirs = pyspiel.load_game("goofspiel", {"num_cards": num_cards, "points_order": "random",
-                                             "returns_type": "point_difference", "imp_info": True, "players": 2})
+    theirs = pyspiel.load_game(
+        "goofspiel",
+        {
+            "num_cards": num_cards,
+            "points_order": "random",
+            "returns_type": "point_difference",
+            "imp_info": True,
+            "players": 2,
+        },
+    )
     ours = og.load(num_cards=num_cards, tie_rule="discard")
     rng = random.Random(num_cards)
     for _ in range(30):
@@ -44,7 +52,8 @@ def test_discard_ties_match_openspiel_goofspiel_on_identical_action_sequences(nu
             if entry[0] == "chance":
                 assert s.is_chance_node()
                 assert sorted(a for a, _ in s.chance_outcomes()) == sorted(
-                    a for a, _ in theirs_state_outcomes(theirs, log, entry))
+                    a for a, _ in theirs_state_outcomes(theirs, log, entry)
+                )
                 s.apply_action(entry[1])
             else:
                 assert s.is_simultaneous_node()
@@ -76,11 +85,17 @@ def theirs_state_outcomes(game, log, upto):
     raise AssertionError("entry not in log")
 
 
-@pytest.mark.parametrize("params", [
-    dict(num_cards=4), dict(num_cards=5, open_prizes=2), dict(num_cards=5, players=3, unique_bids=True),
-    dict(num_cards=6, cards_per_bid=2), dict(num_cards=4, points_order="descending", high_ace=True),
-    dict(num_cards=5, players=4, tie_rule="discard"),
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(num_cards=4),
+        dict(num_cards=5, open_prizes=2),
+        dict(num_cards=5, players=3, unique_bids=True),
+        dict(num_cards=6, cards_per_bid=2),
+        dict(num_cards=4, points_order="descending", high_ace=True),
+        dict(num_cards=5, players=4, tie_rule="discard"),
+    ],
+)
 def test_every_variant_passes_openspiels_random_simulation_test(params):
     game = og.load(**params)
     pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
@@ -105,7 +120,9 @@ def test_bad_parameters_are_rejected():
 
 NATIVE_PARAMS = [
     dict(num_cards=n, players=p, points_order=o, returns_type=r)
-    for n in (3, 4, 5) for p in (2, 3) for o in ("random", "ascending", "descending")
+    for n in (3, 4, 5)
+    for p in (2, 3)
+    for o in ("random", "ascending", "descending")
     for r in ("point_difference", "win_loss", "total_points")
 ]
 
@@ -118,9 +135,9 @@ def test_native_parameter_names_and_defaults_are_known():
     native = pyspiel.load_game("goofspiel").get_parameters()
     assert native == og.NATIVE_DEFAULTS
     ours = og.load().get_parameters()
-    assert set(native) <= set(ours)                      # every native name is accepted
+    assert set(native) <= set(ours)  # every native name is accepted
     differ = {k for k in native if native[k] != ours[k]}
-    assert differ == {"returns_type"}                    # win_loss there, point_difference here (documented)
+    assert differ == {"returns_type"}  # win_loss there, point_difference here (documented)
 
 
 @pytest.mark.parametrize("params", NATIVE_PARAMS, ids=lambda p: "-".join(map(str, p.values())))
@@ -133,7 +150,7 @@ def test_metadata_matches_native(params):
     assert ours.num_distinct_actions() == native.num_distinct_actions()
     assert ours.max_utility() == pytest.approx(native.max_utility())
     total = params["num_cards"] * (params["num_cards"] + 1) // 2
-    if params["returns_type"] == "point_difference":    # native's minimum divides integers: -10 // 3
+    if params["returns_type"] == "point_difference":  # native's minimum divides integers: -10 // 3
         assert ours.min_utility() == pytest.approx(-total / params["players"])
         assert native.min_utility() == -(total // params["players"])
     else:
@@ -143,14 +160,21 @@ def test_metadata_matches_native(params):
     else:
         assert ours.utility_sum() == native.utility_sum() == 0.0
     # the turn-based forms: OpenSpiel's conversion and ours
-    converted, turn = pyspiel.convert_to_turn_based(native), og.load(tie_rule="discard", turn_based=True, **params)
+    converted, turn = (
+        pyspiel.convert_to_turn_based(native),
+        og.load(tie_rule="discard", turn_based=True, **params),
+    )
     assert turn.get_type().information == converted.get_type().information == og._IMPERFECT
     assert turn.max_game_length() == converted.max_game_length() == params["num_cards"] * params["players"]
 
 
 def test_issue_example_4_cards_metadata():
     game = og.load(num_cards=4, returns_type="point_difference")
-    assert (game.min_utility(), game.max_utility(), game.max_game_length()) == (-5.0, 5.0, 4)   # was -10, 10, 16
+    assert (game.min_utility(), game.max_utility(), game.max_game_length()) == (
+        -5.0,
+        5.0,
+        4,
+    )  # was -10, 10, 16
     assert og.load(num_cards=4, turn_based=True).max_game_length() == 8
     assert game.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION
 
@@ -169,8 +193,9 @@ def _lockstep(native, ours, rng):
         else:
             assert s.is_simultaneous_node()
             acts = [rng.choice(t.legal_actions(p)) for p in range(t.num_players())]
-            assert [s.legal_actions(p) for p in range(s.num_players())] == \
-                [t.legal_actions(p) for p in range(t.num_players())]
+            assert [s.legal_actions(p) for p in range(s.num_players())] == [
+                t.legal_actions(p) for p in range(t.num_players())
+            ]
             t.apply_actions(acts)
             s.apply_actions(acts)
     assert s.is_terminal()
@@ -180,7 +205,7 @@ def _lockstep(native, ours, rng):
 @pytest.mark.parametrize("params", NATIVE_PARAMS, ids=lambda p: "-".join(map(str, p.values())))
 def test_returns_match_native_on_identical_action_sequences(params):
     rng = random.Random(str(params))
-    extra = [dict(), dict(egocentric=True), dict(num_turns=params["num_cards"])]   # accepted, same game
+    extra = [dict(), dict(egocentric=True), dict(num_turns=params["num_cards"])]  # accepted, same game
     for i in range(24):
         more = extra[i % 3]
         t, s = _lockstep(_native(**params, **more), og.load(tie_rule="discard", **params, **more), rng)
@@ -190,21 +215,24 @@ def test_returns_match_native_on_identical_action_sequences(params):
 def test_win_loss_with_three_players_shares_the_win_as_native_does():
     game = og.load(num_cards=3, players=3, tie_rule="discard", returns_type="win_loss")
     s = game.new_initial_state()
-    s.apply_action(2)                    # prize 3
-    s.apply_actions([2, 2, 0])           # seats 0 and 1 tie on 3: discarded
-    s.apply_action(1)                    # prize 2
-    s.apply_actions([1, 0, 1])           # seats 0 and 2 tie on 2: discarded; last round forced
+    s.apply_action(2)  # prize 3
+    s.apply_actions([2, 2, 0])  # seats 0 and 1 tie on 3: discarded
+    s.apply_action(1)  # prize 2
+    s.apply_actions([1, 0, 1])  # seats 0 and 2 tie on 2: discarded; last round forced
     assert s.is_terminal() and s.engine_game.points == (0, 0, 1)
     assert s.returns() == [-0.5, -0.5, 1.0]
 
 
-@pytest.mark.parametrize("bad, reason", [
-    (dict(imp_info=True), "hides the bids"),
-    (dict(num_cards=4, num_turns=3), "cut short"),
-    (dict(num_cards=4, cards_per_bid=2, num_turns=4), "num_turns must be -1 or 2"),
-    (dict(returns_type="points"), "returns_type must be one of point_difference, win_loss, total_points"),
-    (dict(points_order="sideways"), "points_order"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        (dict(imp_info=True), "hides the bids"),
+        (dict(num_cards=4, num_turns=3), "cut short"),
+        (dict(num_cards=4, cards_per_bid=2, num_turns=4), "num_turns must be -1 or 2"),
+        (dict(returns_type="points"), "returns_type must be one of point_difference, win_loss, total_points"),
+        (dict(points_order="sideways"), "points_order"),
+    ],
+)
 def test_native_parameters_with_another_meaning_are_refused_with_the_reason(bad, reason):
     with pytest.raises(ValueError, match=reason):
         og.load(**bad)
@@ -219,6 +247,7 @@ def test_value_iteration_gives_native_values(points_order, returns_type):
     gives the same value at every state both games reach by the same moves (3 cards)."""
     pytest.importorskip("cvxpy")
     from open_spiel.python.algorithms import value_iteration
+
     params = dict(num_cards=3, points_order=points_order, returns_type=returns_type)
     native, ours = _native(**params), og.load(tie_rule="discard", **params)
     theirs_v = value_iteration.value_iteration(native, -1, 1e-6)
@@ -241,8 +270,9 @@ def test_value_iteration_gives_native_values(points_order, returns_type):
                 tc.apply_actions([a0, a1])
                 sc.apply_actions([a0, a1])
                 walk(tc, sc)
+
     walk(native.new_initial_state(), ours.new_initial_state())
-    assert len(compared) > 3          # not only the symmetric value 0
+    assert len(compared) > 3  # not only the symmetric value 0
 
 
 @pytest.mark.parametrize("num_cards, players", [(3, 2), (4, 2), (3, 3)])
@@ -251,6 +281,7 @@ def test_nash_conv_of_uniform_play_matches_native(num_cards, players, returns_ty
     """OpenSpiel's NashConv of uniform random play in the turn-based forms (our
     Python one and ``convert_to_turn_based`` of native)."""
     from open_spiel.python import policy
+
     params = dict(num_cards=num_cards, players=players, returns_type=returns_type)
     converted = pyspiel.convert_to_turn_based(_native(**params))
     turn = og.load(tie_rule="discard", turn_based=True, **params)
@@ -265,6 +296,7 @@ def test_sequence_form_lp_solves_the_turn_based_form_as_native():
     pytest.importorskip("cvxpy")
     from open_spiel.python import policy
     from open_spiel.python.algorithms import sequence_form_lp
+
     params = dict(num_cards=3, points_order="descending", returns_type="point_difference")
     converted = pyspiel.convert_to_turn_based(_native(**params))
     turn = og.load(tie_rule="discard", turn_based=True, **params)
@@ -275,16 +307,21 @@ def test_sequence_form_lp_solves_the_turn_based_form_as_native():
     assert exploitability.nash_conv(turn, policy.UniformRandomPolicy(turn)) > 0.1
 
 
-@pytest.mark.parametrize("params", [
-    dict(num_cards=5, open_prizes=2), dict(num_cards=5, players=3, open_prizes=3),
-    dict(num_cards=6, cards_per_bid=2), dict(num_cards=4, points_order="ascending"),
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(num_cards=5, open_prizes=2),
+        dict(num_cards=5, players=3, open_prizes=3),
+        dict(num_cards=6, cards_per_bid=2),
+        dict(num_cards=4, points_order="ascending"),
+    ],
+)
 def test_max_game_length_bounds_every_played_game(params):
     sim, turn = og.load(**params), og.load(turn_based=True, **params)
     rng = random.Random(7)
     for _ in range(20):
         s = _random_play(sim.new_initial_state(), rng)
-        assert len(s._h.moves) <= sim.max_game_length()          # a joint bid or a prize choice per move
+        assert len(s._h.moves) <= sim.max_game_length()  # a joint bid or a prize choice per move
         t = turn.new_initial_state()
         moves = 0
         while not t.is_terminal():

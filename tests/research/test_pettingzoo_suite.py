@@ -29,8 +29,10 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 def module_for(ruleset):
     """A stand-in for an env module (what PettingZoo's tests import) fixed to one ruleset."""
-    return types.SimpleNamespace(env=functools.partial(pz.env, ruleset=ruleset),
-                                 parallel_env=functools.partial(pz.parallel_env, ruleset=ruleset))
+    return types.SimpleNamespace(
+        env=functools.partial(pz.env, ruleset=ruleset),
+        parallel_env=functools.partial(pz.parallel_env, ruleset=ruleset),
+    )
 
 
 @pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=lambda r: r.describe())

@@ -36,10 +36,17 @@ def test_node_example_passes_bot_check_on_every_variant():
     assert report.identity.name == "Example Node bot"
 
 
-@pytest.mark.parametrize("mode, kind", [
-    ("garbage", "garbage"), ("hang", "timeout"), ("crash", "crash"),
-    ("flood", "flood"), ("longline", "flood"), ("illegal", "illegal"),
-])
+@pytest.mark.parametrize(
+    "mode, kind",
+    [
+        ("garbage", "garbage"),
+        ("hang", "timeout"),
+        ("crash", "crash"),
+        ("flood", "flood"),
+        ("longline", "flood"),
+        ("illegal", "illegal"),
+    ],
+)
 def test_bad_bots_are_reported_with_the_right_kind(mode, kind):
     # A short limit only where the limit is what is tested: on a loaded machine a
     # flooding bot may not send 101 info lines within 150 ms (+ grace) and would
@@ -116,11 +123,14 @@ def test_bad_commands_are_rejected_before_anything_runs():
 
 
 def test_options_reach_the_program():
-    bot = GoofspielProtocolBot(PY, options={"margin": 0})   # margin 0: bid the prize itself
+    bot = GoofspielProtocolBot(PY, options={"margin": 0})  # margin 0: bid the prize itself
     try:
-        out = play_one(Ruleset(cards=5, prize_order="ascending", tie_rule="discard"),
-                       [bot, load_bot("goofspiel", "matcher")], seed=1)
-        assert out.points == (0, 0)    # like two matchers: every round ties
+        out = play_one(
+            Ruleset(cards=5, prize_order="ascending", tie_rule="discard"),
+            [bot, load_bot("goofspiel", "matcher")],
+            seed=1,
+        )
+        assert out.points == (0, 0)  # like two matchers: every round ties
         assert ("> ", "setoption name margin value 0") in bot.process.transcript
     finally:
         bot.close()

@@ -63,7 +63,10 @@ def test_tournament_refuses_an_option_that_would_inject_a_command():
 def test_gameover_after_a_forfeit_carries_the_points(tmp_path, monkeypatch):
     log = tmp_path / "lines.txt"
     monkeypatch.setenv("BADBOT_LOG", str(log))
-    good, bad = GoofspielProtocolBot(f"{BAD} legal", time_ms=3000), GoofspielProtocolBot(f"{BAD} garbage", time_ms=3000)
+    good, bad = (
+        GoofspielProtocolBot(f"{BAD} legal", time_ms=3000),
+        GoofspielProtocolBot(f"{BAD} garbage", time_ms=3000),
+    )
     try:
         out = play_one(Ruleset(cards=4), [good, bad], seed="s")
     finally:
@@ -87,8 +90,13 @@ def test_a_bot_cannot_inject_markup_or_escapes_into_the_report(tmp_path):
     import subprocess
 
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path))
-    out = subprocess.run([sys.executable, "-m", "cardtable", "bot-check", f"{BAD} markup", "-r", "standard",
-                          "--games", "1"], capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "cardtable", "bot-check", f"{BAD} markup", "-r", "standard", "--games", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 1, out.stderr
     assert "Traceback" not in out.stderr and "\x1b" not in out.stdout + out.stderr
     assert "[/bold]" in out.stdout and "\\x1b" in out.stdout

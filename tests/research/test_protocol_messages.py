@@ -63,10 +63,17 @@ def test_a_cr_inside_a_line_stays_in_its_word():
     assert info.value.kind == "garbage"
 
 
-@pytest.mark.parametrize("words, bid", [
-    (["3", "9"], (3, 9)), (["3+9"], (3, 9)), (["9", "3"], (3, 9)), (["3", "+", "9"], (3, 9)),
-    (["012"], (12,)), (["+12"], (12,)),
-])
+@pytest.mark.parametrize(
+    "words, bid",
+    [
+        (["3", "9"], (3, 9)),
+        (["3+9"], (3, 9)),
+        (["9", "3"], (3, 9)),
+        (["3", "+", "9"], (3, 9)),
+        (["012"], (12,)),
+        (["+12"], (12,)),
+    ],
+)
 def test_bid_notations_accepted(words, bid):
     assert parse_bid_words(words) == bid
 
@@ -85,8 +92,9 @@ def _transcript_game(rs, opponent="random", seat=0):
         bots[seat] = bot
         out = play_one(rs, bots, seed="msg")
         assert out.forfeit is None, out.forfeit
-        return [line for d, line in bot.process.transcript if d == "> "], \
-               [line for d, line in bot.process.transcript if d == "< "]
+        return [line for d, line in bot.process.transcript if d == "> "], [
+            line for d, line in bot.process.transcript if d == "< "
+        ]
     finally:
         bot.close()
 
@@ -113,7 +121,10 @@ def test_the_high_ace_keeps_rank_1_and_is_worth_cards_plus_1():
     rs = Ruleset(cards=5, high_ace=True, prize_order="descending", tie_rule="discard")
     sent, _ = _transcript_game(rs, opponent="matcher")
     assert "round 5 pot 1 remaining upcoming" in sent  # the ace is rank 1 in every line
-    assert "newgame seat 0 ruleset cards=5 players=2 ties=discard ace=high bid=1 display=1 order=descending" in sent
+    assert (
+        "newgame seat 0 ruleset cards=5 players=2 ties=discard ace=high bid=1 display=1 order=descending"
+        in sent
+    )
     assert "result win 1 1" in sent  # the matcher took the ace: worth 6 points, not 1
     points = [0, 0]
     for line in sent:
@@ -132,7 +143,7 @@ def test_taken_comes_before_a_choice_and_result_take_after_the_round():
     results = [i for i, line in enumerate(sent) if line.startswith("result take ")]
     assert takens and results
     for i in takens:
-        nxt = next(line for line in sent[i + 1:] if line != "isready")
+        nxt = next(line for line in sent[i + 1 :] if line != "isready")
         assert nxt.startswith("go choose ")
         result = next(sent[j] for j in results if j > i)
         assert result.split()[2:][: len(sent[i].split()) - 1] == sent[i].split()[1:]  # earlier takes first
@@ -140,11 +151,15 @@ def test_taken_comes_before_a_choice_and_result_take_after_the_round():
 
 # -- programs that are not there, and what a crash report quotes ---------------------------
 
+
 @pytest.mark.parametrize("interpreter", [sys.executable, pytest.param("node", marks=needs_node)])
 def test_a_missing_script_is_reported_before_anything_runs(tmp_path, monkeypatch, interpreter):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ValueError, match=r"script 'bots/nothere\.x' not found \(a relative path is resolved "
-                                         r"against the current folder, .*\)") as info:
+    with pytest.raises(
+        ValueError,
+        match=r"script 'bots/nothere\.x' not found \(a relative path is resolved "
+        r"against the current folder, .*\)",
+    ) as info:
         split_command(f"{interpreter} bots/nothere.x")
     assert str(tmp_path) in str(info.value)
     with pytest.raises(ValueError, match=r"script '/nowhere/bot\.js' not found$"):
@@ -161,7 +176,9 @@ def test_interpreter_commands_with_options_are_not_looked_into():
 
 def test_a_tournament_names_the_missing_script(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    cfg = TournamentConfig(bots=(parse_bot_spec("mine=cmd:node nothere.js"), parse_bot_spec("random")), games=2)
+    cfg = TournamentConfig(
+        bots=(parse_bot_spec("mine=cmd:node nothere.js"), parse_bot_spec("random")), games=2
+    )
     if shutil.which("node") is None:
         pytest.skip("needs Node (Debian package nodejs)")
     with pytest.raises(TournamentError, match=r"bot 'mine': .*script 'nothere\.js' not found"):
@@ -180,7 +197,9 @@ def test_nodes_real_reason_is_quoted_not_only_its_stack_trace(tmp_path):
 
 def test_a_long_stderr_is_quoted_by_its_first_and_last_lines(tmp_path):
     script = tmp_path / "noisy.py"
-    script.write_text("import sys\nsys.stderr.write('Error: the real reason\\n' + ''.join(f'  at frame {i}\\n' for i in range(300)) + 'the end\\n')\nsys.exit(4)\n")
+    script.write_text(
+        "import sys\nsys.stderr.write('Error: the real reason\\n' + ''.join(f'  at frame {i}\\n' for i in range(300)) + 'the end\\n')\nsys.exit(4)\n"
+    )
     proc = BotProcess([sys.executable, str(script)])
     proc.start()
     try:
@@ -189,7 +208,9 @@ def test_a_long_stderr_is_quoted_by_its_first_and_last_lines(tmp_path):
     finally:
         proc.close(wait_s=0.2)
     detail = info.value.detail
-    assert detail.startswith("the program exited (code 4); stderr: Error: the real reason | at frame 0 | at frame 1 | at frame 2 | ... |")
+    assert detail.startswith(
+        "the program exited (code 4); stderr: Error: the real reason | at frame 0 | at frame 1 | at frame 2 | ... |"
+    )
     assert detail.endswith("at frame 298 | at frame 299 | the end")
 
 
@@ -208,6 +229,9 @@ def test_a_short_stderr_is_quoted_whole(tmp_path):
 
 def test_program_options_in_a_spec_reach_the_program_in_a_tournament(tmp_path):
     # the reproducibility tests give the Python example noise through BotSpec options
-    cfg = TournamentConfig(bots=(BotSpec("noisy", "program", PY, {"noise": 0.25}), parse_bot_spec("random")),
-                           ruleset="cards=4", games=2)
+    cfg = TournamentConfig(
+        bots=(BotSpec("noisy", "program", PY, {"noise": 0.25}), parse_bot_spec("random")),
+        ruleset="cards=4",
+        games=2,
+    )
     validate(cfg)

@@ -51,8 +51,25 @@ def running(pids) -> list[int]:
 def test_bot_check_leaves_no_detached_grandchild(daemon_pids, tmp_path):
     """The named example: `cardtable bot-check` left 2 grandchildren running."""
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path / "home"))
-    out = subprocess.run([sys.executable, "-m", "cardtable", "bot-check", DAEMON, "-r", "standard",
-                          "-r", "cards=4", "--games", "1"], capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardtable",
+            "bot-check",
+            DAEMON,
+            "-r",
+            "standard",
+            "-r",
+            "cards=4",
+            "--games",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     pids = read_pids(daemon_pids)
     assert pids and running(pids) == []  # gone when the command returns, not eventually
@@ -68,8 +85,12 @@ def test_check_bot_in_process_leaves_no_detached_grandchild(daemon_pids):
 @pytest.mark.parametrize("backend,workers", [("serial", 1), ("process", 2)])
 def test_tournament_leaves_no_detached_grandchild(daemon_pids, tmp_path, backend, workers):
     """The named example: `cardtable tournament` left 4 grandchildren running (serial and -j 2)."""
-    config = tour.TournamentConfig(bots=(tour.parse_bot_spec(f"a=cmd:{DAEMON}"), tour.parse_bot_spec("random")),
-                                   ruleset="cards=4", games=4, time_ms=3000)
+    config = tour.TournamentConfig(
+        bots=(tour.parse_bot_spec(f"a=cmd:{DAEMON}"), tour.parse_bot_spec("random")),
+        ruleset="cards=4",
+        games=4,
+        time_ms=3000,
+    )
     played = tour.run(config, tmp_path / "t.db", workers=workers, backend=backend)
     assert played == 4
     pids = read_pids(daemon_pids)
@@ -79,9 +100,28 @@ def test_tournament_leaves_no_detached_grandchild(daemon_pids, tmp_path, backend
 
 def test_cli_tournament_with_two_workers_leaves_no_detached_grandchild(daemon_pids, tmp_path):
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path / "home"), COLUMNS="120")
-    out = subprocess.run([sys.executable, "-m", "cardtable", "tournament", f"a=cmd:{DAEMON}", "random",
-                          "-r", "cards=4", "--games", "4", "-j", "2", "--time-ms", "3000"],
-                         capture_output=True, text=True, env=env, timeout=180)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardtable",
+            "tournament",
+            f"a=cmd:{DAEMON}",
+            "random",
+            "-r",
+            "cards=4",
+            "--games",
+            "4",
+            "-j",
+            "2",
+            "--time-ms",
+            "3000",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     pids = read_pids(daemon_pids)
     assert len(pids) >= 2 and running(pids) == []
@@ -110,7 +150,9 @@ def test_a_program_that_exits_leaving_a_detached_grandchild_on_its_output_is_a_c
         with pytest.raises(BotFailure) as failure:
             bot.read_reply(("bid",), timeout_ms=20000)
         assert failure.value.kind == "crash" and "code 4" in failure.value.detail
-        grandchild = int(next(line for p, line in bot.transcript if line.startswith("info grandchild")).split()[2])
+        grandchild = int(
+            next(line for p, line in bot.transcript if line.startswith("info grandchild")).split()[2]
+        )
         # the keeper killed it when the program exited: nothing holds the output, end of file came
         assert not alive(grandchild)
     finally:
@@ -177,11 +219,17 @@ def test_exit_codes_and_start_failures_pass_through_the_keeper(tmp_path):
 def test_a_killed_host_takes_the_programs_tree_with_it(daemon_pids, tmp_path):
     """SIGKILL of the process hosting a bot: the keeper (parent-death signal) kills the tree."""
     host = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\n"
-         "from cardtable.goofspiel.protocol import GoofspielProtocolBot\n"
-         f"bot = GoofspielProtocolBot({json.dumps(DAEMON)})\n"
-         "bot.ensure_started()\nprint(bot.process.proc.pid, flush=True)\ntime.sleep(3600)\n"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from cardtable.goofspiel.protocol import GoofspielProtocolBot\n"
+            f"bot = GoofspielProtocolBot({json.dumps(DAEMON)})\n"
+            "bot.ensure_started()\nprint(bot.process.proc.pid, flush=True)\ntime.sleep(3600)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         keeper = int(host.stdout.readline())
         end = time.monotonic() + 30
@@ -196,9 +244,17 @@ def test_a_killed_host_takes_the_programs_tree_with_it(daemon_pids, tmp_path):
 
 
 def test_kill_tree_kills_below_the_root_only():
-    root = subprocess.Popen([sys.executable, "-c", "import os, subprocess, sys, time\n"
-                             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)'], start_new_session=True)\n"
-                             "print('up', flush=True); time.sleep(3600)"], stdout=subprocess.PIPE, text=True)
+    root = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, subprocess, sys, time\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)'], start_new_session=True)\n"
+            "print('up', flush=True); time.sleep(3600)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert root.stdout.readline().strip() == "up"
         child = descendants(root.pid)

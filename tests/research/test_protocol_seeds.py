@@ -28,7 +28,9 @@ from cardtable.platform.tournament import (
 ROOT = Path(__file__).resolve().parents[2]
 PY = f"{sys.executable} {ROOT / 'examples' / 'protocol_bot.py'}"
 JS = f"node {ROOT / 'examples' / 'protocol_bot.js'}"
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node (Debian package nodejs) for the JS example")
+needs_node = pytest.mark.skipif(
+    shutil.which("node") is None, reason="needs Node (Debian package nodejs) for the JS example"
+)
 
 
 def sent(bot):
@@ -51,16 +53,28 @@ def test_the_game_line_follows_newgame_with_the_given_id_and_seed():
         games = [ln for ln in lines if ln.startswith("game ")]
         # the second game had no set_game: the bot's own count and a seed from its generator
         import random
+
         rng = random.Random(5)
         assert games == ["game id 0-1-2-1 seed 123", f"game id 2 seed {rng.getrandbits(32)}"]
     finally:
         bot.close()
 
 
-@pytest.mark.parametrize("game_id_, seed", [
-    ("", 1), ("a b", 1), ("x\nquit", 1), ("é", 1), ("a" * 65, 1),
-    ("ok", -1), ("ok", 2 ** 32), ("ok", True), ("ok", 1.0), ("ok", "7"),
-])
+@pytest.mark.parametrize(
+    "game_id_, seed",
+    [
+        ("", 1),
+        ("a b", 1),
+        ("x\nquit", 1),
+        ("é", 1),
+        ("a" * 65, 1),
+        ("ok", -1),
+        ("ok", 2**32),
+        ("ok", True),
+        ("ok", 1.0),
+        ("ok", "7"),
+    ],
+)
 def test_a_malformed_game_id_or_seed_is_refused_and_changes_nothing(game_id_, seed):
     bot = GoofspielProtocolBot(PY, seed=0)
     bot.set_game("kept", 9)
@@ -82,7 +96,10 @@ def test_a_game_plays_the_same_whatever_the_program_played_before(command):
         play_one(rs, [bot, load_bot("goofspiel", "matcher")], seed="deal")
         return bids_of(bot)[start:]
 
-    fresh, used = GoofspielProtocolBot(command, options=options), GoofspielProtocolBot(command, options=options)
+    fresh, used = (
+        GoofspielProtocolBot(command, options=options),
+        GoofspielProtocolBot(command, options=options),
+    )
     try:
         for s in (11, 12, 13):
             play(used, s)
@@ -124,7 +141,7 @@ def test_seeds_and_ids_come_from_the_tournament_seed_and_the_game():
     assert game_id(keys[3]) == "0-1-1-1"
     assert len({game_id(k) for k in keys}) == len(keys)
     seeds = {bot_seed(cfg, k, seat) for k in keys for seat in (0, 1)}
-    assert len(seeds) == 2 * len(keys) and all(0 <= s < 2 ** 32 for s in seeds)
+    assert len(seeds) == 2 * len(keys) and all(0 <= s < 2**32 for s in seeds)
     assert bot_seed(cfg, keys[0], 0) == bot_seed(_config(False), keys[0], 0)
 
 

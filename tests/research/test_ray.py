@@ -25,11 +25,12 @@ def _rows(db):
 
 
 def test_ray_backend_plays_the_same_games_as_serial(local_ray, tmp_path):
-    cfg = TournamentConfig(bots=tuple(parse_bot_spec(s) for s in ("random", "matcher", "heuristic")),
-                           ruleset="cards=7", games=4)
+    cfg = TournamentConfig(
+        bots=tuple(parse_bot_spec(s) for s in ("random", "matcher", "heuristic")), ruleset="cards=7", games=4
+    )
     played = run(cfg, tmp_path / "ray.sqlite", backend="ray")
     assert played == 12
     run(cfg, tmp_path / "serial.sqlite", backend="serial")
     assert _rows(tmp_path / "ray.sqlite") == _rows(tmp_path / "serial.sqlite")
-    assert run(cfg, tmp_path / "ray.sqlite", backend="ray") == 0   # resume: nothing left
+    assert run(cfg, tmp_path / "ray.sqlite", backend="ray") == 0  # resume: nothing left
     assert standings(cfg, tmp_path / "ray.sqlite").games == 12

@@ -12,18 +12,24 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def regen():
-    spec = importlib.util.spec_from_file_location("regen_docs_figures", ROOT / "scripts" / "regen_docs_figures.py")
+    spec = importlib.util.spec_from_file_location(
+        "regen_docs_figures", ROOT / "scripts" / "regen_docs_figures.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def test_replace_block_rewrites_only_between_its_markers(regen):
-    text = ("intro\n<!-- bench:a:begin -->\nold | 1.00\n<!-- bench:a:end -->\nmiddle\n"
-            "<!-- bench:b:begin -->\nkeep\n<!-- bench:b:end -->\n")
+    text = (
+        "intro\n<!-- bench:a:begin -->\nold | 1.00\n<!-- bench:a:end -->\nmiddle\n"
+        "<!-- bench:b:begin -->\nkeep\n<!-- bench:b:end -->\n"
+    )
     out = regen.replace_block(text, "a", "| new | 2.00 |\n")
-    assert out == ("intro\n<!-- bench:a:begin -->\n| new | 2.00 |\n<!-- bench:a:end -->\nmiddle\n"
-                   "<!-- bench:b:begin -->\nkeep\n<!-- bench:b:end -->\n")
+    assert out == (
+        "intro\n<!-- bench:a:begin -->\n| new | 2.00 |\n<!-- bench:a:end -->\nmiddle\n"
+        "<!-- bench:b:begin -->\nkeep\n<!-- bench:b:end -->\n"
+    )
     assert regen.replace_block(out, "a", "| new | 2.00 |") == out  # idempotent
     with pytest.raises(SystemExit, match="'c'"):
         regen.replace_block(text, "c", "x")

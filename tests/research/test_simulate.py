@@ -8,9 +8,13 @@ from cardtable.platform.bot import load_bot
 from cardtable.research.simulate import engine_prize_decks, simulate
 
 RULESETS = [
-    Ruleset(), Ruleset(tie_rule="discard"), Ruleset(high_ace=True, cards=9),
-    Ruleset(players=3, unique_bids=True, cards=8), Ruleset(players=4, cards=7, tie_rule="discard"),
-    Ruleset(cards=6, prize_order="descending"), Ruleset(players=5, cards=5, unique_bids=True),
+    Ruleset(),
+    Ruleset(tie_rule="discard"),
+    Ruleset(high_ace=True, cards=9),
+    Ruleset(players=3, unique_bids=True, cards=8),
+    Ruleset(players=4, cards=7, tie_rule="discard"),
+    Ruleset(cards=6, prize_order="descending"),
+    Ruleset(players=5, cards=5, unique_bids=True),
 ]
 
 
@@ -18,11 +22,13 @@ RULESETS = [
 def test_fixed_policies_make_the_engine_bots_bids_and_points(ruleset):
     G = 25
     decks = engine_prize_decks(ruleset, range(G))
-    for policies in (["heuristic"] * ruleset.players,
-                     ["random", "matcher"] + ["heuristic"] * (ruleset.players - 2)):
+    for policies in (
+        ["heuristic"] * ruleset.players,
+        ["random", "matcher"] + ["heuristic"] * (ruleset.players - 2),
+    ):
         res = simulate(ruleset, policies, G, seed=3, prize_decks=decks, record=True)
         for g in range(G):
-            game = Game(ruleset, seed=g)   # the engine's own shuffle for seed g
+            game = Game(ruleset, seed=g)  # the engine's own shuffle for seed g
             assert list(game.initial_deck) == decks[g].tolist()
             bots = [None if p == "random" else load_bot("goofspiel", p) for p in policies]
             for seat, bot in enumerate(bots):
@@ -30,8 +36,10 @@ def test_fixed_policies_make_the_engine_bots_bids_and_points(ruleset):
                     bot.new_game(ruleset, seat)
             r = 0
             while not game.is_over:
-                bids = [int(res.bids[g, r, s]) if bots[s] is None else bots[s].act(game.view(s))[0]
-                        for s in range(ruleset.players)]
+                bids = [
+                    int(res.bids[g, r, s]) if bots[s] is None else bots[s].act(game.view(s))[0]
+                    for s in range(ruleset.players)
+                ]
                 assert bids == res.bids[g, r].tolist(), (g, r)
                 game.play(bids)
                 r += 1
@@ -46,7 +54,7 @@ def test_random_policy_is_uniform_and_reproducible():
     assert np.array_equal(a.bids, b.bids)
     first = np.bincount(a.bids[:, 0, 0], minlength=5)[1:] / 4000
     assert np.allclose(first, 0.25, atol=0.03)
-    for g in range(4000):   # every game uses each card exactly once
+    for g in range(4000):  # every game uses each card exactly once
         assert sorted(a.bids[g, :, 1].tolist()) == [1, 2, 3, 4]
     # zero-sum by symmetry: mean point difference near 0, totals never exceed the prizes
     assert abs(a.point_difference[:, 0].mean()) < 0.5

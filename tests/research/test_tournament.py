@@ -31,7 +31,9 @@ def config(*specs, games=4, ruleset="cards=6", **kw):
 def rows(db):
     con = sqlite3.connect(db)
     try:
-        return con.execute("SELECT a, b, deal, swapped, seat0, seat1, points0, points1, prize_deck, forfeit_kind FROM games").fetchall()
+        return con.execute(
+            "SELECT a, b, deal, swapped, seat0, seat1, points0, points1, prize_deck, forfeit_kind FROM games"
+        ).fetchall()
     finally:
         con.close()
 
@@ -43,13 +45,13 @@ def test_duplicate_format_both_seatings_share_the_prize_order(tmp_path):
     games = rows(db)
     assert len(games) == 18
     by_deal = {}
-    for a, b, d, s, s0, s1, *_ , deck, _f in games:
+    for a, b, d, s, s0, s1, *_, deck, _f in games:
         by_deal.setdefault((a, b, d), []).append((s, s0, s1, deck))
     for seatings in by_deal.values():
         assert sorted(x[0] for x in seatings) == [0, 1]
         (s_a, x0, x1, deck_a), (s_b, y0, y1, deck_b) = sorted(seatings)
-        assert (x0, x1) == (y1, y0)          # seats swapped
-        assert deck_a == deck_b              # same prizes in both seatings
+        assert (x0, x1) == (y1, y0)  # seats swapped
+        assert deck_a == deck_b  # same prizes in both seatings
     # deal d has the same prize order in every pairing
     decks = {(d, deck) for (_, _, d, _, _, _, _, _, deck, _) in games}
     assert len(decks) == 3
@@ -109,8 +111,14 @@ def test_statistics_are_computed_from_the_games(tmp_path):
 
 
 def test_bad_protocol_bots_lose_by_rule_and_the_tournament_goes_on(tmp_path):
-    cfg = config("random", f"hang=cmd:{BAD} hang", f"crash=cmd:{BAD} crash",
-                 f"garbage=cmd:{BAD} garbage", games=2, time_ms=100)
+    cfg = config(
+        "random",
+        f"hang=cmd:{BAD} hang",
+        f"crash=cmd:{BAD} crash",
+        f"garbage=cmd:{BAD} garbage",
+        games=2,
+        time_ms=100,
+    )
     db = tmp_path / "t.sqlite"
     run(cfg, db, backend="serial")
     st = standings(cfg, db)
@@ -123,18 +131,21 @@ def test_bad_protocol_bots_lose_by_rule_and_the_tournament_goes_on(tmp_path):
     assert {("hang", "timeout"), ("crash", "crash"), ("garbage", "garbage")} <= kinds
 
 
-@pytest.mark.parametrize("specs, kw, message", [
-    (["random"], {}, "at least 2 bots"),
-    (["random", "random"], {}, "unique"),
-    (["random", "nosuchbot"], {}, "unknown goofspiel bot"),
-    (["random", "heuristic:nosuch=1"], {}, "nosuch"),
-    (["random", "x=cmd:no-such-program-xyz"], {}, "not found"),
-    (["random", "matcher"], {"games": 3}, "even"),
-    (["random", "matcher"], {"games": 0}, "even"),
-    (["random", "matcher"], {"ruleset": "three-player"}, "2-player"),
-    (["random", "matcher"], {"ruleset": "cards=99"}, "cards"),
-    (["random", "matcher"], {"time_ms": 0}, "time_ms"),
-])
+@pytest.mark.parametrize(
+    "specs, kw, message",
+    [
+        (["random"], {}, "at least 2 bots"),
+        (["random", "random"], {}, "unique"),
+        (["random", "nosuchbot"], {}, "unknown goofspiel bot"),
+        (["random", "heuristic:nosuch=1"], {}, "nosuch"),
+        (["random", "x=cmd:no-such-program-xyz"], {}, "not found"),
+        (["random", "matcher"], {"games": 3}, "even"),
+        (["random", "matcher"], {"games": 0}, "even"),
+        (["random", "matcher"], {"ruleset": "three-player"}, "2-player"),
+        (["random", "matcher"], {"ruleset": "cards=99"}, "cards"),
+        (["random", "matcher"], {"time_ms": 0}, "time_ms"),
+    ],
+)
 def test_malformed_configuration_fails_before_any_game(tmp_path, specs, kw, message):
     cfg = config(*specs, **kw)
     db = tmp_path / "t.sqlite"
@@ -171,8 +182,21 @@ def _app():
 
 def test_cli_tournament_runs_resumes_and_reports(tmp_path):
     runner = CliRunner()
-    args = ["tournament", "random", "heuristic", "--games", "2", "-r", "cards=5", "--backend", "serial",
-            "--db", str(tmp_path / "t.sqlite"), "--report", str(tmp_path / "rep")]
+    args = [
+        "tournament",
+        "random",
+        "heuristic",
+        "--games",
+        "2",
+        "-r",
+        "cards=5",
+        "--backend",
+        "serial",
+        "--db",
+        str(tmp_path / "t.sqlite"),
+        "--report",
+        str(tmp_path / "rep"),
+    ]
     first = runner.invoke(_app(), args)
     assert first.exit_code == 0, first.output
     assert "played 2 new game(s)" in first.output and "heuristic" in first.output

@@ -38,14 +38,36 @@ def start_tournament(tmp_path):
     pids = tmp_path / "pids.txt"
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path / "home"), BADBOT_PIDS=str(pids), COLUMNS="120")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cardtable", "tournament", f"a=cmd:{BAD} slow", f"b=cmd:{BAD} slow", "random",
-         "-r", "cards=13", "--games", "40", "-j", "2", "--time-ms", "5000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True, text=True)
+        [
+            sys.executable,
+            "-m",
+            "cardtable",
+            "tournament",
+            f"a=cmd:{BAD} slow",
+            f"b=cmd:{BAD} slow",
+            "random",
+            "-r",
+            "cards=13",
+            "--games",
+            "40",
+            "-j",
+            "2",
+            "--time-ms",
+            "5000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+        text=True,
+    )
     end = time.monotonic() + 60
     # wait until the workers have started their bots (2 from validate, then more in the workers)
     while time.monotonic() < end and (not pids.exists() or len(pids.read_text().split()) < 4):
         time.sleep(0.1)
-    assert pids.exists() and len(pids.read_text().split()) >= 4, proc.stderr.read() if proc.poll() is not None else ""
+    assert pids.exists() and len(pids.read_text().split()) >= 4, (
+        proc.stderr.read() if proc.poll() is not None else ""
+    )
     return proc, pids
 
 

@@ -17,16 +17,27 @@ def game_value(M: np.ndarray) -> float:
     A_ub = np.hstack([-M.T, np.ones((k2, 1))])
     b_ub = np.zeros(k2)
     A_eq = np.hstack([np.ones((1, k1)), np.zeros((1, 1))])
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * k1 + [(None, None)], method="highs",
-                  options={"primal_feasibility_tolerance": 1e-10,
-                           "dual_feasibility_tolerance": 1e-10})
+    res = linprog(
+        c,
+        A_ub=A_ub,
+        b_ub=b_ub,
+        A_eq=A_eq,
+        b_eq=[1.0],
+        bounds=[(0, None)] * k1 + [(None, None)],
+        method="highs",
+        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+    )
     assert res.status == 0, res.message
     return float(res.x[-1])
 
 
-def make_reference(n: int, tie_rule: str, objective: str = "points", high_ace: bool = False,
-                   order: tuple[int, ...] | None = None):
+def make_reference(
+    n: int,
+    tie_rule: str,
+    objective: str = "points",
+    high_ace: bool = False,
+    order: tuple[int, ...] | None = None,
+):
     """Return ``value(prizes, hand_a, hand_b, pot=0, diff=0)`` for the n-card game
     (``order``: a fixed, public prize order; then only its next prize can come);
     ``value.memo`` maps every position evaluated so far to its value."""
@@ -59,8 +70,9 @@ def make_reference(n: int, tie_rule: str, objective: str = "points", high_ace: b
                         gain, cpot = -stake, 0
                     else:  # tie: carry the stake on, except in the last round (docs/rules.md, Ties)
                         gain, cpot = 0, (stake if tie_rule == "carry" and not last else 0)
-                    child = value(prizes - {p}, a - {x}, b - {y}, cpot,
-                                  diff + gain if objective == "win" else 0)
+                    child = value(
+                        prizes - {p}, a - {x}, b - {y}, cpot, diff + gain if objective == "win" else 0
+                    )
                     M[i, j] = child if objective == "win" else gain + child
             total += game_value(M)
         memo[key] = total / len(coming)

@@ -10,21 +10,37 @@ import numpy as np
 import pytest
 
 from cardtable.goofspiel import Game, Ruleset
-from cardtable.strategy.nash import NashBot
 from cardtable.platform.bot import load_bot
 from cardtable.solver import ImpossiblePosition, Position, solve
-from cardtable.solver.approx import (DEFAULT_POT_MODEL, NCOEF, CarryApproximation,
-                                     approx_value_array, default_coef, exact_layers,
-                                     pot_model_data)
+from cardtable.solver.approx import (
+    DEFAULT_POT_MODEL,
+    NCOEF,
+    CarryApproximation,
+    approx_value_array,
+    default_coef,
+    exact_layers,
+    pot_model_data,
+)
 from cardtable.solver.equilibrium import EquilibriumSource
-from cardtable.solver.exploit import best_response, kernel_best_response, positional_best_response
+from cardtable.solver.exploit import (
+    best_response,
+    kernel_best_response,
+    positional_best_response,
+)
 from cardtable.solver.exploit_kernel import layout_best_response
 from cardtable.solver.table import full_layout
+from cardtable.strategy.nash import NashBot
 
 
-@pytest.mark.parametrize("rules", [dict(cards=4, tie_rule="carry"), dict(cards=5, tie_rule="discard"),
-                                   dict(cards=4, tie_rule="carry", high_ace=True),
-                                   dict(cards=4, tie_rule="carry", prize_order="ascending")])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        dict(cards=4, tie_rule="carry"),
+        dict(cards=5, tie_rule="discard"),
+        dict(cards=4, tie_rule="carry", high_ace=True),
+        dict(cards=4, tie_rule="carry", prize_order="ascending"),
+    ],
+)
 def test_kernel_matches_positions_for_random_and_tables(rules):
     rs = Ruleset(**rules)
     rand = load_bot("goofspiel", "random")
@@ -71,7 +87,9 @@ def test_approximation_checks_its_inputs():
     with pytest.raises(ValueError, match="discard table of 5 cards"):
         CarryApproximation(rs, solve(Ruleset(cards=4, tie_rule="discard")), 3)
     with pytest.raises(ValueError, match="carry-over rulesets"):
-        CarryApproximation(Ruleset(cards=5, tie_rule="discard"), solve(Ruleset(cards=5, tie_rule="discard")), 3)
+        CarryApproximation(
+            Ruleset(cards=5, tie_rule="discard"), solve(Ruleset(cards=5, tie_rule="discard")), 3
+        )
     with pytest.raises(ValueError, match="6 factors"):
         approx_value_array(rs, solve(Ruleset(cards=5, tie_rule="discard")), 3, scale=[1.0])
 
@@ -175,8 +193,10 @@ def test_value_model_4_beats_model_3_where_it_was_fitted_for():
     # subgames from 8 cards left): model 3 measured 0.386 points per game, model 4 0.209
     rs = Ruleset(cards=8, tie_rule="carry")
     discard = solve(Ruleset(cards=8, tie_rule="discard"))
-    got = {m: kernel_best_response(rs, *approx_value_array(rs, discard, 6, pot_model=m)).exploitability
-           for m in (3, 4)}
+    got = {
+        m: kernel_best_response(rs, *approx_value_array(rs, discard, 6, pot_model=m)).exploitability
+        for m in (3, 4)
+    }
     assert DEFAULT_POT_MODEL == 4
     assert got[3] > 0.35
     assert got[4] < 0.25
@@ -192,8 +212,9 @@ def test_pot_model_data_file_says_how_it_was_fitted():
         assert (coef[:, :width] != 0).any(axis=1).all() and not coef[:, width:].any()
     assert not default_coef(13, model=1).any()  # the unfitted models read no coefficients
     # a candidate model (scripts/fit_pot_model.py --out): row k from p = cards - k rounds played
-    cand = {"by_rounds": {"1": {"pot0": [1.0] * 5, "pot": [1.0] * 3},
-                          "2": {"pot0": [2.0] * 5, "pot": [2.0] * 3}}}
+    cand = {
+        "by_rounds": {"1": {"pot0": [1.0] * 5, "pot": [1.0] * 3}, "2": {"pot0": [2.0] * 5, "pot": [2.0] * 3}}
+    }
     got = default_coef(9, cand)
     pad = [0.0] * (NCOEF - 8)
     assert got[8].tolist() == [1.0] * 8 + pad and got[7].tolist() == [2.0] * 8 + pad
@@ -248,20 +269,42 @@ def test_fit_script_writes_a_model_the_approximation_reads(tmp_path):
             assert r.exit_code == 0, r.output
     out = tmp_path / "model.json"
     script = Path(__file__).resolve().parents[2] / "scripts" / "fit_pot_model.py"
-    res = subprocess.run([sys.executable, str(script), "--model", "4", "--cache", str(tmp_path),
-                          "--fit", "5", "--own", "6", "--kmin", "3", "--out", str(out)],
-                         capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--model",
+            "4",
+            "--cache",
+            str(tmp_path),
+            "--fit",
+            "5",
+            "--own",
+            "6",
+            "--kmin",
+            "3",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     data = json.loads(out.read_text())
     assert data["model"] == 4 and set(data["by_cards"]) == {"6"}
     own = data["by_cards"]["6"]["by_rounds"]
     assert default_coef(6, data, 4)[5, :16].tolist() == own["1"]["pot0"] + own["1"]["pot"]
-    assert default_coef(5, data, 4)[4, :16].tolist() == data["by_rounds"]["1"]["pot0"] + data["by_rounds"]["1"]["pot"]
+    assert (
+        default_coef(5, data, 4)[4, :16].tolist()
+        == data["by_rounds"]["1"]["pot0"] + data["by_rounds"]["1"]["pot"]
+    )
     rows = [r for r in data["rms_points"] if r["coefficients"] == "own"]
     assert rows and all(r["rms_fit"] <= r["rms_model1"] + 1e-9 for r in rows)
     rs = Ruleset(cards=6, tie_rule="carry")
-    approx = CarryApproximation(rs, solve(Ruleset(cards=6, tie_rule="discard")), 3,
-                                coef=default_coef(6, data, 4))
+    approx = CarryApproximation(
+        rs, solve(Ruleset(cards=6, tie_rule="discard")), 3, coef=default_coef(6, data, 4)
+    )
     pos = Position(frozenset(range(1, 7)), (frozenset(range(1, 7)), frozenset(range(1, 7))), 0)
     mix = approx.round_strategy(pos, 6).a
     assert sum(mix.values()) == pytest.approx(1.0)

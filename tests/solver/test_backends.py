@@ -58,8 +58,13 @@ print("games", gpu["stats"]["games"])
 @pytest.mark.parametrize("n,tie", [(4, "carry"), (4, "discard"), (3, "carry")])
 def test_cuda_kernel_under_the_simulator_equals_cpu(tmp_path, n, tie):
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    r = subprocess.run([sys.executable, "-c", CUDASIM, str(n), tie, str(tmp_path)], env=env,
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-c", CUDASIM, str(n), tie, str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     lines = r.stdout.split("\n")
     assert sum(1 for ln in lines if ln.endswith("True") or ln.endswith("False")) == n
@@ -67,7 +72,11 @@ def test_cuda_kernel_under_the_simulator_equals_cpu(tmp_path, n, tie):
 
 
 def test_cuda_backend_without_a_gpu_says_what_to_do():
-    r = subprocess.run([sys.executable, "-c", "from cardtable.solver.cuda_backend import CudaBackend\n"
-                        "CudaBackend()"], capture_output=True, text=True, timeout=300,
-                       env={k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"})
+    r = subprocess.run(
+        [sys.executable, "-c", "from cardtable.solver.cuda_backend import CudaBackend\nCudaBackend()"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"},
+    )
     assert r.returncode != 0 and "NUMBA_ENABLE_CUDASIM=1" in r.stderr and "cardtable[cuda]" in r.stderr

@@ -51,8 +51,9 @@ def test_solve_writes_a_table_and_reports_value():
 
 
 def test_solve_format1_win_objective_and_custom_cache(tmp_path):
-    r = run("solve", "-n", "4", "--ties", "carry", "--objective", "win", "--cache", str(tmp_path),
-            "--format", "1")
+    r = run(
+        "solve", "-n", "4", "--ties", "carry", "--objective", "win", "--cache", str(tmp_path), "--format", "1"
+    )
     assert r.exit_code == 0, r.output
     assert (tmp_path / "gops-n4-carry-win-lowace.v1.ctt").exists()
     r = run("solve", "-n", "4", "--ties", "carry", "--objective", "win", "--cache", str(tmp_path))
@@ -73,8 +74,15 @@ def test_solve_resumes_an_interrupted_table(tmp_path):
 def test_out_of_reach_solve_says_what_it_needs():
     r = run("solve", "-n", "13", "--ties", "carry", "--max-memory", "1")
     assert r.exit_code != 0
-    for part in ("GiB of memory", "GiB of disk", "on 1 core", "more memory than --max-memory 1 GiB",
-                 "--max-memory 8", "--backend ray` on 64 cores", "--backend cuda"):
+    for part in (
+        "GiB of memory",
+        "GiB of disk",
+        "on 1 core",
+        "more memory than --max-memory 1 GiB",
+        "--max-memory 8",
+        "--backend ray` on 64 cores",
+        "--backend cuda",
+    ):
         assert part in r.output, part
     assert "this machine" not in r.output
     r = run("solve", "-n", "13", "--ties", "carry", "--threads", "2", "--max-hours", "1")
@@ -84,8 +92,21 @@ def test_out_of_reach_solve_says_what_it_needs():
 
 def test_strategy_from_table_and_without_table():
     assert run("solve", "-n", "5", "--ties", "discard").exit_code == 0
-    r = run("strategy", "-n", "5", "--ties", "discard", "--prizes", "2,3,5", "--hand-a", "A,4,5",
-            "--hand-b", "2-4", "--prize", "5")
+    r = run(
+        "strategy",
+        "-n",
+        "5",
+        "--ties",
+        "discard",
+        "--prizes",
+        "2,3,5",
+        "--hand-a",
+        "A,4,5",
+        "--hand-b",
+        "2-4",
+        "--prize",
+        "5",
+    )
     assert r.exit_code == 0, r.output
     assert "source=table" in r.output and "prize 5 turned up" in r.output
     # the values are the independent reference solver's: before the reveal, and the round
@@ -95,11 +116,26 @@ def test_strategy_from_table_and_without_table():
     ref = make_reference(5, "discard")
     prizes, a, b = frozenset({2, 3, 5}), frozenset({1, 4, 5}), frozenset({2, 3, 4})
     assert before == pytest.approx(ref(prizes, a, b), abs=1e-5)
-    round_game = [[(5 if x > y else -5 if x < y else 0) + ref(prizes - {5}, a - {x}, b - {y}) for y in sorted(b)]
-                  for x in sorted(a)]
+    round_game = [
+        [(5 if x > y else -5 if x < y else 0) + ref(prizes - {5}, a - {x}, b - {y}) for y in sorted(b)]
+        for x in sorted(a)
+    ]
     assert after == pytest.approx(game_value(np.array(round_game)), abs=1e-5)
-    r = run("strategy", "-n", "9", "--ties", "carry", "--prizes", "2,3,5", "--hand-a", "1,4,9",
-            "--hand-b", "2,3,8", "--pot", "4")
+    r = run(
+        "strategy",
+        "-n",
+        "9",
+        "--ties",
+        "carry",
+        "--prizes",
+        "2,3,5",
+        "--hand-a",
+        "1,4,9",
+        "--hand-b",
+        "2,3,8",
+        "--pot",
+        "4",
+    )
     assert r.exit_code == 0, r.output
     assert "subgame solved now" in r.output and r.output.count("turned up") == 3
 
@@ -107,7 +143,8 @@ def test_strategy_from_table_and_without_table():
 def _record_file(tmp_path, rules):
     rs = Ruleset(**rules)
     bots = [load_bot("goofspiel", "heuristic", seed=1)] + [
-        load_bot("goofspiel", "random", seed=s) for s in range(2, rs.players + 1)]
+        load_bot("goofspiel", "random", seed=s) for s in range(2, rs.players + 1)
+    ]
     game = play_game(rs, bots, seed=9)
     names = ["heur", "rand", "rand2"][: rs.players]
     path = tmp_path / "game.txt"
@@ -188,54 +225,86 @@ def test_exploit_takes_bot_specs_with_options():
     assert "standard error over 2 searches" in r.output
 
 
-@pytest.mark.parametrize("args,message", [
-    (["solve", "-n", "5", "--ties", "sometimes"], "unknown tie rule"),
-    (["solve", "-n", "0"], "must be 1..13"),
-    (["solve", "-n", "14", "--ties", "discard"], "must be 1..13"),
-    (["solve", "-n", "4", "--objective", "fame"], "unknown objective"),
-    (["solve", "-n", "4", "--threads", "0"], "--threads must be at least 1"),
-    (["solve", "-n", "4", "--backend", "gpu"], "unknown backend"),
-    (["solve", "-n", "4", "--format", "3"], "--format must be 1 or 2"),
-    (["solve", "-n", "4", "--format", "1", "--backend", "ray"], "--format 1 is solved with --threads"),
-    (["solve", "-n", "4", "--workers", "0"], "--workers must be at least 1"),
-    # hostile flag values (issue 9's standard applied to the newer flags)
-    (["solve", "-n", "4", "--threads", "-1"], "--threads must be at least 1"),
-    (["solve", "-n", "4", "--threads", str(10 ** 9)], "this machine has"),
-    (["solve", "-n", "4", "--max-memory", "-1"], "--max-memory must be a positive finite number"),
-    (["solve", "-n", "4", "--max-memory", "nan"], "--max-memory must be a positive finite number"),
-    (["solve", "-n", "4", "--max-memory", "inf"], "--max-memory must be a positive finite number"),
-    (["solve", "-n", "4", "--max-hours", "0"], "--max-hours must be a positive finite number"),
-    (["solve", "-n", "4", "--max-hours", "nan"], "--max-hours must be a positive finite number"),
-    (["strategy", "-n", "4", "--limit", "-1"], "--limit must be 0 or more"),
-    (["analyze", "no-such-record", "--limit", "-1"], "--limit must be 0 or more"),
-    (["exploit", "nash:subgame_limit=1e99", "-n", "3"], "option subgame_limit must be a whole number"),
-    (["exploit", "nash:use_table=maybe", "-n", "3"], "option use_table must be true or false"),
-    (["exploit", "exploiter:smoothing=nan", "-n", "3"], "option smoothing must be a number above 0 and below 1"),
-    (["exploit", "nash:objective=foo", "-n", "3"], "option objective must be one of points, win"),
-    (["exploit", "mcts:iterations=abc", "-n", "3"], "iterations must be a whole number"),
-    (["exploit", "mcts:iterations=-5", "-n", "3"], "iterations must be a whole number"),
-    (["exploit", "exploiter:budget=-1", "-n", "3"], "unknown option 'budget'"),
-    (["exploit", ":", "-n", "3"], "no bot name"),
-    (["exploit", "nosuchbot", "-n", "3"], "unknown goofspiel bot"),
-    (["strategy", "-n", "4", "--cache", __file__], "is a file, not a folder"),
-    (["analyze", __file__, "--cache", __file__], "is a file, not a folder"),
-    (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2,3", "--hand-b", "1,2"], "impossible position"),
-    (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,9", "--hand-b", "1,2"], "impossible position"),
-    (["strategy", "-n", "5", "--ties", "discard", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2",
-      "--pot", "3"], "never a pot"),
-    (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2", "--pot", "2"],
-     "no sum of prizes"),
-    (["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2", "--prize", "4"],
-     "must be one of the prizes"),
-    (["strategy", "-n", "13", "--ties", "carry"], "cardtable solve --cards 13"),
-    (["exploit", "mcts", "--cards", "7"], "at most 5"),
-    (["exploit", "nobody"], "unknown goofspiel bot"),
-    (["exploit", "mcts:depth=3"], "unknown option 'depth'"),
-    (["exploit", "heuristic:noise"], "not key=value"),
-    (["exploit", "cmd:python bot.py"], "built-in bot"),
-    (["exploit", "matcher", "--repeats", "0"], "--repeats must be at least 1"),
-    (["analyze", "/nonexistent/file.txt"], "cannot read"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["solve", "-n", "5", "--ties", "sometimes"], "unknown tie rule"),
+        (["solve", "-n", "0"], "must be 1..13"),
+        (["solve", "-n", "14", "--ties", "discard"], "must be 1..13"),
+        (["solve", "-n", "4", "--objective", "fame"], "unknown objective"),
+        (["solve", "-n", "4", "--threads", "0"], "--threads must be at least 1"),
+        (["solve", "-n", "4", "--backend", "gpu"], "unknown backend"),
+        (["solve", "-n", "4", "--format", "3"], "--format must be 1 or 2"),
+        (["solve", "-n", "4", "--format", "1", "--backend", "ray"], "--format 1 is solved with --threads"),
+        (["solve", "-n", "4", "--workers", "0"], "--workers must be at least 1"),
+        # hostile flag values (issue 9's standard applied to the newer flags)
+        (["solve", "-n", "4", "--threads", "-1"], "--threads must be at least 1"),
+        (["solve", "-n", "4", "--threads", str(10**9)], "this machine has"),
+        (["solve", "-n", "4", "--max-memory", "-1"], "--max-memory must be a positive finite number"),
+        (["solve", "-n", "4", "--max-memory", "nan"], "--max-memory must be a positive finite number"),
+        (["solve", "-n", "4", "--max-memory", "inf"], "--max-memory must be a positive finite number"),
+        (["solve", "-n", "4", "--max-hours", "0"], "--max-hours must be a positive finite number"),
+        (["solve", "-n", "4", "--max-hours", "nan"], "--max-hours must be a positive finite number"),
+        (["strategy", "-n", "4", "--limit", "-1"], "--limit must be 0 or more"),
+        (["analyze", "no-such-record", "--limit", "-1"], "--limit must be 0 or more"),
+        (["exploit", "nash:subgame_limit=1e99", "-n", "3"], "option subgame_limit must be a whole number"),
+        (["exploit", "nash:use_table=maybe", "-n", "3"], "option use_table must be true or false"),
+        (
+            ["exploit", "exploiter:smoothing=nan", "-n", "3"],
+            "option smoothing must be a number above 0 and below 1",
+        ),
+        (["exploit", "nash:objective=foo", "-n", "3"], "option objective must be one of points, win"),
+        (["exploit", "mcts:iterations=abc", "-n", "3"], "iterations must be a whole number"),
+        (["exploit", "mcts:iterations=-5", "-n", "3"], "iterations must be a whole number"),
+        (["exploit", "exploiter:budget=-1", "-n", "3"], "unknown option 'budget'"),
+        (["exploit", ":", "-n", "3"], "no bot name"),
+        (["exploit", "nosuchbot", "-n", "3"], "unknown goofspiel bot"),
+        (["strategy", "-n", "4", "--cache", __file__], "is a file, not a folder"),
+        (["analyze", __file__, "--cache", __file__], "is a file, not a folder"),
+        (
+            ["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2,3", "--hand-b", "1,2"],
+            "impossible position",
+        ),
+        (
+            ["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,9", "--hand-b", "1,2"],
+            "impossible position",
+        ),
+        (
+            [
+                "strategy",
+                "-n",
+                "5",
+                "--ties",
+                "discard",
+                "--prizes",
+                "1,2",
+                "--hand-a",
+                "1,2",
+                "--hand-b",
+                "1,2",
+                "--pot",
+                "3",
+            ],
+            "never a pot",
+        ),
+        (
+            ["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2", "--pot", "2"],
+            "no sum of prizes",
+        ),
+        (
+            ["strategy", "-n", "5", "--prizes", "1,2", "--hand-a", "1,2", "--hand-b", "1,2", "--prize", "4"],
+            "must be one of the prizes",
+        ),
+        (["strategy", "-n", "13", "--ties", "carry"], "cardtable solve --cards 13"),
+        (["exploit", "mcts", "--cards", "7"], "at most 5"),
+        (["exploit", "nobody"], "unknown goofspiel bot"),
+        (["exploit", "mcts:depth=3"], "unknown option 'depth'"),
+        (["exploit", "heuristic:noise"], "not key=value"),
+        (["exploit", "cmd:python bot.py"], "built-in bot"),
+        (["exploit", "matcher", "--repeats", "0"], "--repeats must be at least 1"),
+        (["analyze", "/nonexistent/file.txt"], "cannot read"),
+    ],
+)
 def test_bad_input_fails_clearly(args, message):
     r = run(*args)
     assert r.exit_code != 0
@@ -248,10 +317,16 @@ def test_unsupported_ruleset_in_record(tmp_path):
     assert r.exit_code != 0 and "does not cover" in r.output
 
 
-@pytest.mark.parametrize("rules,message", [
-    ("cards=4 players=2 ties=carry ace=low bid=2 display=1 order=ascending", "does not cover multi-card bids"),
-    ("cards=4 players=2 ties=carry ace=low bid=1 display=1 order=shuffled", "has no rounds played"),
-])
+@pytest.mark.parametrize(
+    "rules,message",
+    [
+        (
+            "cards=4 players=2 ties=carry ace=low bid=2 display=1 order=ascending",
+            "does not cover multi-card bids",
+        ),
+        ("cards=4 players=2 ties=carry ace=low bid=1 display=1 order=shuffled", "has no rounds played"),
+    ],
+)
 def test_strategy_from_a_record_without_a_solvable_round(tmp_path, rules, message):
     path = tmp_path / "empty.gops"
     path.write_text(f'[Game "goofspiel"]\n[Rules "{rules}"]\n[Players "a; b"]\n')
@@ -283,9 +358,16 @@ def test_a_second_solve_of_the_same_table_stops_and_changes_nothing(tmp_path, fm
     before = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     lock = next(tmp_path.glob(".*.lock"))
     holder = subprocess.Popen(  # another process in the middle of a solve: it holds the lock
-        [sys.executable, "-c", "import sys, time; from filelock import FileLock; "
-         "l = FileLock(sys.argv[1]); l.acquire(); print('held', flush=True); time.sleep(60)", str(lock)],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from filelock import FileLock; "
+            "l = FileLock(sys.argv[1]); l.acquire(); print('held', flush=True); time.sleep(60)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         r = CliRunner().invoke(app, args + ["--force"])
@@ -320,9 +402,16 @@ def test_a_table_linked_from_a_second_cache_folder_shares_its_lock(tmp_path, fmt
     before = {p.name: p.read_bytes() for p in a.rglob("*") if p.is_file()}
     lock = next(a.glob(".*.lock"))
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from filelock import FileLock; "
-         "l = FileLock(sys.argv[1]); l.acquire(); print('held', flush=True); time.sleep(60)", str(lock)],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from filelock import FileLock; "
+            "l = FileLock(sys.argv[1]); l.acquire(); print('held', flush=True); time.sleep(60)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         r = CliRunner().invoke(app, args + ["--cache", str(b), "--force"])
@@ -342,15 +431,37 @@ def test_a_pot_these_hands_cannot_have_carried_is_refused_with_or_without_a_tabl
     2). Refused the same way whether a table or a subgame solve would answer."""
     from cardtable.solver import ImpossiblePosition, Position
 
-    args = ["strategy", "-n", "5", "--ties", "carry", "--prizes", "1,2,3", "--hand-a", "1,2,3",
-            "--hand-b", "3,4,5", "--pot", "4", "--cache", str(tmp_path)]
+    args = [
+        "strategy",
+        "-n",
+        "5",
+        "--ties",
+        "carry",
+        "--prizes",
+        "1,2,3",
+        "--hand-a",
+        "1,2,3",
+        "--hand-b",
+        "3,4,5",
+        "--pot",
+        "4",
+        "--cache",
+        str(tmp_path),
+    ]
     if cache:
-        assert run("solve", "-n", "5", "--ties", "carry", "--format", "1", "--cache", str(tmp_path)).exit_code == 0
+        assert (
+            run("solve", "-n", "5", "--ties", "carry", "--format", "1", "--cache", str(tmp_path)).exit_code
+            == 0
+        )
     r = run(*args)
-    assert r.exit_code == 2 and "a pot of 4 cannot arise with these hands" in " ".join(r.output.split()), r.output
+    assert r.exit_code == 2 and "a pot of 4 cannot arise with these hands" in " ".join(r.output.split()), (
+        r.output
+    )
     f = frozenset(range(1, 6))
     with pytest.raises(ImpossiblePosition, match="0 have been"):
-        Position(frozenset({1, 2, 3}), (frozenset({1, 2, 3}), frozenset({3, 4, 5})), 4).validate(Ruleset(cards=5))
+        Position(frozenset({1, 2, 3}), (frozenset({1, 2, 3}), frozenset({3, 4, 5})), 4).validate(
+            Ruleset(cards=5)
+        )
     # both played 4 and 5: a pot of 9 = 4 + 5 is possible, 12 = 3 + 4 + 5 (three ties) is not
     Position(frozenset({1, 2}), (f - {3, 4, 5}, f - {1, 4, 5}), 9).validate(Ruleset(cards=5))
     with pytest.raises(ImpossiblePosition, match="2 have been"):

@@ -51,19 +51,24 @@ def _dir(p: Path) -> None:
 
 TAMPER = {
     "truncated layer": lambda f: os.truncate(f / "layer-03.f32", 10),
-    "garbled layer": lambda f: (f / "layer-02.f32").write_bytes(b"\xff" * (f / "layer-02.f32").stat().st_size),
+    "garbled layer": lambda f: (f / "layer-02.f32").write_bytes(
+        b"\xff" * (f / "layer-02.f32").stat().st_size
+    ),
     "layer is a folder": lambda f: _dir(f / "layer-03.f32"),
-    "layer is a link to another file": lambda f: ((f / "layer-03.f32").unlink(),
-                                                  (f / "layer-03.f32").symlink_to(f / "layer-02.f32")),
+    "layer is a link to another file": lambda f: (
+        (f / "layer-03.f32").unlink(),
+        (f / "layer-03.f32").symlink_to(f / "layer-02.f32"),
+    ),
     "table.json not JSON": lambda f: (f / "table.json").write_text("{bad"),
     "table.json a list": lambda f: (f / "table.json").write_text("[1, 2]"),
     "table.json is a folder": lambda f: _dir(f / "table.json"),
     "layout.npz deleted": lambda f: (f / "layout.npz").unlink(),
     "layout.npz garbled": lambda f: (f / "layout.npz").write_bytes(b"garbage"),
     "forged: layer file outside the folder": lambda f: _forge(
-        f, lambda m: m["layers"][0].update(file="../../../etc/passwd")),
+        f, lambda m: m["layers"][0].update(file="../../../etc/passwd")
+    ),
     "forged: negative count": lambda f: _forge(f, lambda m: m["layers"][1].update(count=-5)),
-    "forged: huge count": lambda f: _forge(f, lambda m: m["layers"][1].update(count=10 ** 30)),
+    "forged: huge count": lambda f: _forge(f, lambda m: m["layers"][1].update(count=10**30)),
     "forged: count a string": lambda f: _forge(f, lambda m: m["layers"][1].update(count="12")),
     "forged: a layer missing": lambda f: _forge(f, lambda m: m["layers"].pop()),
     "forged: no layers key": lambda f: _forge(f, lambda m: m.pop("layers")),
@@ -82,18 +87,32 @@ def test_tampered_folder_is_refused_with_a_table_file_error(cache, case):
 
 
 def _files(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("layer-*.f32"))
-            if p.is_file()}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.glob("layer-*.f32"))
+        if p.is_file()
+    }
 
 
 def _solve(cache: Path):
-    r = CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "carry", "--threads", "1", "--cache", str(cache)])
+    r = CliRunner().invoke(
+        app, ["solve", "-n", "4", "--ties", "carry", "--threads", "1", "--cache", str(cache)]
+    )
     return r.exit_code, " ".join(r.output.split()), r.exception
 
 
-@pytest.mark.parametrize("case", ["truncated layer", "garbled layer", "layer is a link to another file",
-                                  "table.json not JSON", "layout.npz garbled",
-                                  "forged: layer file outside the folder", "forged: huge count"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "truncated layer",
+        "garbled layer",
+        "layer is a link to another file",
+        "table.json not JSON",
+        "layout.npz garbled",
+        "forged: layer file outside the folder",
+        "forged: huge count",
+    ],
+)
 def test_solve_repairs_only_what_is_damaged(good, cache, case):
     folder = cache / NAME
     before = _files(good / NAME)
@@ -132,8 +151,12 @@ def test_unwritable_table_folder_is_a_clear_error(cache, monkeypatch):
 @pytest.mark.parametrize("case", ["truncated layer", "table.json is a folder"])
 def test_play_hints_with_a_damaged_table_is_refused_before_the_game(cache, case, tmp_path):
     TAMPER[case](cache / NAME)
-    r = CliRunner().invoke(app, ["play", "-n", "4", "--vs", "random", "--hints", "--no-save", "--seed", "1"],
-                           input="1\n", env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path)})
+    r = CliRunner().invoke(
+        app,
+        ["play", "-n", "4", "--vs", "random", "--hints", "--no-save", "--seed", "1"],
+        input="1\n",
+        env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path)},
+    )
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "error: --hints:" in out and "re-run `cardtable solve`" in out, out
     assert isinstance(r.exception, SystemExit)  # no traceback
@@ -142,10 +165,12 @@ def test_play_hints_with_a_damaged_table_is_refused_before_the_game(cache, case,
 @pytest.mark.parametrize("case", ["truncated layer", "table.json is a folder"])
 def test_typing_hint_with_a_damaged_table_says_so_and_the_game_goes_on(cache, case, tmp_path):
     TAMPER[case](cache / NAME)
-    r = CliRunner().invoke(app, ["play", "-n", "4", "--vs", "random", "--no-save", "--seed", "1"],
-                           input="hint\n4\n3\n2\n1\nn\n",
-                           env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path),
-                                "COLUMNS": "200"})
+    r = CliRunner().invoke(
+        app,
+        ["play", "-n", "4", "--vs", "random", "--no-save", "--seed", "1"],
+        input="hint\n4\n3\n2\n1\nn\n",
+        env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path), "COLUMNS": "200"},
+    )
     out = " ".join(r.output.split())
     assert r.exit_code == 0 and "no hint:" in out, out  # was a traceback that lost the game
     assert r.exception is None or isinstance(r.exception, SystemExit)
@@ -168,9 +193,9 @@ def _forge_header(src: Path, dst: Path, change=None, raw: bytes | None = None) -
 
     b = src.read_bytes()
     version, hlen = struct.unpack("<II", b[8:16])
-    data = b[(16 + hlen + 32 + 63) // 64 * 64:]
+    data = b[(16 + hlen + 32 + 63) // 64 * 64 :]
     if raw is None:
-        meta = json.loads(b[16:16 + hlen])
+        meta = json.loads(b[16 : 16 + hlen])
         change(meta)
         raw = json.dumps(meta, sort_keys=True).encode()
     out = b[:8] + struct.pack("<II", version, len(raw)) + raw + hashlib.sha256(raw).digest()
@@ -183,7 +208,7 @@ HEADERS = {
     "no array directory": dict(change=lambda m: m.pop("arrays")),
     "no data_bytes": dict(change=lambda m: m.pop("data_bytes")),
     "data_bytes a string": dict(change=lambda m: m.update(data_bytes="x")),
-    "array beyond the data": dict(change=lambda m: m["arrays"].update(values=[10 ** 12, 5, "<f8"])),
+    "array beyond the data": dict(change=lambda m: m["arrays"].update(values=[10**12, 5, "<f8"])),
     "negative offset": dict(change=lambda m: m["arrays"].update(values=[-64, 5, "<f8"])),
     "object dtype": dict(change=lambda m: m["arrays"]["values"].__setitem__(2, "O")),
     "cards 99": dict(change=lambda m: m.update(cards=99)),
@@ -213,8 +238,23 @@ def test_forged_format1_header_is_refused(file1, tmp_path, case):
 def test_tournament_with_nash_and_a_damaged_table_is_refused_before_any_game(cache, tmp_path):
     TAMPER["truncated layer"](cache / NAME)
     db = tmp_path / "t.sqlite"
-    r = CliRunner().invoke(app, ["tournament", "nash", "random", "--games", "2", "-r", "cards=4", "--db", str(db),
-                                 "--backend", "serial"], env={"CARDTABLE_CACHE": str(cache)})
+    r = CliRunner().invoke(
+        app,
+        [
+            "tournament",
+            "nash",
+            "random",
+            "--games",
+            "2",
+            "-r",
+            "cards=4",
+            "--db",
+            str(db),
+            "--backend",
+            "serial",
+        ],
+        env={"CARDTABLE_CACHE": str(cache)},
+    )
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "error: bot 'nash':" in out and "layer-03.f32" in out, out
     assert not db.exists()  # no game stored as a forfeit
@@ -255,22 +295,29 @@ def test_analyze_reads_the_discard_table_from_its_cache_option(file1, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     rec = _carry_record(tmp_path)
-    r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
-                           env={"CARDTABLE_CACHE": str(empty)})
+    r = CliRunner().invoke(
+        app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)], env={"CARDTABLE_CACHE": str(empty)}
+    )
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "truncated or damaged" in out, out
     (cache / file1.name).write_bytes(file1.read_bytes())  # the good table: the approximation plays
-    r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
-                           env={"CARDTABLE_CACHE": str(empty), "COLUMNS": "250"})
+    r = CliRunner().invoke(
+        app,
+        ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
+        env={"CARDTABLE_CACHE": str(empty), "COLUMNS": "250"},
+    )
     assert r.exit_code == 0 and "approximation" in r.output, r.output
 
 
-@pytest.mark.parametrize("args", [["exploit", "nash", "-n", "4"],
-                                  ["play", "-n", "4", "--vs", "nash", "--no-save", "--seed", "1"]])
+@pytest.mark.parametrize(
+    "args", [["exploit", "nash", "-n", "4"], ["play", "-n", "4", "--vs", "nash", "--no-save", "--seed", "1"]]
+)
 def test_nash_with_a_damaged_table_exits_1(cache, tmp_path, args):
     """README.md, Exit codes: a damaged solver table is a failed check (1), the same in every command."""
     TAMPER["garbled layer"](cache / NAME)
-    r = CliRunner().invoke(app, args, input="1\n", env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path)})
+    r = CliRunner().invoke(
+        app, args, input="1\n", env={"CARDTABLE_CACHE": str(cache), "CARDTABLE_HOME": str(tmp_path)}
+    )
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "checksum mismatch" in out, out
     assert isinstance(r.exception, SystemExit)
@@ -289,19 +336,33 @@ def _edit_meta(folder: Path, change) -> None:
     p.write_text(json.dumps(meta))
 
 
-@pytest.mark.parametrize("change", [
-    None,  # not JSON
-    lambda m: m.update(sha256="0" * 64),
-    lambda m: m.update(count=-1),
-    lambda m: m.update(count=10 ** 40),
-    lambda m: m.update(games=-5),
-    lambda m: m.update(games=1e300),
-    lambda m: m.update(seconds="soon"),
-    lambda m: m.update(layout_sha256="x"),
-    lambda m: m.clear(),
-    lambda m: m.update(padding="x" * (2 << 20)),
-], ids=["not-json", "sha256", "count-negative", "count-huge", "games-negative", "games-huge",
-        "seconds-text", "layout", "empty", "2-MiB"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        None,  # not JSON
+        lambda m: m.update(sha256="0" * 64),
+        lambda m: m.update(count=-1),
+        lambda m: m.update(count=10**40),
+        lambda m: m.update(games=-5),
+        lambda m: m.update(games=1e300),
+        lambda m: m.update(seconds="soon"),
+        lambda m: m.update(layout_sha256="x"),
+        lambda m: m.clear(),
+        lambda m: m.update(padding="x" * (2 << 20)),
+    ],
+    ids=[
+        "not-json",
+        "sha256",
+        "count-negative",
+        "count-huge",
+        "games-negative",
+        "games-huge",
+        "seconds-text",
+        "layout",
+        "empty",
+        "2-MiB",
+    ],
+)
 def test_resume_solves_again_only_a_layer_whose_record_was_edited(good, cache, change):
     folder = cache / NAME
     (folder / "table.json").unlink()  # an interrupted solve
@@ -309,7 +370,9 @@ def test_resume_solves_again_only_a_layer_whose_record_was_edited(good, cache, c
     manifest = solve_layered(RS, "points", folder)
     assert manifest["stats"]["resumed_layers"] == [1, 2, 4]
     assert _files(folder) == _files(good / NAME)
-    assert manifest["stats"]["games"] == json.loads((good / NAME / "table.json").read_text())["stats"]["games"]
+    assert (
+        manifest["stats"]["games"] == json.loads((good / NAME / "table.json").read_text())["stats"]["games"]
+    )
 
 
 def test_force_with_an_unavailable_backend_keeps_the_table(cache, monkeypatch):
@@ -323,8 +386,9 @@ def test_force_with_an_unavailable_backend_keeps_the_table(cache, monkeypatch):
     monkeypatch.setattr(cuda_backend.CudaBackend, "__init__", no_gpu)
     folder = cache / NAME
     before = sorted(p.name for p in folder.iterdir())
-    r = CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "carry", "--backend", "cuda", "--force",
-                                 "--cache", str(cache)])
+    r = CliRunner().invoke(
+        app, ["solve", "-n", "4", "--ties", "carry", "--backend", "cuda", "--force", "--cache", str(cache)]
+    )
     assert r.exit_code == 2 and "no CUDA GPU" in r.output, r.output
     assert sorted(p.name for p in folder.iterdir()) == before
     open_layered(folder)
@@ -359,11 +423,16 @@ def test_analyze_reads_a_format2_discard_table_for_the_approximation(tmp_path):
     """The carry-over approximation takes the discard-ties table in either format (a format-2
     one crashed it with an AttributeError)."""
     cache = tmp_path / "cache"
-    assert CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "discard", "--format", "2",
-                                    "--cache", str(cache)]).exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(app, ["solve", "-n", "4", "--ties", "discard", "--format", "2", "--cache", str(cache)])
+        .exit_code
+        == 0
+    )
     rec = _carry_record(tmp_path)
-    r = CliRunner().invoke(app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)],
-                           env={"COLUMNS": "250"})
+    r = CliRunner().invoke(
+        app, ["analyze", str(rec), "--limit", "0", "--cache", str(cache)], env={"COLUMNS": "250"}
+    )
     assert r.exit_code == 0 and "approximation" in r.output, r.output
 
 
@@ -417,12 +486,17 @@ def test_a_tampered_layer_record_of_a_complete_table_is_refused_with_the_repair_
 
     folder = cache / NAME
     RECORDS[case](folder)
-    for read in (lambda: open_layered(folder), lambda: open_layered(folder, verify=False),
-                 lambda: load_table(RS, "points", cache)):
+    for read in (
+        lambda: open_layered(folder),
+        lambda: open_layered(folder, verify=False),
+        lambda: load_table(RS, "points", cache),
+    ):
         with pytest.raises(TableFileError) as e:
             read()
         msg = str(e.value)
-        assert str(folder / "layer-03.json") in msg and "re-run `cardtable solve -n 4 --ties carry`" in msg, msg
+        assert str(folder / "layer-03.json") in msg and "re-run `cardtable solve -n 4 --ties carry`" in msg, (
+            msg
+        )
 
 
 @pytest.mark.parametrize("case", ["deleted", "garbage", "games edited", "backend edited"])
@@ -454,7 +528,9 @@ def test_a_tampered_layer_record_of_low_layers_is_refused_and_repaired(tmp_path,
     RECORDS[case](folder)
     with pytest.raises(TableFileError) as e:
         open_layered(folder, low=True)
-    assert "layer-03.json" in str(e.value) and "`cardtable solve -n 6 --ties carry --layers 3`" in str(e.value)
+    assert "layer-03.json" in str(e.value) and "`cardtable solve -n 6 --ties carry --layers 3`" in str(
+        e.value
+    )
     r = CliRunner().invoke(app, ["solve", "-n", "6", "--layers", "3", "--cache", str(tmp_path)])
     assert r.exit_code == 0 and "solving again what is damaged" in " ".join(r.output.split()), r.output
     assert open_layered(folder, low=True).upto == 3
@@ -490,8 +566,11 @@ def test_another_games_manifest_is_reported_as_such_naming_both_games(tmp_path):
 
 
 def _temp_files(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name.endswith((".partial", ".tmp", ".tmp.npz")) or ".tmp" in p.name)
+    return sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.name.endswith((".partial", ".tmp", ".tmp.npz")) or ".tmp" in p.name
+    )
 
 
 @pytest.mark.parametrize("how", ["replace refused", "solver check fails", "interrupted"])
@@ -503,16 +582,22 @@ def test_a_failed_repair_leaves_no_temporary_files(cache, monkeypatch, how, dama
     TAMPER[damage](folder)
     os.truncate(folder / "layer-04.f32", 3)  # at least one layer is solved again
     if how == "replace refused":
+
         def refuse(src, dst):
             raise PermissionError(13, "Permission denied", str(dst))
+
         monkeypatch.setattr(os, "replace", refuse)
     elif how == "solver check fails":
+
         def failing(k, st):
             raise SolverError(f"layer {k}: simulated failure")
+
         monkeypatch.setattr(lean, "check_stats", failing)
     else:
+
         def interrupt(k, st):
             raise KeyboardInterrupt
+
         monkeypatch.setattr(lean, "check_stats", interrupt)
     code, out, _ = _solve(cache)
     assert code in (1, 130), out
@@ -558,12 +643,16 @@ def test_a_smaller_layers_run_keeps_the_higher_low_layers_declared(tmp_path):
     assert run(5)[0] == 0 and open_layered(folder, low=True).upto == 5
 
 
-@pytest.mark.parametrize("free, done, want", [
-    (1000, False, "1000 bytes are free"),
-    (1536, True, "1.5 KiB are free"),
-])
-def test_solve_refuses_without_disk_space_and_says_how_much_in_readable_units(tmp_path, monkeypatch,
-                                                                             free, done, want):
+@pytest.mark.parametrize(
+    "free, done, want",
+    [
+        (1000, False, "1000 bytes are free"),
+        (1536, True, "1.5 KiB are free"),
+    ],
+)
+def test_solve_refuses_without_disk_space_and_says_how_much_in_readable_units(
+    tmp_path, monkeypatch, free, done, want
+):
     from collections import namedtuple
 
     from cardtable.solver.estimate import estimate_solve, size_text
@@ -573,7 +662,7 @@ def test_solve_refuses_without_disk_space_and_says_how_much_in_readable_units(tm
     folder = tmp_path / folder_name(rs5, "points")
     if done:
         solve_layered(rs5, "points", folder, upto=1)
-    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10 ** 12, 10 ** 12 - free, free))
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**12, 10**12 - free, free))
     r = CliRunner().invoke(app, ["solve", "-n", "5", "--cache", str(tmp_path)])
     out = " ".join(r.output.split())
     need = size_text(estimate_solve(rs5, "points").disk_bytes)
@@ -583,9 +672,17 @@ def test_solve_refuses_without_disk_space_and_says_how_much_in_readable_units(tm
     assert not (folder / "table.json").exists()
 
 
-@pytest.mark.parametrize("n, text", [(0, "0 bytes"), (1023, "1023 bytes"), (1024, "1.0 KiB"),
-                                     (5 << 20, "5.0 MiB"), ((1 << 30) - 1, "1024.0 MiB"),
-                                     (3 << 30, "3.0 GiB")])
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (0, "0 bytes"),
+        (1023, "1023 bytes"),
+        (1024, "1.0 KiB"),
+        (5 << 20, "5.0 MiB"),
+        ((1 << 30) - 1, "1024.0 MiB"),
+        (3 << 30, "3.0 GiB"),
+    ],
+)
 def test_size_text_never_rounds_a_size_to_zero_gib(n, text):
     from cardtable.solver.estimate import size_text
 

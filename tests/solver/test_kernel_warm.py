@@ -16,9 +16,18 @@ from cardtable.solver.lean import NSTATS, float32_bound, solve_chunk
 
 
 def _work(k):
-    return (np.empty((k + 1, 2 * k + 1)), np.empty(k, np.int64), np.empty(k), np.empty(k),
-            np.zeros((1, k), np.int64), np.zeros((1, k), np.int64), np.empty((k + 1, k + 1)),
-            np.empty(3 * (k + 1)), np.empty(k + 1, np.int64), np.empty((2 * k + 4, k)))
+    return (
+        np.empty((k + 1, 2 * k + 1)),
+        np.empty(k, np.int64),
+        np.empty(k),
+        np.empty(k),
+        np.zeros((1, k), np.int64),
+        np.zeros((1, k), np.int64),
+        np.empty((k + 1, k + 1)),
+        np.empty(3 * (k + 1)),
+        np.empty(k + 1, np.int64),
+        np.empty((2 * k + 4, k)),
+    )
 
 
 def _warm(M, s, work):
@@ -59,9 +68,20 @@ def test_wrong_support_falls_back_to_the_simplex():
     v, gap, s, hit = _warm(S + 1.0, s, work)
     assert (v, s, hit, gap) == (3.0, 1, True, 0.0)
     # a singular support system is refused, not divided by zero
-    ok, *_ = kernel.solve_on_support(np.ones((2, 2)), 2, 2, np.array([[0, 1]]), np.array([[0, 1]]), 0, 2,
-                                     np.empty((3, 3)), np.empty(9), np.empty(3, np.int64),
-                                     np.empty(2), np.empty(2))
+    ok, *_ = kernel.solve_on_support(
+        np.ones((2, 2)),
+        2,
+        2,
+        np.array([[0, 1]]),
+        np.array([[0, 1]]),
+        0,
+        2,
+        np.empty((3, 3)),
+        np.empty(9),
+        np.empty(3, np.int64),
+        np.empty(2),
+        np.empty(2),
+    )
     assert not ok
 
 
@@ -74,9 +94,15 @@ def _layers(lay, warm):
     return out, st
 
 
-@pytest.mark.parametrize("n,tie,objective", [
-    (7, "carry", "points"), (7, "discard", "points"), (6, "carry", "win"), (6, "discard", "win"),
-])
+@pytest.mark.parametrize(
+    "n,tie,objective",
+    [
+        (7, "carry", "points"),
+        (7, "discard", "points"),
+        (6, "carry", "win"),
+        (6, "discard", "win"),
+    ],
+)
 def test_warm_and_cold_kernels_give_equal_tables_within_the_float32_bound(n, tie, objective):
     lay = lean_layout(Ruleset(cards=n, tie_rule=tie), objective)
     warm, wst = _layers(lay, True)

@@ -50,7 +50,7 @@ def worst_vs_dense(rs, objective):
                 pot = key // lay.W
                 d = key - pot * lay.W - L.T
                 at = kernel.slot(k, r, pot, d, R, npat, L.base, L.base_off, L.val_off, L.carry, L.win)
-                dense = old.values[at:at + npat]
+                dense = old.values[at : at + npat]
                 solved = ~np.isnan(grid[:, j])  # NaN: a pot these hands cannot hold (min_ties)
                 # both kernels skip the same states (layout.pot_reach is min_ties in a full game)
                 assert np.array_equal(np.isnan(dense), ~solved)
@@ -60,11 +60,17 @@ def worst_vs_dense(rs, objective):
     return lay, worst, count, old
 
 
-@pytest.mark.parametrize("n,tie,objective", [
-    (8, "carry", "points"), (8, "discard", "points"), (6, "carry", "win"), (7, "discard", "win"),
-    pytest.param(8, "carry", "win", marks=pytest.mark.slow),
-    pytest.param(8, "discard", "win", marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "n,tie,objective",
+    [
+        (8, "carry", "points"),
+        (8, "discard", "points"),
+        (6, "carry", "win"),
+        (7, "discard", "win"),
+        pytest.param(8, "carry", "win", marks=pytest.mark.slow),
+        pytest.param(8, "discard", "win", marks=pytest.mark.slow),
+    ],
+)
 def test_lean_values_equal_format1_within_the_float32_bound(n, tie, objective):
     rs = Ruleset(cards=n, tie_rule=tie)
     lay, worst, count, old = worst_vs_dense(rs, objective)
@@ -83,10 +89,16 @@ def test_float32_bound_is_small_and_covers_rounding():
     assert abs(float(np.float32(v)) - v) <= U32 * abs(v)
 
 
-@pytest.mark.parametrize("n,tie,objective", [
-    (4, "carry", "points"), (5, "carry", "points"), (5, "discard", "points"),
-    (4, "carry", "win"), (4, "discard", "win"),
-])
+@pytest.mark.parametrize(
+    "n,tie,objective",
+    [
+        (4, "carry", "points"),
+        (5, "carry", "points"),
+        (5, "discard", "points"),
+        (4, "carry", "win"),
+        (4, "discard", "win"),
+    ],
+)
 def test_lean_table_matches_lp_reference(tmp_path, n, tie, objective):
     rs = Ruleset(cards=n, tie_rule=tie)
     solve_layered(rs, objective, tmp_path / "t")
@@ -97,8 +109,9 @@ def test_lean_table_matches_lp_reference(tmp_path, n, tie, objective):
     ref(f - {n}, f - {1}, f - {n}, 0, -n)  # B's king took the top prize
     assert len(ref.memo) > 100
     bound = float32_bound(table.lay, n)
-    worst = max(abs(table.value(Position(p, (a, b), pot, d)) - v)
-                for (p, a, b, pot, d), v in ref.memo.items())
+    worst = max(
+        abs(table.value(Position(p, (a, b), pot, d)) - v) for (p, a, b, pot, d), v in ref.memo.items()
+    )
     assert worst <= bound
     # strategies from the layers meet both guarantees (carry-over: both bid 3 for the ace, so
     # the ace sits in the pot; a pot needs a tie, and a tie two cards of one strength)
@@ -151,8 +164,10 @@ def test_resume_after_sigkill_mid_layer_gives_identical_files(tmp_path):
     fresh = solve_layered(rs, "points", tmp_path / "fresh")
     # A layer's record holds its solve time, so the record's own checksum differs between the
     # two runs; everything else (values, counts, value checksums) must be identical.
-    assert resumed["layers"] == [dict(x, seconds=y["seconds"], record_sha256=y["record_sha256"])
-                                 for x, y in zip(fresh["layers"], resumed["layers"], strict=True)]
+    assert resumed["layers"] == [
+        dict(x, seconds=y["seconds"], record_sha256=y["record_sha256"])
+        for x, y in zip(fresh["layers"], resumed["layers"], strict=True)
+    ]
     for rec in resumed["layers"]:
         record = folder / rec["file"].replace(".f32", ".json")
         assert hashlib.sha256(record.read_bytes()).hexdigest() == rec["record_sha256"]
@@ -269,8 +284,9 @@ def test_skipped_states_are_exactly_the_pots_no_game_can_hold(tmp_path):
                 s0, s1 = int(lay.soff[lay.so_off[k] + r]), int(lay.soff[lay.so_off[k] + r + 1])
                 for j in range(s0, s1):
                     pot = int(lay.skeys[lay.skoff[k] + j]) // lay.W
-                    fewest = min(c for c in range(len(up) + 1)
-                                 if any(sum(x) == pot for x in combinations(up, c)))
+                    fewest = min(
+                        c for c in range(len(up) + 1) if any(sum(x) == pot for x in combinations(up, c))
+                    )
                     assert np.isnan(grid[i, j]) == (fewest > played_by_both), (k, i, r, pot)
                     skipped += fewest > played_by_both
                     solved += fewest <= played_by_both
@@ -296,7 +312,10 @@ def test_skipped_states_are_exactly_the_pots_no_game_can_hold(tmp_path):
     # with two prizes left, every 40th of those positions (a fixed sample: the reference
     # solver is slow) has the independent reference solver's value
     ref = make_reference(n, "carry", "points")
-    late = sorted((key for key in seen if len(key[0]) == 2), key=lambda key: [sorted(part) for part in key[:3]] + [key[3]])
+    late = sorted(
+        (key for key in seen if len(key[0]) == 2),
+        key=lambda key: [sorted(part) for part in key[:3]] + [key[3]],
+    )
     assert len(late) > 1_000
     for prizes, a, b, pot in late[::40]:
         assert seen[prizes, a, b, pot] == pytest.approx(ref(prizes, a, b, pot), abs=1e-4), (prizes, a, b, pot)

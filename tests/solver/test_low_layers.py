@@ -13,25 +13,38 @@ from typer.testing import CliRunner
 
 from cardtable.cli import app
 from cardtable.goofspiel import Ruleset
-from cardtable.solver import Position, solve
-from cardtable.solver import equilibrium
+from cardtable.platform.storage import cache_dir
+from cardtable.solver import Position, equilibrium, solve
 from cardtable.solver.approx import exact_layers
 from cardtable.solver.equilibrium import EquilibriumSource, low_layers
-from cardtable.solver.layers import LOW_MANIFEST, open_layered, solve_layered, solve_low_in_memory
+from cardtable.solver.layers import (
+    LOW_MANIFEST,
+    open_layered,
+    solve_layered,
+    solve_low_in_memory,
+)
 from cardtable.solver.layout import SolverError
 from cardtable.solver.position import ImpossiblePosition
-from cardtable.solver.round_subgame import read_low_layers, restrict_to_prize, solve_round_subgame
-from cardtable.solver.table import FORMAT_LAYERED, TableFileError, default_path, subgame_layout
-from cardtable.platform.storage import cache_dir
+from cardtable.solver.round_subgame import (
+    read_low_layers,
+    restrict_to_prize,
+    solve_round_subgame,
+)
+from cardtable.solver.table import (
+    FORMAT_LAYERED,
+    TableFileError,
+    default_path,
+    subgame_layout,
+)
 
 RS8 = Ruleset(cards=8, tie_rule="carry")
 # 3 rounds played (A's 8 beat B's 5 for the 2, then both bid 3 for the 7 and 4 for the 6:
 # 13 points in the pot)
-POT_POS = Position(frozenset({1, 3, 4, 5, 8}),
-                   (frozenset({1, 2, 5, 6, 7}), frozenset({1, 2, 6, 7, 8})), 13)
+POT_POS = Position(frozenset({1, 3, 4, 5, 8}), (frozenset({1, 2, 5, 6, 7}), frozenset({1, 2, 6, 7, 8})), 13)
 # 1 round played (the 4, won by A's 6 over B's 2)
-EARLY_POS = Position(frozenset({1, 2, 3, 5, 6, 7, 8}),
-                     (frozenset({1, 2, 3, 4, 5, 7, 8}), frozenset({1, 3, 4, 5, 6, 7, 8})), 0)
+EARLY_POS = Position(
+    frozenset({1, 2, 3, 5, 6, 7, 8}), (frozenset({1, 2, 3, 4, 5, 7, 8}), frozenset({1, 3, 4, 5, 6, 7, 8})), 0
+)
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +148,9 @@ def test_the_nash_source_reads_stored_low_layers_and_plays_exact_a_round_earlier
     limit = 40_000  # small enough that the approximation plays the first rounds of 8 cards
     plain = EquilibriumSource(RS8, subgame_limit=limit, cache=tmp_path)
     assert plain.low is None and plain.approx is not None
-    r = CliRunner().invoke(app, ["solve", "-n", "8", "--ties", "carry", "--layers", "5", "--cache", str(tmp_path)])
+    r = CliRunner().invoke(
+        app, ["solve", "-n", "8", "--ties", "carry", "--layers", "5", "--cache", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     src = EquilibriumSource(RS8, subgame_limit=limit, cache=tmp_path)
     assert src.low_upto == 5 and src.low.path is not None
@@ -164,11 +179,14 @@ def test_cli_low_layers_and_bad_values(tmp_path):
         return r.exit_code, " ".join(r.output.split())
 
     folder = default_path(Ruleset(cards=6, tie_rule="carry"), "points", tmp_path, FORMAT_LAYERED)
-    for bad, why in ((["--layers", "0"], "layer 1..5"), (["--layers", "6"], "layer 1..5"),
-                     (["--layers", "-2"], "layer 1..5"),
-                     (["--ties", "discard", "--layers", "2"], "carry-over ties"),
-                     (["--objective", "win", "--layers", "2"], "points objective"),
-                     (["--format", "1", "--layers", "2"], "format 2")):
+    for bad, why in (
+        (["--layers", "0"], "layer 1..5"),
+        (["--layers", "6"], "layer 1..5"),
+        (["--layers", "-2"], "layer 1..5"),
+        (["--ties", "discard", "--layers", "2"], "carry-over ties"),
+        (["--objective", "win", "--layers", "2"], "points objective"),
+        (["--format", "1", "--layers", "2"], "format 2"),
+    ):
         code, out = run(*bad)
         assert code == 2 and why in out, (bad, out)
         assert not folder.exists() and not list(tmp_path.iterdir())  # nothing written
@@ -185,9 +203,9 @@ def test_cli_low_layers_and_bad_values(tmp_path):
 
 def test_analysis_plays_exact_where_the_bot_does_and_matches_the_bot(tmp_path):
     from cardtable.goofspiel import Game
-    from cardtable.strategy.nash import NashBot
     from cardtable.platform.bot import load_bot
     from cardtable.solver.analysis import analyze_game
+    from cardtable.strategy.nash import NashBot
 
     rs = Ruleset(cards=10, tie_rule="carry")
     game = Game(rs, seed=11)
@@ -213,7 +231,9 @@ def test_another_games_low_layers_under_this_name_are_refused_and_good_ones_veri
 
     rs6, rs7 = Ruleset(cards=6, tie_rule="carry"), Ruleset(cards=7, tie_rule="carry")
     solve_layered(rs7, "points", default_path(rs7, "points", tmp_path, FORMAT_LAYERED), upto=3)
-    default_path(rs7, "points", tmp_path, FORMAT_LAYERED).rename(default_path(rs6, "points", tmp_path, FORMAT_LAYERED))
+    default_path(rs7, "points", tmp_path, FORMAT_LAYERED).rename(
+        default_path(rs6, "points", tmp_path, FORMAT_LAYERED)
+    )
     with pytest.raises(TableMismatchError, match="copied or renamed"):
         low_layers(rs6, tmp_path)
     good = tmp_path / "good"
@@ -230,8 +250,9 @@ def test_analysis_of_a_nine_card_game_is_exact_from_the_first_round(tmp_path):
     from cardtable.solver.analysis import analyze_game
 
     rs = Ruleset(cards=9, tie_rule="carry")
-    game = play_game(rs, [load_bot("goofspiel", "heuristic", seed=1), load_bot("goofspiel", "random", seed=2)],
-                     seed=2)
+    game = play_game(
+        rs, [load_bot("goofspiel", "heuristic", seed=1), load_bot("goofspiel", "random", seed=2)], seed=2
+    )
     rounds = analyze_game(game, cache=tmp_path)
     assert [r.source for r in rounds] == ["subgame"] * 9
     assert rounds[0].expected_before == pytest.approx(0, abs=1e-5)  # the game's value
@@ -283,12 +304,18 @@ def test_a_crafted_layout_with_matching_checksums_is_never_used(tmp_path):
     lay = _load_layout(folder / "layout.npz")
     arrs = lay.arrays()
     arrs["skoff"] = arrs["skoff"].copy()
-    arrs["skoff"][3] = 10 ** 12
+    arrs["skoff"][3] = 10**12
     np.savez(folder / "layout.npz", **arrs)
     forged = type(lay).from_arrays(arrs)
-    _forge(folder, lambda m: m.update(layout_sha256=forged.digest(),
-                                     layout_file_sha256=sha256_file(folder / "layout.npz")))
-    assert hashlib.sha256((folder / "layout.npz").read_bytes()).hexdigest() == sha256_file(folder / "layout.npz")
+    _forge(
+        folder,
+        lambda m: m.update(
+            layout_sha256=forged.digest(), layout_file_sha256=sha256_file(folder / "layout.npz")
+        ),
+    )
+    assert hashlib.sha256((folder / "layout.npz").read_bytes()).hexdigest() == sha256_file(
+        folder / "layout.npz"
+    )
     with pytest.raises(TableFileError, match="not the one of"):
         low_layers(rs, tmp_path)
 
@@ -377,7 +404,10 @@ def test_cli_layers_never_loses_or_downgrades_a_table(tmp_path):
     code, out = run("--layers", "3")
     assert code == 1 and "does not repair a complete table" in out
     assert (folder / "table.json").read_text() == "junk"  # nothing changed
-    code, out = CliRunner().invoke(app, ["solve", "-n", "1", "--layers", "1", "--cache", str(tmp_path)]).exit_code, ""
+    code, out = (
+        CliRunner().invoke(app, ["solve", "-n", "1", "--layers", "1", "--cache", str(tmp_path)]).exit_code,
+        "",
+    )
     assert code == 2
 
 

@@ -37,8 +37,12 @@ def _exact_moments(rs, approx, bots, known):
         for a, pa in pols[0].items():
             for b, pb in pols[1].items():
                 if pa * pb > 0:
-                    walk(deck, bids + [(a, b)],
-                         mixes + [tuple(pols[s] if known[s] else None for s in (0, 1))], prob * pa * pb)
+                    walk(
+                        deck,
+                        bids + [(a, b)],
+                        mixes + [tuple(pols[s] if known[s] else None for s in (0, 1))],
+                        prob * pa * pb,
+                    )
 
     for deck in decks:
         for s, b in enumerate(bots):
@@ -47,11 +51,14 @@ def _exact_moments(rs, approx, bots, known):
     return {k: (m, sq - m * m) for k, (m, sq) in stats.items()}
 
 
-@pytest.mark.parametrize("cards,other,known", [
-    (4, "matcher", (True, False)),   # nash's mix known, matcher deterministic (its luck left in)
-    (3, "random", (True, True)),     # both mixes known: both bid-luck terms
-    (3, "random", (False, True)),    # only the column player's mix known
-])
+@pytest.mark.parametrize(
+    "cards,other,known",
+    [
+        (4, "matcher", (True, False)),  # nash's mix known, matcher deterministic (its luck left in)
+        (3, "random", (True, True)),  # both mixes known: both bid-luck terms
+        (3, "random", (False, True)),  # only the column player's mix known
+    ],
+)
 def test_adjusted_difference_keeps_the_mean_exactly_and_cuts_the_variance(cards, other, known):
     rs = Ruleset(cards=cards, tie_rule="carry")
     approx = CarryApproximation(rs, solve(Ruleset(cards=cards, tie_rule="discard")), 1)
@@ -77,16 +84,19 @@ def test_bad_input_is_refused():
         adjusted_difference(other, approx, [])
 
 
-@pytest.mark.parametrize("mix, words", [
-    ({1: -5.0, 2: 6.0}, "no probability"),
-    ({1: float("nan"), 2: 1.0}, "no probability"),
-    ({1: float("inf")}, "no probability"),
-    ({1: 5.0, 2: 5.0}, "sums to 10"),
-    ({1: 0.0, 2: 1.0}, "does not hold its bid 1"),
-    ({1: 0.5, 7: 0.5}, "not a card of the hand"),
-    ({1: "0.5", 2: 0.5}, "no probability"),
-    ([1.0], "is a mapping"),
-])
+@pytest.mark.parametrize(
+    "mix, words",
+    [
+        ({1: -5.0, 2: 6.0}, "no probability"),
+        ({1: float("nan"), 2: 1.0}, "no probability"),
+        ({1: float("inf")}, "no probability"),
+        ({1: 5.0, 2: 5.0}, "sums to 10"),
+        ({1: 0.0, 2: 1.0}, "does not hold its bid 1"),
+        ({1: 0.5, 7: 0.5}, "not a card of the hand"),
+        ({1: "0.5", 2: 0.5}, "no probability"),
+        ([1.0], "is a mapping"),
+    ],
+)
 def test_a_mix_that_is_no_distribution_over_the_hand_is_refused(mix, words):
     rs = Ruleset(cards=3, tie_rule="carry")
     approx = CarryApproximation(rs, solve(Ruleset(cards=3, tie_rule="discard")), 1)

@@ -24,17 +24,23 @@ def _later_positions(rs: Ruleset, pos: Position, prize: int):
                 yield Position(rest, (pos.hands[0] - {a}, pos.hands[1] - {b}), pot), (pot > 0) == tie
 
 
-@pytest.mark.parametrize("rules,objective,pot", [
-    (dict(cards=7, tie_rule="carry"), "points", 0),
-    (dict(cards=7, tie_rule="carry"), "points", 2),
-    (dict(cards=6, tie_rule="discard"), "points", 0),
-    (dict(cards=6, tie_rule="carry", high_ace=True), "win", 5),
-])
+@pytest.mark.parametrize(
+    "rules,objective,pot",
+    [
+        (dict(cards=7, tie_rule="carry"), "points", 0),
+        (dict(cards=7, tie_rule="carry"), "points", 2),
+        (dict(cards=6, tie_rule="discard"), "points", 0),
+        (dict(cards=6, tie_rule="carry", high_ace=True), "win", 5),
+    ],
+)
 def test_same_values_as_the_whole_subgame(rules, objective, pot):
     rs = Ruleset(**rules)
     # both played the ace (and the 7 at 7 cards): ties could carry the pots of 2 and 5
-    pos = Position(frozenset({1, 3, 4, 6}), (frozenset({2, 3, 5, 6}), frozenset({2, 3, 4, 6})),
-                   pot if rs.tie_rule == "carry" else 0)
+    pos = Position(
+        frozenset({1, 3, 4, 6}),
+        (frozenset({2, 3, 5, 6}), frozenset({2, 3, 4, 6})),
+        pot if rs.tie_rule == "carry" else 0,
+    )
     whole = solve_subgame(rs, pos, objective)
     for prize in sorted(pos.prizes):
         part = solve_round_subgame(rs, pos, prize, objective)

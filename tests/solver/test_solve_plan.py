@@ -56,16 +56,27 @@ def test_format1_solve_prints_its_estimate_first(tmp_path):
     assert code == 0, out
     need = estimate_solve(Ruleset(cards=5, tie_rule="discard"), "points", table_format=1)
     line = out.split("solved ")[0]  # printed before the solve's own report
-    for part in (f"{size_text(need.memory_bytes)} of memory", f"{size_text(need.disk_bytes)} of disk",
-                 "on 1 core (estimate), format 1", "an interruption loses the work"):
+    for part in (
+        f"{size_text(need.memory_bytes)} of memory",
+        f"{size_text(need.disk_bytes)} of disk",
+        "on 1 core (estimate), format 1",
+        "an interruption loses the work",
+    ):
         assert part in line, part
     assert (tmp_path / "gops-n5-discard-points-lowace.v1.ctt").is_file()
 
 
-@pytest.mark.parametrize("flag, value, says", [
-    ("--max-hours", "0.1", "longer than --max-hours 0.1. Raise --max-hours to run it here (format 1 does not resume"),
-    ("--max-memory", "1", "more memory than --max-memory 1 GiB (format 1 holds every value in memory)"),
-])
+@pytest.mark.parametrize(
+    "flag, value, says",
+    [
+        (
+            "--max-hours",
+            "0.1",
+            "longer than --max-hours 0.1. Raise --max-hours to run it here (format 1 does not resume",
+        ),
+        ("--max-memory", "1", "more memory than --max-memory 1 GiB (format 1 holds every value in memory)"),
+    ],
+)
 def test_format1_discard_13_is_refused_over_a_limit(tmp_path, flag, value, says):
     code, out = run("solve", "-n", "13", "--ties", "discard", "--cache", str(tmp_path), flag, value)
     assert code == 2, out
@@ -77,7 +88,7 @@ def test_format1_discard_13_is_refused_over_a_limit(tmp_path, flag, value, says)
 
 def test_format1_disk_refusal(tmp_path, monkeypatch):
     usage = namedtuple("usage", "total used free")
-    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10 ** 12, 10 ** 12 - 1000, 1000))
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**12, 10**12 - 1000, 1000))
     code, out = run("solve", "-n", "6", "--ties", "discard", "--cache", str(tmp_path))
     need = estimate_solve(Ruleset(cards=6, tie_rule="discard"), "points", table_format=1)
     assert code == 2, out

@@ -21,10 +21,15 @@ from cardtable.solver import Position, solve  # noqa: E402
 
 
 def load(n):
-    game = pyspiel.load_game("goofspiel", {
-        "num_cards": n, "points_order": "random", "returns_type": "point_difference",
-        "imp_info": False,
-    })
+    game = pyspiel.load_game(
+        "goofspiel",
+        {
+            "num_cards": n,
+            "points_order": "random",
+            "returns_type": "point_difference",
+            "imp_info": False,
+        },
+    )
     return pyspiel.convert_to_turn_based(game)
 
 
@@ -44,7 +49,7 @@ class TablePolicy(os_policy.Policy):
         prizes, a, b = set(full), set(full), set(full)
         rounds = len(hist) // 3
         for r in range(rounds):  # completed rounds (the pending bid of seat 0 is not used)
-            p, x, y = hist[3 * r: 3 * r + 3]
+            p, x, y = hist[3 * r : 3 * r + 3]
             prizes.discard(p + 1)
             a.discard(x + 1)
             b.discard(y + 1)

@@ -86,13 +86,16 @@ def test_the_first_round_is_beyond_the_low_layers(low13):
         table.value(Position(everything, (everything, everything)))
 
 
-@pytest.mark.parametrize(("prizes", "a", "b", "pot"), [
-    ({13}, {1}, {12}, 0),                     # the last round, nothing carried
-    ({13}, {1}, {12}, 45),                    # the last round for a pot of 45 (ties on prizes 1..9)
-    ({2, 7}, {4, 9}, {3, 11}, 0),             # two rounds left
-    ({2, 7, 13}, {1, 5, 12}, {3, 9, 11}, 10), # three rounds left, 4 + 6 carried
-    ({2, 7, 13}, {1, 5, 12}, {3, 9, 11}, 0),
-])
+@pytest.mark.parametrize(
+    ("prizes", "a", "b", "pot"),
+    [
+        ({13}, {1}, {12}, 0),  # the last round, nothing carried
+        ({13}, {1}, {12}, 45),  # the last round for a pot of 45 (ties on prizes 1..9)
+        ({2, 7}, {4, 9}, {3, 11}, 0),  # two rounds left
+        ({2, 7, 13}, {1, 5, 12}, {3, 9, 11}, 10),  # three rounds left, 4 + 6 carried
+        ({2, 7, 13}, {1, 5, 12}, {3, 9, 11}, 0),
+    ],
+)
 def test_a_late_position_reads_its_synthetic_value(low13, prizes, a, b, pot):
     _, table = low13
     pos = Position(frozenset(prizes), (frozenset(a), frozenset(b)), pot)

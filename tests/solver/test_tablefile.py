@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from cardtable.goofspiel import Ruleset
-from cardtable.solver import Position, TableFileError, load_table, open_table, solve, write_table
+from cardtable.solver import (
+    Position,
+    TableFileError,
+    load_table,
+    open_table,
+    solve,
+    write_table,
+)
 from cardtable.solver.table import default_path
 
 

@@ -54,10 +54,19 @@ def test_listing_states(cache):
     code, out, err = run("tables", "--cache", str(cache), "--json")
     assert code == 0, err
     t = by_name(out)
-    assert set(t) == {table_name(D4, "points"), folder_name(C5, "points"), folder_name(C6, "points"),
-                      folder_name(W5, "win")}
+    assert set(t) == {
+        table_name(D4, "points"),
+        folder_name(C5, "points"),
+        folder_name(C6, "points"),
+        folder_name(W5, "win"),
+    }
     f1 = t[table_name(D4, "points")]
-    assert (f1["format"], f1["state"], f1["checksum"], f1["percent_done"]) == (1, "complete", "not verified", 100.0)
+    assert (f1["format"], f1["state"], f1["checksum"], f1["percent_done"]) == (
+        1,
+        "complete",
+        "not verified",
+        100.0,
+    )
     assert f1["size_bytes"] == (cache / table_name(D4, "points")).stat().st_size
     assert f1["ties"] == "discard" and f1["objective"] == "points"
     f2 = t[folder_name(C5, "points")]
@@ -69,16 +78,24 @@ def test_listing_states(cache):
     assert part["state_text"] == "partial: 3 of 5 layers (60%)" and part["objective"] == "win"
     code, out, _ = run("tables", "--cache", str(cache))  # the Rich table
     assert code == 0
-    for text in ("partial: 3 of 5 layers (60%)", "low layers 1..3", "not verified", "4 cards, discard ties, low ace",
-                 table_name(D4, "points")):
+    for text in (
+        "partial: 3 of 5 layers (60%)",
+        "low layers 1..3",
+        "not verified",
+        "4 cards, discard ties, low ace",
+        table_name(D4, "points"),
+    ):
         assert text in out, text
 
 
 def test_verify_finds_what_the_cheap_checks_do_not(cache):
     code, out, _ = run("tables", "--cache", str(cache), "--json", "--verify")
     assert code == 0 and {t["checksum"] for t in by_name(out).values()} == {"verified"}
-    for path in (cache / folder_name(C5, "points") / "layer-03.f32", cache / table_name(D4, "points"),
-                 cache / folder_name(W5, "win") / "layer-02.f32"):
+    for path in (
+        cache / folder_name(C5, "points") / "layer-03.f32",
+        cache / table_name(D4, "points"),
+        cache / folder_name(W5, "win") / "layer-02.f32",
+    ):
         data = bytearray(path.read_bytes())
         data[-3] ^= 0xFF  # same size: only the checksum can tell
         path.write_bytes(bytes(data))

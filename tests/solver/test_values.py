@@ -69,15 +69,19 @@ def test_reference_sees_a_nonzero_asymmetric_value():
     assert abs(v - make_reference(n, "discard")(pos.prizes, *pos.hands)) < TOL
 
 
-@pytest.mark.parametrize("tie,objective,pot,diff", [
-    ("carry", "points", 8, 0), ("carry", "win", 3, -4), ("discard", "win", 0, 2),
-    ("discard", "points", 0, 0),
-])
+@pytest.mark.parametrize(
+    "tie,objective,pot,diff",
+    [
+        ("carry", "points", 8, 0),
+        ("carry", "win", 3, -4),
+        ("discard", "win", 0, 2),
+        ("discard", "points", 0, 0),
+    ],
+)
 def test_subgame_matches_reference(tie, objective, pot, diff):
     rs = Ruleset(cards=7, tie_rule=tie)
     # both played 2 and 4 (two ties are possible: a pot of 8 = 1 + 7, or 3), A the 6, B the 7
-    pos = Position(frozenset({2, 4, 5, 6}), (frozenset({1, 3, 5, 7}), frozenset({1, 3, 5, 6})),
-                   pot, diff)
+    pos = Position(frozenset({2, 4, 5, 6}), (frozenset({1, 3, 5, 7}), frozenset({1, 3, 5, 6})), pot, diff)
     sub = solve_subgame(rs, pos, objective)
     ref = make_reference(7, tie, objective)
     r = ref(pos.prizes, pos.hands[0], pos.hands[1], pos.pot, pos.diff)
@@ -162,10 +166,15 @@ def test_parallel_layers_match_serial():
     assert s1["games"] == s2["games"] > 0
 
 
-@pytest.mark.parametrize("order,tie", [
-    ("ascending", "carry"), ("descending", "discard"), ((3, 1, 5, 2, 4), "carry"),
-    ((2, 5, 1, 4, 3), "discard"),
-])
+@pytest.mark.parametrize(
+    "order,tie",
+    [
+        ("ascending", "carry"),
+        ("descending", "discard"),
+        ((3, 1, 5, 2, 4), "carry"),
+        ((2, 5, 1, 4, 3), "discard"),
+    ],
+)
 def test_fixed_prize_order_matches_reference(order, tie):
     rs = Ruleset(cards=5, tie_rule=tie, prize_order=order)
     table = solve(rs)

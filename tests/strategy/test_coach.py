@@ -26,8 +26,11 @@ from cardtable.tui import Terminal
 
 def _game(rules, seed=4):
     rs = Ruleset(**rules)
-    return play_game(rs, [load_bot("goofspiel", "heuristic", seed=1), load_bot("goofspiel", "random", seed=seed)],
-                     seed=seed)
+    return play_game(
+        rs,
+        [load_bot("goofspiel", "heuristic", seed=1), load_bot("goofspiel", "random", seed=seed)],
+        seed=seed,
+    )
 
 
 @pytest.mark.parametrize("tie", ["discard", "carry"])
@@ -119,8 +122,10 @@ def test_approximation_off_labels_the_early_rounds_not_solved():
 
 
 def test_chart_draws_bars_both_ways():
-    data = {"start": 0.0, "rounds": [{"number": 1, "expected_after": 4.0},
-                                     {"number": 2, "expected_after": -2.0}]}
+    data = {
+        "start": 0.0,
+        "rounds": [{"number": 1, "expected_after": 4.0}, {"number": 2, "expected_after": -2.0}],
+    }
     lines = chart_lines(data, width=20)
     assert lines[1].endswith("│" + "█" * 10) and "+4.00" in lines[1]
     assert "█" * 5 + "│" in lines[2] and "-2.00" in lines[2]
@@ -177,14 +182,23 @@ def test_offer_analysis_yes_no_and_bad_answers():
     term, buf = _terminal([""])
     offer_analysis(term, [game], ["You", "heuristic"])
     assert "Show the analysis of this game" in buf.getvalue() and "given up versus" not in buf.getvalue()
-    three = play_game(Ruleset(cards=3, players=3), [load_bot("goofspiel", "random", seed=s) for s in range(3)], seed=1)
+    three = play_game(
+        Ruleset(cards=3, players=3), [load_bot("goofspiel", "random", seed=s) for s in range(3)], seed=1
+    )
     term, buf = _terminal([])
     offer_analysis(term, [three], ["a", "b", "c"])  # 3 players: nothing to offer
     assert buf.getvalue() == ""
 
 
 def test_hint_text_names_the_source_and_rounds_the_mix():
-    exact = {"round": 1, "strategy": {"13": 0.523, "12": 0.474, "1": 0.003}, "source": "solved table", "exact": True}
+    exact = {
+        "round": 1,
+        "strategy": {"13": 0.523, "12": 0.474, "1": 0.003},
+        "source": "solved table",
+        "exact": True,
+    }
     assert hint_text(exact) == "Hint — equilibrium mix for this round (solved table): K 52% · Q 47%"
-    approx = dict(exact, exact=False, source="carry-over approximation (an approximation, not the equilibrium)")
+    approx = dict(
+        exact, exact=False, source="carry-over approximation (an approximation, not the equilibrium)"
+    )
     assert hint_text(approx).startswith("Hint — approximate mix for this round (carry-over approximation")

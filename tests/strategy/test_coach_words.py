@@ -16,23 +16,38 @@ from cardtable.strategy.coach import analysis, round_words
 RS = Ruleset(cards=13)
 
 
-def row(number=5, prize=4, pot=0, bids=(13, 7), strategy=None, given_up=(0.0, 0.0), probability=None,
-        source="table"):
+def row(
+    number=5,
+    prize=4,
+    pot=0,
+    bids=(13, 7),
+    strategy=None,
+    given_up=(0.0, 0.0),
+    probability=None,
+    source="table",
+):
     """A constructed analysis round (the shape :func:`analysis` gives)."""
     if strategy is None:
-        strategy = [{"5": 0.1, "6": 0.15, "7": 0.4, "8": 0.2, "9": 0.15, "13": 0.0},
-                    {"7": 0.42, "4": 0.58}]
+        strategy = [{"5": 0.1, "6": 0.15, "7": 0.4, "8": 0.2, "9": 0.15, "13": 0.0}, {"7": 0.42, "4": 0.58}]
     if probability is None and strategy is not False:
         probability = [strategy[s].get(str(bids[s]), 0.0) for s in (0, 1)]
-    return {"number": number, "prize": prize, "pot": pot, "bids": list(bids),
-            "strategy": None if strategy is False else strategy, "probability": probability,
-            "given_up": given_up, "source": source}
+    return {
+        "number": number,
+        "prize": prize,
+        "pot": pot,
+        "bids": list(bids),
+        "strategy": None if strategy is False else strategy,
+        "probability": probability,
+        "given_up": given_up,
+        "source": source,
+    }
 
 
 def test_a_loss_names_the_cards_with_their_suits_the_points_and_the_equilibrium_range():
     r = row(given_up=(3.1234, 0.0))
-    assert round_words(r, 0, RS) == ("Your K♠ on the 4♦ gave up about 3.1 points; at equilibrium you bid 5-9 here, "
-                                     "most often 7.")
+    assert round_words(r, 0, RS) == (
+        "Your K♠ on the 4♦ gave up about 3.1 points; at equilibrium you bid 5-9 here, most often 7."
+    )
 
 
 def test_small_losses_keep_their_digits():
@@ -42,21 +57,29 @@ def test_small_losses_keep_their_digits():
 
 def test_an_equilibrium_bid_gives_up_nothing():
     r = row(bids=(7, 7), given_up=(0.0, 0.0))
-    assert round_words(r, 0, RS) == "Your 7♠ on the 4♦ was an equilibrium bid (played 40% of the time): no loss."
-    assert round_words(r, 1, RS) == "Your 7♣ on the 4♦ was an equilibrium bid (played 42% of the time): no loss."
+    assert (
+        round_words(r, 0, RS) == "Your 7♠ on the 4♦ was an equilibrium bid (played 40% of the time): no loss."
+    )
+    assert (
+        round_words(r, 1, RS) == "Your 7♣ on the 4♦ was an equilibrium bid (played 42% of the time): no loss."
+    )
 
 
 def test_a_single_bid_equilibrium_has_no_range_and_no_most_often():
     pure = [{"9": 1.0, "2": 0.0}, {"3": 1.0}]
     lost = row(bids=(2, 3), strategy=pure, given_up=(2.0, 0.0), pot=3)
-    assert round_words(lost, 0, RS) == "Your 2♠ on the 4♦ with 3 carried gave up about 2.0 points; at equilibrium you bid 9 here."
+    assert (
+        round_words(lost, 0, RS)
+        == "Your 2♠ on the 4♦ with 3 carried gave up about 2.0 points; at equilibrium you bid 9 here."
+    )
     assert round_words(lost, 1, RS) == "Your 3♣ on the 4♦ with 3 carried was the equilibrium bid: no loss."
 
 
 def test_a_bid_outside_the_support_that_costs_nothing_says_no_loss():
     r = row(bids=(13, 7), given_up=(0.0, 0.0))
-    assert round_words(r, 0, RS) == ("Your K♠ on the 4♦ gave up nothing (no loss), though at equilibrium you bid 5-9 "
-                                     "here, most often 7.")
+    assert round_words(r, 0, RS) == (
+        "Your K♠ on the 4♦ gave up nothing (no loss), though at equilibrium you bid 5-9 here, most often 7."
+    )
 
 
 def test_gaps_in_the_support_and_equally_likely_bids():
@@ -68,7 +91,9 @@ def test_gaps_in_the_support_and_equally_likely_bids():
 def test_the_high_ace_is_the_strongest_card_of_a_range():
     high = Ruleset(cards=13, high_ace=True)
     mix = [{"12": 0.2, "13": 0.3, "1": 0.5}, {"2": 1.0}]
-    assert "you bid Q-A here, most often A." in round_words(row(bids=(3, 2), strategy=mix, given_up=(4.0, 0.0)), 0, high)
+    assert "you bid Q-A here, most often A." in round_words(
+        row(bids=(3, 2), strategy=mix, given_up=(4.0, 0.0)), 0, high
+    )
 
 
 def test_the_last_round_is_forced():
@@ -79,16 +104,20 @@ def test_the_last_round_is_forced():
 
 def test_an_unsolved_round_says_so():
     r = row(strategy=False, given_up=None, probability=None, source="not solved")
-    assert round_words(r, 1, RS) == ("The coach cannot rate your 7♣ on the 4♦: this round is not solved "
-                                     "(no equilibrium is known for its position).")
+    assert round_words(r, 1, RS) == (
+        "The coach cannot rate your 7♣ on the 4♦: this round is not solved "
+        "(no equilibrium is known for its position)."
+    )
 
 
 def test_approximated_rounds_name_the_approximation():
     lost = round_words(row(given_up=(3.0, 0.0), source="approximation"), 0, RS)
     assert "by the carry-over approximation you bid 5-9 here" in lost and "at equilibrium" not in lost
     kept = round_words(row(bids=(7, 7), source="approximation"), 0, RS)
-    assert kept == ("Your 7♠ on the 4♦ was a bid of the carry-over approximation (played 40% of the time; "
-                    "not the exact equilibrium): no loss.")
+    assert kept == (
+        "Your 7♠ on the 4♦ was a bid of the carry-over approximation (played 40% of the time; "
+        "not the exact equilibrium): no loss."
+    )
 
 
 # -- a real record ---------------------------------------------------------------------------
@@ -99,8 +128,25 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def record(tmp_path_factory):
     path = tmp_path_factory.mktemp("words") / "game.gops"
-    res = runner.invoke(app, ["play", "--auto", "--cards", "5", "--vs", "heuristic", "--vs", "exploiter",
-                              "--seed", "11", "--delay", "0", "--record", str(path)])
+    res = runner.invoke(
+        app,
+        [
+            "play",
+            "--auto",
+            "--cards",
+            "5",
+            "--vs",
+            "heuristic",
+            "--vs",
+            "exploiter",
+            "--seed",
+            "11",
+            "--delay",
+            "0",
+            "--record",
+            str(path),
+        ],
+    )
     assert res.exit_code == 0, res.output
     return path
 
@@ -133,6 +179,8 @@ def test_cardtable_analyze_prints_the_words_by_default_and_on_their_own(record):
     words = runner.invoke(app, ["analyze", "--words", str(record)], env=wide)
     assert words.exit_code == 0 and "final points" not in words.output
     assert all(s in words.output for r in data["rounds"] for s in r["words"])
-    assert re.search(r"round 4\s+heuristic\s+Your 3♠ on the 2♦ gave up about 4\.0 points", words.output), words.output
+    assert re.search(r"round 4\s+heuristic\s+Your 3♠ on the 2♦ gave up about 4\.0 points", words.output), (
+        words.output
+    )
     table = runner.invoke(app, ["analyze", "--table", str(record)], env=wide)
     assert table.exit_code == 0 and "final points" in table.output and "in words" not in table.output

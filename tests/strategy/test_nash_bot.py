@@ -18,11 +18,18 @@ def test_registered():
     assert isinstance(load_bot("goofspiel", "nash", seed=1), NashBot)
 
 
-@pytest.mark.parametrize("rules", [
-    dict(cards=6, tie_rule="discard"), dict(cards=6, tie_rule="carry"),
-    dict(cards=5, high_ace=True), dict(cards=1), dict(cards=7, tie_rule="carry"),
-    dict(cards=6, prize_order="descending"), dict(cards=5, prize_order=(2, 5, 1, 4, 3), tie_rule="discard"),
-])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        dict(cards=6, tie_rule="discard"),
+        dict(cards=6, tie_rule="carry"),
+        dict(cards=5, high_ace=True),
+        dict(cards=1),
+        dict(cards=7, tie_rule="carry"),
+        dict(cards=6, prize_order="descending"),
+        dict(cards=5, prize_order=(2, 5, 1, 4, 3), tie_rule="discard"),
+    ],
+)
 def test_plays_legal_games(rules):
     rs = Ruleset(**rules)
     for seed in range(3):

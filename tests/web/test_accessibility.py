@@ -16,8 +16,14 @@ import pytest
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 TIMEOUT = 15000  # ms, per wait
 BLOCKING = ("serious", "critical")
 
@@ -48,21 +54,31 @@ def serious_violations(page) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     found = Axe().run(page).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:5]]}"
-            for v in found if v["impact"] in BLOCKING]
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:5]]}"
+        for v in found
+        if v["impact"] in BLOCKING
+    ]
 
 
 def gops_room(server, cards: int = 5, bot: str = "heuristic") -> str:
-    info = httpx.post(server.url + "/api/rooms", json={"seats": [{"name": "Kim"}, {"bot": bot}],
-                                                     "settings": {"cards": cards}}).json()
+    info = httpx.post(
+        server.url + "/api/rooms",
+        json={"seats": [{"name": "Kim"}, {"bot": bot}], "settings": {"cards": cards}},
+    ).json()
     return f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}"
 
 
 def golf_room(server) -> str:
     # the smallest grid there is: one card each
-    info = httpx.post(server.url + "/api/rooms", json={
-        "game": "golf", "settings": {"rows": 1, "cols": 1, "peek_rows": 1},
-        "seats": [{"name": "Kim"}, {"bot": "heuristic"}]}).json()
+    info = httpx.post(
+        server.url + "/api/rooms",
+        json={
+            "game": "golf",
+            "settings": {"rows": 1, "cols": 1, "peek_rows": 1},
+            "seats": [{"name": "Kim"}, {"bot": "heuristic"}],
+        },
+    ).json()
     assert "room" in info, info
     return f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}"
 
@@ -82,7 +98,9 @@ def tab_to(page, selector: str, limit: int = 60) -> None:
 
 def focus_ring(page) -> str:
     """The focused element's outline (style and width): visible focus, not the browser default."""
-    return page.evaluate("() => { const s = getComputedStyle(document.activeElement); return s.outlineStyle + ' ' + s.outlineWidth; }")
+    return page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement); return s.outlineStyle + ' ' + s.outlineWidth; }"
+    )
 
 
 def test_lobby_has_no_serious_axe_violations(browser, live_server):
@@ -164,7 +182,9 @@ def test_reveal_pause_and_reduced_motion(browser, live_server):
     flips = page.locator("#revealcards .flip")
     assert flips.count() == 2
     assert page.locator("#revealcards .flip:not(.turned)").count() == 0  # reduced motion: face up at once
-    duration = page.evaluate("getComputedStyle(document.querySelector('#revealcards .flip-inner')).transitionDuration")
+    duration = page.evaluate(
+        "getComputedStyle(document.querySelector('#revealcards .flip-inner')).transitionDuration"
+    )
     assert duration == "0s"
     score = page.inner_text("#scoreline")
     assert "You" in score and "heuristic" in score
@@ -180,7 +200,9 @@ def test_reveal_pause_and_reduced_motion(browser, live_server):
     moving.keyboard.type("1")
     moving.keyboard.press("Enter")
     moving.wait_for_selector('body[data-reveal="pause"]')
-    duration = moving.evaluate("getComputedStyle(document.querySelector('#revealcards .flip-inner')).transitionDuration")
+    duration = moving.evaluate(
+        "getComputedStyle(document.querySelector('#revealcards .flip-inner')).transitionDuration"
+    )
     assert duration != "0s"
     moving.wait_for_selector("#revealcards .flip.turned")
     moving.mouse.click(5, 5)
@@ -230,7 +252,8 @@ def test_golf_whole_game_by_keyboard_and_axe(browser, live_server):
             page.keyboard.press("1")
         page.wait_for_function(
             f"document.body.dataset.phase !== '{phase}' || document.body.dataset.actor !== '0'"
-            f" || document.body.dataset.turn !== '{turn}'")
+            f" || document.body.dataset.turn !== '{turn}'"
+        )
     page.wait_for_selector("#winner")
     assert "fewest points" in page.inner_text("#winner")
     assert serious_violations(page) == []

@@ -14,8 +14,14 @@ import pytest
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 MIN_LABEL_PX = 11  # the smallest axis label, in CSS px as rendered
 
 # where the rounds table and its box are, and the size of every axis label as drawn (its CSS font size
@@ -43,19 +49,28 @@ def serious_violations(page) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     found = Axe().run(page).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:5]]}"
-            for v in found if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:5]]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 def test_analysis_table_fits_at_1280_and_the_chart_reads_on_a_phone(live_server, monkeypatch, tmp_path):
     assert os.path.exists(CHROMIUM), f"Chromium is missing at {CHROMIUM} (Debian package 'chromium')"
     from playwright.sync_api import sync_playwright
 
-    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path / "no-tables"))  # no table: the widest rows (every source)
+    monkeypatch.setenv(
+        "CARDTABLE_CACHE", str(tmp_path / "no-tables")
+    )  # no table: the widest rows (every source)
     server = live_server(analysis_executor=threads)
-    info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 13, "tie_rule": "carry"},
-                                                       "seats": [{"bot": "heuristic", "name": "Anna"},
-                                                                 {"bot": "matcher", "name": "Ben"}]}).json()
+    info = httpx.post(
+        server.url + "/api/rooms",
+        json={
+            "settings": {"cards": 13, "tie_rule": "carry"},
+            "seats": [{"bot": "heuristic", "name": "Anna"}, {"bot": "matcher", "name": "Ben"}],
+        },
+    ).json()
     room = info["room"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -116,9 +116,11 @@ def test_second_join_is_refused_and_changes_nothing(make_client):
     other = create_room(client, settings={"cards": 5})
     room = info["room"]
     a = join(client, room, info["seats"][0]["claim"])
-    for again in ({"type": "join", "room": room, "token": info["seats"][1]["claim"]},  # another seat
-                  {"type": "join", "room": room},  # spectator
-                  {"type": "join", "room": other["room"], "token": other["seats"][0]["claim"]}):  # another room
+    for again in (
+        {"type": "join", "room": room, "token": info["seats"][1]["claim"]},  # another seat
+        {"type": "join", "room": room},  # spectator
+        {"type": "join", "room": other["room"], "token": other["seats"][0]["claim"]},
+    ):  # another room
         got = a.request(again)
         assert [m["code"] for m in got if m["type"] == "error"] == ["already_joined"], got
         assert not [m for m in got if m["type"] in ("welcome", "state")], got
@@ -203,8 +205,13 @@ def test_bad_or_missing_seat_token(make_client):
     room = one["room"]
     a = join(client, room, one["seats"][0]["claim"])
     before = snapshot(client, room)
-    for bad, code in (("nope", "bad_token"), (other["seats"][0]["claim"], "bad_claim"), (12345, "bad_message"),
-                      ("", "bad_message"), ("x" * 65, "bad_message")):
+    for bad, code in (
+        ("nope", "bad_token"),
+        (other["seats"][0]["claim"], "bad_claim"),
+        (12345, "bad_message"),
+        ("", "bad_message"),
+        ("x" * 65, "bad_message"),
+    ):
         intruder = join(client, room, bad)
         err = last_error(intruder)
         assert err["code"] == code, err
@@ -286,8 +293,13 @@ def test_flood_is_rate_limited(make_client):
 
 def test_parse_message_unit():
     assert parse_message('{"type": "join", "room": "x"}').room == "x"
-    for text, code in [("{", "bad_json"), ("1", "bad_message"), ('{"type": 3}', "bad_message"),
-                       ('{"type": "x"}', "unknown_type"), ("x" * 5000, "too_large")]:
+    for text, code in [
+        ("{", "bad_json"),
+        ("1", "bad_message"),
+        ('{"type": 3}', "bad_message"),
+        ('{"type": "x"}', "unknown_type"),
+        ("x" * 5000, "too_large"),
+    ]:
         with pytest.raises(ProtocolError) as info:
             parse_message(text)
         assert info.value.code == code

@@ -18,8 +18,14 @@ from cardtable.web.games.goofspiel import verify_records
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 TIMEOUT = 15000  # ms, per wait
 
 
@@ -98,7 +104,9 @@ def test_two_browsers_play_a_whole_game(browser, live_server):
         wait_round(b, r + 1, 13)
         if r < 13:
             reveal = a.inner_text("#reveal")
-            assert f"Round {r}:" in reveal and f"{'A' if r == 1 else r if r < 11 else 'JQK'[r - 11]}♠" in reveal
+            assert (
+                f"Round {r}:" in reveal and f"{'A' if r == 1 else r if r < 11 else 'JQK'[r - 11]}♠" in reveal
+            )
     for page in (a, b):
         page.wait_for_selector("#winner")
         page.wait_for_selector("#fair-commit.ok")
@@ -142,8 +150,9 @@ def test_one_browser_against_a_bot(browser, live_server):
 def test_phone_screen_shows_the_whole_hand(browser, live_server, tmp_path):
     server = live_server()
     info = httpx.post(server.url + "/api/rooms", json={"seats": [{}, {"bot": "random"}]}).json()
-    page = new_page(browser, viewport={"width": 375, "height": 667}, device_scale_factor=2, is_mobile=True,
-                    has_touch=True)
+    page = new_page(
+        browser, viewport={"width": 375, "height": 667}, device_scale_factor=2, is_mobile=True, has_touch=True
+    )
     page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
     wait_round(page, 1, 13)
     for r in (1, 2):
@@ -193,7 +202,9 @@ def test_golf_page_against_a_bot(browser, live_server):
                 page.click("#btn-discard")
         else:  # pass a card after snapping
             page.locator('.grid[data-seat="0"] .card').first.click()
-        page.wait_for_function(f"document.body.dataset.phase !== '{phase}' || document.body.dataset.actor !== '0'")
+        page.wait_for_function(
+            f"document.body.dataset.phase !== '{phase}' || document.body.dataset.actor !== '0'"
+        )
     page.wait_for_selector("#winner")
     page.wait_for_selector("#fair-commit.ok")
     assert "fewest points" in page.inner_text("#winner")
@@ -236,7 +247,9 @@ def visible_texts(page, text: str) -> int:
     """How many visible elements show exactly ``text`` (innermost elements only)."""
     return page.evaluate(
         """(t) => Array.from(document.querySelectorAll('body *')).filter((e) =>
-             e.children.length === 0 && e.textContent.trim() === t && e.offsetParent !== null).length""", text)
+             e.children.length === 0 && e.textContent.trim() === t && e.offsetParent !== null).length""",
+        text,
+    )
 
 
 def test_lobby_refuses_a_bot_that_cannot_play_the_ruleset(browser, live_server):
@@ -263,7 +276,9 @@ def test_lobby_refuses_a_bot_that_cannot_play_the_ruleset(browser, live_server):
 
 def test_goofspiel_phone_single_card_bids_and_one_game_over(browser, live_server):
     server = live_server()
-    info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 3}, "seats": [{}, {"bot": "matcher"}]}).json()
+    info = httpx.post(
+        server.url + "/api/rooms", json={"settings": {"cards": 3}, "seats": [{}, {"bot": "matcher"}]}
+    ).json()
     page = new_page(browser, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
     page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
     wait_round(page, 1, 3)
@@ -288,8 +303,10 @@ def test_goofspiel_phone_single_card_bids_and_one_game_over(browser, live_server
 
 def test_goofspiel_two_card_bids_keep_the_bid_button(browser, live_server):
     server = live_server()
-    info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 6, "cards_per_bid": 2},
-                                                       "seats": [{}, {"bot": "random"}]}).json()
+    info = httpx.post(
+        server.url + "/api/rooms",
+        json={"settings": {"cards": 6, "cards_per_bid": 2}, "seats": [{}, {"bot": "random"}]},
+    ).json()
     page = new_page(browser, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
     page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
     wait_round(page, 1, 3)
@@ -326,7 +343,9 @@ def test_golf_first_turn_end_wording_and_empty_pile(browser, live_server, make_c
     assert "press Draw" in page.inner_text("#hint") and "waiting" not in page.inner_text("#hint")
     assert page.locator("#pilecard.card.back").count() == 1
 
-    page.goto(f"{server.url}/play/{room}#token={CLAIMED[tokens[0]]}")  # the token the invite was exchanged for
+    page.goto(
+        f"{server.url}/play/{room}#token={CLAIMED[tokens[0]]}"
+    )  # the token the invite was exchanged for
     page.wait_for_selector("#winner")
     winner = page.inner_text("#winner")
     assert "the draw pile ran out" in winner and "ended by" not in winner
@@ -356,15 +375,22 @@ def test_browser_recomputes_the_shuffle_and_keeps_the_commitment(browser, live_s
             commit = hashlib.sha256(forged.encode()).hexdigest()
             order = prize_order_for(state.game.ruleset, forged)
             out.update(seed=forged, seed_commit=commit)
-            out["fairness"] = {"seed": forged, "commit": commit, "commit_ok": True, "prize_order": order,
-                               "order_ok": True}
+            out["fairness"] = {
+                "seed": forged,
+                "commit": commit,
+                "commit_ok": True,
+                "prize_order": order,
+                "order_ok": True,
+            }
         return out
 
     monkeypatch.setattr(GoofspielAdapter, "view", lying_view)
     server = live_server(seed_factory=seeds("honest-seed", "liar-seed"))
     page = new_page(browser, viewport={"width": 900, "height": 900})
     for name in ("honest", "liar"):
-        info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 5}, "seats": [{}, {"bot": "matcher"}]}).json()
+        info = httpx.post(
+            server.url + "/api/rooms", json={"settings": {"cards": 5}, "seats": [{}, {"bot": "matcher"}]}
+        ).json()
         page.goto(f"{server.url}/play/{info['room']}#claim={info['seats'][0]['claim']}")
         wait_round(page, 1, 5)
         if name == "honest":  # the JavaScript shuffle gives Python's orders

@@ -5,18 +5,20 @@ show that text."""
 from __future__ import annotations
 
 import pytest
+from test_web_coach import _browser_game, _play_out
 from typer.testing import CliRunner
+from web_helpers import create_room, join
 
 from cardtable.cli import app
-from cardtable.strategy.coach import round_words
 from cardtable.goofspiel.record import parse_text
-from test_web_coach import _browser_game, _play_out
-from web_helpers import create_room, join
+from cardtable.strategy.coach import round_words
 
 
 def test_analysis_json_carries_the_sentences_cardtable_analyze_prints(make_client, tmp_path):
     client = make_client()
-    info = create_room(client, settings={"cards": 5, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}])
+    info = create_room(
+        client, settings={"cards": 5, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}]
+    )
     _play_out(join(client, info["room"], info["seats"][0]["claim"]))
     data = client.get(f"/api/rooms/{info['room']}/analysis?game=1").json()
     record = client.get(f"/api/rooms/{info['room']}/record?game=1").text
@@ -55,15 +57,21 @@ def test_game_over_panel_and_analysis_page_show_the_servers_sentences(live_serve
         page.click("#wordsbtn")
         page.wait_for_selector("#wordslist li[data-round='4']")
         data = httpx.get(f"{server.url}/api/rooms/{room}/analysis?game=1").json()
-        shown = [page.locator(f"#wordslist li[data-round='{r['number']}'] div[data-seat='{s}']").inner_text()
-                 for r in data["rounds"] for s in (0, 1)]
+        shown = [
+            page.locator(f"#wordslist li[data-round='{r['number']}'] div[data-seat='{s}']").inner_text()
+            for r in data["rounds"]
+            for s in (0, 1)
+        ]
         names = data["players"]
         assert shown == [f"{names[s]}: {r['words'][s]}" for r in data["rounds"] for s in (0, 1)]
         assert page.locator("#wordsbtn").is_hidden()
         assert serious_axe_violations(page) == []
         page.goto(f"{server.url}/analysis/{room}?game=1")
         page.wait_for_selector('body[data-state="ready"]')
-        on_page = [page.locator(f"#words li[data-round='{r['number']}'] div[data-seat='{s}']").inner_text()
-                   for r in data["rounds"] for s in (0, 1)]
+        on_page = [
+            page.locator(f"#words li[data-round='{r['number']}'] div[data-seat='{s}']").inner_text()
+            for r in data["rounds"]
+            for s in (0, 1)
+        ]
         assert on_page == shown
         assert serious_axe_violations(page) == []

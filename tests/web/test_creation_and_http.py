@@ -26,7 +26,9 @@ def room_rows(db) -> list[tuple]:
         ({"open_prizes": 2}, "open prizes"),
     ],
 )
-def test_bot_that_cannot_play_the_ruleset_is_refused_before_anything_is_stored(make_client, tmp_path, settings, why):
+def test_bot_that_cannot_play_the_ruleset_is_refused_before_anything_is_stored(
+    make_client, tmp_path, settings, why
+):
     client = make_client()
     n = settings.get("players", 2)
     seats = [{} for _ in range(n - 1)] + [{"bot": "nash"}]

@@ -20,29 +20,83 @@ from hypothesis import strategies as st
 from cardtable.web.limits import Limits
 
 ERROR_CODES = {
-    "bad_json", "bad_message", "unknown_type", "too_large", "rate_limited", "not_joined", "already_joined",
-    "bad_token", "bad_claim", "no_room", "forbidden", "bad_action", "illegal", "already_acted", "wrong_phase",
-    "not_your_turn", "game_over",
+    "bad_json",
+    "bad_message",
+    "unknown_type",
+    "too_large",
+    "rate_limited",
+    "not_joined",
+    "already_joined",
+    "bad_token",
+    "bad_claim",
+    "no_room",
+    "forbidden",
+    "bad_action",
+    "illegal",
+    "already_acted",
+    "wrong_phase",
+    "not_your_turn",
+    "game_over",
 }
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
-words = st.sampled_from(["join", "act", "next", "ping", "room", "token", "claim", "action", "ref", "seat", "bid",
-                         "choose", "type", "draw", "swap", "pos", "settings", "seats", "game", "golf", "goofspiel",
-                         "match", "timer", "listed", "name", "bot", "cards", "values", "games", "random"])
+words = st.sampled_from(
+    [
+        "join",
+        "act",
+        "next",
+        "ping",
+        "room",
+        "token",
+        "claim",
+        "action",
+        "ref",
+        "seat",
+        "bid",
+        "choose",
+        "type",
+        "draw",
+        "swap",
+        "pos",
+        "settings",
+        "seats",
+        "game",
+        "golf",
+        "goofspiel",
+        "match",
+        "timer",
+        "listed",
+        "name",
+        "bot",
+        "cards",
+        "values",
+        "games",
+        "random",
+    ]
+)
 
 
 def messages(room: str):
     """Mostly well-formed envelopes with odd fields, plus random JSON and random text."""
     envelope = st.fixed_dictionaries(
         {"type": st.sampled_from(["join", "act", "next", "ping", "pong", ""]) | st.text(max_size=5)},
-        optional={"room": st.just(room) | st.text(max_size=10) | json_values, "token": json_values,
-                  "claim": json_values, "action": json_values | st.dictionaries(words, json_values, max_size=3),
-                  "ref": json_values, "seat": json_values},
+        optional={
+            "room": st.just(room) | st.text(max_size=10) | json_values,
+            "token": json_values,
+            "claim": json_values,
+            "action": json_values | st.dictionaries(words, json_values, max_size=3),
+            "ref": json_values,
+            "seat": json_values,
+        },
     ).map(json.dumps)
     return envelope | json_values.map(json.dumps) | st.text(max_size=200) | st.binary(max_size=100)
 
@@ -74,9 +128,11 @@ def test_fuzz_websocket_messages(server, no_warnings):
     golf = httpx.post(server.url + "/api/rooms", json={"game": "golf"}).json()
     url = server.url.replace("http", "ws") + "/ws"
     with connect(url) as player, connect(url) as other, connect(url) as golfer:
-        for ws, room, claim in ((player, info["room"], info["seats"][0]["claim"]),
-                                (other, info["room"], info["seats"][1]["claim"]),
-                                (golfer, golf["room"], golf["seats"][0]["claim"])):
+        for ws, room, claim in (
+            (player, info["room"], info["seats"][0]["claim"]),
+            (other, info["room"], info["seats"][1]["claim"]),
+            (golfer, golf["room"], golf["seats"][0]["claim"]),
+        ):
             ws.send(json.dumps({"type": "join", "room": room, "claim": claim}))
             assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
         sockets = {"goofspiel": player, "golf": golfer}
@@ -93,7 +149,11 @@ def test_fuzz_websocket_messages(server, no_warnings):
                 msg = json.loads(ws.recv(timeout=10))
                 assert msg["type"] in ("error", "ack", "pong", "state", "welcome"), msg
                 if msg["type"] == "error":
-                    assert msg["code"] in ERROR_CODES and isinstance(msg["message"], str) and len(msg["message"]) < 600
+                    assert (
+                        msg["code"] in ERROR_CODES
+                        and isinstance(msg["message"], str)
+                        and len(msg["message"]) < 600
+                    )
                 if msg == {"type": "pong", "ref": "fuzz-sync"}:
                     break
 
@@ -109,10 +169,17 @@ creation_bodies = st.fixed_dictionaries(
     optional={
         "game": st.sampled_from(["goofspiel", "golf"]) | json_values,
         "settings": st.dictionaries(words | st.text(max_size=6), json_values, max_size=4) | json_values,
-        "seats": st.lists(st.dictionaries(st.sampled_from(["bot", "name", "x"]),
-                                          st.sampled_from(["random", "heuristic", "nash", None]) | json_values,
-                                          max_size=2), max_size=4) | json_values,
-        "match": json_values | st.fixed_dictionaries({}, optional={"kind": json_values, "games": json_values}),
+        "seats": st.lists(
+            st.dictionaries(
+                st.sampled_from(["bot", "name", "x"]),
+                st.sampled_from(["random", "heuristic", "nash", None]) | json_values,
+                max_size=2,
+            ),
+            max_size=4,
+        )
+        | json_values,
+        "match": json_values
+        | st.fixed_dictionaries({}, optional={"kind": json_values, "games": json_values}),
         "timer": json_values,
         "listed": json_values,
     },

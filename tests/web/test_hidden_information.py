@@ -57,7 +57,9 @@ def play(server, bids_a, bids_b, rounds=CARDS) -> tuple[list[dict], list[dict], 
     """Play one game; returns (frames of seat 1, frames of seat 2, raw texts of both, create response)."""
     import httpx
 
-    info = httpx.post(server.url + "/api/rooms", json={"game": "goofspiel", "settings": {"cards": CARDS}}).json()
+    info = httpx.post(
+        server.url + "/api/rooms", json={"game": "goofspiel", "settings": {"cards": CARDS}}
+    ).json()
     ws_url = server.url.replace("http", "ws") + "/ws"
     a, b, spectator = Recorder(ws_url), Recorder(ws_url), Recorder(ws_url)
     a.request({"type": "join", "room": info["room"], "claim": info["seats"][0]["claim"]})
@@ -108,7 +110,9 @@ def reveal_frame(frames: list[dict], round_no: int) -> dict:
 
 
 def test_frames_never_leak_the_opponents_bid(live_server):
-    server = live_server(seed_factory=lambda: "fixed-seed", rate=1000, burst=1000, limits=Limits(room_burst=1000))
+    server = live_server(
+        seed_factory=lambda: "fixed-seed", rate=1000, burst=1000, limits=Limits(room_burst=1000)
+    )
     base_a, base_b, raw, info = play(server, BIDS_A, BIDS_B)
     base_spectator = play.spectator
     # the reveal reached both players, and the game was played to the end
@@ -136,10 +140,15 @@ def test_frames_never_leak_the_opponents_bid(live_server):
         _, fb, _, ib = play(server, alt_a, BIDS_B, rounds=r)
         seen_a = normalise(before_reveal(fa, r), ia["room"])
         seen_b = normalise(before_reveal(fb, r), ib["room"])
-        assert seen_a == normalise(before_reveal(base_a, r), info["room"]), f"seat 1 saw seat 2's round-{r} bid"
-        assert seen_b == normalise(before_reveal(base_b, r), info["room"]), f"seat 2 saw seat 1's round-{r} bid"
+        assert seen_a == normalise(before_reveal(base_a, r), info["room"]), (
+            f"seat 1 saw seat 2's round-{r} bid"
+        )
+        assert seen_b == normalise(before_reveal(base_b, r), info["room"]), (
+            f"seat 2 saw seat 1's round-{r} bid"
+        )
         assert normalise(before_reveal(spectator_alt, r), ia["room"]) == normalise(
-            before_reveal(base_spectator, r), info["room"]), f"a spectator saw seat 2's round-{r} bid"
+            before_reveal(base_spectator, r), info["room"]
+        ), f"a spectator saw seat 2's round-{r} bid"
         # ... and the games did differ at the reveal: the test can tell the bids apart
         assert reveal_frame(fa, r)["view"]["history"] != reveal_frame(base_a, r)["view"]["history"]
         checked += len(seen_a) + len(seen_b)
@@ -162,7 +171,12 @@ def test_frames_never_leak_unrevealed_prizes(live_server):
     for k in (1, 2, 3):
         other = seed_agreeing_on(order, k)
         seeds = iter(["fixed-seed", other])
-        server = live_server(seed_factory=lambda seeds=seeds: next(seeds), rate=1000, burst=1000, limits=Limits(room_burst=1000))
+        server = live_server(
+            seed_factory=lambda seeds=seeds: next(seeds),
+            rate=1000,
+            burst=1000,
+            limits=Limits(room_burst=1000),
+        )
         fa1, fb1, raw1, i1 = play(server, BIDS_A, BIDS_B, rounds=k)
         fa2, fb2, raw2, i2 = play(server, BIDS_A, BIDS_B, rounds=k)
         for f1, f2, room1, room2 in ((fa1, fa2, i1["room"], i2["room"]), (fb1, fb2, i1["room"], i2["room"])):
@@ -171,7 +185,9 @@ def test_frames_never_leak_unrevealed_prizes(live_server):
             strip = lambda fs: [  # noqa: E731
                 {**f, "view": {**f["view"], "seed_commit": None}} if f["type"] == "state" else f for f in fs
             ]
-            assert normalise(strip(before_reveal(f1, k)), room1) == normalise(strip(before_reveal(f2, k)), room2)
+            assert normalise(strip(before_reveal(f1, k)), room1) == normalise(
+                strip(before_reveal(f2, k)), room2
+            )
             assert reveal_frame(f1, k)["view"]["pot"] != reveal_frame(f2, k)["view"]["pot"]
         # the seed itself never appears in a frame of an unfinished game
         assert not any("fixed-seed" in text for text in raw1)

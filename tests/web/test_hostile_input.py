@@ -32,7 +32,9 @@ def test_lobby_claim_revokes_the_creators_invite_and_hides_the_guests_bid(make_c
     """The creator holds every invite of a listed room; after a stranger takes seat 2 from
     the lobby, nothing the creator can do works as seat 2 or shows the guest's pending bid."""
     client = make_client(seed_factory=seeds("cred"))
-    info = create_room(client, settings={"cards": 5}, seats=[{"name": "Host"}, {"name": "Guest"}], listed=True)
+    info = create_room(
+        client, settings={"cards": 5}, seats=[{"name": "Host"}, {"name": "Guest"}], listed=True
+    )
     room, invite = info["room"], info["seats"][1]["claim"]
     host = join(client, room, info["seats"][0]["claim"])
     got = client.post(f"/api/rooms/{room}/join").json()  # a stranger takes seat 2 from the lobby
@@ -80,7 +82,12 @@ def test_owner_reinvites_an_unclaimed_seat(make_client):
     info = create_room(client, settings={"cards": 5}, listed=False)
     room, old = info["room"], info["seats"][1]["claim"]
     assert client.post(f"/api/rooms/{room}/seats/1/invite", json={"owner": "wrong-key"}).status_code == 403
-    assert client.post(f"/api/rooms/{room}/seats/1/invite", json={"owner": info["seats"][0]["claim"]}).status_code == 403
+    assert (
+        client.post(
+            f"/api/rooms/{room}/seats/1/invite", json={"owner": info["seats"][0]["claim"]}
+        ).status_code
+        == 403
+    )
     r = client.post(f"/api/rooms/{room}/seats/1/invite", json={"owner": info["owner"]})
     assert r.status_code == 200 and r.json()["claim"] not in (old, None)
     assert join(client, room, old).errors()[-1]["code"] == "bad_claim"  # the old link is revoked
@@ -92,8 +99,10 @@ def test_owner_reinvites_an_unclaimed_seat(make_client):
 
 def test_unconfirmed_lobby_claims_expire_and_are_limited_per_address(make_client):
     client = make_client(limits=Limits(claim_ttl=0.3, claims_per_address=2, sweep_every=0.1))
-    rooms = [create_room(client, settings={"cards": 5, "players": 3, "unique_bids": True}, listed=True)["room"]
-             for _ in range(2)]
+    rooms = [
+        create_room(client, settings={"cards": 5, "players": 3, "unique_bids": True}, listed=True)["room"]
+        for _ in range(2)
+    ]
     taken = [client.post(f"/api/rooms/{rooms[0]}/join") for _ in range(2)]
     assert [r.status_code for r in taken] == [200, 200]
     r = client.post(f"/api/rooms/{rooms[1]}/join")  # a third unconfirmed claim from the same address
@@ -108,7 +117,9 @@ def test_unconfirmed_lobby_claims_expire_and_are_limited_per_address(make_client
     got = client.post(f"/api/rooms/{rooms[1]}/join").json()
     confirmed = join(client, rooms[1], got["token"])  # joining confirms the hold
     time.sleep(0.5)
-    assert any(m["type"] == "ack" for m in confirmed.request({"type": "act", "action": {"bid": [1]}, "ref": 1}))
+    assert any(
+        m["type"] == "ack" for m in confirmed.request({"type": "act", "action": {"bid": [1]}, "ref": 1})
+    )
 
 
 # -- frames, floods and bodies ------------------------------------------------------------
@@ -135,7 +146,9 @@ def test_transport_caps_frames_at_the_protocol_limit(live_server):
 def test_accepted_messages_do_not_reset_the_flood_count():
     """The old limiter forgot a flood whenever one message got through (every 50 ms)."""
     now = [0.0]
-    rl = RateLimiter(rate=20, burst=40, clock=lambda: now[0], byte_rate=16384, byte_burst=65536, flood_factor=20)
+    rl = RateLimiter(
+        rate=20, burst=40, clock=lambda: now[0], byte_rate=16384, byte_burst=65536, flood_factor=20
+    )
     accepted = 0
     for step in range(100_000):
         now[0] = step * 0.001  # 1000 frames of 1000 bytes per second
@@ -154,7 +167,9 @@ def test_streaming_big_frames_is_closed_for_flooding(make_client):
     """Bytes count: frames of 4 KiB at a message rate the message bucket allows are a flood."""
     from starlette.websockets import WebSocketDisconnect
 
-    client = make_client(limits=Limits(rate=1000, burst=1000, byte_rate=4096, byte_burst=8192, flood_factor=4))
+    client = make_client(
+        limits=Limits(rate=1000, burst=1000, byte_rate=4096, byte_burst=8192, flood_factor=4)
+    )
     info = create_room(client, settings={"cards": 5})
     a = join(client, info["room"], info["seats"][0]["claim"])
     b = join(client, info["room"], info["seats"][1]["claim"])
@@ -172,8 +187,10 @@ def test_streaming_big_frames_is_closed_for_flooding(make_client):
 
 def test_http_bodies_are_bounded(make_client):
     client = make_client()
-    for body in ('{"settings": ' + "[" * 100_000 + "]" * 100_000 + "}",  # nested 100,000 deep: was HTTP 500
-                 '{"game": "golf", "settings": {"values": [' + ",".join(["9" * 4300] * 13) + "]}}"):
+    for body in (
+        '{"settings": ' + "[" * 100_000 + "]" * 100_000 + "}",  # nested 100,000 deep: was HTTP 500
+        '{"game": "golf", "settings": {"values": [' + ",".join(["9" * 4300] * 13) + "]}}",
+    ):
         r = client.post("/api/rooms", content=body.encode(), headers={"content-type": "application/json"})
         assert r.status_code == 413, r.text
     big = b'{"game": "goofspiel", "pad": "' + b"x" * (50 << 20) + b'"}'
@@ -198,8 +215,14 @@ def test_golf_action_of_the_wrong_type_gets_an_error_frame(make_client):
     client = make_client(seed_factory=seeds("golf-type"))
     info = create_room(client, game="golf")
     me = join(client, info["room"], info["seats"][0]["claim"])
-    for action in ({"type": ["draw"]}, {"type": "swap", "pos": "4"}, {"type": "swap", "pos": 10**30},
-                   {"type": "draw", "extra": 1}, ["draw"], None):
+    for action in (
+        {"type": ["draw"]},
+        {"type": "swap", "pos": "4"},
+        {"type": "swap", "pos": 10**30},
+        {"type": "draw", "extra": 1},
+        ["draw"],
+        None,
+    ):
         got = me.request({"type": "act", "action": action})
         assert [m["code"] for m in got if m["type"] == "error"] == ["bad_action"], got
     got = me.request({"type": "act", "action": {"type": "draw"}, "ref": "ok"})  # the connection lives on
@@ -259,10 +282,18 @@ def test_every_limit_the_creation_form_shows_is_enforced(make_client):
     assert client.get("/api/lobby").json() == []
 
 
-@pytest.mark.parametrize("name, shown", [
-    ("A\x00B", "U+0000"), ("A\x1b[2JB", "U+001B"), ("A\tB", "U+0009"), ("A\u202eB", "U+202E"),
-    ("A\u200bB", "U+200B"), ("A\u2028B", "U+2028"), ("A\ufeffB", "U+FEFF"),
-])
+@pytest.mark.parametrize(
+    "name, shown",
+    [
+        ("A\x00B", "U+0000"),
+        ("A\x1b[2JB", "U+001B"),
+        ("A\tB", "U+0009"),
+        ("A\u202eB", "U+202E"),
+        ("A\u200bB", "U+200B"),
+        ("A\u2028B", "U+2028"),
+        ("A\ufeffB", "U+FEFF"),
+    ],
+)
 def test_names_with_control_or_format_characters_are_refused(make_client, name, shown):
     client = make_client()
     r = client.post("/api/rooms", json={"seats": [{"name": name}, {}]})
@@ -309,7 +340,9 @@ def test_room_creation_is_limited_per_address(make_client):
     for _ in range(3):
         create_room(client, settings={"cards": 3})
     r = client.post("/api/rooms", json={"settings": {"cards": 3}})
-    assert r.status_code == 429 and "too many rooms" in r.json()["error"] and int(r.headers["retry-after"]) > 0
+    assert (
+        r.status_code == 429 and "too many rooms" in r.json()["error"] and int(r.headers["retry-after"]) > 0
+    )
 
 
 def test_joins_and_leaves_are_coalesced(make_client):
@@ -362,7 +395,10 @@ def test_abandoned_rooms_expire_and_are_not_resumed(make_client, tmp_path):
     assert client.get(f"/play/{idle['room']}").status_code == 404
     hub = client.app.state.hub
     assert idle["room"] not in hub.rooms and busy["room"] in hub.rooms
-    assert hub.store.db.execute("SELECT status FROM rooms WHERE id=?", (idle["room"],)).fetchone()[0] == "abandoned"
+    assert (
+        hub.store.db.execute("SELECT status FROM rooms WHERE id=?", (idle["room"],)).fetchone()[0]
+        == "abandoned"
+    )
     assert any(m["type"] == "ack" for m in player.request({"type": "act", "action": {"bid": [3]}, "ref": 1}))
 
 

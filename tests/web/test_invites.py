@@ -10,8 +10,9 @@ from web_helpers import create_room, join, open_ws
 def test_a_room_whose_open_seats_have_invites_is_not_listed_by_default(make_client):
     client = make_client()
     info = create_room(client, settings={"cards": 5}, seats=[{"name": "Host"}, {"name": "Friend"}])
-    three = create_room(client, settings={"cards": 5, "players": 3, "unique_bids": True},
-                        seats=[{"name": "Host"}, {}, {}])
+    three = create_room(
+        client, settings={"cards": 5, "players": 3, "unique_bids": True}, seats=[{"name": "Host"}, {}, {}]
+    )
     assert all(s["claim"] for s in info["seats"])  # both seats are invite links
     assert client.get("/api/lobby").json() == []
     for room in (info["room"], three["room"]):
@@ -23,7 +24,9 @@ def test_a_room_whose_open_seats_have_invites_is_not_listed_by_default(make_clie
 
 def test_a_room_is_listed_when_its_creator_asks(make_client):
     client = make_client()
-    info = create_room(client, settings={"cards": 5}, seats=[{"name": "Host"}, {"name": "Anyone"}], listed=True)
+    info = create_room(
+        client, settings={"cards": 5}, seats=[{"name": "Host"}, {"name": "Anyone"}], listed=True
+    )
     lobby = client.get("/api/lobby").json()
     assert [r["room"] for r in lobby] == [info["room"]]
     assert [s["free"] for s in lobby[0]["seats"]] == [False, True]  # the creator's seat is kept
@@ -33,7 +36,9 @@ def test_a_room_is_listed_when_its_creator_asks(make_client):
     assert join(client, info["room"], info["seats"][1]["claim"]).errors()[-1]["code"] == "bad_claim"
 
 
-@pytest.mark.parametrize("listed, bad", [(None, False), (False, False), (True, False), ("yes", True), (1, True)])
+@pytest.mark.parametrize(
+    "listed, bad", [(None, False), (False, False), (True, False), ("yes", True), (1, True)]
+)
 def test_listed_is_a_strict_boolean_defaulting_to_false(make_client, listed, bad):
     client = make_client()
     body = {"game": "goofspiel", "settings": {"cards": 4}, "seats": [{}, {"bot": "random"}]}
@@ -80,8 +85,10 @@ def test_a_used_or_replaced_invite_says_so_and_offers_to_watch(live_server, how)
     from test_browser import ARGS, CHROMIUM, new_page
 
     server = live_server()
-    info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 5},
-                                                       "seats": [{"name": "Host"}, {"name": "Friend"}]}).json()
+    info = httpx.post(
+        server.url + "/api/rooms",
+        json={"settings": {"cards": 5}, "seats": [{"name": "Host"}, {"name": "Friend"}]},
+    ).json()
     room, code = info["room"], info["seats"][1]["claim"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

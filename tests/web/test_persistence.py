@@ -49,7 +49,9 @@ def _cardtable_cmd() -> list[str]:
 def _start(port: int, db) -> subprocess.Popen:
     proc = subprocess.Popen(
         [*_cardtable_cmd(), "serve", "--port", str(port), "--db", str(db)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ),
     )
     end = time.monotonic() + 30
     while True:
@@ -120,8 +122,9 @@ def test_sigkill_mid_game_and_restart(tmp_path):
     try:
         base = f"http://127.0.0.1:{port}"
         info = httpx.post(base + "/api/rooms", json={"settings": {"cards": 13}}).json()
-        bot_room = httpx.post(base + "/api/rooms", json={"settings": {"cards": 13},
-                                                         "seats": [{}, {"bot": "heuristic"}]}).json()
+        bot_room = httpx.post(
+            base + "/api/rooms", json={"settings": {"cards": 13}, "seats": [{}, {"bot": "heuristic"}]}
+        ).json()
         room, tokens = info["room"], [s["claim"] for s in info["seats"]]
         CLAIMS.update(tokens + [bot_room["seats"][0]["claim"]])
         a, b = Player(port, room, tokens[0]), Player(port, room, tokens[1])
@@ -168,7 +171,9 @@ def test_sigkill_mid_game_and_restart(tmp_path):
         for x, y in zip(bids_a, bids_b, strict=True):
             game.play([x, y])
         assert final["result"]["points"] == list(game.points)
-        assert [r["bids"] for r in final["history"]] == [[[x], [y]] for x, y in zip(bids_a, bids_b, strict=True)]
+        assert [r["bids"] for r in final["history"]] == [
+            [[x], [y]] for x, y in zip(bids_a, bids_b, strict=True)
+        ]
         assert [r["prizes"] for r in final["history"]] == [list(r.prizes) for r in game.history]
         assert final["fairness"]["commit_ok"] and final["fairness"]["order_ok"]
         assert final["seed_commit"] == info["commit"]  # the commitment published at creation

@@ -38,7 +38,9 @@ def threads(n: int) -> concurrent.futures.Executor:
 
 @pytest.fixture
 def client(make_client, monkeypatch, tmp_path):
-    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path / "no-tables"))  # no solved table: the sources are known
+    monkeypatch.setenv(
+        "CARDTABLE_CACHE", str(tmp_path / "no-tables")
+    )  # no solved table: the sources are known
     return make_client(analysis_executor=threads)
 
 
@@ -67,7 +69,9 @@ def test_replay_answers_every_round_of_a_record(client):
     assert fourth["winner"] is None and fourth["carried"] == fourth["prizes"]  # 4 against 4: carried
     assert fifth["carried_in"] == sum(fourth["prizes"]) and len(fifth["prizes"]) == 2
     # the explorer's position of round 1 is the whole game
-    assert game["rounds"][0]["explore"].startswith("cards=5&ties=carry&ace=low&prizes=1,2,3,4,5&you=1,2,3,4,5")
+    assert game["rounds"][0]["explore"].startswith(
+        "cards=5&ties=carry&ace=low&prizes=1,2,3,4,5&you=1,2,3,4,5"
+    )
     # the JSON notation reads the same
     from cardtable.goofspiel.record import to_json
 
@@ -75,11 +79,14 @@ def test_replay_answers_every_round_of_a_record(client):
     assert r2.json()["games"][0]["rounds"] == game["rounds"]
 
 
-@pytest.mark.parametrize("text", [
-    RECORD.replace("|", "", 1),                                   # a malformed round line
-    RECORD.replace('[Scores "', '[Scores "1'),                    # a stated score the rounds do not give
-    RECORD.replace("1. ", "1. ", 1).replace(" | 2 +", " | 1 +", 1),  # a wrong stated outcome
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        RECORD.replace("|", "", 1),  # a malformed round line
+        RECORD.replace('[Scores "', '[Scores "1'),  # a stated score the rounds do not give
+        RECORD.replace("1. ", "1. ", 1).replace(" | 2 +", " | 1 +", 1),  # a wrong stated outcome
+    ],
+)
 def test_replay_refuses_a_malformed_record_with_the_readers_message(client, text):
     with pytest.raises(RecordError) as reader:
         for rec in load_records(text):
@@ -117,7 +124,9 @@ def test_replay_analysis_goes_through_the_pool_once(client, monkeypatch):
     first = client.post("/api/replay/analysis", json={"record": RECORD, "game": 1})
     assert first.status_code == 200, first.text
     # the same game with other spacing is the same solve: answered from the cache
-    again = client.post("/api/replay/analysis", json={"record": "\n\n" + RECORD.replace("\n\n", "\n\n\n"), "game": 1})
+    again = client.post(
+        "/api/replay/analysis", json={"record": "\n\n" + RECORD.replace("\n\n", "\n\n\n"), "game": 1}
+    )
     assert again.json() == first.json() and len(solves) == 1
     data = first.json()
     assert data["players"] == ["Anna", "Ben"] and len(data["rounds"]) == 5
@@ -130,7 +139,11 @@ def test_replay_analysis_counts_against_the_address_quota(make_client, monkeypat
     assert c.post("/api/replay/analysis", json={"record": RECORD, "game": 1}).status_code == 200
     other = RECORD.replace("Anna", "Ada")
     r = c.post("/api/replay/analysis", json={"record": other, "game": 1})
-    assert r.status_code == 429 and "too many analyses" in r.json()["error"] and int(r.headers["retry-after"]) >= 1
+    assert (
+        r.status_code == 429
+        and "too many analyses" in r.json()["error"]
+        and int(r.headers["retry-after"]) >= 1
+    )
     # the explorer draws on the same bucket
     r = c.get("/api/explorer?cards=3&ties=discard&prizes=1,2&you=1,2&opp=2,3")
     assert r.status_code == 429
@@ -162,8 +175,12 @@ def test_room_replay_serves_finished_games_only(client):
     assert client.get(f"/api/replay/rooms/{room}?game=9").status_code == 404
     r = client.get("/api/replay/rooms/" + "r" * 500)
     assert r.status_code == 404 and len(r.json()["error"]) < 120
-    golf = create_room(client, game="golf", settings={"rows": 1, "cols": 1, "peek_rows": 1},
-                       seats=[{"name": "Kim"}, {"bot": "heuristic"}])["room"]
+    golf = create_room(
+        client,
+        game="golf",
+        settings={"rows": 1, "cols": 1, "peek_rows": 1},
+        seats=[{"name": "Kim"}, {"bot": "heuristic"}],
+    )["room"]
     r = client.get(f"/api/replay/rooms/{golf}")
     assert r.status_code == 400 and "Goofspiel" in r.json()["error"]
 
@@ -175,10 +192,13 @@ def explore(client, **q):
     return client.get("/api/explorer?" + urlencode(q))
 
 
-@pytest.mark.parametrize("ties, prizes, you, opp, pot", [
-    ("discard", {1, 3, 4}, {1, 2, 4}, {2, 3, 4}, 0),
-    ("carry", {2, 4}, {1, 3}, {2, 3}, 1),          # prize 1 tied and carried, 3 won by somebody
-])
+@pytest.mark.parametrize(
+    "ties, prizes, you, opp, pot",
+    [
+        ("discard", {1, 3, 4}, {1, 2, 4}, {2, 3, 4}, 0),
+        ("carry", {2, 4}, {1, 3}, {2, 3}, 1),  # prize 1 tied and carried, 3 won by somebody
+    ],
+)
 def test_explorer_value_is_the_solvers(client, ties, prizes, you, opp, pot):
     from cardtable.solver import Position, solve
 
@@ -187,7 +207,9 @@ def test_explorer_value_is_the_solvers(client, ties, prizes, you, opp, pot):
     pos = Position(frozenset(prizes), (frozenset(you), frozenset(opp)), pot)
     cards = lambda s: ",".join(map(str, sorted(s)))  # noqa: E731
     top = max(prizes)
-    r = explore(client, cards=4, ties=ties, prizes=cards(prizes), you=cards(you), opp=cards(opp), pot=pot, prize=top)
+    r = explore(
+        client, cards=4, ties=ties, prizes=cards(prizes), you=cards(you), opp=cards(opp), pot=pot, prize=top
+    )
     assert r.status_code == 200, r.text
     data = r.json()
     assert data["source"] == "subgame" and data["exact"] is True
@@ -208,19 +230,41 @@ def test_explorer_value_is_the_solvers(client, ties, prizes, you, opp, pot):
     assert sum(row["value"] for row in data["rows"]) / len(prizes) == pytest.approx(data["value"], abs=1e-9)
 
 
-@pytest.mark.parametrize("query, status, words", [
-    ({"cards": 4, "prizes": "1,2", "you": "1,2,3", "opp": "1,2"}, 400, "impossible position: each hand must hold"),
-    ({"cards": 4, "ties": "discard", "prizes": "1,2", "you": "1,2", "opp": "3,4", "pot": 3}, 400,
-     "impossible position: with discard ties there is never a pot"),
-    ({"cards": 4, "prizes": "1,2", "you": "1,2", "opp": "3,4", "prize": 3}, 400, "must be one of the prizes left"),
-    ({"cards": 4, "prizes": "1,x", "you": "1,2", "opp": "3,4"}, 400, "prizes: 'x' is not a card"),
-    ({"cards": 4, "prizes": "1,9", "you": "1,2", "opp": "3,4"}, 400, "prizes: '9' is not a card of this game"),
-    ({"cards": 4, "prizes": "", "you": "", "opp": ""}, 400, "no prize is left"),
-    ({"cards": 14, "prizes": "1", "you": "1", "opp": "1"}, 400, "bad request: cards"),
-    ({"cards": 4, "ties": "sometimes", "prizes": "1", "you": "1", "opp": "1"}, 400, "bad request: ties"),
-    ({"cards": 4, "you": "1", "opp": "1"}, 400, "bad request: prizes"),
-    ({"cards": 13, "ties": "discard", "prizes": "all", "you": "all", "opp": "all"}, 400, "too big to solve on the server"),
-])
+@pytest.mark.parametrize(
+    "query, status, words",
+    [
+        (
+            {"cards": 4, "prizes": "1,2", "you": "1,2,3", "opp": "1,2"},
+            400,
+            "impossible position: each hand must hold",
+        ),
+        (
+            {"cards": 4, "ties": "discard", "prizes": "1,2", "you": "1,2", "opp": "3,4", "pot": 3},
+            400,
+            "impossible position: with discard ties there is never a pot",
+        ),
+        (
+            {"cards": 4, "prizes": "1,2", "you": "1,2", "opp": "3,4", "prize": 3},
+            400,
+            "must be one of the prizes left",
+        ),
+        ({"cards": 4, "prizes": "1,x", "you": "1,2", "opp": "3,4"}, 400, "prizes: 'x' is not a card"),
+        (
+            {"cards": 4, "prizes": "1,9", "you": "1,2", "opp": "3,4"},
+            400,
+            "prizes: '9' is not a card of this game",
+        ),
+        ({"cards": 4, "prizes": "", "you": "", "opp": ""}, 400, "no prize is left"),
+        ({"cards": 14, "prizes": "1", "you": "1", "opp": "1"}, 400, "bad request: cards"),
+        ({"cards": 4, "ties": "sometimes", "prizes": "1", "you": "1", "opp": "1"}, 400, "bad request: ties"),
+        ({"cards": 4, "you": "1", "opp": "1"}, 400, "bad request: prizes"),
+        (
+            {"cards": 13, "ties": "discard", "prizes": "all", "you": "all", "opp": "all"},
+            400,
+            "too big to solve on the server",
+        ),
+    ],
+)
 def test_explorer_refuses_with_the_error_shape(client, query, status, words):
     r = explore(client, **query)
     assert r.status_code == status
@@ -242,8 +286,14 @@ def test_explorer_solves_a_position_once(client, monkeypatch):
 # -- the pages in Chromium -----------------------------------------------------------------------------
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -270,8 +320,11 @@ def serious_violations(page) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     found = Axe().run(page).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:5]]}"
-            for v in found if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:5]]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 @pytest.fixture
@@ -303,7 +356,9 @@ def test_replay_board_steps_a_pasted_record_by_keyboard_and_links_a_round(browse
     page.wait_for_selector("#expdiff")
     assert "Anna minus Ben" in page.inner_text("#expdiff")
     # the coach's sentence of round 3 for each player, the server's words (as on the analysis page)
-    words = httpx.post(server.url + "/api/replay/analysis", json={"record": RECORD, "game": 1}).json()["rounds"][2]["words"]
+    words = httpx.post(server.url + "/api/replay/analysis", json={"record": RECORD, "game": 1}).json()[
+        "rounds"
+    ][2]["words"]
     assert len(words) == 2 and all(words)
     shown = [page.inner_text(f'#roundwords p[data-seat="{s}"]') for s in (0, 1)]
     assert shown == [f"Anna: {words[0]}", f"Ben: {words[1]}"]
@@ -336,8 +391,10 @@ def test_replay_board_steps_a_pasted_record_by_keyboard_and_links_a_round(browse
 
 @pytest.mark.browser
 def test_replay_board_of_a_finished_room_and_its_end_screen_link(browser, server):
-    info = httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 4},
-                                                       "seats": [{"bot": "heuristic"}, {"bot": "random"}]}).json()
+    info = httpx.post(
+        server.url + "/api/rooms",
+        json={"settings": {"cards": 4}, "seats": [{"bot": "heuristic"}, {"bot": "random"}]},
+    ).json()
     room = info["room"]
     page = new_page(browser)
     page.goto(f"{server.url}/play/{room}")  # a spectator: the bots finish the game
@@ -358,10 +415,12 @@ def test_explorer_shows_a_heat_map_and_the_value(browser, server):
     table = solve(Ruleset(cards=4, tie_rule="discard"))
     pos = Position(frozenset({1, 3, 4}), (frozenset({1, 2, 4}), frozenset({2, 3, 4})))
     page = new_page(browser)
-    page.goto(server.url + "/explorer?cards=4&ties=discard&ace=low&prizes=1,3,4&you=1,2,4&opp=2,3,4&pot=0&prize=4")
+    page.goto(
+        server.url + "/explorer?cards=4&ties=discard&ace=low&prizes=1,3,4&you=1,2,4&opp=2,3,4&pot=0&prize=4"
+    )
     page.wait_for_selector('body[data-state="ready"]')
-    assert page.locator("#heat tbody tr").count() == 3          # a row per prize left
-    assert page.locator("#heat tbody tr td").count() == 9       # a cell per bid
+    assert page.locator("#heat tbody tr").count() == 3  # a row per prize left
+    assert page.locator("#heat tbody tr td").count() == 9  # a cell per bid
     assert page.inner_text("#posvalue") == f"{table.value(pos):+.2f}"
     assert page.inner_text("#roundvalue") == f"{table.round_strategy(pos, 4).value:+.2f}"
     assert page.get_attribute('#heat tr[data-prize="4"]', "class") == "current"

@@ -49,8 +49,12 @@ def test_options_list_every_bot_and_preset(make_client):
 
 def test_lobby_lists_open_games_and_hands_out_free_seats(make_client):
     client = make_client()
-    info = create_room(client, settings={"players": 3, "cards": 5, "unique_bids": True},
-                       seats=[{"name": "Host"}, {}, {"bot": "random"}], listed=True)
+    info = create_room(
+        client,
+        settings={"players": 3, "cards": 5, "unique_bids": True},
+        seats=[{"name": "Host"}, {}, {"bot": "random"}],
+        listed=True,
+    )
     hidden = create_room(client, listed=False)
     lobby = client.get("/api/lobby").json()
     assert [r["room"] for r in lobby] == [info["room"]]
@@ -79,8 +83,11 @@ def test_spectators_see_no_hand_and_no_pending_bid(make_client):
 
 def test_open_prizes_with_a_choice(make_client):
     client = make_client(seed_factory=seeds("open"))
-    info = create_room(client, settings={"preset": "open-prizes", "cards": 6, "players": 3},
-                       seats=[{}, {}, {"bot": "heuristic"}])
+    info = create_room(
+        client,
+        settings={"preset": "open-prizes", "cards": 6, "players": 3},
+        seats=[{}, {}, {"bot": "heuristic"}],
+    )
     a = join(client, info["room"], info["seats"][0]["claim"])
     b = join(client, info["room"], info["seats"][1]["claim"])
     bid(a, 6)
@@ -98,7 +105,9 @@ def test_open_prizes_with_a_choice(make_client):
 
 def test_two_card_bids_against_a_bot(make_client):
     client = make_client(seed_factory=seeds("two"))
-    info = create_room(client, settings={"preset": "two-card-bids", "cards": 8}, seats=[{}, {"bot": "random"}])
+    info = create_room(
+        client, settings={"preset": "two-card-bids", "cards": 8}, seats=[{}, {"bot": "random"}]
+    )
     a = join(client, info["room"], info["seats"][0]["claim"])
     a.request({"type": "act", "action": {"bid": [8]}})
     assert a.errors()[-1]["code"] == "illegal"
@@ -120,7 +129,9 @@ def test_round_timer_bids_the_lowest_card(make_client):
     first = state["view"]["history"][0]
     assert first["bids"] == [[1], [5]]  # seat 1 timed out: its lowest card was bid
     db = client.app.state.hub.store.db
-    assert db.execute("SELECT seat, auto FROM events WHERE room_id=? AND auto=1", (info["room"],)).fetchall() == [(0, 1)]
+    assert db.execute(
+        "SELECT seat, auto FROM events WHERE room_id=? AND auto=1", (info["room"],)
+    ).fetchall() == [(0, 1)]
 
 
 def test_match_next_game_rematch_and_records(make_client, tmp_path):
@@ -212,7 +223,9 @@ def test_serve_refuses_bad_options(tmp_path):
     runner = CliRunner()
     bad_db = tmp_path / "not-a-db.sqlite3"
     bad_db.write_bytes(b"this is not an SQLite database" * 100)
-    result = runner.invoke(cli, ["serve", "--port", "0", "--db", str(bad_db)])  # port 0: free whatever else runs
+    result = runner.invoke(
+        cli, ["serve", "--port", "0", "--db", str(bad_db)]
+    )  # port 0: free whatever else runs
     assert result.exit_code == 2 and "cannot open the database" in result.output
     assert runner.invoke(cli, ["serve", "--log-level", "loud"]).exit_code == 2
     assert runner.invoke(cli, ["serve", "--port", "70000"]).exit_code == 2

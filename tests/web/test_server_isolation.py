@@ -78,7 +78,9 @@ def _play_against(client, bot_factory, **limits):
     """A 4-card game, a person (seat 0) against a random bot whose instance is replaced by
     ``bot_factory()`` once it has bid in the first round; the person bids her lowest card each round.
     Returns ``(room id, the replacement bot, the person's socket)``."""
-    info = create_room(client, settings={"cards": 4}, seats=[{"name": "Ann"}, {"bot": "random"}], listed=False)
+    info = create_room(
+        client, settings={"cards": 4}, seats=[{"name": "Ann"}, {"bot": "random"}], listed=False
+    )
     room_id = info["room"]
     ws = join(client, room_id, info["seats"][0]["claim"])
     room = client.app.state.hub.rooms[room_id]
@@ -95,7 +97,9 @@ def _play_against(client, bot_factory, **limits):
 
 
 @pytest.mark.parametrize("factory, words", [(_Raises, "failed"), (_Illegal, "illegal action")])
-def test_a_bot_that_raises_or_bids_illegally_is_replaced_by_a_random_legal_bid(make_client, caplog, factory, words):
+def test_a_bot_that_raises_or_bids_illegally_is_replaced_by_a_random_legal_bid(
+    make_client, caplog, factory, words
+):
     client = make_client()
     with caplog.at_level(logging.WARNING, logger="cardtable.web"):
         room_id, bot, ws = _play_against(client, factory)
@@ -105,7 +109,9 @@ def test_a_bot_that_raises_or_bids_illegally_is_replaced_by_a_random_legal_bid(m
     auto = _auto_events(client, room_id)
     assert [(g, s) for g, s, _ in auto] == [(1, 1)] * 3  # the fallback's bids, marked auto
     bids = [tuple(p["bid"]) for _, _, p in auto]
-    assert len(set(bids)) == 3 and all(len(b) == 1 and 1 <= b[0] <= 4 for b in bids)  # legal: three distinct cards
+    assert len(set(bids)) == 3 and all(
+        len(b) == 1 and 1 <= b[0] <= 4 for b in bids
+    )  # legal: three distinct cards
     assert any(words in r.getMessage() and "random legal action" in r.getMessage() for r in caplog.records)
 
 
@@ -122,7 +128,9 @@ def test_a_bot_that_hangs_is_retired_after_its_deadline_and_the_game_goes_on(mak
             room_id, bot, ws = _play_against(client, factory)
         state = ws.state()
         assert state["view"]["phase"] == "over" and len(state["view"]["history"]) == 4
-        assert bot.calls == 1  # retired after its deadline: never asked again this game (its thread still runs)
+        assert (
+            bot.calls == 1
+        )  # retired after its deadline: never asked again this game (its thread still runs)
         assert [(g, s) for g, s, _ in _auto_events(client, room_id)] == [(1, 1)] * 3
         assert any("bot_deadline" in r.getMessage() for r in caplog.records)
         room = client.app.state.hub.rooms[room_id]
@@ -213,14 +221,19 @@ def test_analysis_quota_per_address_answers_429(make_client):
     # a 3-player game: the solver (in the default worker process) refuses it (400), nothing is
     # cached, every request costs a token
     client = make_client(limits=Limits(analysis_burst=2, analyses_per_minute=1))
-    room = create_room(client, settings={"cards": 2, "players": 3},
-                       seats=[{"bot": "random"}, {"bot": "random"}, {"bot": "random"}])["room"]
+    room = create_room(
+        client,
+        settings={"cards": 2, "players": 3},
+        seats=[{"bot": "random"}, {"bot": "random"}, {"bot": "random"}],
+    )["room"]
     _until(lambda: client.get(f"/api/rooms/{room}/record?game=1").status_code == 200, "an all-bot game")
     assert [client.get(f"/api/rooms/{room}/analysis").status_code for _ in range(2)] == [400, 400]
     r = client.get(f"/api/rooms/{room}/analysis")
     assert r.status_code == 429 and set(r.json()) == {"error"}, r.text
     assert "too many analyses" in r.json()["error"] and int(r.headers["retry-after"]) >= 1
-    assert client.get("/api/rooms/nope/analysis").status_code == 404  # a refusal before any solve costs nothing
+    assert (
+        client.get("/api/rooms/nope/analysis").status_code == 404
+    )  # a refusal before any solve costs nothing
 
 
 def test_analyses_unit_single_flight_busy_bound_cache_and_errors(monkeypatch):
@@ -299,8 +312,14 @@ def test_unmatched_routes_and_methods_answer_the_error_shape(make_client):
 def test_long_ids_are_cut_in_every_error_answer(make_client):
     client = make_client()
     long_id = "r" * 5000
-    for path in (f"/api/rooms/{long_id}/analysis", f"/analysis/{long_id}", f"/play/{long_id}",
-                 f"/api/rooms/{long_id}/record", f"/{long_id}", f"/api/rooms/{long_id}/nothing-here"):
+    for path in (
+        f"/api/rooms/{long_id}/analysis",
+        f"/analysis/{long_id}",
+        f"/play/{long_id}",
+        f"/api/rooms/{long_id}/record",
+        f"/{long_id}",
+        f"/api/rooms/{long_id}/nothing-here",
+    ):
         r = client.get(path)
         assert r.status_code == 404, (path[:80], r.status_code)
         text = r.json()["error"]
@@ -365,10 +384,18 @@ def test_a_client_that_hangs_up_drops_its_queued_analysis(live_server, monkeypat
     monkeypatch.setattr(coach, "analyse_state", blocked)
     server = live_server(limits=Limits(analysis_burst=50), analysis_executor=THREADS)
     analyses = server.app.state.analyses
-    rooms = [httpx.post(server.url + "/api/rooms", json={"settings": {"cards": 3},
-                        "seats": [{"bot": "random"}, {"bot": "random"}]}).json()["room"] for _ in range(2)]
+    rooms = [
+        httpx.post(
+            server.url + "/api/rooms",
+            json={"settings": {"cards": 3}, "seats": [{"bot": "random"}, {"bot": "random"}]},
+        ).json()["room"]
+        for _ in range(2)
+    ]
     for r in rooms:
-        _until(lambda r=r: httpx.get(f"{server.url}/api/rooms/{r}/record?game=1").status_code == 200, "a bot game")
+        _until(
+            lambda r=r: httpx.get(f"{server.url}/api/rooms/{r}/record?game=1").status_code == 200,
+            "a bot game",
+        )
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         try:
             first = pool.submit(httpx.get, f"{server.url}/api/rooms/{rooms[0]}/analysis", timeout=60)

@@ -32,7 +32,9 @@ def _play_out(ws, seat=0):
 
 def test_analysis_route_matches_the_record_and_refuses_early_or_unknown(make_client):
     client = make_client()
-    info = create_room(client, settings={"cards": 5, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}])
+    info = create_room(
+        client, settings={"cards": 5, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}]
+    )
     room = info["room"]
     assert client.get("/api/rooms/nope/analysis").status_code == 404
     r = client.get(f"/api/rooms/{room}/analysis")
@@ -61,7 +63,9 @@ def test_carry_over_analysis_without_table_labels_the_approximation(make_client)
     # fit it above the low layers), so the first round comes from the nash bot's carry-over
     # approximation, labelled
     client = make_client()
-    info = create_room(client, settings={"cards": 10, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}])
+    info = create_room(
+        client, settings={"cards": 10, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}]
+    )
     ws = join(client, info["room"], info["seats"][0]["claim"])
     _play_out(ws)
     data = client.get(f"/api/rooms/{info['room']}/analysis?game=1").json()
@@ -76,20 +80,33 @@ def test_carry_over_analysis_without_table_labels_the_approximation(make_client)
 
 def test_analysis_refuses_rulesets_outside_the_solver(make_client):
     client = make_client()
-    info = create_room(client, settings={"cards": 3, "players": 3}, seats=[{}, {"bot": "random"}, {"bot": "random"}])
+    info = create_room(
+        client, settings={"cards": 3, "players": 3}, seats=[{}, {"bot": "random"}, {"bot": "random"}]
+    )
     ws = join(client, info["room"], info["seats"][0]["claim"])
     _play_out(ws)
     r = client.get(f"/api/rooms/{info['room']}/analysis?game=1")
     assert r.status_code == 400 and "does not cover" in r.json()["error"]
 
 
-@pytest.mark.parametrize("request_json, words", [
-    ({"settings": {"cards": 5, "hints": True}, "seats": [{}, {}]}, "one person against bots"),
-    ({"settings": {"cards": 5, "hints": True}, "seats": [{"bot": "random"}, {"bot": "nash"}]}, "one person against bots"),
-    ({"settings": {"cards": 4, "players": 3, "hints": True}, "seats": [{}, {"bot": "random"}, {"bot": "random"}]},
-     "2-player game"),
-    ({"settings": {"cards": 5, "hints": "yes"}, "seats": [{}, {"bot": "random"}]}, "hints"),
-])
+@pytest.mark.parametrize(
+    "request_json, words",
+    [
+        ({"settings": {"cards": 5, "hints": True}, "seats": [{}, {}]}, "one person against bots"),
+        (
+            {"settings": {"cards": 5, "hints": True}, "seats": [{"bot": "random"}, {"bot": "nash"}]},
+            "one person against bots",
+        ),
+        (
+            {
+                "settings": {"cards": 4, "players": 3, "hints": True},
+                "seats": [{}, {"bot": "random"}, {"bot": "random"}],
+            },
+            "2-player game",
+        ),
+        ({"settings": {"cards": 5, "hints": "yes"}, "seats": [{}, {"bot": "random"}]}, "hints"),
+    ],
+)
 def test_bad_hint_settings_are_refused(make_client, request_json, words):
     client = make_client()
     r = client.post("/api/rooms", json={"game": "goofspiel", **request_json})
@@ -99,8 +116,11 @@ def test_bad_hint_settings_are_refused(make_client, request_json, words):
 
 def test_hints_show_the_equilibrium_before_each_bid_and_are_recorded(make_client):
     client = make_client()
-    info = create_room(client, settings={"cards": 4, "tie_rule": "discard", "hints": True},
-                       seats=[{"bot": "nash"}, {"name": "Ann"}])
+    info = create_room(
+        client,
+        settings={"cards": 4, "tie_rule": "discard", "hints": True},
+        seats=[{"bot": "nash"}, {"name": "Ann"}],
+    )
     ws = join(client, info["room"], info["seats"][1]["claim"])
     view = ws.state()["view"]
     assert view["hints"] is True and view["hint"]["exact"] and view["hint"]["round"] == 1
@@ -119,6 +139,7 @@ def test_hints_show_the_equilibrium_before_each_bid_and_are_recorded(make_client
 
 # -- in a real browser ----------------------------------------------------------------------------
 
+
 def _browser_game(server, settings, bot, each_round=None):
     """Create a room (Ann against ``bot``) and return ``(room, page_of)``: ``page_of()`` is a
     context manager giving a Chromium page on which Ann has played the whole game (her highest
@@ -130,7 +151,9 @@ def _browser_game(server, settings, bot, each_round=None):
     from test_browser import CHROMIUM, new_page, wait_round
 
     cards = settings["cards"]
-    info = httpx.post(server.url + "/api/rooms", json={"settings": settings, "seats": [{"name": "Ann"}, {"bot": bot}]}).json()
+    info = httpx.post(
+        server.url + "/api/rooms", json={"settings": settings, "seats": [{"name": "Ann"}, {"bot": bot}]}
+    ).json()
 
     @contextmanager
     def page_of():
@@ -158,27 +181,39 @@ def _browser_game(server, settings, bot, each_round=None):
 def _cli_rows(path, home):
     """The rows of ``cardtable analyze`` (a wide terminal): {round: [10 cells]}, the totals line, the source."""
     env = dict(os.environ, CARDTABLE_HOME=str(home), COLUMNS="250")
-    out = subprocess.run([sys.executable, "-m", "cardtable", "analyze", str(path)], capture_output=True,
-                         text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "cardtable", "analyze", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     head = next(i for i, ln in enumerate(lines) if "equilibrium 1" in ln and ln.lstrip().startswith("rnd"))
     h = lines[head]
     at = {name: h.index(name) for name in ("prize", "bid 1", "bid 2", "equilibrium 1", "equilibrium 2")}
     rows = {}
-    for line in lines[head + 1:]:
+    for line in lines[head + 1 :]:
         if line.startswith("final points"):
             break
-        rnd = line[:at["prize"]].strip()
+        rnd = line[: at["prize"]].strip()
         if not rnd.isdigit():
             continue
-        prize, pot = line[at["prize"]:at["bid 1"]].split()
-        rest = line[at["equilibrium 2"]:].split()
+        prize, pot = line[at["prize"] : at["bid 1"]].split()
+        rest = line[at["equilibrium 2"] :].split()
         eq2 = [t for t in rest if ":" in t] or rest[:1]
-        tail = rest[len(eq2):]
-        rows[int(rnd)] = [rnd, prize, pot, line[at["bid 1"]:at["bid 2"]].strip(),
-                          line[at["bid 2"]:at["equilibrium 1"]].strip(),
-                          line[at["equilibrium 1"]:at["equilibrium 2"]].strip(), " ".join(eq2), *tail[:3]]
+        tail = rest[len(eq2) :]
+        rows[int(rnd)] = [
+            rnd,
+            prize,
+            pot,
+            line[at["bid 1"] : at["bid 2"]].strip(),
+            line[at["bid 2"] : at["equilibrium 1"]].strip(),
+            line[at["equilibrium 1"] : at["equilibrium 2"]].strip(),
+            " ".join(eq2),
+            *tail[:3],
+        ]
     totals = next(ln for ln in lines if "given up versus equilibrium" in ln)
     source = next(ln for ln in lines if "; source: " in ln).split("; source: ")[1].strip()
     return rows, totals, source
@@ -194,7 +229,9 @@ def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_se
         assert hint.startswith("Hint — equilibrium mix for this round") and "%" in hint
         assert "hints on" in page.inner_text("#matchline")
 
-    room, page_of = _browser_game(server, {"cards": cards, "tie_rule": "carry", "hints": True}, "nash", check_hint)
+    room, page_of = _browser_game(
+        server, {"cards": cards, "tie_rule": "carry", "hints": True}, "nash", check_hint
+    )
     with page_of() as page:
         assert page.locator("#coachhint").is_hidden()
         page.locator("#analysislink").click()
@@ -202,7 +239,9 @@ def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_se
         assert "hints on" in page.inner_text("#summary")
         web_rows = {}
         for tr in page.locator("#analysis tbody tr").all():
-            web_rows[int(tr.get_attribute("data-round"))] = [td.inner_text().strip() for td in tr.locator("td").all()]
+            web_rows[int(tr.get_attribute("data-round"))] = [
+                td.inner_text().strip() for td in tr.locator("td").all()
+            ]
         web_totals = page.inner_text("#totals")
         dots = page.locator("#chart circle.dot")
         chart = {int(d.get_attribute("data-round")): d.get_attribute("data-value") for d in dots.all()}
@@ -236,13 +275,19 @@ def test_browser_analysis_draws_approximated_values_hollow(live_server):
         assert hollow.count() >= 1 and hollow.first.get_attribute("data-round") == "0"  # the start value
         assert "carry-over approximation" in hollow.first.text_content()  # its tooltip
         assert "Hollow dots" in page.inner_text("#chartnote")
-        assert "approximation: carry-over approximation, not the exact equilibrium" in page.inner_text("#sources")
+        assert "approximation: carry-over approximation, not the exact equilibrium" in page.inner_text(
+            "#sources"
+        )
 
 
 def test_exploiter_keeps_its_model_for_the_rooms_next_game(make_client):
     client = make_client()
-    info = create_room(client, settings={"cards": 4, "tie_rule": "discard"}, seats=[{"name": "Ann"}, {"bot": "exploiter"}],
-                       match="total 2")
+    info = create_room(
+        client,
+        settings={"cards": 4, "tie_rule": "discard"},
+        seats=[{"name": "Ann"}, {"bot": "exploiter"}],
+        match="total 2",
+    )
     room = client.app.state.hub.rooms[info["room"]]
     ws = join(client, info["room"], info["seats"][0]["claim"])
     bot = room.bots[1]

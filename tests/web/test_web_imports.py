@@ -20,10 +20,14 @@ HEAVY = ("numba", "numpy", "scipy", "cardtable.solver")
 def loaded(module: str, names: tuple[str, ...]) -> list[str]:
     """Which of ``names`` (modules or packages) a fresh interpreter has loaded after
     ``import module``."""
-    code = (f"import sys, {module}\n"
-            f"names = {names!r}\n"
-            "print(' '.join(n for n in names if any(m == n or m.startswith(n + '.') for m in sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    code = (
+        f"import sys, {module}\n"
+        f"names = {names!r}\n"
+        "print(' '.join(n for n in names if any(m == n or m.startswith(n + '.') for m in sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     return done.stdout.split()
 
 

@@ -190,8 +190,9 @@ class LiveServer:
         self.app = app
         from cardtable.web.app import server_options
 
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                **server_options(app.state.hub.limits))
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", **server_options(app.state.hub.limits)
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -40,10 +40,12 @@ class HeuristicBot(GolfBot):
     name = "heuristic"
     description = "remembers its cards, swaps high for low, snaps when sure, ends early when ahead"
     option_schema = {
-        "swap_margin": Option(float, 0.5, 0.0, 100.0, unit="points",
-                              help="least estimated gain to swap a drawn card in"),
-        "end_margin": Option(float, 4.0, 0.0, 100.0, unit="points",
-                             help="lead in estimated points needed to end early"),
+        "swap_margin": Option(
+            float, 0.5, 0.0, 100.0, unit="points", help="least estimated gain to swap a drawn card in"
+        ),
+        "end_margin": Option(
+            float, 4.0, 0.0, 100.0, unit="points", help="lead in estimated points needed to end early"
+        ),
     }
 
     def __init__(self, seed=None, swap_margin: float = 0.5, end_margin: float = 4.0) -> None:
@@ -87,8 +89,9 @@ class HeuristicBot(GolfBot):
             return Swap(me, best_pos)
         return Discard(me)
 
-    def _power_move(self, view: GolfView, power: str | None, unknown: float,
-                    est: dict[int, float]) -> Action | None:
+    def _power_move(
+        self, view: GolfView, power: str | None, unknown: float, est: dict[int, float]
+    ) -> Action | None:
         """The Detective's look at the highest unseen own card, or a Thief steal that pays, or ``None``."""
         me = view.seat
         if power == "detective":
@@ -140,6 +143,7 @@ class HeuristicBot(GolfBot):
                 return top_value
             worst = max((e for p, e in est.items()), default=0.0)
             return worst + 0.1  # our worst card leaves us; the opponent also gains it
+
         return max(sure, key=gain)
 
 

@@ -19,8 +19,14 @@ class RandomBot(GolfBot):
     name = "random"
     description = "random legal moves, an occasional blind snap"
     option_schema = {
-        "snap_rate": Option(float, 0.05, 0.0, 1.0, unit="probability",
-                            help="chance of trying a random snap when one is offered"),
+        "snap_rate": Option(
+            float,
+            0.05,
+            0.0,
+            1.0,
+            unit="probability",
+            help="chance of trying a random snap when one is offered",
+        ),
     }
 
     def __init__(self, seed=None, snap_rate: float = 0.05) -> None:

@@ -22,8 +22,9 @@ def deck_mean(game: GolfGame) -> float:
 def _est(game: GolfGame, seat: int, owner: int, mean: float) -> dict[int, float]:
     known = game.known[seat]
     vals = game.ruleset.values
-    return {p: (vals[c % 13] if c in known else mean)
-            for p, c in enumerate(game.grids[owner]) if c is not None}
+    return {
+        p: (vals[c % 13] if c in known else mean) for p, c in enumerate(game.grids[owner]) if c is not None
+    }
 
 
 def fast_act(game: GolfGame, mean: float, end_margin: float = 4.0) -> None:
@@ -49,8 +50,11 @@ def _act_draw(game: GolfGame, p: int, mean: float, end_margin: float) -> None:
     """End early when every opponent's estimate is ``end_margin`` above ours, else draw."""
     if game.can_end_early(p):
         own_total = sum(_est(game, p, p, mean).values())
-        if all(own_total + end_margin <= sum(_est(game, p, o, mean).values())
-               for o in range(game.players) if o != p):
+        if all(
+            own_total + end_margin <= sum(_est(game, p, o, mean).values())
+            for o in range(game.players)
+            if o != p
+        ):
             game.apply(EndEarly(p))
             return
     game.apply(Draw(p))
@@ -65,8 +69,13 @@ def _act_drawn(game: GolfGame, p: int, mean: float) -> None:
     est = _est(game, p, p, mean)
     if not game.power_used:
         power = game.ruleset.power(rank)
-        action = (_peek_choice(game, p, est, known) if power == "detective"
-                  else _steal_choice(game, p, est, known, mean) if power == "thief" else None)
+        action = (
+            _peek_choice(game, p, est, known)
+            if power == "detective"
+            else _steal_choice(game, p, est, known, mean)
+            if power == "thief"
+            else None
+        )
         if action is not None:
             game.apply(action)
             return
@@ -82,7 +91,9 @@ def _peek_choice(game: GolfGame, p: int, est: dict[int, float], known: set[int])
     return None
 
 
-def _steal_choice(game: GolfGame, p: int, est: dict[int, float], known: set[int], mean: float) -> Steal | None:
+def _steal_choice(
+    game: GolfGame, p: int, est: dict[int, float], known: set[int], mean: float
+) -> Steal | None:
     """Give the worst known own card for the lowest-valued opponent card, when that gains 3 or more."""
     mine = [q for q in est if game.grids[p][q] in known]
     if not mine:
@@ -94,7 +105,9 @@ def _steal_choice(game: GolfGame, p: int, est: dict[int, float], known: set[int]
     return None
 
 
-def _cheapest_opponent_card(game: GolfGame, p: int, known: set[int], mean: float) -> tuple[float, int, int] | None:
+def _cheapest_opponent_card(
+    game: GolfGame, p: int, known: set[int], mean: float
+) -> tuple[float, int, int] | None:
     """``(value, owner, position)`` of the lowest-valued card ``p`` may steal (unknown cards at
     ``mean + 0.5``; the first of equal values), or ``None``."""
     vals = game.ruleset.values

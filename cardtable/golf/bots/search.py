@@ -44,10 +44,17 @@ class SearchBot(HeuristicBot):
     name = "search"
     description = "determinised Monte Carlo search over the cards it has not seen"
     option_schema = {
-        "determinizations": Option(int, 16, 1, 1000, unit="deals per decision",
-                                   help="sampled deals consistent with its view, per decision"),
-        "steal_width": Option(int, 3, 0, 30, unit="cards",
-                              help="own and opponent cards considered for a Thief swap (0: none)"),
+        "determinizations": Option(
+            int,
+            16,
+            1,
+            1000,
+            unit="deals per decision",
+            help="sampled deals consistent with its view, per decision",
+        ),
+        "steal_width": Option(
+            int, 3, 0, 30, unit="cards", help="own and opponent cards considered for a Thief swap (0: none)"
+        ),
     }
 
     def __init__(self, seed=None, determinizations: int = 16, steal_width: int = 3) -> None:

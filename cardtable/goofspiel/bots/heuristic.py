@@ -48,10 +48,22 @@ class HeuristicBot(GoofspielBot):
     description = "keeps big cards for big prizes, wins by one, dumps its lowest card, counts cards"
     positional = True
     option_schema = {
-        "lam": Option(float, 0.5, 0.0, 100.0, unit="times a prize value",
-                      help="cost of spending a card: lam times the prize its rank in the hand matches"),
-        "noise": Option(float, 0.0, 0.0, 1.0, unit="probability",
-                        help="probability of playing a neighbouring card instead of the best one"),
+        "lam": Option(
+            float,
+            0.5,
+            0.0,
+            100.0,
+            unit="times a prize value",
+            help="cost of spending a card: lam times the prize its rank in the hand matches",
+        ),
+        "noise": Option(
+            float,
+            0.0,
+            0.0,
+            1.0,
+            unit="probability",
+            help="probability of playing a neighbouring card instead of the best one",
+        ),
     }
 
     def __init__(self, seed: int | str | None = None, lam: float = 0.5, noise: float = 0.0) -> None:
@@ -62,8 +74,7 @@ class HeuristicBot(GoofspielBot):
     def _opponent_model(self, view: PlayerView, seat: int, q: float) -> list[tuple[int, float]]:
         rs = view.ruleset
         sums = sorted(
-            sum(rs.strength(c) for c in combo)
-            for combo in combinations(view.hands[seat], rs.cards_per_bid)
+            sum(rs.strength(c) for c in combo) for combo in combinations(view.hands[seat], rs.cards_per_bid)
         )
         n = len(sums)
         weights = [0.3 / n] * n

@@ -93,8 +93,8 @@ class _Node:
     __slots__ = ("stats", "children", "actions", "model")
 
     def __init__(self, actions: dict[int, list], model: dict | None = None) -> None:
-        self.actions = actions                     # seat -> legal actions here
-        self.model = model                         # seat -> (weight, [probability per action])
+        self.actions = actions  # seat -> legal actions here
+        self.model = model  # seat -> (weight, [probability per action])
         # seat -> per action [visits, reward sum, regret, cumulative strategy]
         self.stats = {s: [[0, 0.0, 0.0, 0.0] for _ in acts] for s, acts in actions.items()}
         self.children: dict[Any, _Node] = {}
@@ -149,27 +149,55 @@ class MCTSBot(GoofspielBot):
     name = "mcts"
     description = "simultaneous-move Monte Carlo tree search (decoupled UCT, EXP3 or regret matching)"
     option_schema = {
-        "iterations": Option(int, None, 1, 10_000_000, none=True, unit="per decision",
-                             help=f"search iterations per decision (unset, no time_limit: {DEFAULT_ITERATIONS:,})"),
-        "time_limit": Option(float, None, 0.0, 3600.0, above_minimum=True, none=True, unit="s",
-                             help="seconds per decision"),
-        "selection": Option(str, "duct", choices=SELECTIONS,
-                            help="decoupled UCT, regret matching or Exp3"),
+        "iterations": Option(
+            int,
+            None,
+            1,
+            10_000_000,
+            none=True,
+            unit="per decision",
+            help=f"search iterations per decision (unset, no time_limit: {DEFAULT_ITERATIONS:,})",
+        ),
+        "time_limit": Option(
+            float, None, 0.0, 3600.0, above_minimum=True, none=True, unit="s", help="seconds per decision"
+        ),
+        "selection": Option(str, "duct", choices=SELECTIONS, help="decoupled UCT, regret matching or Exp3"),
         "c": Option(float, 0.2, 0.0, 100.0, help="UCT exploration constant"),
-        "gamma": Option(float, 0.1, 0.0, 1.0, above_minimum=True, unit="probability",
-                        help="Exp3 and regret matching exploration"),
+        "gamma": Option(
+            float,
+            0.1,
+            0.0,
+            1.0,
+            above_minimum=True,
+            unit="probability",
+            help="Exp3 and regret matching exploration",
+        ),
         "playout": Option(str, "informed", choices=PLAYOUTS, help="playout policy"),
-        "final": Option(str, "auto", choices=FINALS,
-                        help="final move: the visit mix, the most visited, or auto (mix with 2 players, else max)"),
-        "epsilon": Option(float, 0.3, 0.0, 1.0, unit="probability",
-                          help="share of uniform play in informed playouts"),
+        "final": Option(
+            str,
+            "auto",
+            choices=FINALS,
+            help="final move: the visit mix, the most visited, or auto (mix with 2 players, else max)",
+        ),
+        "epsilon": Option(
+            float, 0.3, 0.0, 1.0, unit="probability", help="share of uniform play in informed playouts"
+        ),
         "model": Option(bool, True, help="the Bayesian opponent model"),
     }
 
-    def __init__(self, seed: int | str | None = None, iterations: int | None = None,
-                 time_limit: float | None = None, selection: str = "duct", c: float = 0.2,
-                 gamma: float = 0.1, playout: str = "informed", final: str = "auto",
-                 epsilon: float = 0.3, model: bool = True) -> None:
+    def __init__(
+        self,
+        seed: int | str | None = None,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        selection: str = "duct",
+        c: float = 0.2,
+        gamma: float = 0.1,
+        playout: str = "informed",
+        final: str = "auto",
+        epsilon: float = 0.3,
+        model: bool = True,
+    ) -> None:
         super().__init__(seed)
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
@@ -260,7 +288,7 @@ class MCTSBot(GoofspielBot):
             if deadline is not None and i > 0 and time.perf_counter() >= deadline:
                 break
             if len(dets) < n_dets:
-                if exhaustive:   # every prize order once (few face-down prizes): no sampling error
+                if exhaustive:  # every prize order once (few face-down prizes): no sampling error
                     order = list(orders[len(dets)])
                 else:
                     order = list(remaining)
@@ -373,12 +401,13 @@ class MCTSBot(GoofspielBot):
         else:
             self._random_playout(game)
         pts = game.points  # point difference: own points minus the best opponent's
-        rewards = [((p - max(q for o, q in enumerate(pts) if o != s)) / total + 1.0) / 2.0
-                   for s, p in enumerate(pts)]
+        rewards = [
+            ((p - max(q for o, q in enumerate(pts) if o != s)) / total + 1.0) / 2.0 for s, p in enumerate(pts)
+        ]
         for node, chosen in path:
             for seat, (j, prob) in chosen.items():
                 st = node.stats[seat]
-                if len(st) == 1:   # a forced move: nothing to learn
+                if len(st) == 1:  # a forced move: nothing to learn
                     continue
                 u = rewards[seat]
                 if self.selection == "duct":
@@ -436,8 +465,11 @@ class MCTSBot(GoofspielBot):
         while not game.is_over:
             pot = sum(value(p) for p in game.pot)
             later = [value(p) for p in game.remaining_prizes]
-            q = (sum(1.0 for v in later if v < pot) + 0.5 * sum(1.0 for v in later if v == pot)) / len(later) \
-                if later else 1.0
+            q = (
+                (sum(1.0 for v in later if v < pot) + 0.5 * sum(1.0 for v in later if v == pot)) / len(later)
+                if later
+                else 1.0
+            )
             bids = []
             for s in range(players):
                 options = game.legal_bids(s)

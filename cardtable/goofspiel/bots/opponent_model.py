@@ -127,7 +127,9 @@ def posteriors(view: PlayerView) -> dict[int, dict[str, float]]:
                 uniform = 1.0 / len(v.hand)
                 for t in PRIOR:
                     if t == "search":
-                        like = SEARCH_UNIFORM * uniform + (1 - SEARCH_UNIFORM) * policies["quantile"].get(card, 0.0)
+                        like = SEARCH_UNIFORM * uniform + (1 - SEARCH_UNIFORM) * policies["quantile"].get(
+                            card, 0.0
+                        )
                     else:
                         like = (1 - NOISE) * policies[t].get(card, 0.0) + NOISE * uniform
                     post[s][t] *= like

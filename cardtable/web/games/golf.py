@@ -69,7 +69,10 @@ class GolfSettings(Strict):
     snap_opponents: bool | None = None
     detective_rank: Annotated[int, Field(ge=1, le=13)] | None = None
     thief_rank: Annotated[int, Field(ge=1, le=13)] | None = None
-    values: Annotated[list[Annotated[int, Field(ge=0, le=MAX_CARD_VALUE)]], Field(min_length=13, max_length=13)] | None = None
+    values: (
+        Annotated[list[Annotated[int, Field(ge=0, le=MAX_CARD_VALUE)]], Field(min_length=13, max_length=13)]
+        | None
+    ) = None
 
 
 _SETTINGS = TypeAdapter(GolfSettings)
@@ -78,6 +81,8 @@ _SETTINGS = TypeAdapter(GolfSettings)
 def _presets() -> dict[str, dict[str, Any]]:
     """The Golf presets of the creation form, as ruleset mappings."""
     return {"standard": GolfRuleset().to_dict(), "three-player": GolfRuleset(players=3).to_dict()}
+
+
 _Pos = Annotated[int, Field(ge=0, le=255)]
 _Seat = Annotated[int, Field(ge=0, le=2)]
 
@@ -131,7 +136,10 @@ class _NoPass(_GolfAction):
 
 
 _ACTION: TypeAdapter[_GolfAction] = TypeAdapter(
-    Annotated[Union[_Draw, _End, _Discard, _Swap, _Peek, _Steal, _Snap, _Pass, _NoPass], Field(discriminator="type")])
+    Annotated[
+        Union[_Draw, _End, _Discard, _Swap, _Peek, _Steal, _Snap, _Pass, _NoPass], Field(discriminator="type")
+    ]
+)
 
 
 @dataclass
@@ -227,8 +235,11 @@ class GolfAdapter(GameAdapter):
         try:
             action = validate(_ACTION, action).model_dump(exclude_none=True)
         except SchemaError as exc:
-            raise ActionError("bad_action", f'a Golf action is an object such as {{"type": "draw"}} '
-                              f'or {{"type": "swap", "pos": 4}}: {exc}') from None
+            raise ActionError(
+                "bad_action",
+                f'a Golf action is an object such as {{"type": "draw"}} '
+                f'or {{"type": "swap", "pos": 4}}: {exc}',
+            ) from None
         if "player" in action and action["player"] != seat:
             raise ActionError("forbidden", f"this connection acts for {seat_label(seat)} only")
         if game.over:
@@ -282,8 +293,10 @@ class GolfAdapter(GameAdapter):
                 "seed": game.seed,
                 "commit": self.commitment(state),
                 "commit_ok": _commit(game.seed) == self.commitment(state),
-                "order_ok": (game.seed is not None
-                             and tuple(shuffled_deck(game.ruleset, game.seed)) == game.initial_deck),
+                "order_ok": (
+                    game.seed is not None
+                    and tuple(shuffled_deck(game.ruleset, game.seed)) == game.initial_deck
+                ),
             }
         return out
 
@@ -350,14 +363,23 @@ def verify_golf_text(text: str) -> list[str]:
         commit = rec.tags.get("SeedCommit")
         if rec.seed is None or not commit:
             missing = " and ".join(t for t, v in (("Seed", rec.seed), ("SeedCommit", commit)) if not v)
-            raise RecordError(f"game {i}: no {missing} tag, so the shuffle cannot be verified"
-                              " (only games of 'cardtable serve' publish a SeedCommit)",
-                              rec.tag_lines.get("Seed") or rec.tag_lines.get("Game"))
+            raise RecordError(
+                f"game {i}: no {missing} tag, so the shuffle cannot be verified"
+                " (only games of 'cardtable serve' publish a SeedCommit)",
+                rec.tag_lines.get("Seed") or rec.tag_lines.get("Game"),
+            )
         if _commit(rec.seed) != commit.strip().lower():
-            raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed[:60]!r} is not the published SeedCommit "
-                              f"{commit[:70]}", rec.tag_lines.get("SeedCommit"))
+            raise RecordError(
+                f"game {i}: SHA-256 of the Seed {rec.seed[:60]!r} is not the published SeedCommit "
+                f"{commit[:70]}",
+                rec.tag_lines.get("SeedCommit"),
+            )
         if tuple(shuffled_deck(rec.ruleset, rec.seed)) != tuple(rec.deck):
-            raise RecordError(f"game {i}: the Seed does not deal the recorded Deck", rec.tag_lines.get("Seed"))
-        lines.append(f"game {i}: SHA-256(seed) = SeedCommit {commit[:16]}..., the seed deals the recorded deck")
+            raise RecordError(
+                f"game {i}: the Seed does not deal the recorded Deck", rec.tag_lines.get("Seed")
+            )
+        lines.append(
+            f"game {i}: SHA-256(seed) = SeedCommit {commit[:16]}..., the seed deals the recorded deck"
+        )
     lines.append(replay_text(text))
     return lines

@@ -62,7 +62,9 @@ class GoofspielSettings(Strict):
     high_ace: bool | None = None
     cards_per_bid: Rank | None = None
     open_prizes: Rank | None = None
-    prize_order: Literal["shuffled", "ascending", "descending"] | Annotated[list[Rank], Field(max_length=13)] | None = None
+    prize_order: (
+        Literal["shuffled", "ascending", "descending"] | Annotated[list[Rank], Field(max_length=13)] | None
+    ) = None
     hints: bool | None = None  # the coach's hint before each bid (cardtable/web/coach.py)
 
 
@@ -181,8 +183,10 @@ class GoofspielAdapter(GameAdapter):
             raise SettingsError(f"bad ruleset: {exc}"[:400]) from None
         if hints:
             if not analysable(ruleset):
-                raise SettingsError("hints need a 2-player game with single-card bids and one prize at a time "
-                                    "(the equilibrium is solved for those only)")
+                raise SettingsError(
+                    "hints need a 2-player game with single-card bids and one prize at a time "
+                    "(the equilibrium is solved for those only)"
+                )
             return {"ruleset": ruleset.to_mapping(), "hints": True}
         return {"ruleset": ruleset.to_mapping()}
 
@@ -194,8 +198,10 @@ class GoofspielAdapter(GameAdapter):
         """
         people = sum(1 for b in bots if b is None)
         if settings.get("hints") and (people != 1 or len(bots) - people < 1):
-            raise SettingsError("hints are for a game of one person against bots: "
-                                "make every other seat a bot, or turn hints off")
+            raise SettingsError(
+                "hints are for a game of one person against bots: "
+                "make every other seat a bot, or turn hints off"
+            )
 
     @staticmethod
     def ruleset(settings: dict[str, Any]) -> Ruleset:
@@ -235,7 +241,9 @@ class GoofspielAdapter(GameAdapter):
         except SchemaError:
             if "bid" in action:
                 raise ActionError("bad_action", "a bid is a list of card ranks, e.g. [13]") from None
-            raise ActionError("bad_action", 'a prize choice is {"choose": rank}, e.g. {"choose": 12}') from None
+            raise ActionError(
+                "bad_action", 'a prize choice is {"choose": rank}, e.g. {"choose": 12}'
+            ) from None
         if game.phase == "over":
             raise ActionError("game_over", "the game is over; no more bids")
         if "bid" in action:
@@ -262,10 +270,14 @@ class GoofspielAdapter(GameAdapter):
         if game.phase != "bid":
             chooser = game.chooser
             assert chooser is not None  # check() refused a finished game: this is the choose phase
-            raise ActionError("wrong_phase", f"waiting for {seat_label(chooser)} to choose a prize, not for bids")
+            raise ActionError(
+                "wrong_phase", f"waiting for {seat_label(chooser)} to choose a prize, not for bids"
+            )
         if seat in state.pending:
             mine = "+".join(format_card(c, PLAYER_SUITS[seat]) for c in state.pending[seat])
-            raise ActionError("already_acted", f"you have already bid {mine} this round; a bid cannot be changed")
+            raise ActionError(
+                "already_acted", f"you have already bid {mine} this round; a bid cannot be changed"
+            )
         if not isinstance(bid, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in bid):
             raise ActionError("bad_action", "a bid is a list of card ranks, e.g. [13]")
         cards = tuple(sorted(bid))
@@ -276,7 +288,9 @@ class GoofspielAdapter(GameAdapter):
         hand = game.hands[seat]
         for c in cards:
             if not 1 <= c <= rs.cards:
-                raise ActionError("illegal", f"{c} is not a card of this game: ranks run from 1 (A) to {rs.cards}")
+                raise ActionError(
+                    "illegal", f"{c} is not a card of this game: ranks run from 1 (A) to {rs.cards}"
+                )
             if c not in hand:
                 raise ActionError("illegal", f"you have already spent {format_card(c, PLAYER_SUITS[seat])}")
         return cards
@@ -362,8 +376,13 @@ class GoofspielAdapter(GameAdapter):
             raise ActionError("wrong_phase", "the seed is revealed only when the game is over")
         rs = game.ruleset
         if rs.fixed_order:
-            return {"seed": None, "commit": None, "commit_ok": None,
-                    "prize_order": list(game.initial_deck), "order_ok": True}
+            return {
+                "seed": None,
+                "commit": None,
+                "commit_ok": None,
+                "prize_order": list(game.initial_deck),
+                "order_ok": True,
+            }
         order = prize_order_for(rs, game.seed)
         return {
             "seed": game.seed,
@@ -394,7 +413,10 @@ class GoofspielAdapter(GameAdapter):
     # -- records ------------------------------------------------------------------------
 
     def record_text(
-        self, states: Sequence[GoofspielState], players: Sequence[str], tags: Sequence[Sequence[tuple[str, str]]]
+        self,
+        states: Sequence[GoofspielState],
+        players: Sequence[str],
+        tags: Sequence[Sequence[tuple[str, str]]],
     ) -> str:
         records = []
         for state, extra in zip(states, tags, strict=True):
@@ -441,24 +463,36 @@ def verify_records(records: Sequence[Any]) -> list[str]:
     for i, rec in enumerate(records, 1):
         rs = rec.ruleset
         if rs.fixed_order:
-            lines.append(f"game {i}: fixed prize order ({rs.describe().split()[-1]}): nothing secret to verify")
+            lines.append(
+                f"game {i}: fixed prize order ({rs.describe().split()[-1]}): nothing secret to verify"
+            )
             continue
         commit = rec.tag("SeedCommit")
         if rec.seed is None or commit is None:
             missing = " and ".join(t for t, v in (("Seed", rec.seed), ("SeedCommit", commit)) if v is None)
-            raise RecordError(f"game {i}: no {missing} tag, so the shuffle cannot be verified"
-                              " (only games of 'cardtable serve' publish a SeedCommit)",
-                              rec.line_of("SeedCommit") or rec.line_of("Seed") or rec.line_of("Rules"))
+            raise RecordError(
+                f"game {i}: no {missing} tag, so the shuffle cannot be verified"
+                " (only games of 'cardtable serve' publish a SeedCommit)",
+                rec.line_of("SeedCommit") or rec.line_of("Seed") or rec.line_of("Rules"),
+            )
         if _commit(rec.seed) != commit.strip().lower():
-            raise RecordError(f"game {i}: SHA-256 of the Seed {rec.seed[:60]!r} is {_commit(rec.seed)}, "
-                              f"not the published SeedCommit {commit[:70]}", rec.line_of("SeedCommit"))
+            raise RecordError(
+                f"game {i}: SHA-256 of the Seed {rec.seed[:60]!r} is {_commit(rec.seed)}, "
+                f"not the published SeedCommit {commit[:70]}",
+                rec.line_of("SeedCommit"),
+            )
         order = prize_order_for(rs, rec.seed)
         turned = revealed_prizes(rec)
         if order[: len(turned)] != turned:
-            raise RecordError(f"game {i}: the Seed orders the prizes {order[:len(turned)]}, "
-                              f"but the game turned up {turned}", rec.line_of("Seed"))
-        lines.append(f"game {i}: SHA-256(seed) = SeedCommit {commit[:16]}..., "
-                     f"the seed reproduces the {len(turned)} prizes turned up")
+            raise RecordError(
+                f"game {i}: the Seed orders the prizes {order[: len(turned)]}, "
+                f"but the game turned up {turned}",
+                rec.line_of("Seed"),
+            )
+        lines.append(
+            f"game {i}: SHA-256(seed) = SeedCommit {commit[:16]}..., "
+            f"the seed reproduces the {len(turned)} prizes turned up"
+        )
     replay_match(records)
     return lines
 
