@@ -161,7 +161,7 @@ def _bid_round(game: Game, bots: Sequence[Bot]) -> Failure | None:
         except BotFailure as exc:
             failure = failure or (seat, exc.kind, exc.detail)
             bids.append(None)
-        except Exception as exc:
+        except Exception as exc:  # a built-in bot's bug: it loses by rule, the tournament goes on
             failure = failure or (seat, "crash", f"act raised {exc!r}")
             bids.append(None)
     if failure is not None:
@@ -183,7 +183,7 @@ def _choose_turn(game: Game, bots: Sequence[Bot]) -> Failure | None:
         return (chooser, exc.kind, exc.detail)
     except (IllegalChoice, ValueError) as exc:
         return (chooser, "illegal", str(exc))
-    except Exception as exc:
+    except Exception as exc:  # as for a bid: a bot's bug loses the game by rule
         return (chooser, "crash", f"act raised {exc!r}")
     return None
 

@@ -808,5 +808,5 @@ class ProtocolBot(Bot):
     def __del__(self) -> None:  # never leave a child process behind
         try:
             self.process.kill()
-        except Exception:
+        except (OSError, AttributeError):  # already reaped, or __init__ failed before the process existed
             pass

@@ -277,7 +277,7 @@ def _close_programs() -> None:
     for bot in list(_PROGRAMS.values()):
         try:
             bot.close()
-        except Exception:
+        except Exception:  # at worker exit, one program failing to close must not keep the others alive
             pass
     _PROGRAMS.clear()
 
@@ -338,7 +338,7 @@ def _kill_programs_and_exit(signum, frame) -> None:
     for bot in list(_PROGRAMS.values()):
         try:
             bot.process.kill()
-        except Exception:
+        except OSError:  # already gone
             pass
     os._exit(128 + signum)
 

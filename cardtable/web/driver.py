@@ -191,7 +191,7 @@ class BotDriver:
             return
         except StorageError:
             raise
-        except Exception:
+        except Exception:  # the fallback is a bot too: whatever it raises, the timeout action still plays
             log.exception(
                 "room %s: the random fallback for %s failed; playing the timeout action",
                 room.id,

@@ -103,7 +103,7 @@ class Hub:
         )
         try:
             await self.db.call(self.store.mark_broken, room_id, reason)
-        except Exception as store_exc:
+        except Exception as store_exc:  # already failing: log it, the server keeps serving the other rooms
             log.error("room %s: could not mark it broken: %s", room_id, store_exc)
 
     async def resume_all(self) -> int:

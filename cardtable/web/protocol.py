@@ -127,7 +127,7 @@ def _protocol_error(text: str | bytes, exc: SchemaError, ref: Any) -> ProtocolEr
 def _peek_type(text: str | bytes) -> Any:
     try:
         return TypeAdapter(dict[str, Any]).validate_json(text).get("type")
-    except Exception:
+    except ValueError:  # pydantic.ValidationError: not a JSON object; the caller reports it as malformed
         return None
 
 
