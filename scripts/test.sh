@@ -31,6 +31,28 @@ FAST_ARGS=(
   --ignore=tests/web/test_fuzz.py
   --ignore=tests/golf/test_tui_pty.py
   --deselect=tests/solver/test_lean.py::test_skipped_states_are_exactly_the_pots_no_game_can_hold
+  # the longest single tests left (5-card reference solves, carry-over analyses, 3-game matches)
+  --deselect="tests/solver/test_values.py::test_every_position_matches_reference[5-carry-points-False]"
+  --deselect="tests/solver/test_values.py::test_every_position_matches_reference[5-discard-points-False]"
+  --deselect="tests/solver/test_lean.py::test_lean_table_matches_lp_reference[5-carry-points]"
+  --deselect="tests/solver/test_lean.py::test_lean_table_matches_lp_reference[5-discard-points]"
+  --deselect=tests/solver/test_lean.py::test_threads_give_identical_files_and_estimate_counts_games
+  --deselect=tests/cli/test_play_hints.py::test_analysis_after_a_carry_over_game_without_table_uses_the_approximation
+  --deselect=tests/web/test_web_coach.py::test_carry_over_analysis_without_table_labels_the_approximation
+  --deselect=tests/goofspiel/test_gops_cli_play.py::test_match_of_three_games
+  --deselect=tests/solver/test_approx.py::test_fit_script_writes_a_model_the_approximation_reads
+  --deselect=tests/golf/test_properties.py::test_random_play_keeps_cards_and_secrets
+  --deselect="tests/cli/test_analyze_width.py::test_analyze_fits_the_terminal[80]"
+  --deselect=tests/web/test_bad_input.py::test_flood_is_rate_limited
+  --deselect="tests/solver/test_values.py::test_subgame_matches_reference[carry-win-3--4]"
+  --deselect="tests/solver/test_values.py::test_every_position_matches_reference[4-carry-win-False]"
+  --deselect="tests/solver/test_values.py::test_every_position_matches_reference[4-discard-win-False]"
+  --deselect="tests/solver/test_values.py::test_subgame_matches_reference[discard-win-0-2]"
+  --deselect="tests/solver/test_lean.py::test_lean_table_matches_lp_reference[4-carry-win]"
+  --deselect="tests/solver/test_lean.py::test_lean_table_matches_lp_reference[4-discard-win]"
+  --deselect=tests/research/test_tournament.py::test_bad_protocol_bots_lose_by_rule_and_the_tournament_goes_on
+  --deselect=tests/solver/test_approx.py::test_approximation_is_an_exact_equilibrium_where_it_solves_exactly
+  --deselect=tests/goofspiel/test_gops_cli_play.py::test_full_13_card_game_against_heuristic
 )
 
 # Debian's Chromium for the browser tests (Playwright drives /usr/bin/chromium).
