@@ -14,9 +14,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
 from .coach import Finished
-from .errors import cut_id
+from .errors import cut_id, error
 from .paths import STATIC
-from .pooled import error, pooled
+from .pooled import pooled
 from .rooms import SlotError
 
 router = APIRouter()

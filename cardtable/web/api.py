@@ -20,7 +20,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from .creation import playable_bots as bots_for
-from .errors import CredentialError, QuotaError, cut_id
+from .errors import CredentialError, QuotaError, cut_id, error
 from .games import ADAPTERS, SettingsError, get_adapter
 from .hub import Hub
 from .protocol import seat_label
@@ -37,11 +37,6 @@ def _hub(request: Request) -> Hub:
 
 def _address(request: Request) -> str:
     return request.client.host if request.client is not None else ""
-
-
-def refused(exc: Exception | str, status: int = 400) -> JSONResponse:
-    """``{"error": text}`` with ``status``."""
-    return JSONResponse({"error": str(exc)}, status_code=status)
 
 
 def quota(exc: QuotaError) -> JSONResponse:
@@ -68,9 +63,9 @@ async def playable_bots(game: str, request: Request) -> Response:
         settings = validate_json(SETTINGS_BODY, await request.body())
         return JSONResponse(bots_for(game, settings))
     except SchemaError as exc:
-        return refused(f"bad request: {exc}")
+        return error(f"bad request: {exc}")
     except SettingsError as exc:
-        return refused(exc)
+        return error(exc)
 
 
 @router.get("/api/lobby")
@@ -84,9 +79,9 @@ async def create_room(request: Request) -> Response:
         body = validate_json(CREATE_ROOM, await request.body())
         return JSONResponse(await _hub(request).create_room(body, _address(request)))
     except SchemaError as exc:
-        return refused(f"bad request: {seat_words(exc)}")
+        return error(f"bad request: {seat_words(exc)}")
     except SettingsError as exc:
-        return refused(exc)
+        return error(exc)
     except QuotaError as exc:
         return quota(exc)
 
@@ -96,15 +91,15 @@ async def join_room(room_id: str, request: Request) -> Response:
     hub = _hub(request)
     room = await hub.room(room_id)
     if room is None:
-        return refused("no such room", 404)
+        return error("no such room", 404)
     if not room.row.listed:
-        return refused("that room is not listed in the lobby; ask its creator for an invite link", 409)
+        return error("that room is not listed in the lobby; ask its creator for an invite link", 409)
     try:
         seat = await hub.seats.claim(room_id, _address(request))
     except QuotaError as exc:
         return quota(exc)
     if seat is None:
-        return refused("no free seat in that room", 409)
+        return error("no free seat in that room", 409)
     return JSONResponse(seat)
 
 
@@ -114,11 +109,11 @@ async def reinvite(room_id: str, seat: int, request: Request) -> Response:
         body = validate_json(INVITE, await request.body())
         return JSONResponse(await _hub(request).seats.reinvite(room_id, seat, body.owner))
     except SchemaError as exc:
-        return refused(f"bad request: {exc}")
+        return error(f"bad request: {exc}")
     except KeyError:
-        return refused("no such room or seat", 404)
+        return error("no such room or seat", 404)
     except CredentialError as exc:
-        return refused(exc, 403 if exc.code == "forbidden" else 409)
+        return error(exc, 403 if exc.code == "forbidden" else 409)
 
 
 @router.get("/api/rooms/{room_id}/record")
@@ -127,14 +122,14 @@ async def record(
 ) -> Response:
     room = await _hub(request).room(room_id)
     if room is None:
-        return refused(f"no room {cut_id(room_id)}", 404)
+        return error(f"no room {cut_id(room_id)}", 404)
     if game is not None and not any(s.game_no == game for s in room.slots):
-        return refused(f"no game {game}", 404)
+        return error(f"no game {game}", 404)
     if match is not None and not any(s.match_no == match for s in room.slots):
-        return refused(f"no match {match}", 404)
+        return error(f"no match {match}", 404)
     text = record_text(room, match=match, game=game)
     if text is None:
-        return refused("no finished game to download yet", 409)
+        return error("no finished game to download yet", 409)
     which = f"game-{game}" if game else f"match-{match or room.current.match_no}"
     name = f"{room.adapter.name}-{room.id}-{which}"
     return PlainTextResponse(

@@ -43,7 +43,7 @@ from cardtable.platform.storage import home
 
 from . import analysis, api, explorer, pages, replay, ws
 from .coach import Analyses
-from .errors import cut_id
+from .errors import cut_id, error
 from .hub import Hub
 from .limits import Limits
 from .paths import STATIC
@@ -220,17 +220,15 @@ async def _bad_request(request: Request, exc: RequestValidationError) -> Respons
     for e in exc.errors():
         where = ".".join(str(x) for x in e.get("loc", ()) if x not in ("query", "path", "body"))
         problems.append(f"{where or 'request'}: {e.get('msg', 'invalid')}")
-    return JSONResponse({"error": "bad request: " + "; ".join(problems)[:400]}, status_code=400)
+    return error("bad request: " + "; ".join(problems)[:400], 400)
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
     """Starlette's own answers (an unmatched route, a method a route does not take, a missing
     static file) in the project's format, never echoing more than 64 characters of the path."""
     what = {404: "no such page", 405: "method not allowed"}.get(exc.status_code, str(exc.detail))
-    return JSONResponse(
-        {"error": f"{what}: {request.method} {cut_id(request.url.path)}"},
-        status_code=exc.status_code,
-        headers=exc.headers,
+    return error(
+        f"{what}: {request.method} {cut_id(request.url.path)}", exc.status_code, **(exc.headers or {})
     )
 
 

@@ -209,7 +209,7 @@ class Analyses:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-async def _disconnected(request: Request) -> None:
+async def disconnected(request: Request) -> None:
     """Returns once the client has closed the connection (its request body is already read)."""
     while (await request.receive())["type"] != "http.disconnect":
         pass

@@ -3,11 +3,13 @@
 :class:`QuotaError` and :class:`CredentialError` are raised by the hub's parts
 (:mod:`cardtable.web.lobby`, :mod:`cardtable.web.seats`, the analyses of
 :mod:`cardtable.web.coach`) and turned into HTTP answers or protocol ``error``
-messages by the routes. Settings and action errors belong to the game adapters
+messages by the routes (:func:`error` is the one HTTP error answer). Settings and action errors belong to the game adapters
 (:mod:`cardtable.web.games.base`).
 """
 
 from __future__ import annotations
+
+from starlette.responses import JSONResponse
 
 from cardtable.errors import CardtableError
 
@@ -44,3 +46,9 @@ def cut_id(text: str, limit: int = 64) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def error(text: str | Exception, status: int = 400, **headers: str) -> JSONResponse:
+    """The project's HTTP error answer, ``{"error": text}`` with ``status`` (docs/web.md,
+    Errors); ``headers`` such as ``retry-after``."""
+    return JSONResponse({"error": str(text)}, status_code=status, headers=headers or None)

@@ -33,8 +33,9 @@ from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset
 from cardtable.strategy.coach import DEFAULT_LIMIT, SOURCE_WORDS, points_table
 
+from .errors import error
 from .paths import STATIC
-from .pooled import error, pooled
+from .pooled import pooled
 
 router = APIRouter()
 

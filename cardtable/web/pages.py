@@ -9,9 +9,9 @@ not appear in logs. The pages' scripts and styles are under ``/static``.
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 
-from .errors import cut_id
+from .errors import cut_id, error
 from .paths import STATIC
 
 router = APIRouter()
@@ -26,5 +26,5 @@ async def index() -> FileResponse:
 async def play_page(room_id: str, request: Request) -> Response:
     room = await request.app.state.hub.room(room_id)
     if room is None:
-        return JSONResponse({"error": f"no room {cut_id(room_id)}"}, status_code=404)
+        return error(f"no room {cut_id(room_id)}", 404)
     return FileResponse(STATIC / room.adapter.page)

@@ -16,13 +16,8 @@ from typing import Any, Callable
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from .coach import AnalysisBusy, _disconnected
-from .errors import QuotaError
-
-
-def error(text: str, status: int = 400, **headers: str) -> JSONResponse:
-    """The project's error answer, ``{"error": text}``."""
-    return JSONResponse({"error": text}, status_code=status, headers=headers or None)
+from .coach import AnalysisBusy, disconnected
+from .errors import QuotaError, error
 
 
 async def pooled(
@@ -43,7 +38,7 @@ async def pooled(
     analyses = request.app.state.analyses
     address = request.client.host if request.client is not None else ""
     job = asyncio.ensure_future(analyses.get(key, state, names, address, solve))
-    gone = asyncio.ensure_future(_disconnected(request))
+    gone = asyncio.ensure_future(disconnected(request))
     try:
         await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
     finally:

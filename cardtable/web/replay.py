@@ -34,9 +34,9 @@ from cardtable.goofspiel.state import Game
 from cardtable.strategy.coach import analysable
 
 from .coach import Finished
-from .errors import cut_id
+from .errors import cut_id, error
 from .paths import STATIC
-from .pooled import error, pooled
+from .pooled import pooled
 from .rooms import SlotError
 from .schema import SchemaError, Strict, validate_json
 
