@@ -8,35 +8,13 @@ These tests fail (they do not skip) when Chromium is missing: CI installs it.
 
 from __future__ import annotations
 
-import os
-
 import httpx
 import pytest
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 TIMEOUT = 15000  # ms, per wait
 BLOCKING = ("serious", "critical")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert os.path.exists(CHROMIUM), f"Chromium is missing at {CHROMIUM} (Debian package 'chromium')"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def new_page(browser, **context):

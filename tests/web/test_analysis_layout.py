@@ -10,18 +10,10 @@ import os
 
 import httpx
 import pytest
+from web_helpers import ARGS, CHROMIUM
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 MIN_LABEL_PX = 11  # the smallest axis label, in CSS px as rendered
 
 # where the rounds table and its box are, and the size of every axis label as drawn (its CSS font size

@@ -5,7 +5,6 @@ These tests fail (they do not skip) when Chromium is missing: CI installs it.
 
 from __future__ import annotations
 
-import os
 import re
 
 import httpx
@@ -17,27 +16,7 @@ from cardtable.web.games.goofspiel import verify_records
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 TIMEOUT = 15000  # ms, per wait
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert os.path.exists(CHROMIUM), f"Chromium is missing at {CHROMIUM} (Debian package 'chromium')"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def new_page(browser, **context):

@@ -82,7 +82,8 @@ def serious_axe_violations(page) -> list[str]:
 def test_a_used_or_replaced_invite_says_so_and_offers_to_watch(live_server, how):
     import httpx
     from playwright.sync_api import sync_playwright
-    from test_browser import ARGS, CHROMIUM, new_page
+    from test_browser import new_page
+    from web_helpers import ARGS, CHROMIUM
 
     server = live_server()
     info = httpx.post(

@@ -5,7 +5,6 @@ in Chromium (keyboard steps, links to a round, the heat map, axe-core)."""
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import time
 from urllib.parse import urlencode
 
@@ -284,27 +283,6 @@ def test_explorer_solves_a_position_once(client, monkeypatch):
 
 
 # -- the pages in Chromium -----------------------------------------------------------------------------
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert os.path.exists(CHROMIUM), f"Chromium is missing at {CHROMIUM} (Debian package 'chromium')"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def new_page(browser):

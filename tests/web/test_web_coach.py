@@ -148,7 +148,8 @@ def _browser_game(server, settings, bot, each_round=None):
     from contextlib import contextmanager
 
     from playwright.sync_api import sync_playwright
-    from test_browser import CHROMIUM, new_page, wait_round
+    from test_browser import new_page, wait_round
+    from web_helpers import CHROMIUM
 
     cards = settings["cards"]
     info = httpx.post(

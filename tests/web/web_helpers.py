@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import socket
 import threading
 import time
@@ -14,6 +15,29 @@ from typing import Any
 import pytest
 
 warnings.filterwarnings("ignore", message=".*httpx.*")
+
+#: Debian's Chromium, which Playwright drives in the browser tests, and its flags.
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for a test module (skipped nowhere: a missing Chromium fails)."""
+    assert os.path.exists(CHROMIUM), f"Chromium is missing at {CHROMIUM} (Debian package 'chromium')"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
 
 
 def seeds(*values: str):
