@@ -46,7 +46,7 @@ from cardtable.strategy.coach import analysis, hint, points_table
 from cardtable.strategy.nash import NashBot
 
 from .errors import QuotaError
-from .limits import Bucket, Limits
+from .limits import AddressQuota, Limits
 
 CACHE_SIZE = 64
 
@@ -107,7 +107,7 @@ class Analyses:
         self.inflight: dict[Any, asyncio.Future] = {}
         self._jobs: dict[Any, concurrent.futures.Future] = {}
         self._waiters: dict[Any, int] = {}
-        self._buckets: dict[str, Bucket] = {}
+        self._quota = AddressQuota(limits.analyses_per_minute / 60.0, limits.analysis_burst)
 
     async def get(
         self,
@@ -145,11 +145,8 @@ class Analyses:
                 "in a few seconds",
                 5.0,
             )
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            bucket = self._buckets[address] = Bucket(lim.analyses_per_minute / 60.0, lim.analysis_burst)
-        if not bucket.take():
-            wait = bucket.wait()
+        wait = self._quota.take(address)
+        if wait is not None:
             raise QuotaError(
                 f"too many analyses asked for from your address: at most {lim.analysis_burst} at once "
                 f"and {lim.analyses_per_minute:g} per minute; try again in {wait:.0f} s",
@@ -200,9 +197,7 @@ class Analyses:
 
     def sweep(self) -> None:
         """Forget the quota buckets that are full again (they hold nothing an address owes)."""
-        for address, bucket in list(self._buckets.items()):
-            if bucket.wait(bucket.capacity) == 0.0:
-                del self._buckets[address]
+        self._quota.sweep()
 
     def close(self) -> None:
         """Shut the pool down: waiting solves are dropped, a running one finishes in its thread."""

@@ -158,3 +158,32 @@ class Bucket:
         """Seconds until ``amount`` tokens are there (0 when they are)."""
         self._refill()
         return max(0.0, (amount - self.tokens) / self.rate)
+
+
+class AddressQuota:
+    """One :class:`Bucket` per client address (``rate`` per second, ``capacity`` at once),
+    made on the address's first request and forgotten by :meth:`sweep` once it has refilled.
+
+    >>> q = AddressQuota(rate=1.0, capacity=1, clock=lambda: 0.0)
+    >>> q.take("a"), q.take("a"), q.take("b")
+    (None, 1.0, None)
+    """
+
+    def __init__(self, rate: float, capacity: float, clock=time.monotonic) -> None:
+        self.rate = rate
+        self.capacity = capacity
+        self.clock = clock
+        self.buckets: dict[str, Bucket] = {}
+
+    def take(self, address: str) -> float | None:
+        """Take one token of ``address``: ``None`` when it had one, else the seconds until it has."""
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            bucket = self.buckets[address] = Bucket(self.rate, self.capacity, self.clock)
+        return None if bucket.take() else bucket.wait()
+
+    def sweep(self) -> None:
+        """Forget the buckets that are full again (they hold nothing an address owes)."""
+        for address, bucket in list(self.buckets.items()):
+            if bucket.wait(bucket.capacity) == 0.0:
+                del self.buckets[address]

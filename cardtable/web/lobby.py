@@ -12,7 +12,7 @@ from typing import Any
 from .database import Database
 from .errors import QuotaError
 from .games import SettingsError, get_adapter
-from .limits import Bucket, Limits
+from .limits import AddressQuota, Limits
 from .storage import RoomRow, SeatRow
 
 
@@ -53,7 +53,7 @@ class Lobby:
     def __init__(self, db: Database, limits: Limits) -> None:
         self.db = db
         self.limits = limits
-        self._creations: dict[str, Bucket] = {}
+        self._creations = AddressQuota(limits.rooms_per_hour / 3600.0, limits.room_burst)
         self._connections: dict[str, int] = {}
 
     async def listing(self) -> list[dict[str, Any]]:
@@ -68,11 +68,8 @@ class Lobby:
             QuotaError: ``address`` created :attr:`Limits.room_burst` rooms too quickly.
         """
         lim = self.limits
-        bucket = self._creations.get(address)
-        if bucket is None:
-            bucket = self._creations[address] = Bucket(lim.rooms_per_hour / 3600.0, lim.room_burst)
-        if not bucket.take():
-            wait = bucket.wait()
+        wait = self._creations.take(address)
+        if wait is not None:
             raise QuotaError(
                 f"too many rooms created from your address: at most {lim.room_burst} at once and "
                 f"{lim.rooms_per_hour:g} per hour; try again in {wait:.0f} s",
@@ -96,6 +93,4 @@ class Lobby:
 
     def forget_full_buckets(self) -> None:
         """Drop the creation buckets that have refilled (the sweep)."""
-        for address, bucket in list(self._creations.items()):
-            if bucket.wait(bucket.capacity) == 0.0:
-                del self._creations[address]
+        self._creations.sweep()
