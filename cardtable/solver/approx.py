@@ -41,7 +41,7 @@ from . import kernel
 from .layout import Layout, SolverError, fewest_tied_prizes, games_per_layer, top_strengths
 from .low_layers import solve_low_layers
 from .position import ImpossiblePosition, Position
-from .tables import RoundStrategy, SolvedTable, full_layout, subgame_layout
+from .tables import RoundStrategy, SolvedTable, full_layout, strategy_of, subgame_layout
 
 #: Slope of the saturating pot feature ``pot x tanh(TANH_SLOPE x D / R)`` of ``pot_model`` 3.
 TANH_SLOPE = 8.0
@@ -640,21 +640,7 @@ class CarryApproximation:
         )
         if not ok or np.isnan(M).any():
             raise SolverError("the discard table lacks a position (damaged or foreign table)")
-        x = np.empty(k)
-        y = np.empty(k)
-        v, gap = kernel.solve_matrix_game(
-            M, k, k, np.empty((k + 1, 2 * k + 1)), np.empty(k, dtype=np.int64), x, y
-        )
-        st = self.ruleset.strength
-        a_cards = sorted(pos.hands[0], key=st)
-        b_cards = sorted(pos.hands[1], key=st)
-        return RoundStrategy(
-            float(v),
-            {c: float(x[j]) for j, c in enumerate(a_cards)},
-            {c: float(y[j]) for j, c in enumerate(b_cards)},
-            M,
-            float(gap),
-        )
+        return strategy_of(M, pos, self.ruleset)
 
 
 def approx_value_array(
