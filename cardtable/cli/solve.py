@@ -698,18 +698,22 @@ def _table_lock(folder: Path, path: Path):
     # lazy: filelock loads logging and hashlib (~30 ms); only `cardtable solve` locks
     from filelock import FileLock, Timeout
 
-    real = (path if path.exists() and not folder.exists() else folder).resolve()
-    lock = FileLock(str(real.parent / f".{folder.name}.lock"))
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver.catalog import table_lock
+
+    lock_path = table_lock(folder, path)
+    where = lock_path.parent
+    lock = FileLock(str(lock_path))
     try:
         return lock.acquire(timeout=0)
     except Timeout:
         fail(
-            f"another `cardtable solve` is writing this table in {real.parent} (it holds {lock.lock_file}); "
+            f"another `cardtable solve` is writing this table in {where} (it holds {lock.lock_file}); "
             "wait for it to finish, or stop it (it resumes from its finished layers)",
             1,
         )
     except OSError as exc:
-        fail(f"cannot lock the table in {real.parent}: {exc.strerror or exc}", 1)
+        fail(f"cannot lock the table in {where}: {exc.strerror or exc}", 1)
 
 
 def _check_before_low_layers(rs, objective: str, folder: Path, path: Path, force: bool, upto: int) -> None:

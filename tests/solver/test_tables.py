@@ -72,15 +72,23 @@ def test_listing_states(cache):
     f2 = t[folder_name(C5, "points")]
     assert (f2["format"], f2["state"], f2["layers_present"], f2["layers_needed"]) == (2, "complete", 5, 5)
     low = t[folder_name(C6, "points")]
-    assert (low["state"], low["upto"], low["state_text"]) == ("low", 3, "low layers 1..3")
+    # layers 1..3 of 6: 208 + 2,318 x 4 + 7,074 x 9 of the whole solve's work
+    # (the k x k games of layer k weighted by k**2, as the estimate prices them)
+    assert (low["state"], low["upto"], low["state_text"]) == (
+        "low",
+        3,
+        "low layers 1..3 (45% of the full table)",
+    )
+    assert (low["games_done"], low["games_needed"], low["building"]) == (9600, 14856, False)
     part = t[folder_name(W5, "win")]
-    assert (part["state"], part["layers_present"], part["percent_done"]) == ("partial", 3, 60.0)
-    assert part["state_text"] == "partial: 3 of 5 layers (60%)" and part["objective"] == "win"
+    # 246 + 2,464 x 4 + 5,676 x 9 of 71,871 units of work: 85.1%, where the layers alone say 60%
+    assert (part["state"], part["layers_present"], part["percent_done"]) == ("partial", 3, 85.1)
+    assert part["state_text"] == "interrupted: 3 of 5 layers, 85% done" and part["objective"] == "win"
     code, out, _ = run("tables", "--cache", str(cache))  # the Rich table
     assert code == 0
     for text in (
-        "partial: 3 of 5 layers (60%)",
-        "low layers 1..3",
+        "interrupted: 3 of 5 layers, 85% done",
+        "low layers 1..3 (45% of the full table)",
         "not verified",
         "4 cards, discard ties, low ace",
         table_name(D4, "points"),
@@ -121,7 +129,7 @@ def test_a_deleted_layer_file_and_a_deleted_record(cache):
     assert "layer-02.f32: missing" in e["problem"] and "layer-02.f32: missing" in err
     (cache / folder_name(W5, "win") / "layer-03.json").unlink()  # a layer not finished after all
     e = by_name(run("tables", "--cache", str(cache), "--json")[1])[folder_name(W5, "win")]
-    assert (e["layers_present"], e["percent_done"]) == (2, 40.0)
+    assert (e["layers_present"], e["percent_done"]) == (2, 14.1)
 
 
 def test_an_empty_cache_and_the_default_cache(tmp_path, monkeypatch):
