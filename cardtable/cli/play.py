@@ -9,7 +9,7 @@ import typer
 
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
 from cardtable.platform.match import MatchError, MatchFormat
-from cardtable.platform.storage import records_dir
+from cardtable.platform.storage import FolderError, cache_dir, records_dir
 
 from .common import build_ruleset, check_names, check_record_path, fail, writable_folder
 
@@ -24,6 +24,7 @@ GOOFSPIEL_ONLY = (
     "--order",
     "--match",
     "--hints",
+    "--build-table",
 )
 GOLF_ONLY = ("--open-memory", "--games")
 
@@ -155,6 +156,13 @@ def register(app: typer.Typer) -> None:
             metavar="FILE",
             help="Save the record to this new file instead (.json: JSON notation); never overwrites.",
         ),
+        build_table: bool = typer.Option(
+            False,
+            "--build-table",
+            help="Goofspiel: build this game's solved table in the background at the lowest priority while "
+            "you play (stopped when the command ends; the next --build-table resumes it; docs/solver.md, "
+            "Background builds).",
+        ),
     ) -> None:
         """Play a game in the terminal: you against a bot by default."""
         kind = game.strip().lower()
@@ -168,6 +176,7 @@ def register(app: typer.Typer) -> None:
             "--order": order,
             "--match": match,
             "--hints": hints or None,
+            "--build-table": build_table or None,
             "--open-memory": open_memory or None,
             "--games": games,
         }
@@ -200,6 +209,7 @@ def register(app: typer.Typer) -> None:
                 save,
                 record,
                 hints,
+                build_table,
             )
 
 
@@ -292,12 +302,15 @@ def _play_goofspiel(
     save,
     record,
     hints=False,
+    build_table=False,
 ) -> None:
     # lazy: `cardtable --help` and the other commands do not load the game, the coach's solver or rich's screens
     from cardtable.goofspiel.tui import run
     from cardtable.tui import Terminal
 
     ruleset = build_ruleset(rules, cards, players, ties, unique, high_ace, bid_cards, display, order)
+    if build_table:
+        _check_build_table(ruleset)
     coach = _goofspiel_coach(ruleset, hints, hotseat or auto)
     try:
         fmt = MatchFormat.parse(match) if match else None
@@ -305,14 +318,12 @@ def _play_goofspiel(
         fail(str(exc))
     seats = _goofspiel_seats(ruleset, vs, hotseat, auto, seed, name, names)
     check_names([s.name for s in seats])
-    for seat in seats:
-        note = getattr(seat.bot, "fallback_note", None) if seat.bot is not None else None
-        if note:
-            typer.echo(f"{seat.name}: {note}")
+    _print_notes(ruleset, seats, build_table)
     terminal = Terminal(hotseat=hotseat)
     wait = delay if delay is not None else (0.6 if auto else 0.0)
-    raise typer.Exit(
-        run(
+    build = _start_build(ruleset) if build_table else None
+    try:
+        code = run(
             terminal,
             ruleset,
             seats,
@@ -324,7 +335,65 @@ def _play_goofspiel(
             hints=hints,
             coach=coach,
         )
-    )
+    finally:  # the build never outlives the command (Ctrl-C and errors included)
+        if build is not None:
+            typer.echo(build.stop())
+    raise typer.Exit(code)
+
+
+def _check_build_table(ruleset) -> None:
+    """``--build-table`` with rules that have no table to build: one line, exit 2, before anything starts."""
+    # lazy: the build plans load the solver (NumPy, Numba); `cardtable --help` must not
+    from .build import BuildRefused, check_buildable
+
+    try:
+        check_buildable(ruleset)
+    except BuildRefused as exc:
+        fail(str(exc))
+
+
+def _print_notes(ruleset, seats, build_table: bool) -> None:
+    """Each bot's note on what it plays from (the nash bot's source); where that is not yet
+    the exact equilibrium and no table is built, how to build one (``--build-table``)."""
+    # lazy: the build plans load the solver (NumPy, Numba); `cardtable --help` must not
+    from .build import BuildRefused, check_buildable, table_complete
+
+    for seat in seats:
+        note = getattr(seat.bot, "fallback_note", None) if seat.bot is not None else None
+        if not note:
+            continue
+        typer.echo(f"{seat.name}: {note}")
+        try:
+            check_buildable(ruleset)
+        except BuildRefused:
+            continue
+        if not build_table and not note.startswith("plays the exact") and not table_complete(ruleset):
+            typer.echo(
+                "  (`cardtable play --build-table` builds this game's table in the background while you "
+                "play, resuming where it stopped: docs/solver.md, Background builds)"
+            )
+
+
+def _start_build(ruleset):
+    """Plan and start ``--build-table``'s background build (after the one line that says what
+    it builds, its estimate and its log), or None when there is nothing to build."""
+    # lazy: the build plans load the solver (NumPy, Numba); `cardtable --help` must not
+    from .build import BackgroundBuild, plan_build
+
+    try:
+        cache = cache_dir()
+    except FolderError as exc:
+        fail(f"--build-table: {exc}")
+    plan = plan_build((ruleset,), cache)
+    typer.echo(plan.describe())
+    if not plan.steps:
+        return None
+    build = BackgroundBuild(plan, cache, "cardtable play")
+    try:
+        build.start()
+    except OSError as exc:
+        fail(f"--build-table: {exc}", 1)
+    return build
 
 
 def _goofspiel_coach(ruleset, hints: bool, no_person_alone: bool):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from cardtable.platform.storage import home
+from cardtable.platform.storage import FolderError, cache_dir, home
 
 from .common import fail, writable_folder
 
@@ -46,6 +46,13 @@ def register(app: typer.Typer) -> None:
             "--limit",
             metavar="NAME=VALUE",
             help="Change one server limit (repeatable; docs/web.md, Limits), e.g. --limit claim_ttl=60.",
+        ),
+        build_table: bool = typer.Option(
+            False,
+            "--build-table",
+            help="Build the standard game's solved tables (13 cards, carry-over and discard ties) in the "
+            "background at the lowest priority while the server runs (stopped with it; the next "
+            "--build-table resumes; docs/solver.md, Background builds).",
         ),
     ) -> None:
         """Play in the browser: create games, invite players by link, play against bots.
@@ -88,7 +95,36 @@ def register(app: typer.Typer) -> None:
             access_log=log_level in ("info", "debug", "trace"),
             **server_options(limits),
         )
-        uvicorn.Server(config).run(sockets=[listener])
+        build = _start_build(listener) if build_table else None
+        try:
+            uvicorn.Server(config).run(sockets=[listener])
+        finally:  # the build never outlives the server (SIGTERM and Ctrl-C included)
+            if build is not None:
+                typer.echo(build.stop(), err=True)
+
+
+def _start_build(listener: socket.socket):
+    """``--build-table``: plan the standard game's tables, say so in one line (standard
+    error, as the banner) and start the build; None when nothing is to be built."""
+    # lazy: the build plans load the solver (NumPy, Numba); `cardtable --help` must not
+    from .build import STANDARD, BackgroundBuild, plan_build
+
+    try:
+        cache = cache_dir()
+    except FolderError as exc:
+        listener.close()
+        fail(f"--build-table: {exc}")
+    plan = plan_build(STANDARD, cache)
+    typer.echo(plan.describe(), err=True)
+    if not plan.steps:
+        return None
+    build = BackgroundBuild(plan, cache, "cardtable serve")
+    try:
+        build.start()
+    except OSError as exc:
+        listener.close()
+        fail(f"--build-table: {exc}", 1)
+    return build
 
 
 def _listen(host: str, port: int):

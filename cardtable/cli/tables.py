@@ -33,7 +33,8 @@ def register(app: typer.Typer) -> None:
             False, "--json", help="One JSON object on standard output, for scripts."
         ),
     ) -> None:
-        """List the tables in the cache: rules, objective, format, size, state, checksum, path.
+        """List the tables in the cache and the builds under way or interrupted: rules, objective,
+        format, size, state (complete, low layers, x% done), checksum, path.
 
         Exit code 1 when a table is damaged, 2 when the folder or an entry cannot be read."""
         # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
@@ -93,3 +94,6 @@ def _print_tables(cache: Path, found: list) -> None:
             shown(t.path.name),
         )
     Console(width=max(200, Console().width)).print(view)  # rows unbroken, also in a pipe
+    for t in found:  # where an unfinished background build (--build-table) writes
+        if t.log is not None and (t.building or t.state != "complete"):
+            typer.echo(f"build log of the {t.ruleset.cards}-card {t.ruleset.tie_rule} table: {t.log}")

@@ -343,9 +343,7 @@ class GoofspielTable:
         self.hinted = False
         if self.coach is not None and self.you is not None:
             self.coach.new_game(self.ruleset, self.you)
-        for i, seat in enumerate(self.seats):
-            if seat.bot is not None:
-                seat.bot.new_game(self.ruleset, i)
+        self._start_bots()
         try:
             while not game.is_over:
                 if game.phase == "bid":
@@ -375,6 +373,17 @@ class GoofspielTable:
             stop.game = game
             raise stop from None
         return game
+
+    def _start_bots(self) -> None:
+        """Tell every bot that a game starts, and show what a bot says has changed since the
+        last game (``take_news``: the nash bot found a table completed meanwhile)."""
+        for i, seat in enumerate(self.seats):
+            if seat.bot is None:
+                continue
+            seat.bot.new_game(self.ruleset, i)
+            take_news = getattr(seat.bot, "take_news", None)
+            if news := take_news() if take_news is not None else "":
+                self.console.print(f"{seat.name}: {news}", style="cyan", markup=False, highlight=False)
 
     def _show_reveal(self, game: Game, result: RoundResult) -> None:
         if game.phase == "choose":

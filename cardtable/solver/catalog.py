@@ -263,7 +263,14 @@ def list_tables(cache: Path, verify: bool = False) -> list[CachedTable]:
             if game is not None:
                 entry = (_format1 if fmt == 1 else _format2)(cache / name, *game, verify)
                 out.append(_with_lock(cache, entry))
-    listed = {(e.ruleset, e.objective) for e in out}
+    out += _nothing_written_yet(cache, names, {(e.ruleset, e.objective) for e in out})
+    return sorted(out, key=lambda e: e.path.name)
+
+
+def _nothing_written_yet(cache: Path, names: list[str], listed: set) -> list[CachedTable]:
+    """One ``building`` entry per lock file in ``names`` that a solve holds while its table
+    (a game not in ``listed``) has no file or folder yet (a format-1 solve under way)."""
+    out = []
     for name in names:  # a solve that holds its lock and has written nothing yet (format 1)
         m = _LOCK_NAME.fullmatch(name)
         game = _game(m) if m else None
@@ -282,7 +289,7 @@ def list_tables(cache: Path, verify: bool = False) -> list[CachedTable]:
                 NOT_VERIFIED,
             )
             out.append(_with_lock(cache, entry))
-    return sorted(out, key=lambda e: e.path.name)
+    return out
 
 
 def _with_lock(cache: Path, entry: CachedTable) -> CachedTable:

@@ -18,6 +18,13 @@ The mixes come from :class:`cardtable.solver.equilibrium.EquilibriumSource`
    ``subgame_limit`` matrix games, before that the **one-round lookahead**
    fallback (not an equilibrium).
 
+A table completed while the bot is in use (``cardtable play --build-table``, or a
+``cardtable solve`` in another terminal) is picked up at the next game: :meth:`NashBot.new_game`
+compares the table files' modification times and sizes (a few ``stat`` calls,
+:func:`cardtable.solver.catalog.table_files_key`) and makes a new source when they
+changed; :meth:`NashBot.take_news` then says once what the bot plays from now
+(docs/solver.md, Background builds).
+
 Covers every 2-player ruleset with single-card bids and one prize at a time
 (either tie rule, low or high ace, shuffled or fixed prize order); for other
 rulesets :meth:`NashBot.new_game` raises
@@ -93,23 +100,53 @@ class NashBot(GoofspielBot):
         self.ruleset = None
         self.seat = 0
         self._source: EquilibriumSource | None = None
+        #: the table files seen when the source was made (:func:`table_files_key`)
+        self._tables_seen: tuple | None = None
+        self._news = ""
         #: where the last policy came from: "table", "subgame", "approximation" or "lookahead"
         self.last_source = ""
 
     def new_game(self, ruleset: Any, seat: int) -> None:
-        """Load the table if one is solved (else prepare the approximation). Raises
-        UnsupportedRuleset for rulesets outside the solver (3+ players, multi-card
-        bids, open prizes)."""
-        # lazy: the bot registry (`cardtable bots`) reads this module without loading Numba
-        from cardtable.solver.equilibrium import EquilibriumSource
+        """Load the table if one is solved (else prepare the approximation); in the same
+        ruleset as the last game, again only when a table file appeared or changed in the
+        cache folder since (then :meth:`take_news` says what the bot plays from now).
 
-        if self.ruleset != ruleset or self._source is None:
+        Raises:
+            UnsupportedRuleset: a ruleset outside the solver (3+ players, multi-card bids,
+                open prizes).
+            TableFileError: a damaged table in the cache folder.
+        """
+        # lazy: the bot registry (`cardtable bots`) reads this module without loading Numba
+        from cardtable.solver.catalog import table_files_key
+        from cardtable.solver.equilibrium import EquilibriumSource
+        from cardtable.solver.position import check_supported
+
+        check_supported(ruleset)
+        seen = (
+            table_files_key(ruleset, self.objective) if self.use_table and not ruleset.fixed_order else None
+        )
+        same = self.ruleset == ruleset and self._source is not None
+        if not same or seen != self._tables_seen:
+            before = self._source.note() if same and self._source is not None else None
             self._source = EquilibriumSource(
                 ruleset, self.objective, self.subgame_limit, self.use_table, self.approximation
             )
+            self._tables_seen = seen
+            now = self._source.note()
+            if before is not None and now != before:
+                self._news = (
+                    f"a table was completed in the cache folder since the last game; from now on: {now}"
+                )
         self.ruleset = ruleset
         self.seat = seat
         self._source.sub = None
+
+    def take_news(self) -> str:
+        """What changed in the bot's play since the last game, once (a table completed in
+        the cache folder meanwhile: :meth:`new_game`), for front ends to show; ``""`` when
+        nothing changed or it was already taken."""
+        news, self._news = self._news, ""
+        return news
 
     # the table and the current subgame solution, for bots built on this one
     @property
