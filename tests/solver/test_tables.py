@@ -8,12 +8,13 @@ import json
 import os
 
 import pytest
+from filelock import FileLock
 from typer.testing import CliRunner
 
 from cardtable.cli import app
 from cardtable.goofspiel import Ruleset
 from cardtable.solver import solve, write_table
-from cardtable.solver.catalog import list_tables
+from cardtable.solver.catalog import build_log, game_lock, list_tables
 from cardtable.solver.layers import folder_name, solve_layered
 from cardtable.solver.table import table_name
 
@@ -180,3 +181,22 @@ def test_a_file_where_a_table_folder_belongs(tmp_path):
     assert e.checksum == "damaged" and "not a folder" in e.problem
     code, _, err = run("tables", "--cache", str(tmp_path))
     assert code == 1 and "not a folder" in err
+
+
+def test_a_solve_holding_the_lock_is_listed_as_building_and_its_log_shown(cache):
+    log = build_log(W5, "win", cache)
+    log.write_text("[2026-01-01 00:00:00] cardtable play (pid 1) runs: cardtable solve ...\n")
+    with FileLock(str(game_lock(W5, "win", cache))).acquire(timeout=0):  # as `cardtable solve` holds it
+        code, out, _ = run("tables", "--cache", str(cache), "--json")
+        e = by_name(out)[folder_name(W5, "win")]
+        assert (e["building"], e["state_text"], e["log"]) == (
+            True,
+            "building: 3 of 5 layers, 85% done",
+            str(log),
+        )
+        assert not by_name(out)[folder_name(C5, "points")]["building"]  # its own lock only
+        code, out, _ = run("tables", "--cache", str(cache))
+        assert "building: 3 of 5 layers, 85% done" in out
+        assert f"build log of the 5-card discard table: {log}" in " ".join(out.split())
+    e = by_name(run("tables", "--cache", str(cache), "--json")[1])[folder_name(W5, "win")]
+    assert (e["building"], e["state_text"]) == (False, "interrupted: 3 of 5 layers, 85% done")
