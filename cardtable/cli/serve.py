@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import signal
 import socket
 from pathlib import Path
 
@@ -96,11 +97,19 @@ def register(app: typer.Typer) -> None:
             **server_options(limits),
         )
         build = _start_build(listener) if build_table else None
+        if build is not None:  # uvicorn re-raises SIGTERM after its shutdown: end through `finally`
+            signal.signal(signal.SIGTERM, _exit_on_signal)
         try:
             uvicorn.Server(config).run(sockets=[listener])
         finally:  # the build never outlives the server (SIGTERM and Ctrl-C included)
             if build is not None:
                 typer.echo(build.stop(), err=True)
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    """SIGTERM with a background build: exit (code 128 + the signal) through the ``finally``
+    that stops the build and says so, instead of dying at once."""
+    raise SystemExit(128 + signum)
 
 
 def _start_build(listener: socket.socket):
