@@ -125,21 +125,21 @@ class NashBot(GoofspielBot):
         seen = (
             table_files_key(ruleset, self.objective) if self.use_table and not ruleset.fixed_order else None
         )
-        same = self.ruleset == ruleset and self._source is not None
-        if not same or seen != self._tables_seen:
-            before = self._source.note() if same and self._source is not None else None
-            self._source = EquilibriumSource(
+        source = self._source
+        if source is None or self.ruleset != ruleset or seen != self._tables_seen:
+            before = source.note() if source is not None and self.ruleset == ruleset else None
+            source = EquilibriumSource(
                 ruleset, self.objective, self.subgame_limit, self.use_table, self.approximation
             )
-            self._tables_seen = seen
-            now = self._source.note()
+            self._source, self._tables_seen = source, seen
+            now = source.note()
             if before is not None and now != before:
                 self._news = (
                     f"a table was completed in the cache folder since the last game; from now on: {now}"
                 )
         self.ruleset = ruleset
         self.seat = seat
-        self._source.sub = None
+        source.sub = None
 
     def take_news(self) -> str:
         """What changed in the bot's play since the last game, once (a table completed in
