@@ -33,8 +33,10 @@ def register(app: typer.Typer) -> None:
             False, "--json", help="One JSON object on standard output, for scripts."
         ),
     ) -> None:
-        """List the tables in the cache and the builds under way or interrupted: rules, objective,
-        format, size, state (complete, low layers, x% done), checksum, path.
+        """List the tables and the builds under way or interrupted in the cache: rules, state, checksum.
+
+        Per table: rules, objective, format, size, state (complete, low layers, x% done,
+        building), checksum state and path (docs/solver.md, Listing the cache).
 
         Exit code 1 when a table is damaged, 2 when the folder or an entry cannot be read."""
         # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
