@@ -74,14 +74,12 @@ class BuildStep:
     Attributes:
         ruleset: the game; the objective is always ``points``.
         args: the command's words after ``cardtable`` (no ``--cache``).
-        what: ``"low layers 1..6"`` or ``"whole table"``.
         needs: its estimate (:func:`cardtable.solver.estimate.estimate_solve`).
         log: the log file its output is appended to.
     """
 
     ruleset: Ruleset
     args: tuple[str, ...]
-    what: str
     needs: SolveNeeds
     log: Path
 
@@ -216,7 +214,7 @@ def _plan_game(
     )
     if low_first:
         needs = estimate_solve(rs, "points", LOW_LAYERS)
-        steps.append(BuildStep(rs, _solve_args(rs, "--layers", str(LOW_LAYERS)), "low layers", needs, log))
+        steps.append(BuildStep(rs, _solve_args(rs, "--layers", str(LOW_LAYERS)), needs, log))
     fmt = 2 if carry else 1
     try:
         plan = plan_solve(
@@ -234,7 +232,7 @@ def _plan_game(
     extra: tuple[str, ...] = ()
     if plan.needs.memory_bytes > SOLVE_MAX_MEMORY_GIB * GIB:  # fits here, over the solve's default
         extra = ("--max-memory", str(int(plan.needs.memory_bytes / GIB) + 1))
-    steps.append(BuildStep(rs, _solve_args(rs, *extra), "whole table", plan.needs, log))
+    steps.append(BuildStep(rs, _solve_args(rs, *extra), plan.needs, log))
 
 
 def _why_not(needs: SolveNeeds, limit_gib: float, cache: Path) -> str:
@@ -328,10 +326,6 @@ class BackgroundBuild:
         if why:
             self.stop()
             raise OSError(f"the background build could not be started: {why}")
-
-    @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
 
     def stop(self) -> str:
         """End the child and everything it started (SIGTERM to the keeper, which kills the
