@@ -18,7 +18,8 @@ run and a full one differ only in the size of the intervals. Sections:
 Usage::
 
     python scripts/regen_docs_figures.py [--only exploiter,mcts-multiplayer] [--dry-run]
-        [--exploiter-games 200] [--exploiter-slow-games 60] [--mcts-games 60]
+        [--exploiter-games 200] [--exploiter-slow-games 60] [--mcts-games 60|N3,N4]
+        [--mcts-jobs 2]
 
 Raises ``SystemExit`` when a bench fails or a docs file lacks its markers.
 """
@@ -117,15 +118,32 @@ def exploiter_section(args) -> str:
     return "\n".join(parts)
 
 
+def mcts_games(text: str) -> dict[int, int]:
+    """``--mcts-games``: ``"N"`` (every player count) or ``"N3,N4"`` -> ``{3: N3, 4: N4}``.
+
+    Raises:
+        SystemExit: not one or two positive integers.
+    """
+    try:
+        counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        counts = []
+    if len(counts) not in (1, 2) or min(counts) < 1:
+        raise SystemExit(f"--mcts-games: one or two positive integers (3 and 4 players), not {text!r}")
+    return dict(zip((3, 4), counts * 2 if len(counts) == 1 else counts, strict=True))
+
+
 def mcts_section(args) -> str:
-    """The 3- and 4-player tables, one bench process per player count (run side by side)."""
+    """The 3- and 4-player tables, one bench process per player count (side by side, or one
+    after the other with ``--mcts-jobs 1``)."""
+    games = mcts_games(args.mcts_games)
     cmds = [
         [
             "bench/mcts_strength.py",
             "--cards",
             "8",
             "--games",
-            str(args.mcts_games),
+            str(games[p]),
             "--players",
             str(p),
             "--opponents",
@@ -137,19 +155,28 @@ def mcts_section(args) -> str:
         ]
         for p in (3, 4)
     ]
-    procs = []
-    for cmd in cmds:
-        print("$", " ".join(cmd), file=sys.stderr, flush=True)
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, *cmd], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    outputs = []
+    for start in range(0, len(cmds), args.mcts_jobs):
+        batch = cmds[start : start + args.mcts_jobs]
+        procs = []
+        for cmd in batch:
+            print("$", " ".join(cmd), file=sys.stderr, flush=True)
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, *cmd],
+                    cwd=ROOT,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
             )
-        )
+        for cmd, proc in zip(batch, procs, strict=True):
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-2000:]}")
+            outputs.append((cmd, out))
     parts = []
-    for cmd, proc in zip(cmds, procs, strict=True):
-        out, err = proc.communicate()
-        if proc.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-2000:]}")
+    for cmd, out in outputs:
         lines = out.splitlines()
         parts.append(
             f"`python {' '.join(cmd)}` ({lines[0]}; games rounded down to whole deals):\n"
@@ -183,7 +210,18 @@ def main() -> None:
         default="matcher,heuristic,random,nash,bait,match-adversary,match-adversary:bait_games=3,"
         "mcts:iterations=100",
     )
-    ap.add_argument("--mcts-games", type=int, default=60, help="games per row of the multi-player table")
+    ap.add_argument(
+        "--mcts-games",
+        default="60",
+        help="games per row of the multi-player table: N, or N3,N4 for 3 and 4 players",
+    )
+    ap.add_argument(
+        "--mcts-jobs",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="bench processes at a time for the multi-player table (1: one after the other)",
+    )
     ap.add_argument("--mcts", default="iterations=1000", help="MCTS options for the multi-player table")
     args = ap.parse_args()
     for name in args.only.split(","):

@@ -40,3 +40,11 @@ def test_every_section_has_its_markers_in_its_docs_file(regen):
         text = (ROOT / path).read_text()
         begin, end = f"<!-- bench:{name}:begin -->", f"<!-- bench:{name}:end -->"
         assert text.count(begin) == 1 and text.count(end) == 1 and text.index(begin) < text.index(end), name
+
+
+def test_mcts_games_is_one_count_or_one_per_player_count(regen):
+    assert regen.mcts_games("60") == {3: 60, 4: 60}
+    assert regen.mcts_games("300,400") == {3: 300, 4: 400}
+    for bad in ("", "x", "3,x", "0", "1,2,3", "-4"):
+        with pytest.raises(SystemExit, match="--mcts-games"):
+            regen.mcts_games(bad)
