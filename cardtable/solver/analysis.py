@@ -25,11 +25,15 @@ Where a position's equilibrium comes from (:class:`RoundSources`), best first:
    The carry-over approximation): each round's matrix game solved exactly with
    later positions valued from the discard-ties table; not the exact
    equilibrium. It needs the discard table of the same deck (solved in memory
-   for at most 10 cards, else ``cardtable solve -n N --ties discard``);
+   for at most 10 cards, else ``cardtable solve -n N --ties discard``, else the
+   compressed one shipped with the package);
    rounds where the approximation plays exactly are solved as subgames
    (reading the low layers that the bot reads: docs/solver.md, Low layers);
-4. ``"not solved"``: none of these (e.g. 13 cards without any table, before
-   the rest of the game is small).
+4. ``"compressed"``: discard ties without their table: the compressed table
+   shipped with the package (:mod:`cardtable.solver.compressed`; values within a few
+   thousandths of a point of the exact ones), where the ``nash`` bot plays it;
+5. ``"not solved"``: none of these (e.g. a deck the package ships no compressed
+   table for, before the rest of the game is small).
 
 With the approximation, the value of a position is the mean over the prizes
 of its rounds' matrix-game values, so that the expected difference after a
@@ -136,6 +140,8 @@ class RoundSources:
         self._approx: CarryApproximation | bool | None = None if approximation and table is None else False
         #: the low layers the nash bot's subgames read (with the approximation), or None
         self.low: LayeredTable | None = None
+        #: the nash bot's source without a table (made with the approximation), or None
+        self._source: EquilibriumSource | None = None
 
     def approximation(self):
         """The ``nash`` bot's carry-over approximation for this ruleset, or ``None`` where it
@@ -156,6 +162,13 @@ class RoundSources:
             self._source = src
         return self._approx or None
 
+    @property
+    def compressed(self):
+        """The compressed discard table the ``nash`` bot plays from in this (discard-ties)
+        ruleset, or ``None`` (prepared with :meth:`approximation`)."""
+        self.approximation()
+        return None if self._source is None else self._source.compressed
+
     def find(self, pos: Position):
         """``(solver, source)`` for ``pos`` (points objective, ``pos.diff`` ignored): ``solver``
         has ``round_strategy(pos, prize)`` and ``value(pos)``; ``(None, "not solved")`` if none."""
@@ -164,17 +177,23 @@ class RoundSources:
             return self.table, "table"
         if self.sub is not None:
             return self.sub, "subgame"
-        approx = self.approximation() if rs.tie_rule == "carry" and not rs.fixed_order else None
-        exact_now = approx is not None and pos.k <= approx.exact  # where the nash bot plays exactly
+        approx = self.approximation() if not rs.fixed_order else None
+        comp = self.compressed
+        # where the nash bot plays exactly
+        exact_now = (approx is not None and pos.k <= approx.exact) or (
+            comp is not None and self._source is not None and pos.k <= self._source.compressed_exact
+        )
         if pos.k <= COUNT_FROM or rs.fixed_order or exact_now:
             layout = subgame_layout(rs, pos)
             # the low layers are read, not solved: not counted where the bot does not count them
-            above = self._source.counted_above(pos.k) if self.low is not None else 0
+            above = self._source.counted_above(pos.k) if self.low is not None and self._source else 0
             if exact_now or count_games(layout, above=above) <= self.limit:
                 self.sub = solve_subgame(rs, pos, layout=layout, low=self.low)
                 return self.sub, "subgame"
         if approx is not None:
             return _Approximation(approx), "approximation"
+        if comp is not None:
+            return comp, "compressed"
         return None, "not solved"
 
 

@@ -38,6 +38,7 @@ from cardtable._numba import njit
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
+from .compressed import discard_value, table_source
 from .layout import Layout, SolverError, fewest_tied_prizes, games_per_layer, top_strengths
 from .low_layers import solve_low_layers
 from .position import ImpossiblePosition, Position
@@ -130,15 +131,11 @@ def next_round_value(
     mask,
     pot,
     pval,
-    T,
     codes,
     code_off,
     rank_of_mask,
     psum,
-    base,
-    base_off,
-    val_off,
-    dvals,
+    dsrc,
     scale,
     tie_pot,
     M,
@@ -152,7 +149,7 @@ def next_round_value(
 ):
     """``X2``: the mean over the next prize ``q`` of the value of the matrix game
     ``outcome x (pot + q) + a_(k-1) D(child)`` (``a = scale``, ``D`` the discard values
-    ``dvals``), a tied cell's child valued ``a D (1 + stake / R_child)`` when
+    of the :data:`~.compressed.DiscardSource` ``dsrc``), a tied cell's child valued ``a D (1 + stake / R_child)`` when
     ``tie_pot`` (the carried stake shared like the prizes left). Exact in the last
     round. Returns NaN if a child pattern is missing. Workspaces as :func:`approx_value`."""
     if not kernel.pattern_children(code, k, codes, code_off, cidx, csign, outc):
@@ -165,11 +162,7 @@ def next_round_value(
             continue
         cm = mask & ~(1 << p)
         stake = pot + pval[p]
-        s0 = 0
-        if k > 1:
-            s0 = kernel.slot(
-                k - 1, rank_of_mask[cm], 0, 0, T - psum[cm], npat_c, base, base_off, val_off, False, False
-            )
+        rc = rank_of_mask[cm]
         for a in range(k):
             for b in range(k):
                 v = outc[a, b] * stake
@@ -177,7 +170,7 @@ def next_round_value(
                     f = 1.0
                     if tie_pot and outc[a, b] == 0:
                         f = 1.0 + stake / psum[cm]
-                    v += csign[a, b] * scale[k - 1] * dvals[s0 + cidx[a, b]] * f
+                    v += csign[a, b] * scale[k - 1] * discard_value(k - 1, rc, cidx[a, b], npat_c, dsrc) * f
                 M[a, b] = v
         v, gap = kernel.solve_matrix_game(M, k, k, tab, basis, x, y)
         total += v
@@ -192,17 +185,13 @@ def approx_value(
     mask,
     pot,
     pval,
-    T,
     codes,
     code_off,
     masks,
     mask_off,
     rank_of_mask,
     psum,
-    base,
-    base_off,
-    val_off,
-    dvals,
+    dsrc,
     scale,
     coef,
     M,
@@ -216,8 +205,8 @@ def approx_value(
     pot_model=0,
 ):
     """``V~`` (module docstring) of the canonical pattern ``code`` with ``k`` cards,
-    prize subset ``mask`` and ``pot``, from the discard layout arrays and values
-    ``dvals``; ``scale[k]`` multiplies the discard values of layer ``k``; ``coef[k]``:
+    prize subset ``mask`` and ``pot``, from the discard layout arrays and the
+    :data:`~.compressed.DiscardSource` ``dsrc``; ``scale[k]`` multiplies the discard values of layer ``k``; ``coef[k]``:
     the fitted model's :data:`NCOEF` coefficients of layer ``k`` (``pot_model`` 3 or 4).
     Workspaces: ``M``, ``tab``, ``basis``, ``x``, ``y``, ``cidx``, ``csign``,
     ``outc`` at least ``k x k`` (``tab``: (k+1) x (2k+1)).
@@ -228,8 +217,7 @@ def approx_value(
         return np.nan
     r = rank_of_mask[mask]
     npat = code_off[k + 1] - lo
-    s = kernel.slot(k, r, 0, 0, T - psum[mask], npat, base, base_off, val_off, False, False)
-    d = dvals[s + i]
+    d = discard_value(k, r, i, npat, dsrc)
     R = psum[mask]
     if pot == 0 and pot_model == 3 and k > 1:
         return fitted_value(k, code, d, R, coef)
@@ -241,15 +229,11 @@ def approx_value(
         mask,
         pot,
         pval,
-        T,
         codes,
         code_off,
         rank_of_mask,
         psum,
-        base,
-        base_off,
-        val_off,
-        dvals,
+        dsrc,
         scale,
         pot_model >= 2,
         M,
@@ -279,17 +263,13 @@ def approx_matrix(
     p,
     pot,
     pval,
-    T,
     codes,
     code_off,
     masks,
     mask_off,
     rank_of_mask,
     psum,
-    base,
-    base_off,
-    val_off,
-    dvals,
+    dsrc,
     scale,
     coef,
     pot_model=0,
@@ -326,17 +306,13 @@ def approx_matrix(
                 cm,
                 cpot,
                 pval,
-                T,
                 codes,
                 code_off,
                 masks,
                 mask_off,
                 rank_of_mask,
                 psum,
-                base,
-                base_off,
-                val_off,
-                dvals,
+                dsrc,
                 scale,
                 coef,
                 W,
@@ -361,17 +337,13 @@ def fill_approx_layer(
     cbase_off,
     cval_off,
     pval,
-    dT,
     codes,
     code_off,
     masks,
     mask_off,
     rank_of_mask,
     psum,
-    dbase,
-    dbase_off,
-    dval_off,
-    dvals,
+    dsrc,
     scale,
     coef,
     out,
@@ -380,7 +352,7 @@ def fill_approx_layer(
     pot_model=0,
 ):
     """Write ``V~`` of every slot of layer ``k`` of a carry-over layout (``c*`` arrays;
-    same codes and prize subsets as the discard layout ``d*``) into ``out``, except the
+    the same codes and prize subsets as the discard values ``dsrc``) into ``out``, except the
     slots no game reaches (``fewest[mask, pot]`` more than :func:`kernel.most_ties
     <cardtable.solver.kernel.most_ties>`: a pot of j prizes needs j strengths both players
     have played; :func:`cardtable.solver.layout.fewest_tied_prizes`)."""
@@ -404,17 +376,13 @@ def fill_approx_layer(
                     mask,
                     pot,
                     pval,
-                    dT,
                     codes,
                     code_off,
                     masks,
                     mask_off,
                     rank_of_mask,
                     psum,
-                    dbase,
-                    dbase_off,
-                    dval_off,
-                    dvals,
+                    dsrc,
                     scale,
                     coef,
                     M,
@@ -543,7 +511,8 @@ class CarryApproximation:
 
     Args:
         ruleset: a shuffled-prize carry-over ruleset.
-        discard: the solved discard table of the same deck (cards, ace).
+        discard: the discard table of the same deck (cards, ace): solved
+            (exact) or compressed (:mod:`.compressed`, shipped in the package).
         exact: rounds with at most this many cards per hand are played exactly.
         scale: per layer ``k`` (index k = 0..cards), the factor on the discard
             values (default :func:`default_scale`).
@@ -586,6 +555,8 @@ class CarryApproximation:
             raise ValueError(f"pot_model must be 0, 1, 2, 3 or 4, not {pot_model!r}")
         self.ruleset = ruleset
         self.discard = discard
+        #: the discard values as the kernels read them (exact or compressed table)
+        self.source = table_source(discard)
         self.exact = exact
         self.pot_model = pot_model
         self.scale = default_scale(ruleset.cards) if scale is None else np.asarray(scale, dtype=float)
@@ -614,7 +585,6 @@ class CarryApproximation:
         for c in pos.prizes:
             mask |= 1 << t.prize_cards.index(c)
         M = np.empty((k, k))
-        vals = np.asarray(t.values)
         ok = approx_matrix(
             M,
             k,
@@ -623,17 +593,13 @@ class CarryApproximation:
             t.prize_cards.index(prize),
             pos.pot,
             L.pval,
-            L.T,
             L.codes,
             L.code_off,
             L.masks,
             L.mask_off,
             L.rank_of_mask,
             L.psum,
-            L.base,
-            L.base_off,
-            L.val_off,
-            vals,
+            self.source,
             self.scale,
             self.coef,
             self.pot_model,
@@ -670,7 +636,6 @@ def approx_value_array(
     vals = np.full(lay.size, np.nan)
     if exact > 1:
         solve_low_layers(lay, exact - 1, vals)
-    dvals = np.asarray(discard.values)
     fewest = fewest_tied_prizes(lay.pval, int(lay.T))
     mtop = top_strengths(lay)
     for k in range(max(exact, 1), lay.top + 1):
@@ -681,17 +646,13 @@ def approx_value_array(
             lay.base_off,
             lay.val_off,
             lay.pval,
-            d.T,
             lay.codes,
             lay.code_off,
             lay.masks,
             lay.mask_off,
             lay.rank_of_mask,
             lay.psum,
-            d.base,
-            d.base_off,
-            d.val_off,
-            dvals,
+            approx.source,
             approx.scale,
             approx.coef,
             vals,

@@ -36,9 +36,11 @@ import numpy as np
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .approx import CarryApproximation, approx_value_array, exact_layers
+from .approx import CarryApproximation, approx_value_array, exact_layers, subgame_cost
+from .compressed import CompressedTable, bundled_table
 from .estimate import estimate_solve
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
+from .low_layers import solve_low_layers
 from .position import ImpossiblePosition, Position, check_supported
 from .round_subgame import solve_round_subgame
 from .table import FORMAT_LAYERED, Table, count_games, default_path, load_table, solve, unchanged_key
@@ -49,6 +51,7 @@ SOURCE_TEXT = {
     "table": "solved table",
     "subgame": "exact subgame solution",
     "approximation": "carry-over approximation",
+    "compressed": "compressed discard table",
     "lookahead": "lookahead fallback",
 }
 
@@ -71,6 +74,11 @@ _LOW_OPENED: dict[tuple | None, LayeredTable] = {}  # None: a manifest that coul
 LOW_SOLVE_MIN = 9
 LOW_SOLVE_MAX = 10
 LOW_LAYERS = 6
+
+#: Most work (matrix games of ``j x j`` weighted by ``j**2``, :func:`.approx.subgame_cost`)
+#: of the first exact subgame after a compressed table's rounds: about half a second, like
+#: the carry-over approximation's first exact move (13 cards: 13.1 million units, 0.5 s).
+FIRST_SUBGAME_WORK = 15_000_000
 
 
 def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | None:
@@ -109,10 +117,11 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
 def discard_table(ruleset: Ruleset, cache: Path | None = None) -> SolvedTable | None:
     """The discard-ties table of ``ruleset``'s deck: from the cache folder (``cache``,
     default ``$CARDTABLE_CACHE`` or the user cache folder), else solved in memory when
-    ``cards <= SOLVE_DISCARD_MAX`` (kept for the process), else None.
+    ``cards <= SOLVE_DISCARD_MAX`` (kept for the process), else the compressed table shipped
+    with the package (:func:`.compressed.bundled_table`), else None.
 
     Raises:
-        TableFileError: the table in the cache folder is damaged."""
+        TableFileError: the table in the cache folder (or the shipped one) is damaged."""
     rs = Ruleset(cards=ruleset.cards, tie_rule="discard", high_ace=ruleset.high_ace)
     table = load_table(rs, "points", cache)
     if table is not None:
@@ -120,7 +129,18 @@ def discard_table(ruleset: Ruleset, cache: Path | None = None) -> SolvedTable | 
     key = (rs.cards, rs.high_ace)
     if key not in _DISCARD and rs.cards <= SOLVE_DISCARD_MAX:
         _DISCARD[key] = solve(rs)
-    return _DISCARD.get(key)
+    return _DISCARD.get(key) or bundled_table(rs)
+
+
+def compressed_exact_layers(ruleset: Ruleset, limit: int = 2_000_000) -> int:
+    """Where a discard-ties game played from its compressed table turns to exact subgame
+    solving: the most cards per hand whose symmetric subgame needs at most ``limit`` matrix
+    games and at most :data:`FIRST_SUBGAME_WORK` units of work (13 cards: 8, 5.1 million
+    units, where 9 cards would need 37.3 million, over a second)."""
+    k = exact_layers(ruleset, limit)
+    while k > 1 and subgame_cost(ruleset, k)[1] > FIRST_SUBGAME_WORK:
+        k -= 1
+    return k
 
 
 class EquilibriumSource:
@@ -162,6 +182,10 @@ class EquilibriumSource:
         self.approx: CarryApproximation | None = None
         #: the full game's low layers, read by every subgame solve (carry-over, points)
         self.low: LayeredTable | None = None
+        #: discard ties without a table: the compressed table shipped with the package,
+        #: played while more than :attr:`compressed_exact` cards are in each hand
+        self.compressed: CompressedTable | None = None
+        self.compressed_exact = 0
         carry_points = (
             self.table is None
             and objective == "points"
@@ -170,6 +194,16 @@ class EquilibriumSource:
         )
         if carry_points:
             self._without_table(use_table if low is None else low, approximation, cache)
+        discard_points = (
+            self.table is None
+            and objective == "points"
+            and ruleset.tie_rule == "discard"
+            and not ruleset.fixed_order
+            and approximation
+        )
+        if discard_points and not self.whole_game_fits():
+            self.compressed = bundled_table(ruleset)
+            self.compressed_exact = compressed_exact_layers(ruleset, subgame_limit)
 
     def _without_table(self, low: bool, approximation: bool, cache: Path | None) -> None:
         """Set :attr:`low` (``low``: read the low layers) and :attr:`approx`
@@ -226,17 +260,17 @@ class EquilibriumSource:
             return self.table.round_strategy(pos, prize).a, "table"
         if self.approx is not None and pos.k > self.approx.exact:
             return self.approx.round_strategy(pos, prize).a, "approximation"
+        if self.compressed is not None and pos.k > self.compressed_exact:
+            return self.compressed.round_strategy(pos, prize).a, "compressed"
         if self.sub is not None:
             try:
                 return self.sub.round_strategy(pos, prize).a, "subgame"
             except ImpossiblePosition:
                 self.sub = None
-        if self.approx is not None or pos.k <= 10 or self.ruleset.fixed_order:
+        forced = self.approx is not None or self.compressed is not None  # exact from here, whatever it costs
+        if forced or pos.k <= 10 or self.ruleset.fixed_order:
             layout = subgame_layout(self.ruleset, pos, self.objective)
-            if (
-                self.approx is not None
-                or count_games(layout, above=self.counted_above(pos.k)) <= self.subgame_limit
-            ):
+            if forced or count_games(layout, above=self.counted_above(pos.k)) <= self.subgame_limit:
                 self.sub = solve_round_subgame(self.ruleset, pos, prize, self.objective, layout, self.low)
                 return self.sub.round_strategy(pos, prize).a, "subgame"
         return lookahead_strategy(self.ruleset, pos, prize), "lookahead"
@@ -265,12 +299,27 @@ class EquilibriumSource:
         if self.whole_game_fits():
             return "plays the exact equilibrium (the whole game is solved at the first move)"
         if self.approx is not None:
+            shipped = isinstance(self.approx.discard, CompressedTable)
             return (
                 "no carry-over table solved for these rules: plays the "
                 "CARRY-OVER APPROXIMATION (each round's matrix game solved exactly, later positions valued "
-                "from the discard-ties table by a model fitted to exact carry-over tables; measured "
-                f"exploitability in docs/solver.md) until {self.approx.exact} cards are left, then the exact "
+                + (
+                    "from the compressed discard-ties table shipped with cardtable "
+                    if shipped
+                    else "from the discard-ties table "
+                )
+                + "by a model fitted to exact carry-over tables; measured "
+                f"exploitability in docs/approximation.md) until {self.approx.exact} cards are left, then the exact "
                 "subgame equilibrium" + self._low_note()
+            )
+        if self.compressed is not None:
+            rms = max(layer["rms"] for layer in self.compressed.meta["layers"])
+            return (
+                "no discard-ties table solved for these rules: plays from the COMPRESSED TABLE shipped with "
+                f"cardtable (values within {rms:.3f} points RMS of the exact ones; measured exploitability in "
+                f"docs/solver.md, Compressed tables) until {self.compressed_exact} cards are left, then the exact "
+                f"subgame equilibrium; `cardtable solve --cards {rs.cards} --ties discard` (a one-time build) "
+                "makes every move exact"
             )
         return (
             "no solved table for these rules: plays a one-round lookahead FALLBACK (not an equilibrium) "
@@ -311,6 +360,13 @@ class EquilibriumSource:
         if self.approx is not None:
             lay, vals = approx_value_array(self.ruleset, self.approx.discard, self.approx.exact)
             return lay, vals, max(self.approx.exact, 1)
+        if self.compressed is not None:  # compressed values above the exact layers
+            lay = self.compressed.layout
+            vals = np.array(self.compressed.values)
+            exact = max(self.compressed_exact, 1)
+            if exact > 1:
+                solve_low_layers(lay, exact - 1, vals)
+            return lay, vals, exact
         if self.whole_game_fits():
             t = solve(self.ruleset)
             return t.layout, t.values

@@ -61,6 +61,10 @@ SOURCE_WORDS = {
         "matrix game solved exactly, later positions valued from the discard-ties table; "
         "docs/solver.md, The carry-over approximation)"
     ),
+    "compressed": (
+        "compressed discard table shipped with cardtable (the exact table's values to within a few "
+        "thousandths of a point; docs/solver.md, Compressed tables)"
+    ),
     "not solved": "not solved (no table; exact solving starts once the rest of the game is small)",
 }
 
@@ -483,7 +487,10 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
     """
     dist = check_distribution(bot.policy(view), view.hand, "hint")
     exact = bot.last_source in ("table", "subgame")
-    source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
+    if bot.last_source == "compressed":
+        source = bot.last_source_text + " (near-exact: values within a few thousandths of a point)"
+    else:
+        source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
     return {
         "round": view.round,
         "strategy": {str(c): float(p) for c, p in sorted(dist.items())},

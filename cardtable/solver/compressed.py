@@ -1,0 +1,378 @@
+"""Compressed discard tables: the exact discard-ties values in a few MiB, shipped in the package.
+
+A solved discard-ties table (points objective) stores, per layer ``k``, one value per
+(prize subset, hand pattern): a ``nsub x npat`` matrix (docs/solver.md, Indexing). These
+matrices are close to low rank (the value of a pair of hands moves almost linearly with the
+prizes left), so each layer is stored as the truncated singular value decomposition
+``D_k ~ W_k P_k^T`` (``W_k``: ``nsub x r`` float32, ``P_k``: ``npat x r`` float16) with the
+smallest rank ``r`` whose root-mean-square error against the exact table is at most a target,
+or densely where that is smaller. The 13-card table (168 million values, 1.3 GiB) becomes a
+file of a few MiB; docs/solver.md, Compressed tables, gives each layer's rank and error.
+
+One lookup ``D(k, r, i)`` (layer ``k``, subset rank ``r``, pattern index ``i``) is
+:func:`discard_value`: the same Numba function serves an exact table (every layer dense, the
+offsets of its layout) and a compressed one, so the carry-over approximation
+(:mod:`.approx`) reads either. :class:`CompressedTable` answers the queries of
+:class:`~.tables.SolvedTable` from the factors.
+
+File (``.npz``, NumPy's zip of arrays, read with ``allow_pickle=False``): ``meta`` (UTF-8
+JSON as uint8: ruleset fields, ranks, per-layer errors, the exact table's checksum), then per
+layer ``k`` either ``d{k}`` (dense, ``nsub x npat``) or ``w{k}`` and ``p{k}`` (the factors).
+:func:`write_compressed` writes one from a solved table (``scripts/compress_tables.py``);
+:func:`bundled_table` opens the one shipped in ``cardtable/solver/data/`` for a ruleset.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardtable._numba import njit
+from cardtable.goofspiel import Ruleset
+from cardtable.platform.files import read_regular_bytes
+
+from .layout import Layout
+from .position import ImpossiblePosition, Position
+from .tables import (
+    RoundStrategy,
+    SolvedTable,
+    TableFileError,
+    children,
+    full_layout,
+    strategy_of,
+)
+
+#: The folder of the compressed tables shipped with the package.
+DATA_DIR = Path(__file__).resolve().parent / "data"
+#: Version of the compressed file's layout (``meta["version"]``).
+COMPRESSED_VERSION = 1
+
+#: A discard-value source for the Numba kernels: ``(dd, doff, lw, woff, lp, poff, rk)``.
+#: Layer ``k`` is dense when ``rk[k] == 0``: ``dd[doff[k] + r * npat_k + i]``; else
+#: ``sum_j lw[woff[k] + r * rk[k] + j] * lp[poff[k] + i * rk[k] + j]``.
+DiscardSource = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+@njit(cache=True)
+def discard_value(k, r, i, npat, src):
+    """``D`` of layer ``k``, prize-subset rank ``r``, pattern index ``i`` (``npat``
+    patterns in layer ``k``) from a :data:`DiscardSource`, in points for the canonical
+    pattern's A hand."""
+    dd, doff, lw, woff, lp, poff, rk = src
+    n = rk[k]
+    if n == 0:
+        return dd[doff[k] + r * npat + i]
+    w = woff[k] + r * n
+    p = poff[k] + i * n
+    s = 0.0
+    for j in range(n):
+        s += np.float64(lw[w + j]) * np.float64(lp[p + j])
+    return s
+
+
+_EMPTY_F = np.zeros(0, dtype=np.float32)
+
+
+def dense_source(values: np.ndarray, layout: Layout) -> DiscardSource:
+    """The :data:`DiscardSource` of an exact discard table (``values`` on ``layout``)."""
+    zeros = np.zeros(layout.top + 2, dtype=np.int64)
+    return (np.asarray(values), layout.val_off, _EMPTY_F, zeros, _EMPTY_F, zeros, zeros)
+
+
+def table_source(table: SolvedTable) -> DiscardSource:
+    """The :data:`DiscardSource` of a discard table of either kind (exact or compressed)."""
+    if isinstance(table, CompressedTable):
+        return table.source
+    return dense_source(np.asarray(table.values), table.layout)
+
+
+def layer_matrix(values: np.ndarray, layout: Layout, k: int) -> np.ndarray:
+    """Layer ``k`` of a discard-ties points table as its ``nsub x npat`` matrix (a view)."""
+    lo, hi = int(layout.val_off[k]), int(layout.val_off[k + 1])
+    npat = layout.npat(k)
+    return np.asarray(values[lo:hi]).reshape((hi - lo) // npat, npat)
+
+
+def compress_layer(M: np.ndarray, target_rms: float) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The smallest storage of ``M`` whose RMS error is at most ``target_rms`` points:
+    dense when that is no larger than the factors. Returns ``(arrays, stats)``:
+    ``{"d": M}`` (float32) or ``{"w": W, "p": P}`` (``W`` float32, ``P`` float16) and
+    ``{"rank", "rms", "max"}`` (the errors of the stored arrays against ``M``)."""
+    nsub, npat = M.shape
+    dense = {"d": M.astype(np.float32)}
+    if min(nsub, npat) <= 2:
+        return dense, _errors(M, dense["d"], 0)
+    U, s, Vt = np.linalg.svd(M, full_matrices=False)
+    tail = np.sqrt(np.cumsum((s**2)[::-1])[::-1] / M.size)  # RMS error of rank r: tail[r]
+    tail = np.append(tail, 0.0)
+    r = int(np.argmax(tail <= target_rms))
+    if r * (4 * nsub + 2 * npat) >= 4 * nsub * npat:  # bytes of the factors against the dense float32
+        return dense, _errors(M, dense["d"], 0)
+    W = (U[:, :r] * s[:r]).astype(np.float32)
+    P = Vt[:r].T.astype(np.float16)  # unit-norm columns: half precision adds about 10% to the error
+    return {"w": W, "p": P}, _errors(M, W.astype(np.float64) @ P.T.astype(np.float64), r)
+
+
+def _errors(M: np.ndarray, A: np.ndarray, rank: int) -> dict[str, Any]:
+    err = np.asarray(A, dtype=np.float64) - M
+    return {"rank": rank, "rms": float(np.sqrt(np.mean(err**2))), "max": float(np.abs(err).max())}
+
+
+def write_compressed(table: SolvedTable, path: Path, target_rms: float = 0.005) -> dict[str, Any]:
+    """Compress the discard-ties points ``table`` (every layer, :func:`compress_layer` at
+    ``target_rms`` points) into ``path``. Returns the file's ``meta`` (per-layer rank and
+    errors, bytes).
+
+    Raises:
+        ValueError: not a discard-ties points table of a whole game.
+    """
+    L = table.layout
+    if L.carry or L.win or table.objective != "points":
+        raise ValueError("only discard-ties tables of the points objective are compressed")
+    if L.npat(L.top) != 1 or table.upto != table.ruleset.cards:
+        raise ValueError("only a whole game's table is compressed")
+    values = np.asarray(table.values)
+    arrays: dict[str, np.ndarray] = {}
+    layers = []
+    for k in range(1, L.top + 1):
+        stored, stats = compress_layer(layer_matrix(values, L, k), target_rms)
+        for name, a in stored.items():
+            arrays[f"{name}{k}"] = a
+        layers.append({"k": k, **stats})
+    rs = table.ruleset
+    meta = {
+        "version": COMPRESSED_VERSION,
+        "cards": rs.cards,
+        "tie_rule": "discard",
+        "high_ace": rs.high_ace,
+        "objective": "points",
+        "target_rms": target_rms,
+        "layers": layers,
+        "source": {k: table.stats.get(k) for k in ("data_sha256", "games", "seconds") if k in table.stats},
+    }
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)  # type: ignore[arg-type]  # numpy's stub types the kwargs as bool
+    path.write_bytes(buf.getvalue())
+    meta["bytes"] = path.stat().st_size
+    return meta
+
+
+def compressed_name(ruleset: Ruleset) -> str:
+    """File name of the compressed discard table of ``ruleset``'s deck."""
+    return f"gops-n{ruleset.cards}-discard-points-{'highace' if ruleset.high_ace else 'lowace'}.svd.npz"
+
+
+class CompressedTable(SolvedTable):
+    """A discard-ties points table read from its compressed file (module docstring).
+
+    Values are within the file's per-layer errors of the exact table (``meta["layers"]``);
+    :attr:`values` rebuilds the whole dense array (8 bytes a slot: 1.3 GiB at 13 cards)
+    for the best-response kernel, everything else reads the factors.
+    """
+
+    def __init__(self, ruleset: Ruleset, meta: dict, arrays: dict[str, np.ndarray], path: Path | None):
+        self.ruleset = ruleset
+        self.objective = "points"
+        self.meta = meta
+        self.path = path
+        self.stats = {"compressed": True, **meta.get("source", {})}
+        self._layout = full_layout(ruleset, "points")
+        self.prize_cards = tuple(range(1, ruleset.cards + 1))
+        self._values: np.ndarray | None = None
+        self.source = self._build_source(arrays)
+
+    def _build_source(self, arrays: dict[str, np.ndarray]) -> DiscardSource:
+        L = self._layout
+        top = L.top
+        rk = np.zeros(top + 2, dtype=np.int64)
+        doff = np.zeros(top + 2, dtype=np.int64)
+        woff = np.zeros(top + 2, dtype=np.int64)
+        poff = np.zeros(top + 2, dtype=np.int64)
+        dd, lw, lp = [], [], []
+        nd = nw = np_ = 0
+        for k in range(1, top + 1):
+            nsub = int(L.mask_off[k + 1] - L.mask_off[k])
+            npat = L.npat(k)
+            doff[k], woff[k], poff[k] = nd, nw, np_
+            if f"d{k}" in arrays:
+                d = arrays[f"d{k}"]
+                _check_shape(d, (nsub, npat), f"d{k}")
+                dd.append(d.ravel())
+                nd += d.size
+                continue
+            if f"w{k}" not in arrays or f"p{k}" not in arrays:
+                raise TableFileError(f"compressed table: layer {k} is missing")
+            w, p = arrays[f"w{k}"], arrays[f"p{k}"]
+            if w.ndim != 2 or w.shape[1] < 1:
+                raise TableFileError(f"compressed table: w{k} has shape {w.shape}")
+            n = w.shape[1]
+            _check_shape(w, (nsub, n), f"w{k}")
+            _check_shape(p, (npat, n), f"p{k}")
+            rk[k] = n
+            lw.append(w.ravel())
+            lp.append(p.ravel())
+            nw += w.size
+            np_ += p.size
+        cat = [np.concatenate(x).astype(np.float32) if x else _EMPTY_F for x in (dd, lw, lp)]
+        for a in cat:
+            if not np.isfinite(a).all():
+                raise TableFileError("compressed table: a value is not finite")
+        return (cat[0], doff, cat[1], woff, cat[2], poff, rk)
+
+    @property
+    def layout(self) -> Layout:
+        return self._layout
+
+    @property
+    def values(self) -> np.ndarray:
+        """The dense float64 value array on :attr:`layout` (built on first use)."""
+        if self._values is None:
+            L = self._layout
+            out = np.zeros(L.size)
+            dd, doff, lw, woff, lp, poff, rk = self.source
+            for k in range(1, L.top + 1):
+                lo, hi = int(L.val_off[k]), int(L.val_off[k + 1])
+                npat = L.npat(k)
+                nsub = (hi - lo) // npat
+                n = int(rk[k])
+                if n == 0:
+                    out[lo:hi] = dd[doff[k] : doff[k] + hi - lo]
+                else:
+                    W = lw[woff[k] : woff[k] + nsub * n].reshape(nsub, n).astype(np.float64)
+                    P = lp[poff[k] : poff[k] + npat * n].reshape(npat, n).astype(np.float64)
+                    out[lo:hi] = (W @ P.T).ravel()
+            self._values = out
+        return self._values
+
+    @property
+    def upto(self) -> int:
+        return self._layout.top
+
+    @property
+    def dense_below(self) -> int:
+        """The first layer stored as factors (the layers below it are stored densely,
+        as float32: the exact values to about 1e-6)."""
+        rk = self.source[6]
+        for k in range(1, self._layout.top + 1):
+            if rk[k]:
+                return k
+        return self._layout.top + 1
+
+    def _locate(self, pos: Position) -> tuple[int, int, int, int]:
+        pos.validate(self.ruleset)
+        self._check_size(pos)
+        L = self._layout
+        k = pos.k
+        mask = self._prize_mask(pos.prizes)
+        r = int(L.rank_of_mask[mask])
+        if pos.pot:
+            raise ImpossiblePosition("a discard-ties position has no pot")
+        i, sign, _ = self._pattern(L, k, pos)
+        return k, r, i, sign
+
+    def value(self, pos: Position) -> float:
+        """Discard value for player A, points still to come (within the layer's error).
+
+        Raises:
+            ImpossiblePosition: a position outside the game (or with a pot)."""
+        if pos.k == 0:
+            return 0.0
+        k, r, i, sign = self._locate(pos)
+        return sign * float(discard_value(k, r, i, self._layout.npat(k), self.source))
+
+    def round_strategy(self, pos: Position, prize: int) -> RoundStrategy:
+        """The equilibrium of the round's matrix game built from the compressed values.
+
+        Raises:
+            ImpossiblePosition: bad position, or ``prize`` is not face down there."""
+        k, r, i, sign = self._locate(pos)
+        self._check_prize(pos, prize)
+        L = self._layout
+        code = self.hand_code(pos)
+        cidx, csign, outc = children(code, k, L)
+        p = self.prize_cards.index(prize)
+        stake = int(L.pval[p])
+        M = (outc * stake).astype(np.float64)
+        if k > 1:
+            cm = self._prize_mask(pos.prizes) & ~(1 << p)
+            rc = int(L.rank_of_mask[cm])
+            npat = L.npat(k - 1)
+            cv = np.array(
+                [[discard_value(k - 1, rc, int(c), npat, self.source) for c in row] for row in cidx]
+            )
+            M += csign * cv
+        return strategy_of(M, pos, self.ruleset)
+
+    def close(self) -> None:
+        self._values = None
+
+
+def _check_shape(a: np.ndarray, shape: tuple[int, int], name: str) -> None:
+    if a.shape != shape:
+        raise TableFileError(f"compressed table: {name} has shape {a.shape}, the game needs {shape}")
+
+
+def open_compressed(path: Path) -> CompressedTable:
+    """Read a compressed table file (module docstring).
+
+    Raises:
+        TableFileError: not a regular file, not a compressed table, or damaged.
+    """
+    try:
+        raw = read_regular_bytes(path)
+    except OSError as exc:
+        raise TableFileError(f"{path}: {exc}") from None
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+            arrays = {name: z[name] for name in z.files}
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+        raise TableFileError(f"{path}: not a compressed table ({exc})") from None
+    odd = sorted(name for name, a in arrays.items() if not isinstance(a, np.ndarray))
+    if odd:
+        raise TableFileError(f"{path}: not a compressed table ({', '.join(odd)} not arrays)")
+    try:
+        meta = json.loads(arrays.pop("meta").tobytes().decode())
+        ok = meta["version"] == COMPRESSED_VERSION and meta["tie_rule"] == "discard"
+        ruleset = Ruleset(cards=int(meta["cards"]), tie_rule="discard", high_ace=bool(meta["high_ace"]))
+    except (KeyError, ValueError, TypeError, UnicodeDecodeError, AttributeError) as exc:
+        raise TableFileError(f"{path}: bad compressed-table header ({exc})") from None
+    if not ok:
+        raise TableFileError(f"{path}: compressed-table version {meta.get('version')!r} is not supported")
+    return CompressedTable(ruleset, meta, arrays, path)
+
+
+@lru_cache(maxsize=4)
+def _bundled(cards: int, high_ace: bool, folder: Path) -> CompressedTable | None:
+    path = folder / compressed_name(Ruleset(cards=cards, tie_rule="discard", high_ace=high_ace))
+    if not path.exists():
+        return None
+    return open_compressed(path)
+
+
+def bundled_table(ruleset: Ruleset, folder: Path | None = None) -> CompressedTable | None:
+    """The compressed discard table shipped for ``ruleset``'s deck (cards, ace; any tie
+    rule), or None when the package ships none for it.
+
+    Raises:
+        TableFileError: the shipped file is damaged."""
+    return _bundled(ruleset.cards, ruleset.high_ace, DATA_DIR if folder is None else folder)
+
+
+__all__ = [
+    "CompressedTable",
+    "DiscardSource",
+    "bundled_table",
+    "compressed_name",
+    "dense_source",
+    "discard_value",
+    "open_compressed",
+    "table_source",
+    "write_compressed",
+]

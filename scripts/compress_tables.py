@@ -1,0 +1,59 @@
+"""Write the compressed discard tables shipped in ``cardtable/solver/data/`` from solved tables.
+
+For each deck (cards, ace) it opens the solved discard-ties points table from the cache folder
+(``cardtable solve -n N --ties discard [--high-ace]``), compresses every layer to the smallest
+truncated SVD whose RMS error is at most ``--target`` points (:mod:`cardtable.solver.compressed`),
+writes ``gops-nN-discard-points-{low,high}ace.svd.npz`` and prints each layer's rank and error
+(the table in docs/solver.md, Compressed tables). Usage:
+
+    python scripts/compress_tables.py --cards 11,12,13 [--high-ace both] [--target 0.005]
+        [--cache DIR] [--out cardtable/solver/data]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from cardtable.goofspiel import Ruleset
+from cardtable.solver.compressed import DATA_DIR, compressed_name, write_compressed
+from cardtable.solver.table import load_table
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cards", default="13", help="comma-separated deck sizes")
+    ap.add_argument("--high-ace", choices=("no", "yes", "both"), default="both")
+    ap.add_argument("--target", type=float, default=0.005, help="RMS error per layer, points")
+    ap.add_argument("--cache", type=Path, default=None, help="folder of the solved tables")
+    ap.add_argument("--out", type=Path, default=DATA_DIR)
+    args = ap.parse_args(argv)
+    aces = {"no": [False], "yes": [True], "both": [False, True]}[args.high_ace]
+    missing = 0
+    for n in (int(x) for x in args.cards.split(",")):
+        for high in aces:
+            rs = Ruleset(cards=n, tie_rule="discard", high_ace=high)
+            table = load_table(rs, "points", args.cache)
+            if table is None:
+                print(
+                    f"{rs.describe()}: not solved (cardtable solve -n {n} --ties discard"
+                    f"{' --high-ace' if high else ''})",
+                    file=sys.stderr,
+                )
+                missing += 1
+                continue
+            t0 = time.perf_counter()
+            meta = write_compressed(table, args.out / compressed_name(rs), args.target)
+            print(f"\n{rs.describe()}: {meta['bytes'] / 2**20:.2f} MiB, {time.perf_counter() - t0:.0f} s")
+            print("| layer k | rank | RMS error | largest error |")
+            print("|---:|---:|---:|---:|")
+            for layer in meta["layers"]:
+                rank = layer["rank"] or "dense"
+                print(f"| {layer['k']} | {rank} | {layer['rms']:.4f} | {layer['max']:.4f} |")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
