@@ -267,3 +267,26 @@ def test_few_face_down_prizes_are_searched_in_every_order():
         mcts_module.determinise = real
     face_down = tuple(view.remaining_prizes)
     assert sorted(seen[1:]) == sorted(itertools.permutations(face_down))  # seen[0]: the root's
+
+
+def test_untried_bids_are_tried_nearest_the_pot_quantile_first_with_three_players():
+    # below the root most nodes are visited a few times; in the hand's order those visits bid
+    # the lowest cards, so the search valued its root bids as if its next bids were its lowest
+    rs = Ruleset(cards=8, players=3)
+    view = Game(rs, prize_deck=[8, 2, 6, 1, 3, 5, 4, 7]).view(0)  # the top prize is up
+    informed = MCTSBot(seed=1, iterations=1).search_policy(view)  # auto: informed with 3 players
+    assert informed == {8: 1.0}, informed
+    assert MCTSBot(seed=1, iterations=1, try_order="hand").search_policy(view) == {1: 1.0}
+    low = Game(rs, prize_deck=[1, 2, 6, 8, 3, 5, 4, 7]).view(0)  # the lowest prize is up
+    assert MCTSBot(seed=1, iterations=1).search_policy(low) == {1: 1.0}
+    game = Game(rs, prize_deck=[5, 2, 6, 1, 3, 8, 4, 7])
+    order = MCTSBot(seed=1)._untried_order(game, {s: game.legal_bids(s) for s in range(3)})
+    # prize 5 up, 4 of the 7 face-down prizes below it: quantile 4/7, rank 4 of 0..7 (card 5),
+    # then by distance in rank (ties: the lower card first)
+    assert [game.legal_bids(0)[j][0] for j in order[0]] == [5, 4, 6, 3, 7, 2, 8, 1]
+    # 2 players (auto) and other selection rules keep the hand's order
+    two = Game(Ruleset(cards=8), seed=1)
+    assert MCTSBot(seed=1)._untried_order(two, {s: two.legal_bids(s) for s in range(2)}) is None
+    assert MCTSBot(seed=1, selection="rm")._untried_order(game, {0: game.legal_bids(0)}) is None
+    with pytest.raises(ValueError):
+        MCTSBot(try_order="random")

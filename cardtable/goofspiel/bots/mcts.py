@@ -16,7 +16,13 @@ Bošanský, "Convergence of Monte Carlo Tree Search in Simultaneous Move Games"
   ``gamma``) or *regret matching* (``"rm"``, exploration ``gamma``). Our RM
   estimates each action's counterfactual reward by its mean reward so far (a
   low-variance variant of the paper's importance-sampled ``u / sigma(a)``). A
-  prize-choice node (open prizes) has one acting player.
+  prize-choice node (open prizes) has one acting player. DUCT tries every
+  action of a node once before it uses UCB1; ``try_order=`` sets the order:
+  ``"hand"`` (the legal-move order, lowest card first), ``"informed"`` (the card
+  the informed playout would bid first, then by distance in rank from it), or
+  ``"auto"`` (default: ``"hand"`` with 2 players, ``"informed"`` with 3 to 5,
+  where most nodes below the root are visited only a few times, so in the hand's
+  order the search valued its root bids as if its next bids were its lowest cards).
 - **Opponent model** (``model=True``, one-card bids and one prize at a time):
   a Bayesian posterior over bidding types per opponent, from the bids they
   have revealed (:mod:`~cardtable.goofspiel.bots.opponent_model`; its prior
@@ -60,7 +66,7 @@ point differences spread over about a tenth of that, so the former 0.7 left
 DUCT's visits nearly uniform and its mixed final move close to a random bid;
 3 players against two ``random`` bots: +0.27 +- 2.19 with a perfect opponent
 model at c = 0.7, +5.18 +- 2.35 at c = 0.2, 60 games each), ``gamma`` (default 0.1), ``playout``,
-``epsilon`` (default 0.3), ``final``, ``model`` (default true). Measurements:
+``epsilon`` (default 0.3), ``final``, ``model`` (default true), ``try_order``. Measurements:
 docs/research.md, "MCTS bot".
 """
 
@@ -86,15 +92,20 @@ _LAZY: dict = {}
 SELECTIONS = ("duct", "rm", "exp3")
 PLAYOUTS = ("informed", "random")
 FINALS = ("auto", "mix", "max")
+TRY_ORDERS = ("auto", "hand", "informed")
 MIX_THRESHOLD = 0.5
 
 
 class _Node:
-    __slots__ = ("stats", "children", "actions", "model")
+    __slots__ = ("stats", "children", "actions", "model", "untried")
 
-    def __init__(self, actions: dict[int, list], model: dict | None = None) -> None:
+    def __init__(
+        self, actions: dict[int, list], model: dict | None = None, untried: dict | None = None
+    ) -> None:
         self.actions = actions  # seat -> legal actions here
         self.model = model  # seat -> (weight, [probability per action])
+        # seat -> action indices in the order DUCT tries them (None: the legal-move order)
+        self.untried = untried
         # seat -> per action [visits, reward sum, regret, cumulative strategy]
         self.stats = {s: [[0, 0.0, 0.0, 0.0] for _ in acts] for s, acts in actions.items()}
         self.children: dict[Any, _Node] = {}
@@ -130,6 +141,18 @@ def determinise(view: PlayerView, order: list[int]) -> Game:
             if game.phase == "choose" and game.chooser == seat and prize in game.pot:
                 game.choose(seat, prize)
     return game
+
+
+def pot_quantile(game: Game) -> float:
+    """The pot's value as a quantile in ``[0, 1]`` among the face-down prizes' values
+    (those below it count 1, equal ones 1/2; 1.0 when none is left): the rank at which the
+    informed playout bids from its hand."""
+    value = game.ruleset.prize_value
+    pot = sum(value(p) for p in game.pot)
+    later = [value(p) for p in game.remaining_prizes]
+    if not later:
+        return 1.0
+    return (sum(1.0 for v in later if v < pot) + 0.5 * sum(1.0 for v in later if v == pot)) / len(later)
 
 
 def _replay_round(game: Game, r) -> None:
@@ -183,6 +206,13 @@ class MCTSBot(GoofspielBot):
             float, 0.3, 0.0, 1.0, unit="probability", help="share of uniform play in informed playouts"
         ),
         "model": Option(bool, True, help="the Bayesian opponent model"),
+        "try_order": Option(
+            str,
+            "auto",
+            choices=TRY_ORDERS,
+            help="order in which DUCT tries a node's untried bids: the hand's, nearest the pot's "
+            "quantile first, or auto (hand with 2 players, else informed)",
+        ),
     }
 
     def __init__(
@@ -197,6 +227,7 @@ class MCTSBot(GoofspielBot):
         final: str = "auto",
         epsilon: float = 0.3,
         model: bool = True,
+        try_order: str = "auto",
     ) -> None:
         super().__init__(seed)
         if iterations is None and time_limit is None:
@@ -210,6 +241,7 @@ class MCTSBot(GoofspielBot):
         self.final = final
         self.epsilon = float(epsilon)
         self.model = model
+        self.try_order = try_order
         self.last_iterations = 0
         self._posterior: dict[int, dict[str, float]] | None = None
         self._policy_cache: dict = {}  # (seat, position) -> opponent_model.type_policies
@@ -302,9 +334,39 @@ class MCTSBot(GoofspielBot):
 
     def _new_node(self, game: Game) -> _Node:
         actions = self._actions(game)
+        untried = self._untried_order(game, actions)
         if self._posterior is None or game.phase != "bid":
-            return _Node(actions)
-        return _Node(actions, _LAZY)
+            return _Node(actions, None, untried)
+        return _Node(actions, _LAZY, untried)
+
+    def _untried_order(self, game: Game, actions: dict[int, list]) -> dict[int, list[int]] | None:
+        """Per seat, the order in which DUCT tries the node's untried bids, or None for the
+        legal-move order (lowest card first).
+
+        ``try_order="informed"`` (``"auto"`` with 3 to 5 players; one-card bids, one prize at
+        a time, DUCT): the card the informed playout would bid first (the pot's quantile,
+        :func:`pot_quantile`), then the others by their distance in rank from it. A node
+        below the root is often visited only a few times (with 3 or more players each joint
+        move of the opponents makes its own child), and in the legal-move order those visits
+        all bid the lowest cards, so the search valued its root bids as if its next bids
+        were its lowest cards (docs/research.md, MCTS bot)."""
+        rs = game.ruleset
+        order = self.try_order if self.try_order != "auto" else ("hand" if rs.players == 2 else "informed")
+        if (
+            order == "hand"
+            or self.selection != "duct"
+            or game.phase != "bid"
+            or rs.cards_per_bid != 1
+            or rs.open_prizes != 1
+        ):
+            return None
+        q = pot_quantile(game)
+        out = {}
+        for seat, acts in actions.items():
+            ranked = sorted(range(len(acts)), key=lambda j: rs.strength(acts[j][0]))
+            target = q * (len(ranked) - 1)
+            out[seat] = [ranked[i] for i in sorted(range(len(ranked)), key=lambda i: (abs(i - target), i))]
+        return out
 
     def _node_model(self, node: _Node, game: Game) -> dict:
         """Per opponent seat ``(weight, [probability per action])`` at ``node`` (``game`` is there)."""
@@ -336,8 +398,8 @@ class MCTSBot(GoofspielBot):
         stats = node.stats[seat]
         k = len(stats)
         if self.selection == "duct":
-            for j, st in enumerate(stats):
-                if st[0] == 0:
+            for j in node.untried[seat] if node.untried is not None else range(k):
+                if stats[j][0] == 0:
                     return j, 1.0
             n = sum(st[0] for st in stats)
             log_n = math.log(n)
@@ -455,7 +517,6 @@ class MCTSBot(GoofspielBot):
             return
         rng = self.rng
         players = rs.players
-        value = rs.prize_value
         strength = rs.strength
         eps = self.epsilon
         # an opponent the model takes for a random bidder bids at random in this playout
@@ -463,13 +524,7 @@ class MCTSBot(GoofspielBot):
         post = self._posterior or {}
         random_seats = {s for s, p in post.items() if rng.random() < p["uniform"]}
         while not game.is_over:
-            pot = sum(value(p) for p in game.pot)
-            later = [value(p) for p in game.remaining_prizes]
-            q = (
-                (sum(1.0 for v in later if v < pot) + 0.5 * sum(1.0 for v in later if v == pot)) / len(later)
-                if later
-                else 1.0
-            )
+            q = pot_quantile(game)
             bids = []
             for s in range(players):
                 options = game.legal_bids(s)
