@@ -398,17 +398,7 @@ class MCTSBot(GoofspielBot):
         stats = node.stats[seat]
         k = len(stats)
         if self.selection == "duct":
-            for j in node.untried[seat] if node.untried is not None else range(k):
-                if stats[j][0] == 0:
-                    return j, 1.0
-            n = sum(st[0] for st in stats)
-            log_n = math.log(n)
-            best, best_j = -1.0, 0
-            for j, st in enumerate(stats):
-                v = st[1] / st[0] + self.c * math.sqrt(log_n / st[0])
-                if v > best:
-                    best, best_j = v, j
-            return best_j, 1.0
+            return self._duct_select(node, seat), 1.0
         sigma = self._rm_strategy(stats) if self.selection == "rm" else self._exp3_strategy(stats)
         r, acc = self.rng.random(), 0.0
         for j, p in enumerate(sigma):
@@ -416,6 +406,21 @@ class MCTSBot(GoofspielBot):
             if r < acc:
                 return j, p
         return k - 1, sigma[-1]
+
+    def _duct_select(self, node: _Node, seat: int) -> int:
+        """Decoupled UCT: the first untried action (in ``node.untried``'s order), else the
+        action with the highest UCB1 value."""
+        stats = node.stats[seat]
+        for j in node.untried[seat] if node.untried is not None else range(len(stats)):
+            if stats[j][0] == 0:
+                return j
+        log_n = math.log(sum(st[0] for st in stats))
+        best, best_j = -1.0, 0
+        for j, st in enumerate(stats):
+            v = st[1] / st[0] + self.c * math.sqrt(log_n / st[0])
+            if v > best:
+                best, best_j = v, j
+        return best_j
 
     def _rm_strategy(self, stats: list) -> list[float]:
         k = len(stats)
