@@ -21,23 +21,27 @@ With the low layers in the cache folder (``cardtable solve -n 13 --ties carry
 exact move then has one more reference row, the same round subgame searched without
 them.
 
-``--h2h heuristic,matcher,mcts:iterations=200 --deals N --log FILE``: instead,
+``--h2h "heuristic;matcher;mcts:iterations=200;cmd:python examples/protocol_bot.py;oneline"
+--deals N --log FILE [--ties discard]``: instead,
 duplicate games of ``nash`` against each opponent (each deal played with both
-seatings), one deal per opponent in turn, appended to the JSON-lines ``FILE``
+seatings; ``cmd:`` a protocol program, ``oneline`` the one-line strategy of issue 23,
+:class:`OneLine`), one deal per opponent in turn, appended to the JSON-lines ``FILE``
 (run again to continue: deals already logged are skipped); ``--report --log
 FILE [--log FILE2 ...]`` prints the table so far: nash's mean point difference per
 game with the 95% interval (Student t over deals, the mean of a deal's two games
 being one observation), raw and luck-adjusted (:mod:`cardtable.solver.luck`: the
 same mean, about a quarter of the spread).
 
-Needs the 13-card discard table (``cardtable solve -n 13 --ties discard``, a
-one-time build) in the cache folder (``CARDTABLE_CACHE``).
+Reads the 13-card discard table from the cache folder (``CARDTABLE_CACHE``), else the
+compressed one shipped with the package: with an empty cache folder, nash plays as on a
+fresh install.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -45,7 +49,7 @@ import numpy as np
 from scipy import stats
 
 from cardtable.goofspiel import Game, Ruleset
-from cardtable.platform.bot import load_bot
+from cardtable.platform.bot import Bot, load_bot
 from cardtable.solver.approx import CarryApproximation, exact_layers
 from cardtable.solver.equilibrium import discard_table
 from cardtable.solver.luck import adjusted_difference
@@ -106,26 +110,58 @@ def round_subgame_seconds(rs: Ruleset, view) -> tuple[float, float]:
     return time.perf_counter() - w0, time.process_time() - c0
 
 
-def duplicate_deal(opponent: str, rs: Ruleset, deal: int, approx: CarryApproximation) -> tuple[float, float]:
-    """nash's mean point difference over the two seatings of deal ``deal`` against
-    ``opponent``: raw, and luck-adjusted (:func:`cardtable.solver.luck.adjusted_difference`,
-    nash's own mixes known, the value estimate ``approx``)."""
+class OneLine(Bot):
+    """The "one-line strategy" of issue 23, which beat the lookahead fallback 55-36 and 60-19:
+    on a big stake (prize plus carried pot worth at least ``BIG``) bid the lowest card above the
+    stake (the highest card when none is), else dump the lowest card. Bench-only."""
+
+    name = "oneline"
+    BIG = 7
+
+    def act(self, view):
+        hand = sorted(view.hand)
+        stake = view.pot_value  # the face-up prizes: the one turned up and any carried, points
+        if stake >= self.BIG:
+            above = [c for c in hand if c > stake]
+            return (above[0] if above else hand[-1],)
+        return (hand[0],)
+
+
+def opponent_bot(spec: str, seed: int) -> Bot:
+    """``oneline`` (:class:`OneLine`), a registered bot with options, or ``cmd:PROGRAM``."""
+    from cardtable.goofspiel.tournament import make_bot
     from cardtable.platform.tournament import parse_bot_spec
 
-    entry = parse_bot_spec(opponent)
+    if spec == OneLine.name:
+        return OneLine(seed)
+    entry = parse_bot_spec(spec)
+    return make_bot(entry.kind, entry.target, dict(entry.options), seed)
+
+
+def duplicate_deal(opponent: str, rs: Ruleset, deal: int, approx) -> tuple[float, float]:
+    """nash's mean point difference over the two seatings of deal ``deal`` against
+    ``opponent``: raw, and luck-adjusted (:func:`cardtable.solver.luck.adjusted_difference`,
+    nash's own mixes known, the value estimate ``approx``: the carry-over approximation, or the
+    discard table with discard ties)."""
     diffs, adjusted = [], []
     for seat in (0, 1):
         game = Game(rs, seed=deal)
-        bots = [NashBot(seed=deal), load_bot("goofspiel", entry.target, seed=deal, **entry.options)]
+        other = opponent_bot(opponent, deal)
+        bots = [NashBot(seed=deal), other]
         if seat == 1:
             bots.reverse()
-        for s, b in enumerate(bots):
-            b.new_game(rs, s)
-        mixes = []
-        while not game.is_over:
-            mix = bots[seat].policy(game.view(seat))  # nash's exact mixed bid, then its draw
-            mixes.append((mix, None) if seat == 0 else (None, mix))
-            game.play([b.act(game.view(s)) for s, b in enumerate(bots)])
+        try:
+            for s, b in enumerate(bots):
+                b.new_game(rs, s)
+            mixes = []
+            while not game.is_over:
+                mix = bots[seat].policy(game.view(seat))  # nash's exact mixed bid, then its draw
+                mixes.append((mix, None) if seat == 0 else (None, mix))
+                game.play([b.act(game.view(s)) for s, b in enumerate(bots)])
+        finally:
+            close = getattr(other, "close", None)
+            if close is not None:
+                close()
         pts = game.points
         sign = 1 if seat == 0 else -1
         diffs.append(pts[seat] - pts[1 - seat])
@@ -134,7 +170,11 @@ def duplicate_deal(opponent: str, rs: Ruleset, deal: int, approx: CarryApproxima
 
 
 def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> None:
-    approx = CarryApproximation(rs, discard_table(rs), exact_layers(rs))  # the luck terms' values
+    discard = discard_table(rs)
+    if discard is None:
+        raise SystemExit(f"no {rs.cards}-card discard table, solved or shipped")
+    # the luck terms' values: the approximation's (carry-over) or the discard values
+    approx = CarryApproximation(rs, discard, exact_layers(rs)) if rs.tie_rule == "carry" else discard
     done = set()
     if log.exists():
         done = {(r["opponent"], r["deal"]) for r in map(json.loads, log.read_text().splitlines())}
@@ -151,6 +191,8 @@ def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> No
                             "opponent": opp,
                             "deal": deal,
                             "cards": rs.cards,
+                            "ties": rs.tie_rule,
+                            "cache": os.environ.get("CARDTABLE_CACHE", ""),
                             "diff": d,
                             "adjusted": round(adj, 6),
                             "seconds": round(time.perf_counter() - t0, 1),
@@ -188,9 +230,10 @@ def report(logs: list[Path]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=13)
+    ap.add_argument("--ties", choices=("carry", "discard"), default="carry", help="--h2h only")
     ap.add_argument("--games", type=int, default=4)
     ap.add_argument("--seed", type=int, default=100)
-    ap.add_argument("--h2h", default="", help="opponents of nash, separated by ';' or ','")
+    ap.add_argument("--h2h", default="", help="opponents of nash, separated by ';'")
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument(
         "--log",
@@ -212,7 +255,8 @@ def main() -> None:
         report(logs)
         return
     if args.h2h:
-        head_to_head([o for o in args.h2h.replace(";", ",").split(",") if o], rs, args.deals, logs[0])
+        rs = Ruleset(cards=args.cards, tie_rule=args.ties)
+        head_to_head([o for o in args.h2h.split(";") if o], rs, args.deals, logs[0])
         return
     print(f"bench/approx.py {vars(args)}")
     t0 = time.perf_counter()
