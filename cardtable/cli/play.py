@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -10,6 +12,7 @@ import typer
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
 from cardtable.platform.match import MatchError, MatchFormat
 from cardtable.platform.storage import FolderError, cache_dir, records_dir
+from cardtable.tui import ABANDONED
 
 from .common import build_ruleset, check_names, check_record_path, fail, writable_folder
 
@@ -27,6 +30,9 @@ GOOFSPIEL_ONLY = (
     "--build-table",
 )
 GOLF_ONLY = ("--open-memory", "--games")
+
+#: Seconds that preparing the solver may take before a status line says so.
+PREPARE_QUIET = 0.5
 
 
 def register(app: typer.Typer) -> None:
@@ -320,6 +326,7 @@ def _play_goofspiel(
     check_names([s.name for s in seats])
     _print_notes(ruleset, seats, build_table)
     terminal = Terminal(hotseat=hotseat)
+    _prepare_solver(terminal.console, ruleset, seats, hints)
     wait = delay if delay is not None else (0.6 if auto else 0.0)
     build = _start_build(ruleset) if build_table else None
     try:
@@ -339,6 +346,66 @@ def _play_goofspiel(
         if build is not None:
             typer.echo(build.stop())
     raise typer.Exit(code)
+
+
+def _solver_objectives(seats, hints: bool) -> set[str]:
+    """The objectives the solver plays in this game: each ``nash`` bot's, ``points`` for the
+    ``exploiter`` bot (it plays from a ``nash`` bot) and for ``--hints``."""
+    objectives = {"points"} if hints else set()
+    if not any(type(s.bot).__module__.startswith("cardtable.strategy.") for s in seats if s.bot):
+        return objectives  # no bot of the strategy layer: its modules are not loaded for nothing
+    # lazy: the strategy bots load the solver (NumPy, Numba); `cardtable --help` must not
+    from cardtable.strategy.exploiter import ExploiterBot
+    from cardtable.strategy.nash import NashBot
+
+    for seat in seats:
+        if isinstance(seat.bot, NashBot):
+            objectives.add(seat.bot.objective)
+        elif isinstance(seat.bot, ExploiterBot):
+            objectives.add("points")
+    return objectives
+
+
+def _prepare_solver(console, ruleset, seats, hints: bool) -> None:
+    """Before the first game, compile (or load from Numba's cache) the solver's kernels that
+    the solver-backed bots and ``--hints`` call (:func:`cardtable.solver.warm.warm_kernels`),
+    so that no bid waits for the one-time compilation after an install; a status line says so
+    when it takes over :data:`PREPARE_QUIET` seconds, and a line how long it took. Ctrl-C
+    meanwhile ends the command (exit 3, nothing played); a damaged table, exit 1."""
+    objectives = _solver_objectives(seats, hints)
+    if not objectives:
+        return
+    # lazy: the solver loads NumPy and Numba; only games with a solver-backed player need it
+    from cardtable.solver.table import TableFileError
+    from cardtable.solver.warm import warm_kernels
+
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for objective in sorted(objectives):
+                warm_kernels(ruleset, objective)
+        except BaseException as exc:  # re-raised in the main thread below
+            errors.append(exc)
+
+    # a daemon thread: Ctrl-C must end the command at once, and Numba's compilation cannot be
+    # interrupted; the thread touches no game or bot, and the process exits right after
+    worker = threading.Thread(target=work, name="prepare-solver", daemon=True)
+    start = time.perf_counter()
+    worker.start()
+    try:
+        worker.join(PREPARE_QUIET)
+        if worker.is_alive():
+            with console.status("preparing the solver (once per install) ..."):
+                worker.join()
+            console.print(f"solver prepared in {time.perf_counter() - start:.1f} s", style="dim")
+    except KeyboardInterrupt:
+        console.print("[yellow]Interrupted before the game started; nothing was played.[/yellow]")
+        raise typer.Exit(ABANDONED) from None
+    if errors:
+        if isinstance(errors[0], TableFileError):
+            fail(str(errors[0]), 1)
+        raise errors[0]
 
 
 def _check_build_table(ruleset) -> None:
