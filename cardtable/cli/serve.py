@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import signal
 import socket
+import threading
+import time
 from pathlib import Path
 
 import typer
@@ -96,6 +98,7 @@ def register(app: typer.Typer) -> None:
             access_log=log_level in ("info", "debug", "trace"),
             **server_options(limits),
         )
+        _prepare_solver()
         build = _start_build(listener) if build_table else None
         if build is not None:  # uvicorn re-raises SIGTERM after its shutdown: end through `finally`
             signal.signal(signal.SIGTERM, _exit_on_signal)
@@ -104,6 +107,36 @@ def register(app: typer.Typer) -> None:
         finally:  # the build never outlives the server (SIGTERM and Ctrl-C included)
             if build is not None:
                 typer.echo(build.stop(), err=True)
+
+
+def _prepare_solver() -> threading.Thread:
+    """Compile (or load from Numba's cache) the solver's kernels for the standard game, both
+    tie rules (:func:`cardtable.solver.warm.warm_kernels`), in a background thread started
+    with the server, and say on standard error (as the banner) when they are ready: a room
+    bot has a deadline with a random fallback (docs/web.md, Bots), so after a fresh install
+    its first moves must not wait for the one-time compilation (docs/play.md, Speed).
+
+    The thread is a daemon: Numba's compilation cannot be interrupted, and a server stopped
+    meanwhile must not wait for it; it touches no room and no bot."""
+
+    def work() -> None:
+        # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+        from cardtable.solver.warm import warm_kernels
+
+        from .build import STANDARD
+
+        start = time.perf_counter()
+        try:
+            for ruleset in reversed(STANDARD):  # carry-over last: its table stays the one kept verified
+                warm_kernels(ruleset)
+        except (ValueError, OSError) as exc:  # a damaged table: the server runs on, its bots say so
+            typer.echo(f"cardtable: preparing the solver failed: {exc}", err=True)
+            return
+        typer.echo(f"cardtable: solver prepared in {time.perf_counter() - start:.1f} s", err=True)
+
+    worker = threading.Thread(target=work, name="prepare-solver", daemon=True)
+    worker.start()
+    return worker
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
