@@ -15,11 +15,12 @@ Ctrl-C) saves what was played and returns :data:`cardtable.tui.ABANDONED`.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -282,7 +283,7 @@ class GoofspielTable:
         self.hinted = True
         self.console.print(line, style="cyan", markup=False, highlight=False)
 
-    def _human_bid(self, game: Game, seat: int) -> Bid:
+    def _human_bid(self, game: Game, seat: int, before_prompt: Callable[[], None] | None = None) -> Bid:
         view = game.view(seat)
         name = self.seats[seat].name
         if self.term.hotseat and len(self.humans) > 1:
@@ -296,6 +297,8 @@ class GoofspielTable:
         )  # hints possible (multi-card bids are refused when asked)
         if self.hints:
             self._show_hint(game, seat)
+        if before_prompt is not None:
+            before_prompt()
 
         def parse(text: str) -> Bid | None:
             if text.strip().lower() in HINT_WORDS:
@@ -347,13 +350,7 @@ class GoofspielTable:
         try:
             while not game.is_over:
                 if game.phase == "bid":
-                    bids = []
-                    for i, seat in enumerate(self.seats):
-                        if seat.bot is not None:
-                            bids.append(seat.bot.act(game.view(i)))
-                        else:
-                            bids.append(self._human_bid(game, i))
-                    result = game.play(bids)
+                    result = game.play(self._round_bids(game))
                     self._show_reveal(game, result)
                 else:
                     chooser = game.chooser
@@ -373,6 +370,44 @@ class GoofspielTable:
             stop.game = game
             raise stop from None
         return game
+
+    def _round_bids(self, game: Game) -> list[Bid]:
+        """Every seat's bid of the round, in seat order. Bids are hidden and revealed together
+        (docs/rules.md, A round), so with people at the table the bots think while the people
+        decide (:class:`_BotBids`: a worker thread started once the first person's screen is
+        shown, before the prompt, and joined after the last bid), each from its own view taken
+        before anyone bids; without people,
+        one after the other. Either way each bot is asked once, in seat order, with the same
+        view: a seeded game replays the same.
+
+        Raises:
+            QuitGame: a person quit (after the bots finished their bids: no thread is left
+                using them, unless Ctrl-C is pressed again while they finish).
+            Exception: what a bot raised, re-raised here once the people have bid.
+        """
+        jobs = [(i, seat.bot, game.view(i)) for i, seat in enumerate(self.seats) if seat.bot is not None]
+        if not self.humans or not jobs:
+            return [bot.act(view) for _, bot, view in jobs] if jobs else self._people_bids(game)
+        started: list[_BotBids] = []
+
+        def start() -> None:  # once the first person's screen (and hint) is shown, before the prompt
+            if not started:
+                started.append(_BotBids(jobs))
+
+        try:
+            people = dict(zip(self.humans, self._people_bids(game, start), strict=True))
+        except (QuitGame, KeyboardInterrupt):
+            for thinking in started:
+                thinking.finish()
+            raise
+        start()
+        bots = started[0].result()
+        return [bots[i] if i in bots else people[i] for i in range(len(self.seats))]
+
+    def _people_bids(self, game: Game, before_prompt: Callable[[], None] | None = None) -> list[Bid]:
+        """The bids of the people at the table, in seat order (``before_prompt``: called after
+        each person's screen and hint are shown, before the prompt)."""
+        return [self._human_bid(game, i, before_prompt) for i in self.humans]
 
     def _start_bots(self) -> None:
         """Tell every bot that a game starts, and show what a bot says has changed since the
@@ -436,6 +471,52 @@ class GoofspielTable:
             )
         unowned = f" ({res.unowned} points unowned)" if res.unowned else ""
         self.console.print(f"[bold]{escape(verdict)}[/bold] — {escape(scores)}{unowned}")
+
+
+class _BotBids:
+    """The bots' bids of one round, made in a worker thread while the people decide.
+
+    Each bot gets only its own view, taken before anyone bid (as when it was asked after the
+    people), and the bots are asked in seat order: their random number generators are drawn
+    in the same order as before, so a seeded game replays the same. The thread is a daemon:
+    every path through :meth:`GoofspielTable._round_bids` joins it (:meth:`result`, or
+    :meth:`finish` when a person quits), and only a Ctrl-C pressed while it is being joined
+    leaves it running, so that the command ends at once; it then ends with the process.
+    """
+
+    def __init__(self, jobs: list[tuple[int, Bot, PlayerView]]) -> None:
+        self._jobs = jobs
+        self._bids: dict[int, Bid] = {}
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="bot-bids", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for seat, bot, view in self._jobs:
+                self._bids[seat] = bot.act(view)
+        except BaseException as exc:  # whatever a bot raises is re-raised by result() in the main thread
+            self._error = exc
+
+    def result(self) -> dict[int, Bid]:
+        """Wait for the bots; their bids by seat.
+
+        Raises:
+            Exception: what a bot raised.
+            KeyboardInterrupt: Ctrl-C while waiting (the thread is left to end on its own).
+        """
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._bids
+
+    def finish(self) -> None:
+        """The round is abandoned: wait for the bots to finish (their bids are dropped); a
+        Ctrl-C while waiting stops the wait."""
+        try:
+            self._thread.join()
+        except KeyboardInterrupt:
+            pass
 
 
 def save_record(records: Sequence[GameRecord], path: Path | None = None) -> Path:
