@@ -16,14 +16,17 @@ offsets of its layout) and a compressed one, so the carry-over approximation
 :class:`~.tables.SolvedTable` from the factors.
 
 File (``.npz``, NumPy's zip of arrays, read with ``allow_pickle=False``): ``meta`` (UTF-8
-JSON as uint8: ruleset fields, ranks, per-layer errors, the exact table's checksum), then per
-layer ``k`` either ``d{k}`` (dense, ``nsub x npat``) or ``w{k}`` and ``p{k}`` (the factors).
+JSON as uint8: ruleset fields, ranks, per-layer errors, the exact table's checksum, the
+digest of the pattern codes), ``codes`` and ``code_off`` (the layout's canonical pattern codes
+and layer offsets, int64: enumerating them for 13 cards takes seconds), then per layer ``k``
+either ``d{k}`` (dense, ``nsub x npat``) or ``w{k}`` and ``p{k}`` (the factors).
 :func:`write_compressed` writes one from a solved table (``scripts/compress_tables.py``);
 :func:`bundled_table` opens the one shipped in ``cardtable/solver/data/`` for a ruleset.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import zipfile
@@ -145,6 +148,8 @@ def write_compressed(table: SolvedTable, path: Path, target_rms: float = 0.005) 
         for name, a in stored.items():
             arrays[f"{name}{k}"] = a
         layers.append({"k": k, **stats})
+    arrays["codes"] = np.asarray(L.codes, dtype=np.int64)
+    arrays["code_off"] = np.asarray(L.code_off, dtype=np.int64)
     rs = table.ruleset
     meta = {
         "version": COMPRESSED_VERSION,
@@ -154,6 +159,7 @@ def write_compressed(table: SolvedTable, path: Path, target_rms: float = 0.005) 
         "objective": "points",
         "target_rms": target_rms,
         "layers": layers,
+        "patterns_sha256": patterns_digest(arrays["codes"], arrays["code_off"]),
         "source": {k: table.stats.get(k) for k in ("data_sha256", "games", "seconds") if k in table.stats},
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
@@ -162,6 +168,27 @@ def write_compressed(table: SolvedTable, path: Path, target_rms: float = 0.005) 
     path.write_bytes(buf.getvalue())
     meta["bytes"] = path.stat().st_size
     return meta
+
+
+def patterns_digest(codes: np.ndarray, code_off: np.ndarray) -> str:
+    """SHA-256 of the stored pattern codes and their layer offsets (little-endian int64)."""
+    h = hashlib.sha256(np.ascontiguousarray(codes, dtype="<i8").tobytes())
+    h.update(np.ascontiguousarray(code_off, dtype="<i8").tobytes())
+    return h.hexdigest()
+
+
+def _stored_patterns(meta: dict, arrays: dict[str, np.ndarray], cards: int) -> list[np.ndarray]:
+    """The pattern codes of each layer ``0..cards`` stored in the file, checked against the
+    digest in ``meta``.
+
+    Raises:
+        TableFileError: missing, malformed or not matching their digest."""
+    codes, off = arrays.pop("codes", None), arrays.pop("code_off", None)
+    if codes is None or off is None or codes.dtype.kind != "i" or off.dtype.kind != "i":
+        raise TableFileError("compressed table: the pattern codes are missing")
+    if off.shape != (cards + 2,) or patterns_digest(codes, off) != meta.get("patterns_sha256"):
+        raise TableFileError("compressed table: the pattern codes do not match their checksum (damaged)")
+    return [codes[off[k] : off[k + 1]].astype(np.int64) for k in range(cards + 1)]
 
 
 def compressed_name(ruleset: Ruleset) -> str:
@@ -183,7 +210,7 @@ class CompressedTable(SolvedTable):
         self.meta = meta
         self.path = path
         self.stats = {"compressed": True, **meta.get("source", {})}
-        self._layout = full_layout(ruleset, "points")
+        self._layout = full_layout(ruleset, "points", _stored_patterns(meta, arrays, ruleset.cards))
         self.prize_cards = tuple(range(1, ruleset.cards + 1))
         self._values: np.ndarray | None = None
         self.source = self._build_source(arrays)

@@ -275,11 +275,12 @@ class EquilibriumSource:
                 return self.sub.round_strategy(pos, prize).a, "subgame"
         return lookahead_strategy(self.ruleset, pos, prize), "lookahead"
 
-    def note(self) -> str:
+    def note(self, estimate: bool = True) -> str:
         """What the source plays from in this ruleset, in words (for front ends); without
-        a table it ends with what the whole solve would need (:mod:`.estimate`)."""
+        a table it ends with what the whole solve would need (:mod:`.estimate`, about 2 s
+        the first time at 13 cards: ``estimate=False`` leaves it out)."""
         rs = self.ruleset
-        if self.table is None and not rs.fixed_order and not self.whole_game_fits():
+        if estimate and self.table is None and not rs.fixed_order and not self.whole_game_fits():
             return self._note() + "; " + self._solve_needs()
         return self._note()
 

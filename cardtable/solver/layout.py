@@ -187,14 +187,25 @@ def _slot_bases(
 
 
 def build_layout(
-    pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool, pot0: int = 0, d0: int = 0, order=None
+    pval,
+    amask: int,
+    bmask: int,
+    nbits: int,
+    carry: bool,
+    win: bool,
+    pot0: int = 0,
+    d0: int = 0,
+    order=None,
+    codes_l: list[np.ndarray] | None = None,
 ) -> Layout:
     """Index every position reachable from the start (hands ``amask``/``bmask``,
     all ``len(pval)`` prizes face down, pot ``pot0``, difference ``d0``).
 
     ``order``: prize indices in their public reveal order (docs/rules.md, Fixed prize
     order); then layer k holds only the last k prizes of the order. ``None``:
-    shuffled prizes.
+    shuffled prizes. ``codes_l``: the sorted canonical pattern codes of each layer
+    ``0..len(pval)``, when already known (a compressed table stores them: enumerating the
+    13-card game's takes seconds).
 
     Raises:
         SolverError: the hands do not hold as many cards as there are prizes.
@@ -204,7 +215,8 @@ def build_layout(
     if bin(amask).count("1") != n_p or bin(bmask).count("1") != n_p:
         raise SolverError("each hand must hold as many cards as there are prizes left")
     T = int(pval.sum()) + int(pot0) + abs(int(d0))
-    codes_l = _pattern_layers(amask, bmask, n_p, nbits)
+    if codes_l is None:
+        codes_l = _pattern_layers(amask, bmask, n_p, nbits)
     code_off = np.zeros(n_p + 2, dtype=np.int64)
     for k in range(n_p + 1):
         code_off[k + 1] = code_off[k] + len(codes_l[k])

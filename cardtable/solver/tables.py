@@ -225,8 +225,9 @@ def strategy_of(M: np.ndarray, pos: Position, ruleset: Ruleset) -> RoundStrategy
 # -- the format-1 layouts of a game ------------------------------------------------------
 
 
-def full_layout(ruleset: Ruleset, objective: str) -> Layout:
-    """The layout of the whole game of ``ruleset`` (both hands full, pot 0).
+def full_layout(ruleset: Ruleset, objective: str, codes_l: list[np.ndarray] | None = None) -> Layout:
+    """The layout of the whole game of ``ruleset`` (both hands full, pot 0); ``codes_l``:
+    its pattern codes per layer when known (:func:`.layout.build_layout`).
 
     Raises:
         UnsupportedRuleset: ruleset outside the solver's reach.
@@ -248,6 +249,7 @@ def full_layout(ruleset: Ruleset, objective: str) -> Layout:
         ruleset.tie_rule == "carry",
         objective == "win",
         order=_order_indices(ruleset, tuple(range(1, n + 1))),
+        codes_l=codes_l,
     )
 
 

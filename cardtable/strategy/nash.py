@@ -127,12 +127,13 @@ class NashBot(GoofspielBot):
         )
         source = self._source
         if source is None or self.ruleset != ruleset or seen != self._tables_seen:
-            before = source.note() if source is not None and self.ruleset == ruleset else None
+            # what it plays from, without the full solve's estimate (seconds at 13 cards)
+            before = source.note(estimate=False) if source is not None and self.ruleset == ruleset else None
             source = EquilibriumSource(
                 ruleset, self.objective, self.subgame_limit, self.use_table, self.approximation
             )
             self._source, self._tables_seen = source, seen
-            now = source.note()
+            now = source.note(estimate=False) if before is not None else ""
             if before is not None and now != before:
                 self._news = (
                     f"a table was completed in the cache folder since the last game; from now on: {now}"

@@ -181,6 +181,9 @@ def _set_meta(arrays, meta):
         (lambda a: a.pop(next(n for n in a if n.startswith("w"))), "is missing"),
         (lambda a: a.update({n: a[n][:-1] for n in a if n.startswith("p")}), "has shape"),
         (lambda a: a.update({n: a[n] * np.nan for n in a if n.startswith("w")}), "not finite"),
+        (lambda a: a.update(codes=a["codes"][::-1].copy()), "do not match their checksum"),
+        (lambda a: a.pop("code_off"), "pattern codes are missing"),
+        (lambda a: a.update(codes=a["codes"].astype(float)), "pattern codes are missing"),
     ],
 )
 def test_damaged_files_are_refused(seven, tmp_path, change, message):

@@ -56,9 +56,26 @@ def test_expected_difference_runs_from_the_value_to_the_final_score(tie):
     assert data["given_up"][1] == pytest.approx(sum(r["given_up"][1] for r in rounds))
 
 
-def test_without_table_early_rounds_are_labelled_not_solved():
+def test_without_table_early_rounds_come_from_the_shipped_compressed_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path))  # nothing built
+    for ties, first in (("carry", "approximation"), ("discard", "compressed")):
+        game = _game(dict(cards=11, tie_rule=ties))
+        data = analysis(game, ["h", "r"], None, limit=20_000)
+        sources = [r["source"] for r in data["rounds"]]
+        assert sources[0] == first and sources[-1] == "subgame" and "not solved" not in sources
+        assert all(r["expected_after"] is not None for r in data["rounds"])  # every round analysed
+        assert data["start"] == pytest.approx(0.0, abs=0.05)  # the symmetric game's value, near-exact
+
+
+def test_without_any_source_early_rounds_are_labelled_not_solved(tmp_path, monkeypatch):
+    from cardtable.solver import compressed
+
+    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path))
+    monkeypatch.setattr(compressed, "DATA_DIR", tmp_path)  # a package without its shipped tables
+    compressed._bundled.cache_clear()
     game = _game(dict(cards=11, tie_rule="carry"))
     data = analysis(game, ["h", "r"], None, limit=20_000)
+    compressed._bundled.cache_clear()
     sources = [r["source"] for r in data["rounds"]]
     assert sources[0] == "not solved" and sources[-1] == "subgame"
     assert data["start"] is None and data["rounds"][0]["expected_after"] is None
