@@ -8,6 +8,7 @@ writes ``gops-nN-discard-points-{low,high}ace.svd.npz`` and prints each layer's 
 
     python scripts/compress_tables.py --cards 11,12,13 [--high-ace both] [--target 0.005]
         [--cache DIR] [--out cardtable/solver/data]
+    python scripts/compress_tables.py --list      # the table of the shipped files (docs/solver.md)
 """
 
 from __future__ import annotations
@@ -18,8 +19,24 @@ import time
 from pathlib import Path
 
 from cardtable.goofspiel import Ruleset
-from cardtable.solver.compressed import DATA_DIR, compressed_name, write_compressed
+from cardtable.solver.compressed import DATA_DIR, compressed_name, open_compressed, write_compressed
 from cardtable.solver.table import load_table
+
+
+def list_files(folder: Path) -> None:
+    """One Markdown row per compressed table in ``folder`` (docs/solver.md, Compressed discard
+    tables): deck, bytes, the largest layer's rank, the largest per-layer RMS and absolute error."""
+    print("| deck | file | MiB | largest rank | largest layer RMS error | largest error |")
+    print("|---|---|---:|---:|---:|---:|")
+    for path in sorted(folder.glob("*.svd.npz"), key=lambda p: ("highace" in p.name, len(p.name), p.name)):
+        table = open_compressed(path)
+        layers = table.meta["layers"]
+        rs = table.ruleset
+        print(
+            f"| {rs.cards} cards, {'high' if rs.high_ace else 'low'} ace | `{path.name}` | "
+            f"{path.stat().st_size / 2**20:.1f} | {max(x['rank'] for x in layers)} | "
+            f"{max(x['rms'] for x in layers):.4f} | {max(x['max'] for x in layers):.3f} |"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,7 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=float, default=0.005, help="RMS error per layer, points")
     ap.add_argument("--cache", type=Path, default=None, help="folder of the solved tables")
     ap.add_argument("--out", type=Path, default=DATA_DIR)
+    ap.add_argument("--list", action="store_true", help="only print the table of the files in --out")
     args = ap.parse_args(argv)
+    if args.list:
+        list_files(args.out)
+        return 0
     aces = {"no": [False], "yes": [True], "both": [False, True]}[args.high_ace]
     missing = 0
     for n in (int(x) for x in args.cards.split(",")):

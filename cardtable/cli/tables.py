@@ -41,6 +41,7 @@ def register(app: typer.Typer) -> None:
         Exit code 1 when a table is damaged, 2 when the folder or an entry cannot be read."""
         # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
         from cardtable.solver.catalog import DAMAGED, UNREADABLE, CacheFolderError, list_tables
+        from cardtable.solver.compressed import shipped_tables
 
         if cache is None:
             try:
@@ -51,17 +52,25 @@ def register(app: typer.Typer) -> None:
             found = list_tables(cache, verify=verify)
         except CacheFolderError as exc:
             fail(str(exc))
+        shipped = shipped_tables()
         if as_json:
             typer.echo(
                 json.dumps(
-                    {"cache": str(cache), "verified": verify, "tables": [t.to_json() for t in found]},
+                    {
+                        "cache": str(cache),
+                        "verified": verify,
+                        "tables": [t.to_json() for t in found],
+                        "shipped": shipped,
+                    },
                     indent=1,
                 )
             )
-        elif not found:
-            typer.echo(f"no tables in {cache} (`cardtable solve` writes them there)")
         else:
-            _print_tables(cache, found)
+            if not found:
+                typer.echo(f"no tables in {cache} (`cardtable solve` writes them there)")
+            else:
+                _print_tables(cache, found)
+            _print_shipped(shipped)
         bad = [t for t in found if t.checksum in (DAMAGED, UNREADABLE)]
         for t in bad:
             what = t.problem if str(t.path) in (t.problem or "") else f"{t.path}: {t.problem}"
@@ -70,6 +79,19 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2)
         if bad:
             raise typer.Exit(1)
+
+
+def _print_shipped(shipped: list[dict]) -> None:
+    """One line: the compressed discard tables shipped with cardtable (read where the cache
+    folder has no table of the deck; docs/solver.md, Compressed discard tables)."""
+    if not shipped:
+        return
+    decks = ", ".join(f"{t['cards']} cards {'high' if t['high_ace'] else 'low'} ace" for t in shipped)
+    total = sum(t["bytes"] for t in shipped) / 2**20
+    typer.echo(
+        f"shipped with cardtable (compressed discard tables, {total:.0f} MiB, read where the cache has no "
+        f"table of the deck): {decks}"
+    )
 
 
 def _print_tables(cache: Path, found: list) -> None:

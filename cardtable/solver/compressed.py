@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import zipfile
 from functools import lru_cache
 from pathlib import Path
@@ -375,6 +376,24 @@ def open_compressed(path: Path) -> CompressedTable:
     return CompressedTable(ruleset, meta, arrays, path)
 
 
+def shipped_tables(folder: Path | None = None) -> list[dict[str, Any]]:
+    """The compressed tables shipped with the package, without opening them:
+    ``[{"cards", "high_ace", "file", "bytes"}]`` by cards, low ace first."""
+    out = []
+    for path in (DATA_DIR if folder is None else folder).glob("*.svd.npz"):
+        m = re.fullmatch(r"gops-n(\d+)-discard-points-(low|high)ace\.svd\.npz", path.name)
+        if m:
+            out.append(
+                {
+                    "cards": int(m[1]),
+                    "high_ace": m[2] == "high",
+                    "file": path.name,
+                    "bytes": path.stat().st_size,
+                }
+            )
+    return sorted(out, key=lambda t: (t["cards"], t["high_ace"]))
+
+
 @lru_cache(maxsize=4)
 def _bundled(cards: int, high_ace: bool, folder: Path) -> CompressedTable | None:
     path = folder / compressed_name(Ruleset(cards=cards, tie_rule="discard", high_ace=high_ace))
@@ -400,6 +419,7 @@ __all__ = [
     "dense_source",
     "discard_value",
     "open_compressed",
+    "shipped_tables",
     "table_source",
     "write_compressed",
 ]

@@ -200,3 +200,16 @@ def test_a_solve_holding_the_lock_is_listed_as_building_and_its_log_shown(cache)
         assert f"build log of the 5-card discard table: {log}" in " ".join(out.split())
     e = by_name(run("tables", "--cache", str(cache), "--json")[1])[folder_name(W5, "win")]
     assert (e["building"], e["state_text"]) == (False, "interrupted: 3 of 5 layers, 85% done")
+
+
+def test_the_shipped_compressed_tables_are_listed(tmp_path):
+    from cardtable.solver.compressed import DATA_DIR
+
+    files = sorted(p.name for p in DATA_DIR.glob("*.svd.npz"))
+    code, out, _ = run("tables", "--cache", str(tmp_path))
+    assert code == 0 and "shipped with cardtable (compressed discard tables" in out
+    assert "13 cards low ace" in out and "11 cards high ace" in out
+    code, out, _ = run("tables", "--cache", str(tmp_path), "--json")
+    shipped = json.loads(out)["shipped"]
+    assert sorted(t["file"] for t in shipped) == files
+    assert all(t["bytes"] == (DATA_DIR / t["file"]).stat().st_size for t in shipped)
