@@ -118,15 +118,17 @@ def test_nash_plays_the_shipped_table_where_nothing_is_built(tmp_path, monkeypat
         assert sources[-1] == "subgame"
 
 
-def test_compressed_bot_best_response_matches_the_positional_one(seven, monkeypatch):
+def test_compressed_bot_best_response_matches_the_positional_one(tmp_path, monkeypatch):
     # the kernel's best response reads the values the bot plays from: it must equal the
-    # position-by-position best response to the bot's actual mixes
-    exact, path, meta = seven
-    monkeypatch.setattr(comp, "DATA_DIR", path.parent)
+    # position-by-position best response to the bot's actual mixes (6 cards, a coarse target
+    # so that the layers are factored and the bot measurably exploitable)
+    rs = Ruleset(cards=6, tie_rule="discard")
+    meta = write_compressed(solve(rs), tmp_path / compressed_name(rs), 0.2)
+    assert any(layer["rank"] for layer in meta["layers"])
+    monkeypatch.setattr(comp, "DATA_DIR", tmp_path)
     comp._bundled.cache_clear()
-    rs = Ruleset(cards=7, tie_rule="discard")
-    limit = 300  # small: the compressed table plays the first rounds
-    assert compressed_exact_layers(rs, limit) < 7
+    limit = 100  # small: the compressed table plays the rounds with 4 to 6 cards
+    assert compressed_exact_layers(rs, limit) == 3
     src = EquilibriumSource(rs, subgame_limit=limit, use_table=False)
     assert isinstance(src.compressed, CompressedTable)
     kernel = best_response(rs, NashBot(subgame_limit=limit, use_table=False))
@@ -134,7 +136,7 @@ def test_compressed_bot_best_response_matches_the_positional_one(seven, monkeypa
     comp._bundled.cache_clear()
     assert kernel.method == "kernel"
     assert kernel.values == pytest.approx(positions.values, abs=1e-9)
-    assert 0 <= kernel.exploitability < 0.05
+    assert kernel.exploitability > 1e-3  # measurably inexact at this coarse target
 
 
 def test_shipped_tables_open_and_state_their_errors():
@@ -220,3 +222,18 @@ def test_only_whole_discard_points_tables_are_compressed(tmp_path):
         write_compressed(solve(Ruleset(cards=4, tie_rule="carry")), tmp_path / "x.npz")
     with pytest.raises(ValueError, match="discard-ties tables of the points objective"):
         write_compressed(solve(Ruleset(cards=4, tie_rule="discard"), "win"), tmp_path / "x.npz")
+
+
+@pytest.mark.slow
+def test_the_shipped_11_card_tables_hold_the_solvers_values():
+    # the shipped data against a fresh exact solve (about 30 s each): every value within the
+    # largest error the file states
+    for high in (False, True):
+        rs = Ruleset(cards=11, tie_rule="discard", high_ace=high)
+        shipped = bundled_table(rs)
+        assert shipped is not None
+        exact = solve(rs)
+        worst = max(layer["max"] for layer in shipped.meta["layers"])
+        diff = np.abs(shipped.values - np.asarray(exact.values))
+        assert diff.max() <= worst + 1e-6
+        assert np.sqrt(np.mean(diff**2)) <= 1.2 * shipped.meta["target_rms"]
