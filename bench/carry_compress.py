@@ -123,6 +123,8 @@ def smallest_rank(M: np.ndarray, reach: np.ndarray, target: float) -> dict:
     tail = np.append(np.cumsum((s**2)[::-1])[::-1], 0.0)
     hi = int(np.argmax(tail <= (target**2) * nreach))
     while True:  # half precision can push the bound just over the target
+        if hi * (4 * m + 2 * n) >= dense["bytes"]:
+            return dense
         rms, mx = _errors(M, reach, *_factors(U, s, V, hi))
         if rms <= target or hi >= len(s):
             break
@@ -157,15 +159,15 @@ def filled(M: np.ndarray, reach: np.ndarray, how: str) -> np.ndarray:
 def _lstsq_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``X`` minimising ``|A - X B^T|`` (rows of ``A`` against the columns' factors ``B``)."""
     G = B.T @ B
-    return scipy.linalg.solve(G + 1e-12 * np.trace(G) * np.eye(len(G)), (A @ B).T, assume_a="pos").T
+    return scipy.linalg.solve(G + (1e-12 * np.trace(G) + 1e-12) * np.eye(len(G)), (A @ B).T, assume_a="pos").T
 
 
-def _als(M, reach, rgroup, cgroup, q, steps):
+def _als(M, reach, rgroup, cgroup, q, steps, usv):
     """Rank-``q`` factors fitted to the reachable slots only (alternating least squares,
-    ``steps`` rounds from the ``mean`` fill's SVD). The mask is a staircase:
+    ``steps`` rounds from the ``mean`` fill's SVD ``usv``). The mask is a staircase:
     ``reach[j, i] = rgroup[j] <= cgroup[i]`` (a state's fewest tied prizes against a
     pattern's most), so each least-squares step is one solve per group."""
-    U, s, V = _svd(filled(M, reach, "mean"))
+    U, s, V = usv
     W, P = U[:, :q] * s[:q], V[:, :q].copy()
     Mz = np.where(reach, M, 0.0)
     for it in range(steps + 1):
@@ -197,9 +199,10 @@ def compress(M, reach, how, target, steps, rgroup=None, cgroup=None) -> dict:
         return res
     lo, hi = 0, int(res["rank"])
     m, n = M.shape
+    usv = _svd(filled(M, reach, "mean"))
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        rms, mx, _ = _als(M, reach, rgroup, cgroup, mid, steps)
+        rms, mx, _ = _als(M, reach, rgroup, cgroup, mid, steps, usv)
         if rms <= target:
             hi = mid
             res = {"rank": mid, "rms": rms, "max": mx, "bytes": mid * (4 * m + 2 * n), "recon": None}
