@@ -257,11 +257,6 @@ def test_explorer_value_is_the_solvers(client, ties, prizes, you, opp, pot):
         ({"cards": 14, "prizes": "1", "you": "1", "opp": "1"}, 400, "bad request: cards"),
         ({"cards": 4, "ties": "sometimes", "prizes": "1", "you": "1", "opp": "1"}, 400, "bad request: ties"),
         ({"cards": 4, "you": "1", "opp": "1"}, 400, "bad request: prizes"),
-        (
-            {"cards": 13, "ties": "discard", "prizes": "all", "you": "all", "opp": "all"},
-            400,
-            "too big to solve on the server",
-        ),
     ],
 )
 def test_explorer_refuses_with_the_error_shape(client, query, status, words):
@@ -421,3 +416,27 @@ def test_explorer_shows_a_heat_map_and_the_value(browser, server):
     page.wait_for_selector("#err:not(.hidden)")
     assert "impossible position" in page.inner_text("#err")
     assert not page.js_errors
+
+
+def test_the_13_card_first_round_comes_from_the_shipped_compressed_table(client):
+    # once refused as too big to solve on the server: the compressed discard table answers it
+    r = explore(client, cards=13, ties="discard", prizes="all", you="all", opp="all")
+    assert r.status_code == 200
+    data = r.json()
+    assert data["source"] == "compressed" and data["exact"] is False
+    assert "compressed discard table" in data["source_words"]
+
+
+def test_a_position_no_source_covers_is_too_big(tmp_path, monkeypatch):
+    from cardtable.solver import compressed
+    from cardtable.web.explorer import TooBig, explore_position
+
+    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path))
+    monkeypatch.setattr(compressed, "DATA_DIR", tmp_path)  # a package without its shipped tables
+    compressed._bundled.cache_clear()
+    full = tuple(range(1, 14))
+    try:
+        with pytest.raises(TooBig, match="too big to solve on the server"):
+            explore_position((13, "discard", False, full, full, full, 0, None))
+    finally:
+        compressed._bundled.cache_clear()
