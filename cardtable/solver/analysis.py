@@ -30,8 +30,8 @@ Where a position's equilibrium comes from (:class:`RoundSources`), best first:
    rounds where the approximation plays exactly are solved as subgames
    (reading the low layers that the bot reads: docs/solver.md, Low layers);
 4. ``"compressed"``: discard ties without their table: the compressed table
-   shipped with the package (:mod:`cardtable.solver.compressed`; values within a few
-   thousandths of a point of the exact ones), where the ``nash`` bot plays it;
+   shipped with the package (:mod:`cardtable.solver.compressed`; values within about
+   0.01 points RMS of the exact ones), where the ``nash`` bot plays it;
 5. ``"not solved"``: none of these (e.g. a deck the package ships no compressed
    table for, before the rest of the game is small).
 

@@ -62,8 +62,8 @@ SOURCE_WORDS = {
         "docs/solver.md, The carry-over approximation)"
     ),
     "compressed": (
-        "compressed discard table shipped with cardtable (the exact table's values to within a few "
-        "thousandths of a point; docs/solver.md, Compressed tables)"
+        "compressed discard table shipped with cardtable (the exact table's values to within about "
+        "0.01 points RMS; docs/solver.md, Compressed discard tables)"
     ),
     "not solved": "not solved (no table; exact solving starts once the rest of the game is small)",
 }
@@ -488,7 +488,7 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
     dist = check_distribution(bot.policy(view), view.hand, "hint")
     exact = bot.last_source in ("table", "subgame")
     if bot.last_source == "compressed":
-        source = bot.last_source_text + " (near-exact: values within a few thousandths of a point)"
+        source = bot.last_source_text + " (near-exact: values within about 0.01 points RMS of the exact table)"
     else:
         source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
     return {
