@@ -1,8 +1,8 @@
 """Prepare the solver's Numba kernels before a game, so that no bid waits for a compiler.
 
 The kernels are ``@njit(cache=True)``: the first call after a fresh install compiles
-each one (15-38 s in all for the ``nash`` bot on a shared 2-core machine, docs/play.md,
-Speed; ``kernel.solve_matrix_game`` alone about 5 s), later processes load the compiled code from Numba's on-disk cache (well
+each one (12-21 s in all for the ``nash`` bot at 12-13 cards on a shared 2-core machine,
+docs/play.md, Speed; ``kernel.solve_matrix_game`` alone about 5 s), later processes load the compiled code from Numba's on-disk cache (well
 under a second). Numba compiles a kernel once per combination of argument *types*
 (array dtypes, dimensions, read-only or not), so a kernel run on an input of other
 types is compiled again. :func:`warm_kernels` therefore makes the same
@@ -57,8 +57,8 @@ def warm_kernels(ruleset: Ruleset, objective: str = "points", cache: Path | None
             cache folder), as :class:`~.equilibrium.EquilibriumSource`.
 
     Returns:
-        the seconds it took (wall clock): 15-38 s the first time after an install, about
-        1.5 s (12 cards) to 6 s (13 cards) once Numba's cache holds the kernels. Includes what the bot's
+        the seconds it took (wall clock): 12-21 s the first time after an install, about
+        1.4-1.8 s (12 and 13 cards) once Numba's cache holds the kernels. Includes what the bot's
         first ``new_game`` would do anyway and keeps for the process (opening and
         verifying a table file; for 9 or 10 cards solving the discard table or the low
         layers in memory).
