@@ -27,19 +27,17 @@ format-2 table keeps its finished layers and the next build resumes from them.
 from __future__ import annotations
 
 import os
-import select
 import shlex
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset
-from cardtable.platform.protocol import KEEPER, keeps_descendants
+from cardtable.platform.protocol import KEEPER, keeps_descendants, read_keeper_status
 from cardtable.solver.catalog import build_log, game_lock, lock_held
 from cardtable.solver.estimate import SolveNeeds, estimate_solve, size_text
 from cardtable.solver.layers import LOW_MANIFEST
@@ -320,7 +318,7 @@ class BackgroundBuild:
                 os.close(status_w)
         self.kept = True
         try:
-            why = _keeper_report(status_r)
+            why = read_keeper_status(status_r, STOP_WAIT_S)
         finally:
             os.close(status_r)
         if why:
@@ -377,20 +375,6 @@ class BackgroundBuild:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _keeper_report(fd: int, wait_s: float = STOP_WAIT_S) -> str:
-    """The keeper's report on ``fd``: ``""`` (end of file: the program runs) or why it could
-    not be started."""
-    data, end = b"", time.monotonic() + wait_s
-    while (left := end - time.monotonic()) > 0:
-        if not select.select([fd], [], [], left)[0]:
-            continue
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            return data.decode("utf-8", "replace")
-        data += chunk
-    return f"the keeper process did not report within {wait_s:.0f} s"
 
 
 __all__ = [

@@ -602,7 +602,7 @@ def _spawn(argv: list[str], cwd: str | None, command: str) -> tuple[subprocess.P
     finally:
         os.close(status_w)
     try:
-        why = _read_status(status_r, KEEPER_WAIT_S)
+        why = read_keeper_status(status_r, KEEPER_WAIT_S)
     finally:
         os.close(status_r)
     if why:
@@ -614,8 +614,9 @@ def _spawn(argv: list[str], cwd: str | None, command: str) -> tuple[subprocess.P
     return proc, True
 
 
-def _read_status(fd: int, wait_s: float) -> str:
-    """The keeper's report: ``""`` (the program runs) or why it could not be started."""
+def read_keeper_status(fd: int, wait_s: float) -> str:
+    """The keeper's report on ``fd`` within ``wait_s`` seconds: ``""`` (end of file: the program
+    runs) or why it could not be started (:mod:`cardtable.platform.keeper`)."""
     data, end = b"", time.monotonic() + wait_s
     while True:
         left = end - time.monotonic()
