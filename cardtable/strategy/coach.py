@@ -488,7 +488,9 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
     dist = check_distribution(bot.policy(view), view.hand, "hint")
     exact = bot.last_source in ("table", "subgame")
     if bot.last_source == "compressed":
-        source = bot.last_source_text + " (near-exact: values within about 0.01 points RMS of the exact table)"
+        source = (
+            bot.last_source_text + " (near-exact: values within about 0.01 points RMS of the exact table)"
+        )
     else:
         source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")
     return {
