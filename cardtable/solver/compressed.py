@@ -115,7 +115,7 @@ def compress_layer(M: np.ndarray, target_rms: float) -> tuple[dict[str, np.ndarr
     U, s, Vt = np.linalg.svd(M, full_matrices=False)
     tail = np.sqrt(np.cumsum((s**2)[::-1])[::-1] / M.size)  # RMS error of rank r: tail[r]
     tail = np.append(tail, 0.0)
-    r = int(np.argmax(tail <= target_rms))
+    r = max(1, int(np.argmax(tail <= target_rms)))  # a file layer holds at least one factor
     if r * (4 * nsub + 2 * npat) >= 4 * nsub * npat:  # bytes of the factors against the dense float32
         return dense, _errors(M, dense["d"], 0)
     W = (U[:, :r] * s[:r]).astype(np.float32)
@@ -128,7 +128,7 @@ def _errors(M: np.ndarray, A: np.ndarray, rank: int) -> dict[str, Any]:
     return {"rank": rank, "rms": float(np.sqrt(np.mean(err**2))), "max": float(np.abs(err).max())}
 
 
-def write_compressed(table: SolvedTable, path: Path, target_rms: float = 0.005) -> dict[str, Any]:
+def write_compressed(table: SolvedTable, path: Path, target_rms: float = 0.01) -> dict[str, Any]:
     """Compress the discard-ties points ``table`` (every layer, :func:`compress_layer` at
     ``target_rms`` points) into ``path``. Returns the file's ``meta`` (per-layer rank and
     errors, bytes).

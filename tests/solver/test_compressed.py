@@ -237,3 +237,9 @@ def test_the_shipped_11_card_tables_hold_the_solvers_values():
         diff = np.abs(shipped.values - np.asarray(exact.values))
         assert diff.max() <= worst + 1e-6
         assert np.sqrt(np.mean(diff**2)) <= 1.2 * shipped.meta["target_rms"]
+
+
+def test_a_layer_of_near_zero_values_keeps_one_factor(tmp_path):
+    # rank 0 would meet the target but leave the file without factors for the layer
+    stored, stats = comp.compress_layer(np.full((5, 40), 1e-4), 0.01)
+    assert stats["rank"] == 1 and stored["w"].shape == (5, 1) and stored["p"].shape == (40, 1)
