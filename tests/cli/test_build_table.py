@@ -164,7 +164,9 @@ def test_a_second_run_resumes_from_the_finished_layers(cache):
     text = log.read_text()
     assert text.count("runs: cardtable solve -n 10 --ties carry") == 2
     assert f"resumed layers {list(range(1, len(kept) + 1))}" in text  # the solve's own report
-    assert "the background build finished" in out
+    # the log's last line is written just before the build's processes exit: on a loaded machine
+    # the command may still find them running and stop them (the table is complete either way)
+    assert "the background build finished" in out or "the background build was stopped" in out
     code, listing, _ = run_cli("tables", "--json")
     (entry,) = json.loads(listing)["tables"]
     assert (entry["state"], entry["percent_done"], entry["building"]) == ("complete", 100.0, False)
