@@ -153,3 +153,26 @@ def _protocol_tests_leave_no_process(request):
     if name.startswith(PROTOCOL_TEST_MODULES):
         request.getfixturevalue("no_leaked_processes")
     yield
+
+
+@pytest.fixture
+def nash_sources():
+    """``play(bot, ruleset, seed, opponent, opponent_seed=None)``: one game with ``bot`` (a
+    ``nash``-type bot) in seat 0 against the registered bot ``opponent``; returns where each of
+    ``bot``'s bids came from (``bot.last_source`` after each bid)."""
+    from cardtable.goofspiel import Game  # lazy: keeps the conftest light for every test module
+    from cardtable.platform.bot import load_bot  # lazy: as above
+
+    def play(bot, ruleset, seed, opponent, opponent_seed=None):
+        game = Game(ruleset, seed=seed)
+        other = load_bot("goofspiel", opponent, seed=opponent_seed)
+        bot.new_game(ruleset, 0)
+        other.new_game(ruleset, 1)
+        sources = []
+        while not game.is_over:
+            bid = bot.act(game.view(0))
+            sources.append(bot.last_source)
+            game.play([bid, other.act(game.view(1))])
+        return sources
+
+    return play

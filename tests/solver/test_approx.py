@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from cardtable.goofspiel import Game, Ruleset
+from cardtable.goofspiel import Ruleset
 from cardtable.platform.bot import load_bot
 from cardtable.solver import ImpossiblePosition, Position, solve
 from cardtable.solver.approx import (
@@ -94,20 +94,13 @@ def test_approximation_checks_its_inputs():
         approx_value_array(rs, solve(Ruleset(cards=5, tie_rule="discard")), 3, scale=[1.0])
 
 
-def test_nash_names_the_approximation_in_the_standard_game_shape():
+def test_nash_names_the_approximation_in_the_standard_game_shape(nash_sources):
     rs = Ruleset(cards=7, tie_rule="carry")
     bot = NashBot(seed=1, subgame_limit=20_000)  # the whole 7-card game does not fit: approximate
     bot.new_game(rs, 0)
     assert "CARRY-OVER APPROXIMATION" in bot.fallback_note
     assert "--layers 6` (a one-time build of the low layers) makes it exact from" in bot.fallback_note
-    game = Game(rs, seed=2)
-    other = load_bot("goofspiel", "heuristic")
-    other.new_game(rs, 1)
-    sources = []
-    while not game.is_over:
-        a = bot.act(game.view(0))
-        sources.append(bot.last_source)
-        game.play([a, other.act(game.view(1))])
+    sources = nash_sources(bot, rs, 2, "heuristic")
     assert sources[0] == "approximation" and sources[-1] == "subgame"
     assert bot.last_source_text == "exact subgame solution"
     old = NashBot(approximation=False, subgame_limit=20_000)

@@ -12,8 +12,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from cardtable.goofspiel import Game, Ruleset
-from cardtable.platform.bot import load_bot
+from cardtable.goofspiel import Ruleset
 from cardtable.solver import Position, solve
 from cardtable.solver import compressed as comp
 from cardtable.solver.approx import CarryApproximation
@@ -97,7 +96,7 @@ def test_the_approximation_reads_either_table(seven):
         assert y.value == pytest.approx(x.value, abs=0.05)
 
 
-def test_nash_plays_the_shipped_table_where_nothing_is_built(tmp_path, monkeypatch):
+def test_nash_plays_the_shipped_table_where_nothing_is_built(tmp_path, monkeypatch, nash_sources):
     monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path))  # an empty cache: a fresh install
     for ties in ("discard", "carry"):
         rs = Ruleset(cards=11, tie_rule=ties)
@@ -105,14 +104,7 @@ def test_nash_plays_the_shipped_table_where_nothing_is_built(tmp_path, monkeypat
         bot.new_game(rs, 0)
         word = "COMPRESSED TABLE" if ties == "discard" else "compressed discard-ties table shipped"
         assert word in bot.fallback_note
-        game = Game(rs, seed=4)
-        other = load_bot("goofspiel", "heuristic")
-        other.new_game(rs, 1)
-        sources = []
-        while not game.is_over:
-            a = bot.act(game.view(0))
-            sources.append(bot.last_source)
-            game.play([a, other.act(game.view(1))])
+        sources = nash_sources(bot, rs, 4, "heuristic")
         assert "lookahead" not in sources
         assert sources[0] == ("compressed" if ties == "discard" else "approximation")
         assert sources[-1] == "subgame"

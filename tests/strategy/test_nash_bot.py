@@ -64,28 +64,15 @@ def test_nash_is_unexploitable_and_others_are_not(tie):
     assert best_response(rs, load_bot("goofspiel", "matcher")).exploitability > 0.5
 
 
-def _sources(bot, rs):
-    game = Game(rs, seed=4)
-    other = load_bot("goofspiel", "random", seed=1)
-    bot.new_game(rs, 0)
-    other.new_game(rs, 1)
-    sources = []
-    while not game.is_over:
-        a = bot.act(game.view(0))
-        sources.append(bot.last_source)
-        game.play([a, other.act(game.view(1))])
-    return sources
-
-
-def test_without_table_plays_the_shipped_table_then_the_subgame(tmp_path, monkeypatch):
+def test_without_table_plays_the_shipped_table_then_the_subgame(tmp_path, monkeypatch, nash_sources):
     monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path))  # nothing built: a fresh install
     rs = Ruleset(cards=13, tie_rule="discard")
-    sources = _sources(NashBot(seed=5), rs)
+    sources = nash_sources(NashBot(seed=5), rs, 4, "random", 1)
     assert sources[:5] == ["compressed"] * 5 and sources[5:] == ["subgame"] * 8  # exact from 8 cards
     # without the compressed table (approximation=False) the named fallback comes back
     bot = NashBot(seed=5, approximation=False)
     assert "fallback" in bot.description
-    sources = _sources(bot, rs)
+    sources = nash_sources(bot, rs, 4, "random", 1)
     assert sources[0] == "lookahead" and sources[-1] == "subgame"
     assert "table" not in sources
 
