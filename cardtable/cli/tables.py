@@ -82,15 +82,17 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_shipped(shipped: list[dict]) -> None:
-    """One line: the compressed discard tables shipped with cardtable (read where the cache
-    folder has no table of the deck; docs/solver.md, Compressed discard tables)."""
+    """One line: the compressed tables shipped with cardtable (read where the cache folder has
+    no table of the game; docs/solver.md, Compressed tables)."""
     if not shipped:
         return
-    decks = ", ".join(f"{t['cards']} cards {'high' if t['high_ace'] else 'low'} ace" for t in shipped)
+    decks = ", ".join(
+        f"{t['cards']} cards {t['tie_rule']} {'high' if t['high_ace'] else 'low'} ace" for t in shipped
+    )
     total = sum(t["bytes"] for t in shipped) / 2**20
     typer.echo(
-        f"shipped with cardtable (compressed discard tables, {total:.0f} MiB, read where the cache has no "
-        f"table of the deck): {decks}"
+        f"shipped with cardtable (compressed tables, {total:.0f} MiB, read where the cache has no "
+        f"table of the game): {decks}"
     )
 
 

@@ -29,9 +29,10 @@ Where a position's equilibrium comes from (:class:`RoundSources`), best first:
    compressed one shipped with the package);
    rounds where the approximation plays exactly are solved as subgames
    (reading the low layers that the bot reads: docs/solver.md, Low layers);
-4. ``"compressed"``: discard ties without their table: the compressed table
-   shipped with the package (:mod:`cardtable.solver.compressed`; values within about
-   0.01 points RMS of the exact ones), where the ``nash`` bot plays it;
+4. ``"compressed"``: no table of the game: the compressed table shipped with the
+   package (discard ties: :mod:`cardtable.solver.compressed`; carry-over ties, its upper
+   layers: :mod:`cardtable.solver.compressed_carry`; values within about 0.01 points RMS
+   of the exact ones), where the ``nash`` bot plays it;
 5. ``"not solved"``: none of these (e.g. a deck the package ships no compressed
    table for, before the rest of the game is small).
 
@@ -164,8 +165,8 @@ class RoundSources:
 
     @property
     def compressed(self):
-        """The compressed discard table the ``nash`` bot plays from in this (discard-ties)
-        ruleset, or ``None`` (prepared with :meth:`approximation`)."""
+        """The compressed table the ``nash`` bot plays from in this ruleset, or ``None``
+        (prepared with :meth:`approximation`)."""
         self.approximation()
         return None if self._source is None else self._source.compressed
 

@@ -377,21 +377,23 @@ def open_compressed(path: Path) -> CompressedTable:
 
 
 def shipped_tables(folder: Path | None = None) -> list[dict[str, Any]]:
-    """The compressed tables shipped with the package, without opening them:
-    ``[{"cards", "high_ace", "file", "bytes"}]`` by cards, low ace first."""
+    """The compressed tables shipped with the package (discard ties, :mod:`.compressed`;
+    carry-over, :mod:`.compressed_carry`), without opening them:
+    ``[{"cards", "tie_rule", "high_ace", "file", "bytes"}]`` by cards, tie rule, low ace first."""
     out = []
     for path in (DATA_DIR if folder is None else folder).glob("*.svd.npz"):
-        m = re.fullmatch(r"gops-n(\d+)-discard-points-(low|high)ace\.svd\.npz", path.name)
+        m = re.fullmatch(r"gops-n(\d+)-(discard|carry)-points-(low|high)ace\.svd\.npz", path.name)
         if m:
             out.append(
                 {
                     "cards": int(m[1]),
-                    "high_ace": m[2] == "high",
+                    "tie_rule": m[2],
+                    "high_ace": m[3] == "high",
                     "file": path.name,
                     "bytes": path.stat().st_size,
                 }
             )
-    return sorted(out, key=lambda t: (t["cards"], t["high_ace"]))
+    return sorted(out, key=lambda t: (t["cards"], t["tie_rule"], t["high_ace"]))
 
 
 @lru_cache(maxsize=4)

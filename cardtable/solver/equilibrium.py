@@ -5,7 +5,10 @@ at this position" for a ruleset, from the best source available, in order:
 
 1. ``"table"``: the solved table of the ruleset in the cache folder
    (``cardtable solve``), memory-mapped; exact.
-2. carry-over ties without a table, points objective, shuffled prizes, when
+2. carry-over ties without a table, points objective, shuffled prizes: where the
+   package ships the deck's compressed carry-over table (:mod:`.compressed_carry`: its
+   layers from the first exact subgame up), ``"compressed"`` while more than
+   :func:`.approx.exact_layers` cards are in each hand, then ``"subgame"``; else, when
    the discard table of the same deck is available (in the cache folder; or
    solved in memory at the first move for at most 10 cards, 5 s at 10):
    ``"approximation"`` (:mod:`.approx`) while more than
@@ -38,8 +41,10 @@ from cardtable.goofspiel import Ruleset
 from . import kernel
 from .approx import CarryApproximation, approx_value_array, exact_layers, subgame_cost
 from .compressed import CompressedTable, bundled_table
+from .compressed_carry import CompressedCarryTable, bundled_carry_table
 from .estimate import estimate_solve
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
+from .layout import Layout
 from .low_layers import solve_low_layers
 from .position import ImpossiblePosition, Position, check_supported
 from .round_subgame import solve_round_subgame
@@ -51,7 +56,7 @@ SOURCE_TEXT = {
     "table": "solved table",
     "subgame": "exact subgame solution",
     "approximation": "carry-over approximation",
-    "compressed": "compressed discard table",
+    "compressed": "compressed table",
     "lookahead": "lookahead fallback",
 }
 
@@ -182,9 +187,10 @@ class EquilibriumSource:
         self.approx: CarryApproximation | None = None
         #: the full game's low layers, read by every subgame solve (carry-over, points)
         self.low: LayeredTable | None = None
-        #: discard ties without a table: the compressed table shipped with the package,
-        #: played while more than :attr:`compressed_exact` cards are in each hand
-        self.compressed: CompressedTable | None = None
+        #: no table: the compressed table shipped with the package (discard ties, or the
+        #: upper layers of the carry-over one), played while more than
+        #: :attr:`compressed_exact` cards are in each hand
+        self.compressed: CompressedTable | CompressedCarryTable | None = None
         self.compressed_exact = 0
         carry_points = (
             self.table is None
@@ -218,6 +224,11 @@ class EquilibriumSource:
             self.low = low_layers(self.ruleset, cache)
             fits = self.low is not None and self.whole_game_fits()  # they may make the whole game fit
         if approximation and not fits:
+            exact = exact_layers(self.ruleset, self.subgame_limit, self.low_upto)
+            shipped = bundled_carry_table(self.ruleset)
+            if shipped is not None and shipped.lo <= exact:
+                self.compressed, self.compressed_exact = shipped, exact
+                return
             discard = discard_table(self.ruleset, cache)
             if discard is not None:
                 self.approx = CarryApproximation(
@@ -313,6 +324,15 @@ class EquilibriumSource:
                 f"exploitability in docs/approximation.md) until {self.approx.exact} cards are left, then the exact "
                 "subgame equilibrium" + self._low_note()
             )
+        if isinstance(self.compressed, CompressedCarryTable):
+            rms = max(layer["rms"] for layer in self.compressed.meta["layers"])
+            return (
+                "no carry-over table solved for these rules: plays from the COMPRESSED CARRY-OVER TABLE shipped "
+                f"with cardtable (its values within {rms:.3f} points RMS of the exact ones; measured exploitability "
+                f"in docs/solver.md, Compressed tables) until {self.compressed_exact} cards are left, then the exact "
+                f"subgame equilibrium{self._low_note()}; `cardtable solve --cards {rs.cards} --ties carry` (a "
+                "one-time build) makes every move exact"
+            )
         if self.compressed is not None:
             rms = max(layer["rms"] for layer in self.compressed.meta["layers"])
             return (
@@ -340,7 +360,14 @@ class EquilibriumSource:
             return f" (with the low layers 1..{self.low.upto}, {where})"
         upto = min(LOW_LAYERS, self.ruleset.cards - 1)
         start = exact_layers(self.ruleset, self.subgame_limit, upto)
-        if self.approx is None or start <= self.approx.exact:
+        now = (
+            self.approx.exact
+            if self.approx is not None
+            else self.compressed_exact
+            if self.compressed
+            else None
+        )
+        if now is None or start <= now:
             return ""
         return (
             f"; `cardtable solve --cards {self.ruleset.cards} --ties carry --layers {upto}` "
@@ -361,6 +388,8 @@ class EquilibriumSource:
         if self.approx is not None:
             lay, vals = approx_value_array(self.ruleset, self.approx.discard, self.approx.exact)
             return lay, vals, max(self.approx.exact, 1)
+        if isinstance(self.compressed, CompressedCarryTable):
+            return carry_compressed_values(self.compressed, self.compressed_exact)
         if self.compressed is not None:  # compressed values above the exact layers
             lay = self.compressed.layout
             vals = np.array(self.compressed.values)
@@ -372,6 +401,32 @@ class EquilibriumSource:
             t = solve(self.ruleset)
             return t.layout, t.values
         return None
+
+
+def carry_compressed_values(table: CompressedCarryTable, exact: int) -> tuple[Layout, np.ndarray, int]:
+    """``(layout, values, exact)`` of the full carry-over game as a bot reading ``table``
+    above ``exact`` cards per hand plays it (:meth:`EquilibriumSource.best_response_values`):
+    the stored layers ``exact..n`` from the compressed file, exact values below (backward
+    induction). Memory: one float64 per slot of the format-1 layout (11 cards: about 1 GiB).
+
+    Raises:
+        ValueError: ``exact`` is below the file's lowest layer."""
+    if exact < table.lo:
+        raise ValueError(f"the compressed table starts at layer {table.lo}, not {exact}")
+    stored = table.dense_layers()
+    below = [np.full(table.lay.layer_size(k), np.nan, np.float32) for k in range(1, table.lo)]
+    view = LayeredTable(
+        table.ruleset,
+        "points",
+        table.lay,
+        [np.zeros(0, np.float32), *below, *(stored[k] for k in sorted(stored))],
+        table.prize_cards,
+    )
+    view.DENSE_MAX = 1 << 34  # the caller asked for the whole array (instance attribute)
+    lay, vals = view.layout, np.array(view.values)
+    if exact > 1:
+        solve_low_layers(lay, exact - 1, vals)
+    return lay, vals, max(exact, 1)
 
 
 def lookahead_strategy(ruleset: Ruleset, pos: Position, prize: int) -> dict[int, float]:

@@ -77,7 +77,9 @@ def warm_kernels(ruleset: Ruleset, objective: str = "points", cache: Path | None
     pos, prize = small_position(ruleset, ROUND_CARDS, objective)
     for part in (source.table, source.approx, source.compressed):
         if part is not None:
-            part.round_strategy(pos, prize)
+            # a compressed carry-over table plays only the rounds above its lowest layer
+            lowest = getattr(part, "lo", 0)
+            part.round_strategy(*(small_position(ruleset, lowest + 1, objective) if lowest else (pos, prize)))
     lookahead_strategy(ruleset, pos, prize)
     sub_pos, sub_prize = small_position(ruleset, SUBGAME_CARDS, objective)
     # the bot's own routing: a subgame (its size counted first, with carry-over ties by

@@ -62,8 +62,8 @@ SOURCE_WORDS = {
         "docs/solver.md, The carry-over approximation)"
     ),
     "compressed": (
-        "compressed discard table shipped with cardtable (the exact table's values to within about "
-        "0.01 points RMS; docs/solver.md, Compressed discard tables)"
+        "compressed table shipped with cardtable (the exact table's values to within about "
+        "0.01 points RMS; docs/solver.md, Compressed tables)"
     ),
     "not solved": "not solved (no table; exact solving starts once the rest of the game is small)",
 }

@@ -102,11 +102,11 @@ def test_nash_plays_the_shipped_table_where_nothing_is_built(tmp_path, monkeypat
         rs = Ruleset(cards=11, tie_rule=ties)
         bot = NashBot(seed=3)
         bot.new_game(rs, 0)
-        word = "COMPRESSED TABLE" if ties == "discard" else "compressed discard-ties table shipped"
+        word = "COMPRESSED TABLE" if ties == "discard" else "COMPRESSED CARRY-OVER TABLE"
         assert word in bot.fallback_note
         sources = nash_sources(bot, rs, 4, "heuristic")
         assert "lookahead" not in sources
-        assert sources[0] == ("compressed" if ties == "discard" else "approximation")
+        assert sources[0] == "compressed"
         assert sources[-1] == "subgame"
 
 
@@ -132,7 +132,7 @@ def test_compressed_bot_best_response_matches_the_positional_one(tmp_path, monke
 
 
 def test_shipped_tables_open_and_state_their_errors():
-    shipped = sorted(comp.DATA_DIR.glob("*.svd.npz"))
+    shipped = sorted(comp.DATA_DIR.glob("*-discard-*.svd.npz"))
     assert shipped, "the package ships no compressed table"
     for path in shipped:
         table = open_compressed(path)

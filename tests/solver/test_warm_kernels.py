@@ -64,7 +64,7 @@ def _game(tmp_path, cards: int, ties: str, warm: bool) -> dict:
 
 @pytest.mark.parametrize(
     ("ties", "sources"),
-    [("carry", ["approximation", "subgame"]), ("discard", ["compressed", "subgame"])],
+    [("carry", ["compressed", "subgame"]), ("discard", ["compressed", "subgame"])],
 )
 def test_an_11_card_game_after_warm_kernels_compiles_nothing_new(tmp_path, ties, sources):
     got = _game(tmp_path, 11, ties, warm=True)
