@@ -49,7 +49,7 @@ from .low_layers import solve_low_layers
 from .position import ImpossiblePosition, Position, check_supported
 from .round_subgame import solve_round_subgame
 from .table import FORMAT_LAYERED, Table, count_games, default_path, load_table, solve, unchanged_key
-from .tables import SolvedTable, check_table_matches, subgame_layout
+from .tables import SolvedTable, check_table_matches, full_layout, subgame_layout
 
 #: Words for each source, for front ends.
 SOURCE_TEXT = {
@@ -403,6 +403,11 @@ class EquilibriumSource:
         return None
 
 
+#: Most format-1 slots of a whole-game best response to the compressed carry-over table
+#: (11 cards: 160 million, 4.5 GiB at its peak; 12 cards: 992 million).
+WHOLE_GAME_SLOTS = 1 << 28
+
+
 def carry_compressed_values(table: CompressedCarryTable, exact: int) -> tuple[Layout, np.ndarray, int]:
     """``(layout, values, exact)`` of the full carry-over game as a bot reading ``table``
     above ``exact`` cards per hand plays it (:meth:`EquilibriumSource.best_response_values`):
@@ -410,9 +415,19 @@ def carry_compressed_values(table: CompressedCarryTable, exact: int) -> tuple[La
     induction). Memory: one float64 per slot of the format-1 layout (11 cards: about 1 GiB).
 
     Raises:
-        ValueError: ``exact`` is below the file's lowest layer."""
+        ValueError: ``exact`` is below the file's lowest layer, or the format-1 arrays would
+            exceed :data:`WHOLE_GAME_SLOTS` (12 and 13 cards: the layered best response of
+            :mod:`.exploit_lean` measures them)."""
     if exact < table.lo:
         raise ValueError(f"the compressed table starts at layer {table.lo}, not {exact}")
+    slots = int(full_layout(table.ruleset, "points").size)
+    if slots > WHOLE_GAME_SLOTS:
+        n = table.ruleset.cards
+        raise ValueError(
+            f"a whole-game best response at {n} cards, carry-over ties, needs {3 * 8 * slots / 2**30:.0f} GiB; "
+            f"`python bench/exploit_carry.py --cards {n}` measures it layer by layer from the complete table "
+            f"(`cardtable solve -n {n} --ties carry`)"
+        )
     stored = table.dense_layers()
     below = [np.full(table.lay.layer_size(k), np.nan, np.float32) for k in range(1, table.lo)]
     view = LayeredTable(

@@ -279,3 +279,26 @@ def test_only_complete_carry_points_tables_are_compressed(eight, tmp_path):
     solve_layered(rs, "points", tmp_path / "low", upto=3)
     with pytest.raises(ValueError, match="complete carry-over tables"):
         cc.write_compressed_carry(open_layered(tmp_path / "low", low=True), tmp_path / "x.npz", 2)
+
+
+@pytest.mark.parametrize("cards, lo", [(6, 3), (8, 4)])
+def test_the_layered_best_response_equals_the_whole_game_one(tmp_path, cards, lo):
+    # the lean, two-layers-at-a-time best response (the one 12 and 13 cards need) against the
+    # format-1 kernel over the whole game, on a coarse file so that the bot is exploitable
+    from cardtable.solver.equilibrium import carry_compressed_values
+    from cardtable.solver.exploit_kernel import layout_best_response
+    from cardtable.solver.exploit_lean import compressed_carry_best_response
+
+    rs = Ruleset(cards=cards, tie_rule="carry")
+    solve_layered(rs, "points", tmp_path / "table")
+    exact = open_layered(tmp_path / "table")
+    path = tmp_path / cc.carry_compressed_name(rs)
+    cc.write_compressed_carry(exact, path, lo, 0.2)
+    table = cc.open_compressed_carry(path)
+    v0, v1, stats = compressed_carry_best_response(table, exact, lo)
+    lay, vals, below = carry_compressed_values(table, lo)
+    w0, w1, _ = layout_best_response(lay, vals, exact_below=below)
+    assert v0 == pytest.approx(w0, abs=1e-5) and v1 == pytest.approx(w1, abs=1e-5)
+    assert (v0 + v1) / 2 > 1e-3  # measurably exploitable at this coarse target
+    with pytest.raises(ValueError, match="exact must be a layer"):
+        compressed_carry_best_response(table, exact, lo - 1)
