@@ -396,6 +396,58 @@ def shipped_tables(folder: Path | None = None) -> list[dict[str, Any]]:
     return sorted(out, key=lambda t: (t["cards"], t["tie_rule"], t["high_ace"]))
 
 
+#: The exploitability measured for each shipped file (``scripts/record_exploitability.py``):
+#: ``{"files": {name: {"sha256", "exploitability", "how"}}}``, in ``DATA_DIR``.
+MEASURED_NAME = "measured.json"
+
+
+#: SHA-256 of the files read by :func:`measured_exploitability`, by path: ((size, mtime), digest).
+_SHA256: dict[Path, tuple[tuple[int, int], str]] = {}
+
+
+def _file_sha256(path: Path) -> str:
+    st = path.stat()
+    stamp = (st.st_size, st.st_mtime_ns)
+    known = _SHA256.get(path)
+    if known is None or known[0] != stamp:
+        known = _SHA256[path] = (stamp, hashlib.sha256(read_regular_bytes(path)).hexdigest())
+    return known[1]
+
+
+def measured_exploitability(path: Path | None) -> float | None:
+    """The exploitability of ``nash`` playing the shipped compressed file ``path`` (points per
+    game, exact best response; how it was measured: ``measured.json`` beside it), or None when
+    none is recorded for these bytes (a file changed since its measurement has none)."""
+    if path is None:
+        return None
+    try:
+        records = json.loads(read_regular_bytes(path.parent / MEASURED_NAME).decode())["files"]
+        entry = records[path.name]
+        if entry["sha256"] != _file_sha256(path):
+            return None
+        return float(entry["exploitability"])
+    except (OSError, KeyError, TypeError, ValueError):
+        return None
+
+
+def record_exploitability(path: Path, exploitability: float, how: str) -> None:
+    """Record the exploitability measured for the compressed file ``path`` (with its SHA-256 and
+    how it was measured) in ``measured.json`` beside it."""
+    book = path.parent / MEASURED_NAME
+    try:
+        data = json.loads(book.read_text())
+    except (OSError, ValueError):
+        data = {}
+    files = data.setdefault("files", {})
+    files[path.name] = {
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "exploitability": exploitability,
+        "how": how,
+    }
+    data["files"] = dict(sorted(files.items()))
+    book.write_text(json.dumps(data, indent=1) + "\n")
+
+
 @lru_cache(maxsize=4)
 def _bundled(cards: int, high_ace: bool, folder: Path) -> CompressedTable | None:
     path = folder / compressed_name(Ruleset(cards=cards, tie_rule="discard", high_ace=high_ace))
@@ -418,6 +470,8 @@ __all__ = [
     "DiscardSource",
     "bundled_table",
     "compressed_name",
+    "measured_exploitability",
+    "record_exploitability",
     "dense_source",
     "discard_value",
     "open_compressed",

@@ -40,7 +40,7 @@ from cardtable.goofspiel import Ruleset
 
 from . import kernel
 from .approx import CarryApproximation, approx_value_array, exact_layers, subgame_cost
-from .compressed import CompressedTable, bundled_table
+from .compressed import CompressedTable, bundled_table, measured_exploitability
 from .compressed_carry import CompressedCarryTable, bundled_carry_table
 from .estimate import estimate_solve
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
@@ -328,8 +328,8 @@ class EquilibriumSource:
             rms = max(layer["rms"] for layer in self.compressed.meta["layers"])
             return (
                 "no carry-over table solved for these rules: plays from the COMPRESSED CARRY-OVER TABLE shipped "
-                f"with cardtable (its values within {rms:.3f} points RMS of the exact ones; measured exploitability "
-                f"in docs/solver.md, Compressed tables) until {self.compressed_exact} cards are left, then the exact "
+                f"with cardtable (its values within {rms:.3f} points RMS of the exact ones; "
+                f"{self._measured_words()}) until {self.compressed_exact} cards are left, then the exact "
                 f"subgame equilibrium{self._low_note()}; `cardtable solve --cards {rs.cards} --ties carry` (a "
                 "one-time build) makes every move exact"
             )
@@ -337,8 +337,8 @@ class EquilibriumSource:
             rms = max(layer["rms"] for layer in self.compressed.meta["layers"])
             return (
                 "no discard-ties table solved for these rules: plays from the COMPRESSED TABLE shipped with "
-                f"cardtable (values within {rms:.3f} points RMS of the exact ones; measured exploitability in "
-                f"docs/solver.md, Compressed tables) until {self.compressed_exact} cards are left, then the exact "
+                f"cardtable (values within {rms:.3f} points RMS of the exact ones; {self._measured_words()}) "
+                f"until {self.compressed_exact} cards are left, then the exact "
                 f"subgame equilibrium; `cardtable solve --cards {rs.cards} --ties discard` (a one-time build) "
                 "makes every move exact"
             )
@@ -353,6 +353,17 @@ class EquilibriumSource:
                 "exact equilibrium from the first move"
             )
         )
+
+    def compressed_exploitability(self) -> float | None:
+        """The measured exploitability (points per game) of this source's play with the
+        shipped compressed table (:func:`.compressed.measured_exploitability`), or None."""
+        return None if self.compressed is None else measured_exploitability(self.compressed.path)
+
+    def _measured_words(self) -> str:
+        x = self.compressed_exploitability()
+        if x is None:
+            return "exploitability not measured for this file (docs/solver.md, Compressed tables)"
+        return f"measured exploitability {x:.3f} points per game, docs/solver.md, Compressed tables"
 
     def _low_note(self) -> str:
         if self.low is not None:

@@ -488,8 +488,15 @@ def hint(bot: Any, view: PlayerView) -> dict[str, Any]:
     dist = check_distribution(bot.policy(view), view.hand, "hint")
     exact = bot.last_source in ("table", "subgame")
     if bot.last_source == "compressed":
+        measured = getattr(bot, "source_exploitability", None)
+        figure = (
+            "exploitability not measured"
+            if measured is None
+            else f"measured exploitability {measured:.3f} points per game"
+        )
         source = (
-            bot.last_source_text + " (near-exact: values within about 0.01 points RMS of the exact table)"
+            bot.last_source_text
+            + f" (near-exact: values within about 0.01 points RMS of the exact table; {figure})"
         )
     else:
         source = bot.last_source_text + ("" if exact else " (an approximation, not the equilibrium)")

@@ -169,6 +169,12 @@ class NashBot(GoofspielBot):
         return "" if self._source is None else self._source.note()
 
     @property
+    def source_exploitability(self) -> float | None:
+        """The measured exploitability (points per game) of the shipped compressed table the
+        bot plays from in this ruleset (docs/solver.md, Compressed tables), or None."""
+        return None if self._source is None else self._source.compressed_exploitability()
+
+    @property
     def last_source_text(self) -> str:
         """Where the last bid came from, in words (``""`` before the first bid)."""
         # lazy: the bot registry (`cardtable bots`) reads this module without loading Numba

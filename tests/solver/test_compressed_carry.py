@@ -302,3 +302,33 @@ def test_the_layered_best_response_equals_the_whole_game_one(tmp_path, cards, lo
     assert (v0 + v1) / 2 > 1e-3  # measurably exploitable at this coarse target
     with pytest.raises(ValueError, match="exact must be a layer"):
         compressed_carry_best_response(table, exact, lo - 1)
+
+
+def test_a_recorded_exploitability_is_read_only_for_the_same_bytes(eight, tmp_path):
+    _, path, _ = eight
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    assert comp.measured_exploitability(copy) is None  # nothing recorded
+    comp.record_exploitability(copy, 0.125, "a test")
+    assert comp.measured_exploitability(copy) == 0.125
+    copy.write_bytes(path.read_bytes()[:-1] + b"x")  # other bytes: the figure no longer applies
+    assert comp.measured_exploitability(copy) is None
+    (tmp_path / comp.MEASURED_NAME).write_text("{not json")
+    assert comp.measured_exploitability(copy) is None
+    assert comp.measured_exploitability(None) is None
+
+
+def test_the_bot_and_its_hints_state_the_measured_exploitability(tmp_path, monkeypatch):
+    from cardtable.goofspiel import Game
+    from cardtable.strategy.coach import hint
+
+    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path))  # a fresh install
+    rs = Ruleset(cards=11, tie_rule="carry")
+    shipped = cc.bundled_carry_table(rs)
+    measured = comp.measured_exploitability(shipped.path)
+    assert measured is not None and 0 < measured < 0.25  # recorded for the shipped bytes
+    bot = NashBot(seed=1)
+    bot.new_game(rs, 0)
+    assert f"measured exploitability {measured:.3f} points per game" in bot.fallback_note
+    got = hint(bot, Game(rs, seed=2).view(0))
+    assert got["source"].startswith("compressed table") and f"{measured:.3f}" in got["source"]
