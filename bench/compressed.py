@@ -1,12 +1,12 @@
 """The compressed discard tables: size, error and the exact exploitability of the bot playing them.
 
 For each deck (``--cards``, low and high ace) and RMS target (``--targets``): compresses the
-solved discard table from the cache folder (:mod:`cardtable.solver.compressed`) and prints a
-Markdown row with the file's size, the largest per-layer RMS and absolute error, and the exact
+solved discard table from the cache folder (format 1 or 2; :mod:`cardtable.solver.compressed`)
+and prints a Markdown row with the file's size, the largest per-layer RMS and absolute error, and the exact
 exploitability (points per game, the mean of the best response's gains in both seats) of the
 ``nash`` bot as a fresh install plays it: the compressed values while more than
 :func:`~cardtable.solver.equilibrium.compressed_exact_layers` cards are in each hand, exact subgames
-from there. Reference in the same run: the exact table's size (format 1) and its bot's exploitability
+from there. Reference in the same run: the exact table's size on disk and its bot's exploitability
 (0 by construction, computed by the same kernel as a check). Usage:
 
     python bench/compressed.py [--cards 11] [--targets 0.005,0.01,0.02] [--high-ace no|yes|both]
@@ -26,7 +26,13 @@ from pathlib import Path
 import numpy as np
 
 from cardtable.goofspiel import Ruleset
-from cardtable.solver.compressed import compressed_name, open_compressed, write_compressed
+from cardtable.solver.compressed import (
+    compressed_name,
+    discard_layout,
+    discard_values,
+    open_compressed,
+    write_compressed,
+)
 from cardtable.solver.equilibrium import compressed_exact_layers
 from cardtable.solver.exploit_kernel import layout_best_response
 from cardtable.solver.low_layers import solve_low_layers
@@ -37,6 +43,15 @@ def exploitability(layout, values: np.ndarray, exact_below: int) -> float:
     """Mean over both seats of the best response's expected gain, points per game."""
     v0, v1, _ = layout_best_response(layout, values, exact_below=exact_below)
     return (v0 + v1) / 2
+
+
+def table_bytes(path: Path | None) -> int:
+    """Bytes of a table on disk: its file (format 1) or the regular files of its folder (format 2)."""
+    if path is None:
+        return 0
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.iterdir() if p.is_file())
+    return path.stat().st_size
 
 
 def main() -> None:
@@ -60,10 +75,12 @@ def main() -> None:
             deck = f"{n} cards, {'high' if high else 'low'} ace"
             k0 = compressed_exact_layers(rs)
             t0 = time.perf_counter()
-            e = exploitability(exact.layout, np.asarray(exact.values), 1)
-            size = exact.path.stat().st_size if exact.path else 0
+            e = exploitability(discard_layout(exact), discard_values(exact), 1)
+            size = table_bytes(exact.path)
+            fmt = 2 if exact.path is not None and exact.path.is_dir() else 1
             print(
-                f"| {deck} | exact (format 1) | {size:,} | - | 0 | 0 | {e:.6f} | {time.perf_counter() - t0:.0f} |"
+                f"| {deck} | exact (format {fmt}) | {size:,} | - | 0 | 0 | {e:.6f} | "
+                f"{time.perf_counter() - t0:.0f} |"
             )
             for target in (float(x) for x in args.targets.split(",")):
                 with tempfile.TemporaryDirectory() as tmp:

@@ -11,8 +11,9 @@ person would type:
   the whole table (format 2, resumable by layer; 13 cards: about 2.3 h, 7.3 GiB of memory,
   16.1 GiB of disk) when it fits this machine now: its memory at most
   :data:`MEMORY_SHARE` of the memory available, its disk at most what is free;
-- **discard ties**: the whole table (format 1, what the carry-over approximation reads;
-  13 cards: about 32 min, 1.5 GiB of memory; not resumable: a stopped build starts over).
+- **discard ties**: the whole table (format 2, resumable by layer, what the carry-over
+  approximation reads; 13 cards: about 32 min, 590 MiB of memory, 644 MiB of disk; a
+  format-1 file already in the cache counts as complete).
 
 A table already complete is not built again; one whose lock file another process holds
 (a ``cardtable solve`` writing it, or another session's build) is reported and left to
@@ -213,18 +214,10 @@ def _plan_game(
     if low_first:
         needs = estimate_solve(rs, "points", LOW_LAYERS)
         steps.append(BuildStep(rs, _solve_args(rs, "--layers", str(LOW_LAYERS)), needs, log))
-    fmt = 2 if carry else 1
     try:
-        plan = plan_solve(
-            rs,
-            "points",
-            folder if carry else default_path(rs, "points", cache),
-            table_format=fmt,
-            max_memory_gib=limit_gib,
-            max_hours=SOLVE_MAX_HOURS,
-        )
+        plan = plan_solve(rs, "points", folder, max_memory_gib=limit_gib, max_hours=SOLVE_MAX_HOURS)
     except SolveRefused:
-        needs = estimate_solve(rs, "points", table_format=fmt)
+        needs = estimate_solve(rs, "points")
         skipped.append(f"not the whole {_game_text(rs)} table: {_why_not(needs, limit_gib, cache)}")
         return
     extra: tuple[str, ...] = ()

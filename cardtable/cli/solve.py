@@ -1,7 +1,7 @@
 """Solver commands: ``solve``, ``strategy``, ``analyze``, ``exploit`` (docs/solver.md).
 
-``cardtable solve --cards 8 --ties discard`` writes the table file to the cache
-folder; ``cardtable strategy`` prints the equilibrium of one round;
+``cardtable solve --cards 8 --ties discard`` writes the table (format 2: a folder of
+layers, resumable) to the cache folder; ``cardtable strategy`` prints the equilibrium of one round;
 ``cardtable analyze RECORD`` walks a finished game; ``cardtable exploit BOT``
 computes a best response to a bot (small games).
 """
@@ -119,8 +119,9 @@ def register(app: typer.Typer) -> None:
             None,
             "--format",
             metavar="N",
-            show_default="2 for carry-over ties, 1 for discard",
-            help="Table format: 2 (float32 layers, reachable pots only, resumable) or 1 (one float64 file).",
+            show_default="2",
+            help="Table format: 2 (float32 layers, reachable pots only, resumable) or 1 (one float64 file, "
+            "not resumable).",
         ),
         layers: Optional[int] = typer.Option(
             None,
@@ -134,6 +135,7 @@ def register(app: typer.Typer) -> None:
         """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
         rs = _ruleset(cards, ties, high_ace)
         objective = _objective(objective)
+        asked_format = table_format
         table_format = _check_solve_options(
             cards, ties, objective, max_memory, max_hours, threads, backend, workers, table_format, layers
         )
@@ -148,9 +150,10 @@ def register(app: typer.Typer) -> None:
                 _check_before_low_layers(rs, objective, folder, path, force, layers)
                 if not force:  # never shrink the stored low layers (docs/solver.md, Low layers)
                     layers = _kept_low_layers(rs, objective, folder, layers)
-            if ((folder / "table.json").exists() or path.exists()) and not force:
+            if _table_present(folder, path, asked_format) and not force:
                 if _already_solved(rs, objective, cache, layers):
                     return
+                table_format = _repair_format(folder, path, asked_format, backend, table_format)
             _plan_and_solve(
                 rs,
                 objective,
@@ -386,7 +389,7 @@ def _check_solve_options(
     layers: Optional[int],
 ) -> int:
     """``cardtable solve``'s option checks, in the order the command makes them (each a
-    one-line error, exit 2). Returns the table format (2 for carry-over ties, else 1, unless given)."""
+    one-line error, exit 2). Returns the table format (2 unless given)."""
     if threads < 1:
         fail(f"--threads must be at least 1, not {threads}")
     if workers < 1:
@@ -401,8 +404,8 @@ def _check_solve_options(
             "--backend ray needs the 'research' extra (missing: ray); "
             "install it with: pip install 'cardtable[research]'"
         )
-    if table_format is None:  # the carry-over approximation reads discard tables of format 1
-        table_format = 2 if ties == "carry" else 1
+    if table_format is None:  # every consumer reads either format (docs/solver.md, Table files)
+        table_format = 2
     if table_format not in (1, 2):
         fail(f"--format must be 1 or 2, not {table_format}")
     if layers is not None:
@@ -428,6 +431,35 @@ def _check_layers_option(cards: int, ties: str, objective: str, table_format: in
         )
     if table_format != 2:
         fail("--layers writes format 2 (a folder of layers); drop --format 1")
+
+
+def _table_present(folder: Path, path: Path, asked_format: Optional[int]) -> bool:
+    """Whether the table's files are in the cache folder: the format-2 ``folder``'s
+    ``table.json`` or the format-1 file ``path``; with ``--format N`` only those of format
+    N (so ``--format 2`` builds a format-2 table beside an old format-1 file, which the
+    players then stop reading: format 2 wins, docs/solver.md, Table files)."""
+    layered = (folder / "table.json").exists()
+    if asked_format == 2:
+        return layered
+    if asked_format == 1:
+        return path.exists()
+    return layered or path.exists()
+
+
+def _repair_format(
+    folder: Path, path: Path, asked_format: Optional[int], backend: str, table_format: int
+) -> int:
+    """The format a damaged table is solved again in: the one asked for with ``--format``,
+    else the damaged table's own (a format-1 file with no format-2 ``table.json`` beside it
+    is repaired in place, in format 1, unless another backend than threads is asked for)."""
+    if (
+        asked_format is None
+        and backend == "threads"
+        and path.exists()
+        and not (folder / "table.json").exists()
+    ):
+        return 1
+    return table_format
 
 
 def _kept_low_layers(rs, objective: str, folder: Path, layers: int) -> int:

@@ -38,7 +38,7 @@ from cardtable._numba import njit
 from cardtable.goofspiel import Ruleset
 
 from . import kernel
-from .compressed import discard_value, table_source
+from .compressed import discard_layout, discard_value, table_source
 from .layout import Layout, SolverError, fewest_tied_prizes, games_per_layer, top_strengths
 from .low_layers import solve_low_layers
 from .position import ImpossiblePosition, Position
@@ -511,8 +511,9 @@ class CarryApproximation:
 
     Args:
         ruleset: a shuffled-prize carry-over ruleset.
-        discard: the discard table of the same deck (cards, ace): solved
-            (exact) or compressed (:mod:`.compressed`, shipped in the package).
+        discard: the discard-ties points table of the same deck (cards, ace): solved
+            (exact; format 1 or 2, docs/solver.md, Table files) or compressed
+            (:mod:`.compressed`, shipped in the package).
         exact: rounds with at most this many cards per hand are played exactly.
         scale: per layer ``k`` (index k = 0..cards), the factor on the discard
             values (default :func:`default_scale`).
@@ -531,7 +532,8 @@ class CarryApproximation:
             ``(cards + 1, NCOEF)``.
 
     Raises:
-        ValueError: not a carry-over ruleset, or a discard table of another deck.
+        ValueError: not a carry-over ruleset, or not the discard-ties points table of this
+            deck (a format-2 one: of the whole game).
     """
 
     def __init__(
@@ -546,16 +548,19 @@ class CarryApproximation:
         if ruleset.tie_rule != "carry" or ruleset.fixed_order:
             raise ValueError("the carry-over approximation is for shuffled carry-over rulesets")
         d = discard.ruleset
-        if discard.layout.carry or d.cards != ruleset.cards or d.high_ace != ruleset.high_ace:
+        same_deck = d.cards == ruleset.cards and d.high_ace == ruleset.high_ace
+        if d.tie_rule != "discard" or discard.objective != "points" or not same_deck:
             raise ValueError(
                 f"needs the discard table of {ruleset.cards} cards "
-                f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()}"
+                f"({'high' if ruleset.high_ace else 'low'} ace), got {d.describe()} (objective {discard.objective})"
             )
         if pot_model not in (0, 1, 2, 3, 4):
             raise ValueError(f"pot_model must be 0, 1, 2, 3 or 4, not {pot_model!r}")
         self.ruleset = ruleset
         self.discard = discard
-        #: the discard values as the kernels read them (exact or compressed table)
+        #: the discard table's format-1 layout (pattern codes, prize subsets; no value array)
+        self.layout = discard_layout(discard)
+        #: the discard values as the kernels read them (format 1 or 2, or compressed)
         self.source = table_source(discard)
         self.exact = exact
         self.pot_model = pot_model
@@ -578,7 +583,7 @@ class CarryApproximation:
         if prize not in pos.prizes:
             raise ImpossiblePosition(f"prize {prize} is not among the face-down prizes {sorted(pos.prizes)}")
         t = self.discard
-        L = t.layout
+        L = self.layout
         k = pos.k
         code = t.hand_code(pos)
         mask = 0
@@ -630,7 +635,7 @@ def approx_value_array(
     """
     approx = CarryApproximation(ruleset, discard, exact, scale, pot_model, coef)  # checks the inputs
     lay = full_layout(ruleset, "points")
-    d = discard.layout
+    d = approx.layout
     if not (np.array_equal(lay.codes, d.codes) and np.array_equal(lay.masks, d.masks)):
         raise ValueError("the discard table is not the full game of this deck")
     vals = np.full(lay.size, np.nan)

@@ -8,7 +8,10 @@ its game, format, size on disk, state (``complete``, ``low`` layers ``1..K``, or
 table's work is done (the finished layers weighted by their matrix games,
 :func:`cardtable.solver.lean.reachable_games`), whether a solve is writing it now (it
 holds the table's lock file, :func:`table_lock`; a lock held with nothing written yet,
-such as a format-1 solve, is listed as ``building``) and checksum state.
+such as a format-1 solve, is listed as ``building``) and checksum state. Where both formats
+of one game are there, both are listed, and the format-1 file is marked as not read while
+the format-2 folder has its ``table.json`` (:func:`cardtable.solver.table.load_table`
+reads format 2 first).
 Without ``verify`` only what is cheap is checked (format 1: the header and the file's
 size; format 2: the manifest, every layer record and every file's size); ``verify``
 reads every byte through SHA-256 as opening a table for play does (the 13-card tables:
@@ -74,6 +77,8 @@ class CachedTable:
         building: a solve holds the table's lock file now (:func:`lock_held`).
         log: the log of a background build of this table (:func:`build_log`), when
             there is one, else None.
+        shadowed_by: a format-1 file whose game also has a format-2 folder with its
+            ``table.json``: that folder (the one players read), else None.
     """
 
     path: Path
@@ -92,6 +97,7 @@ class CachedTable:
     work_done: float | None = None
     building: bool = False
     log: Path | None = None
+    shadowed_by: Path | None = None
 
     @property
     def percent_done(self) -> float:
@@ -110,9 +116,13 @@ class CachedTable:
         """``complete``; ``low layers 1..K (12% of the full table)``; ``interrupted: 3 of 5
         layers, 4% done`` (a partial table no solve is writing: the same command resumes
         it); ``building: 3 of 5 layers, 4% done`` (a solve is writing it now); ``building
-        (nothing written yet; format 1 writes its file at the end)``."""
+        (nothing written yet; format 1 writes its file at the end)``; ``complete, not read:
+        the format-2 table NAME is`` (a format-1 file beside the complete format-2 table of
+        the same game)."""
         if self.state == "building":
             return "building (nothing written yet; format 1 writes its file at the end)"
+        if self.shadowed_by is not None:
+            return f"complete, not read: the format-2 table {self.shadowed_by.name} is"
         layers = f"{self.layers_present} of {self.layers_needed} layers, {_percent(self.percent_done)} done"
         if self.building:
             return "complete, being solved again" if self.state == "complete" else f"building: {layers}"
@@ -146,6 +156,7 @@ class CachedTable:
             "work_done": None if self.work_done is None else round(self.work_done, 6),
             "building": self.building,
             "log": None if self.log is None else str(self.log),
+            "shadowed_by": None if self.shadowed_by is None else str(self.shadowed_by),
             "checksum": self.checksum,
             "problem": self.problem,
         }
@@ -264,7 +275,19 @@ def list_tables(cache: Path, verify: bool = False) -> list[CachedTable]:
                 entry = (_format1 if fmt == 1 else _format2)(cache / name, *game, verify)
                 out.append(_with_lock(cache, entry))
     out += _nothing_written_yet(cache, names, {(e.ruleset, e.objective) for e in out})
+    out = [_with_shadow(cache, e) for e in out]
     return sorted(out, key=lambda e: e.path.name)
+
+
+def _with_shadow(cache: Path, entry: CachedTable) -> CachedTable:
+    """``entry`` with :attr:`CachedTable.shadowed_by` set when it is a complete format-1
+    file and the format-2 folder of its game holds a ``table.json`` (read first)."""
+    if entry.table_format != 1 or entry.state != "complete":
+        return entry
+    folder = cache / folder_name(entry.ruleset, entry.objective)
+    if not (folder / "table.json").exists():
+        return entry
+    return replace(entry, shadowed_by=folder)
 
 
 def _nothing_written_yet(cache: Path, names: list[str], listed: set) -> list[CachedTable]:

@@ -10,10 +10,15 @@ or densely where that is smaller. The 13-card table (168 million values, 1.3 GiB
 file of a few MiB; docs/solver.md, Compressed tables, gives each layer's rank and error.
 
 One lookup ``D(k, r, i)`` (layer ``k``, subset rank ``r``, pattern index ``i``) is
-:func:`discard_value`: the same Numba function serves an exact table (every layer dense, the
-offsets of its layout) and a compressed one, so the carry-over approximation
-(:mod:`.approx`) reads either. :class:`CompressedTable` answers the queries of
-:class:`~.tables.SolvedTable` from the factors.
+:func:`discard_value`: the same Numba function serves an exact table of format 1 (every layer
+dense, subset-major, the offsets of its layout), one of format 2 (every layer dense,
+pattern-major: with discard ties and the points objective a lean layer holds one state per
+prize subset, so layer ``k`` is the transpose of format 1's ``nsub x npat`` matrix, slot
+``i * nsub + r``; docs/solver.md, Table format 2) and a compressed one, so the carry-over
+approximation (:mod:`.approx`) reads any of them (:func:`table_source`; :func:`discard_layout`
+and :func:`table_layer_matrix` give the layout and each layer's matrix without a format-1
+value array). :class:`CompressedTable` answers the queries of :class:`~.tables.SolvedTable`
+from the factors.
 
 File (``.npz``, NumPy's zip of arrays, read with ``allow_pickle=False``): ``meta`` (UTF-8
 JSON as uint8: ruleset fields, ranks, per-layer errors, the exact table's checksum, the
@@ -41,6 +46,7 @@ from cardtable._numba import njit
 from cardtable.goofspiel import Ruleset
 from cardtable.platform.files import read_regular_bytes
 
+from .layers import LayeredTable
 from .layout import Layout
 from .position import ImpossiblePosition, Position
 from .tables import (
@@ -58,7 +64,9 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 COMPRESSED_VERSION = 1
 
 #: A discard-value source for the Numba kernels: ``(dd, doff, lw, woff, lp, poff, rk)``.
-#: Layer ``k`` is dense when ``rk[k] == 0``: ``dd[doff[k] + r * npat_k + i]``; else
+#: Layer ``k`` is dense when ``rk[k] == 0``: ``dd[doff[k] + r * npat_k + i]`` (format 1);
+#: dense pattern-major when ``rk[k] == -1``: ``dd[doff[k] + i * nsub_k + r]`` with
+#: ``nsub_k = (doff[k + 1] - doff[k]) // npat_k`` (format 2); else
 #: ``sum_j lw[woff[k] + r * rk[k] + j] * lp[poff[k] + i * rk[k] + j]``.
 DiscardSource = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
@@ -72,6 +80,8 @@ def discard_value(k, r, i, npat, src):
     n = rk[k]
     if n == 0:
         return dd[doff[k] + r * npat + i]
+    if n < 0:  # format 2: patterns outermost, one state (pot 0) per prize subset
+        return dd[doff[k] + i * ((doff[k + 1] - doff[k]) // npat) + r]
     w = woff[k] + r * n
     p = poff[k] + i * n
     s = 0.0
@@ -89,18 +99,114 @@ def dense_source(values: np.ndarray, layout: Layout) -> DiscardSource:
     return (np.asarray(values), layout.val_off, _EMPTY_F, zeros, _EMPTY_F, zeros, zeros)
 
 
+def check_discard_points(table: SolvedTable) -> None:
+    """Refuse a table that is not a discard-ties table of the points objective covering the
+    whole game (what :func:`table_source`, :func:`table_layer_matrix` and
+    :func:`discard_values` read).
+
+    Raises:
+        ValueError: another tie rule or objective, or low layers only.
+    """
+    rs = table.ruleset
+    if rs.tie_rule != "discard" or table.objective != "points":
+        raise ValueError(
+            f"needs a discard-ties table of the points objective, not {rs.describe()} "
+            f"(objective {table.objective})"
+        )
+    if table.upto != rs.cards:
+        raise ValueError(f"needs the whole game's table: this one holds layers 1..{table.upto} of {rs.cards}")
+
+
+def discard_layout(table: SolvedTable) -> Layout:
+    """The format-1 :class:`~.layout.Layout` (pattern codes, prize subsets, value offsets) of
+    the game of a table of any kind, without a format-1 value array: a format-2 table gives
+    its lean layout's pattern and subset arrays (:attr:`.lean.LeanLayout.dense`, the same
+    arrays as :func:`~.tables.full_layout`), the others their own layout."""
+    if isinstance(table, LayeredTable):
+        return table.lay.dense
+    return table.layout
+
+
+def layered_source(table: LayeredTable) -> DiscardSource:
+    """The :data:`DiscardSource` of a format-2 discard-ties points table: every layer dense
+    and pattern-major (``rk[k] == -1``), read from :meth:`~.layers.LayeredTable.joined_layers`
+    (a float32 copy of the layers, kept with the table).
+
+    Raises:
+        ValueError: not a whole discard-ties points table (:func:`check_discard_points`),
+            or a layer with more than one state per prize subset.
+    """
+    check_discard_points(table)
+    lay = table.lay
+    for k in range(1, lay.top + 1):
+        nsub = int(lay.dense.mask_off[k + 1] - lay.dense.mask_off[k])
+        if int(lay.nstates[k]) != nsub:
+            raise ValueError(f"layer {k} holds {int(lay.nstates[k])} states for {nsub} prize subsets")
+    dd, doff = table.joined_layers()
+    rk = np.zeros(lay.top + 2, dtype=np.int64)
+    rk[1 : lay.top + 1] = -1
+    zeros = np.zeros(lay.top + 2, dtype=np.int64)
+    return (dd, doff, _EMPTY_F, zeros, _EMPTY_F, zeros, rk)
+
+
 def table_source(table: SolvedTable) -> DiscardSource:
-    """The :data:`DiscardSource` of a discard table of either kind (exact or compressed)."""
+    """The :data:`DiscardSource` of a discard table of any kind: format 1, format 2
+    (:func:`layered_source`) or compressed.
+
+    Raises:
+        ValueError: a format-2 table that is not a whole discard-ties points table.
+    """
     if isinstance(table, CompressedTable):
         return table.source
+    if isinstance(table, LayeredTable):
+        return layered_source(table)
     return dense_source(np.asarray(table.values), table.layout)
 
 
 def layer_matrix(values: np.ndarray, layout: Layout, k: int) -> np.ndarray:
-    """Layer ``k`` of a discard-ties points table as its ``nsub x npat`` matrix (a view)."""
+    """Layer ``k`` of a format-1 discard-ties points value array as its ``nsub x npat``
+    matrix (a view)."""
     lo, hi = int(layout.val_off[k]), int(layout.val_off[k + 1])
     npat = layout.npat(k)
     return np.asarray(values[lo:hi]).reshape((hi - lo) // npat, npat)
+
+
+def table_layer_matrix(table: SolvedTable, k: int) -> np.ndarray:
+    """Layer ``k`` (``1..cards``) of a whole discard-ties points table of format 1 or 2 as
+    its ``nsub x npat`` matrix (rows: prize subsets by rank, columns: patterns; points for
+    the canonical pattern's A hand): a view, float64 (format 1) or float32 (format 2: the
+    transpose of the layer as stored, docs/solver.md, Table format 2).
+
+    Raises:
+        ValueError: not a whole discard-ties points table, or ``k`` outside ``1..cards``.
+    """
+    check_discard_points(table)
+    if not 1 <= k <= table.upto:
+        raise ValueError(f"layer k must be 1..{table.upto}, not {k}")
+    if isinstance(table, LayeredTable):
+        npat = table.lay.npat(k)
+        return np.asarray(table.layers[k]).reshape(npat, -1).T
+    return layer_matrix(np.asarray(table.values), table.layout, k)
+
+
+def discard_values(table: SolvedTable) -> np.ndarray:
+    """The format-1 float64 value array of a whole discard-ties points table of any format
+    (on :func:`discard_layout`; for :mod:`.exploit_kernel`): format 1 and compressed tables
+    give their own :attr:`values`, a format-2 table its layers transposed into a new array,
+    however large (8 bytes a slot: 1.3 GiB at 13 cards; not the general format-1 view of
+    :attr:`.layers.LayeredTable.values`, which stops at ``DENSE_MAX``).
+
+    Raises:
+        ValueError: not a whole discard-ties points table.
+    """
+    check_discard_points(table)
+    if not isinstance(table, LayeredTable):
+        return np.asarray(table.values)
+    L = table.lay.dense
+    out = np.empty(int(L.val_off[L.top + 1]))
+    for k in range(1, L.top + 1):
+        out[int(L.val_off[k]) : int(L.val_off[k + 1])] = table_layer_matrix(table, k).ravel()
+    return out
 
 
 def compress_layer(M: np.ndarray, target_rms: float) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -136,16 +242,16 @@ def write_compressed(table: SolvedTable, path: Path, target_rms: float = 0.01) -
     Raises:
         ValueError: not a discard-ties points table of a whole game.
     """
-    L = table.layout
-    if L.carry or L.win or table.objective != "points":
+    if table.ruleset.tie_rule != "discard" or table.objective != "points":
         raise ValueError("only discard-ties tables of the points objective are compressed")
+    L = discard_layout(table)
     if L.npat(L.top) != 1 or table.upto != table.ruleset.cards:
         raise ValueError("only a whole game's table is compressed")
-    values = np.asarray(table.values)
     arrays: dict[str, np.ndarray] = {}
     layers = []
     for k in range(1, L.top + 1):
-        stored, stats = compress_layer(layer_matrix(values, L, k), target_rms)
+        M = np.asarray(table_layer_matrix(table, k), dtype=np.float64)
+        stored, stats = compress_layer(M, target_rms)
         for name, a in stored.items():
             arrays[f"{name}{k}"] = a
         layers.append({"k": k, **stats})
@@ -472,10 +578,15 @@ __all__ = [
     "compressed_name",
     "measured_exploitability",
     "record_exploitability",
+    "check_discard_points",
     "dense_source",
+    "discard_layout",
     "discard_value",
+    "discard_values",
+    "layered_source",
     "open_compressed",
     "shipped_tables",
+    "table_layer_matrix",
     "table_source",
     "write_compressed",
 ]

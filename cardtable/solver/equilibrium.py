@@ -40,7 +40,13 @@ from cardtable.goofspiel import Ruleset
 
 from . import kernel
 from .approx import CarryApproximation, approx_value_array, exact_layers, subgame_cost
-from .compressed import CompressedTable, bundled_table, measured_exploitability
+from .compressed import (
+    CompressedTable,
+    bundled_table,
+    discard_layout,
+    discard_values,
+    measured_exploitability,
+)
 from .compressed_carry import CompressedCarryTable, bundled_carry_table
 from .estimate import estimate_solve
 from .layers import LOW_MANIFEST, LayeredTable, open_layered, solve_low_in_memory
@@ -121,7 +127,8 @@ def low_layers(ruleset: Ruleset, cache: Path | None = None) -> LayeredTable | No
 
 def discard_table(ruleset: Ruleset, cache: Path | None = None) -> SolvedTable | None:
     """The discard-ties table of ``ruleset``'s deck: from the cache folder (``cache``,
-    default ``$CARDTABLE_CACHE`` or the user cache folder), else solved in memory when
+    default ``$CARDTABLE_CACHE`` or the user cache folder; format 2 where its ``table.json``
+    is there, else the format-1 file, :func:`.table.load_table`), else solved in memory when
     ``cards <= SOLVE_DISCARD_MAX`` (kept for the process), else the compressed table shipped
     with the package (:func:`.compressed.bundled_table`), else None.
 
@@ -395,6 +402,9 @@ class EquilibriumSource:
         if self.objective != "points":
             return None
         if self.table is not None:
+            if isinstance(self.table, LayeredTable) and self.ruleset.tie_rule == "discard":
+                # format 2: the layers transposed, not the general format-1 view (DENSE_MAX)
+                return discard_layout(self.table), discard_values(self.table)
             return self.table.layout, self.table.values
         if self.approx is not None:
             lay, vals = approx_value_array(self.ruleset, self.approx.discard, self.approx.exact)

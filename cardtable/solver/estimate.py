@@ -78,14 +78,9 @@ class SolveNeeds:
         gib = 2**30
         parts = []
         if self.table_format == 1:  # in memory, one thread pool: only format 2 has other backends
-            note = (
-                "; the `nash` bot's carry-over approximation reads the 13-card discard table in format 1 only"
-                if self.tie_rule == "discard" and self.cards >= 13
-                else ""
-            )
             return (
                 "`--format 2` (float32 layers on disk, less memory, resumable after an "
-                f"interruption; also solved by `--backend ray` or `--backend cuda`{note})"
+                "interruption; also solved by `--backend ray` or `--backend cuda`)"
             )
         if self.memory_bytes <= max_memory_gib * gib and self.hours(cores) <= 12:
             parts.append(f"`--threads {cores}` here ({_dur(self.hours(cores))})")
@@ -164,9 +159,9 @@ FORMAT1_HEADER_BYTES = 4 << 10
 
 
 def estimate_format1(ruleset: Ruleset, objective: str, layout) -> SolveNeeds:
-    """Needs of a format-1 solve (``cardtable solve --format 1``, the default for discard
-    ties) of the full-game ``layout`` (:func:`cardtable.solver.table.full_layout`, built
-    by the caller and reused by the solve): one float64 per slot held in memory with the
+    """Needs of a format-1 solve (``cardtable solve --format 1``) of the full-game
+    ``layout`` (:func:`cardtable.solver.table.full_layout`, built by the caller and reused
+    by the solve): one float64 per slot held in memory with the
     layout arrays (plus ``BASE_MEMORY``); the file holds the same arrays, each padded to
     64 bytes, and a header. Games are those the in-memory kernel solves
     (:func:`cardtable.solver.layout.games_per_layer`), priced like format 2's

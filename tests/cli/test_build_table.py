@@ -229,9 +229,10 @@ def test_the_plan_for_the_standard_game(cache, monkeypatch):
     plan = plan_build(STANDARD, cache, memory=64 << 30)
     assert [s.command for s in plan.steps] == [
         "cardtable solve -n 13 --ties carry --layers 6",  # 18 min: the bot exact from 9 cards left
-        "cardtable solve -n 13 --ties discard",  # 32 min, format 1
+        "cardtable solve -n 13 --ties discard",  # 32 min, format 2
         "cardtable solve -n 13 --ties carry",  # 2.3 h, format 2
     ]
+    assert [s.needs.table_format for s in plan.steps] == [2, 2, 2]  # every step resumable
     small = plan_build(STANDARD, cache, memory=4 << 30)  # the whole carry-over table needs 7.3 GiB
     assert [s.command for s in small.steps] == [
         "cardtable solve -n 13 --ties carry --layers 6",

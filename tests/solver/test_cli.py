@@ -43,11 +43,12 @@ def test_solve_writes_a_table_and_reports_value():
     assert "float32; values within" in r.output
     r = run("solve", "--cards", "4", "--ties", "carry")
     assert "already solved" in r.output
-    # discard tables stay in format 1 unless asked (the carry-over approximation reads them)
+    # discard tables are of format 2 too, unless format 1 is asked for
     assert run("solve", "--cards", "4", "--ties", "discard").exit_code == 0
-    assert (cache_dir() / "gops-n4-discard-points-lowace.v1.ctt").exists()
-    assert run("solve", "-n", "4", "--ties", "discard", "--format", "2", "--force").exit_code == 0
     assert (cache_dir() / "gops-n4-discard-points-lowace.v2" / "table.json").exists()
+    assert not (cache_dir() / "gops-n4-discard-points-lowace.v1.ctt").exists()
+    assert run("solve", "-n", "4", "--ties", "discard", "--format", "1", "--force").exit_code == 0
+    assert (cache_dir() / "gops-n4-discard-points-lowace.v1.ctt").exists()
 
 
 def test_solve_format1_win_objective_and_custom_cache(tmp_path):

@@ -229,7 +229,8 @@ def test_forged_format1_header_is_refused(file1, tmp_path, case):
     r = CliRunner().invoke(app, ["solve", "-n", "4", "--ties", "discard", "--cache", str(tmp_path)])
     out = " ".join(r.output.split())
     assert r.exit_code == 0 and "solving again what is damaged" in out, out
-    open_table(bad)  # solved again: valid now
+    open_table(bad)  # solved again in its own format (format 1), although format 2 is the default: valid now
+    assert not (tmp_path / "gops-n4-discard-points-lowace.v2").exists()
 
 
 # -- other readers of a damaged table -----------------------------------------------------------
