@@ -55,7 +55,7 @@ from cardtable.solver.approx import (
     next_round_value,
     pattern_features,
 )
-from cardtable.solver.compressed import dense_source
+from cardtable.solver.compressed import dense_source, discard_layout, discard_values
 from cardtable.solver.layers import folder_name, open_layered
 from cardtable.solver.lean import min_ties, pot_prizes_allowed
 from cardtable.solver.table import load_table
@@ -185,9 +185,9 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng, m
     dt = load_table(Ruleset(cards=n, tie_rule="discard"), "points", dcache, verify=False)
     if dt is None:
         raise SystemExit(f"no {n}-card discard table in {dcache}")
-    L, lay, DL = ct.lay.dense, ct.lay, dt.layout
+    L, lay, DL = ct.lay.dense, ct.lay, discard_layout(dt)
     minj = min_ties(lay)
-    dvals = np.asarray(dt.values)
+    dvals = discard_values(dt)  # the discard table of either format as format-1 values
     scale = default_scale(n)
     coef = np.zeros((n + 1, NCOEF))
     out = {}
