@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from cardtable.cli import app
 from cardtable.goofspiel import Game, Ruleset
 from cardtable.solver import layers as layers_module
+from cardtable.solver import table as table_module
 from cardtable.solver.approx import CarryApproximation, approx_value_array
 from cardtable.solver.compressed import (
     discard_layout,
@@ -151,7 +152,7 @@ def test_an_approximation_reads_format_1_format_2_and_prefers_format_2(tmp_path)
     pos, prize = _positions(C6, 1)[0]
 
     def approx_source():
-        load_table.__globals__["_OPENED"].clear()  # as a new process would
+        table_module._OPENED.clear()  # a new process: nothing verified before
         src = EquilibriumSource(C6, cache=tmp_path, subgame_limit=100)
         assert src.approx is not None and src.strategy(pos, prize)[1] == "approximation"
         return src
