@@ -207,9 +207,11 @@ def test_the_shipped_compressed_tables_are_listed(tmp_path):
 
     files = sorted(p.name for p in DATA_DIR.glob("*.svd.npz"))
     code, out, _ = run("tables", "--cache", str(tmp_path))
-    assert code == 0 and "shipped with cardtable (compressed discard tables" in out
-    assert "13 cards low ace" in out and "11 cards high ace" in out
+    assert code == 0 and "shipped with cardtable (compressed tables" in out
+    assert "13 cards discard low ace" in out and "11 cards discard high ace" in out
+    assert "11 cards carry low ace" in out
     code, out, _ = run("tables", "--cache", str(tmp_path), "--json")
     shipped = json.loads(out)["shipped"]
     assert sorted(t["file"] for t in shipped) == files
+    assert {t["tie_rule"] for t in shipped} == {"carry", "discard"}
     assert all(t["bytes"] == (DATA_DIR / t["file"]).stat().st_size for t in shipped)
