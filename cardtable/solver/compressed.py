@@ -34,8 +34,11 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import re
+import stat
 import zipfile
+import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -62,6 +65,12 @@ from .tables import (
 DATA_DIR = Path(__file__).resolve().parent / "data"
 #: Version of the compressed file's layout (``meta["version"]``).
 COMPRESSED_VERSION = 1
+#: Largest compressed-table file read, in bytes (the shipped ones: 0.5 to 11 MiB).
+MAX_FILE_BYTES = 256 << 20
+#: Largest total of a file's arrays once unpacked, in bytes (the shipped ones: at most 13 MiB).
+MAX_UNPACKED_BYTES = 1 << 30
+#: Largest ``meta`` (JSON) and ``measured.json`` read, in bytes.
+MAX_META_BYTES = 1 << 20
 
 #: A discard-value source for the Numba kernels: ``(dd, doff, lw, woff, lp, poff, rk)``.
 #: Layer ``k`` is dense when ``rk[k] == 0``: ``dd[doff[k] + r * npat_k + i]`` (format 1);
@@ -286,16 +295,221 @@ def patterns_digest(codes: np.ndarray, code_off: np.ndarray) -> str:
 
 def _stored_patterns(meta: dict, arrays: dict[str, np.ndarray], cards: int) -> list[np.ndarray]:
     """The pattern codes of each layer ``0..cards`` stored in the file, checked against the
-    digest in ``meta``.
+    digest in ``meta`` and against the game (:func:`_codes_problem`: exactly the game's
+    canonical patterns, in order; a rewritten digest does not pass damaged codes).
 
     Raises:
-        TableFileError: missing, malformed or not matching their digest."""
+        TableFileError: missing, malformed, not matching their digest or not the game's."""
     codes, off = arrays.pop("codes", None), arrays.pop("code_off", None)
-    if codes is None or off is None or codes.dtype.kind != "i" or off.dtype.kind != "i":
+    if codes is None or off is None or codes.dtype.kind != "i" or off.dtype.kind != "i" or codes.ndim != 1:
         raise TableFileError("compressed table: the pattern codes are missing")
     if off.shape != (cards + 2,) or patterns_digest(codes, off) != meta.get("patterns_sha256"):
         raise TableFileError("compressed table: the pattern codes do not match their checksum (damaged)")
-    return [codes[off[k] : off[k + 1]].astype(np.int64) for k in range(cards + 1)]
+    off = off.astype(np.int64)
+    if off[0] != 0 or off[-1] != len(codes) or (np.diff(off) < 0).any() or off[1] != 0:
+        raise TableFileError(f"compressed table: the pattern-code offsets {off.tolist()} are not the layers'")
+    out = [codes[off[k] : off[k + 1]].astype(np.int64) for k in range(cards + 1)]
+    for k in range(1, cards + 1):
+        bad = _codes_problem(out[k], k, cards)
+        if bad:
+            raise TableFileError(f"compressed table: {bad} (damaged)")
+    return out
+
+
+def read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of a compressed-table file (``.npz``: a zip of ``.npy`` members), by name.
+
+    Each member's ``.npy`` header is read first: it must name a plain numeric dtype (bool,
+    integer or float of at most 8 bytes; never objects, strings, records or complex numbers)
+    and a size that fills the member exactly, and the members together may unpack to at most
+    :data:`MAX_UNPACKED_BYTES`, so a zip bomb or a header claiming a huge array is refused
+    before anything is allocated.
+
+    Raises:
+        TableFileError: not a regular file (a folder, FIFO, device; a symlink is followed),
+            over :data:`MAX_FILE_BYTES`, not a zip of ``.npy`` members, truncated, or
+            holding another kind of array.
+    """
+    try:
+        raw = read_regular_bytes(path, limit=MAX_FILE_BYTES)
+    except OSError as exc:
+        raise TableFileError(f"{path}: {exc}") from None
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            infos = zf.infolist()
+            names = [info.filename for info in infos]
+            if len(set(names)) != len(names) or not all(name.endswith(".npy") for name in names):
+                raise TableFileError(f"{path}: not a compressed table (members {names[:8]})")
+            unpacked = sum(info.file_size for info in infos)
+            if unpacked > MAX_UNPACKED_BYTES:
+                raise TableFileError(
+                    f"{path}: its arrays unpack to {unpacked:,} bytes (more than {MAX_UNPACKED_BYTES:,})"
+                )
+            return {info.filename[:-4]: _read_member(zf, info) for info in infos}
+    except TableFileError:
+        raise
+    except (
+        ValueError,
+        OSError,
+        EOFError,
+        RuntimeError,
+        zipfile.BadZipFile,
+        zlib.error,
+        NotImplementedError,
+    ) as exc:
+        raise TableFileError(f"{path}: not a compressed table ({exc})") from None
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    """One ``.npy`` member, its header checked before its data is read (:func:`read_arrays`)."""
+    fmt = np.lib.format
+    with zf.open(info) as f:
+        version = fmt.read_magic(f)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(f"{info.filename}: .npy version {version} is not read")
+        reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        shape, _, dtype = reader(f)
+        if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biuf" or dtype.itemsize > 8:
+            raise ValueError(f"{info.filename} holds {dtype}, not plain numbers")
+        if f.tell() + math.prod(shape) * dtype.itemsize != info.file_size:
+            raise ValueError(f"the header of {info.filename} (shape {shape}) does not fit its size")
+    with zf.open(info) as f:
+        return fmt.read_array(f, allow_pickle=False)
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def read_meta(
+    path: Path, arrays: dict[str, np.ndarray], tie_rule: str, version: int
+) -> tuple[dict, Ruleset, int]:
+    """``(meta, ruleset, first stored layer)`` of a compressed-table file: its ``meta`` array
+    (popped from ``arrays``) checked field by field. ``version`` (int), ``tie_rule``,
+    ``cards`` (int, 1..13), ``high_ace`` (bool), ``objective`` (``"points"``); a carry-over
+    file's ``lo`` (int, 1..cards: the first layer stored; a discard file stores from 1);
+    ``source`` (an object, if present); ``layers``: one record per stored layer, in order,
+    with ``k`` and ``rank`` (int) and ``rms`` and ``max`` (finite, at least 0).
+
+    Raises:
+        TableFileError: ``meta`` missing, not UTF-8 JSON of an object, over
+            :data:`MAX_META_BYTES`, nested too deep, or a field above missing or malformed.
+    """
+    m = arrays.pop("meta", None)
+    if m is None or m.dtype != np.uint8 or m.ndim != 1 or m.size > MAX_META_BYTES:
+        raise TableFileError(
+            f"{path}: no compressed-table header (meta: 1-d uint8, at most {MAX_META_BYTES:,} bytes)"
+        )
+    try:
+        meta = json.loads(m.tobytes().decode())
+    except (ValueError, RecursionError) as exc:
+        raise TableFileError(f"{path}: bad compressed-table header ({str(exc)[:100]})") from None
+    bad = _meta_problem(meta, tie_rule, version)
+    if bad:
+        raise TableFileError(f"{path}: bad compressed-table header ({bad})")
+    rs = Ruleset(cards=meta["cards"], tie_rule=tie_rule, high_ace=meta["high_ace"])
+    return meta, rs, meta.get("lo", 1)
+
+
+def _meta_problem(meta: Any, tie_rule: str, version: int) -> str | None:
+    """What is malformed in a compressed table's ``meta`` (:func:`read_meta`), or None."""
+    if not isinstance(meta, dict):
+        return f"a JSON {type(meta).__name__}, not an object"
+    if not _is_int(meta.get("version")) or meta["version"] != version or meta.get("tie_rule") != tie_rule:
+        return f"not a compressed {tie_rule} table of version {version}"
+    n = meta.get("cards")
+    if not _is_int(n) or not 1 <= n <= 13:
+        return f"cards must be a whole number 1..13, not {n!r:.40}"
+    if not isinstance(meta.get("high_ace"), bool):
+        return f"high_ace must be true or false, not {meta.get('high_ace')!r:.40}"
+    if meta.get("objective") != "points":
+        return f"objective must be points, not {meta.get('objective')!r:.40}"
+    first = meta.get("lo") if tie_rule == "carry" else 1
+    if not _is_int(first) or not 1 <= first <= n:
+        return f"lo must be a whole number 1..{n}, not {first!r:.40}"
+    if not isinstance(meta.get("source", {}), dict):
+        return "source must be an object"
+    layers = meta.get("layers")
+    if not isinstance(layers, list) or [
+        rec.get("k") if isinstance(rec, dict) else None for rec in layers
+    ] != list(range(first, n + 1)):
+        return f"layers must hold one record per layer {first}..{n}"
+    for rec in layers:
+        if not _is_int(rec.get("rank")) or not all(
+            _is_number(rec.get(x)) and rec[x] >= 0 for x in ("rms", "max")
+        ):
+            return f"layer {rec['k']}: rank, rms or max malformed"
+    return None
+
+
+def check_layer_array(
+    path: Path, name: str, a: np.ndarray, shape: tuple[int, int], bound: float, rows: bool
+) -> None:
+    """Refuse a stored layer array that is not a float array of ``shape`` whose values (or,
+    ``rows``, the Euclidean norms of its rows) are finite and at most ``bound`` in size.
+    The bounds (:func:`layer_bounds`) hold for every file the writers make; a value past them
+    is damage, never a value of the game.
+
+    Raises:
+        TableFileError: another dtype or shape, a value that is not finite, or past ``bound``.
+    """
+    if a.shape != shape or a.dtype.kind != "f":
+        raise TableFileError(
+            f"{path}: {name} has shape {a.shape} ({a.dtype}), the game needs {shape} (float)"
+        )
+    x = np.asarray(a, dtype=np.float64)
+    if not np.isfinite(x).all():
+        raise TableFileError(f"{path}: {name} holds a value that is not finite")
+    size = np.sqrt(np.einsum("ij,ij->i", x, x)) if rows else np.abs(x)
+    if size.size and float(size.max()) > bound:
+        what = "a row of norm" if rows else "a value of size"
+        raise TableFileError(
+            f"{path}: {name} holds {what} {float(size.max()):.4g}, past {bound:.4g} (damaged)"
+        )
+
+
+def layer_bounds(ruleset: Ruleset, npat: int) -> dict[str, float]:
+    """Largest size of a stored value of a layer with ``npat`` patterns, per kind of array:
+    ``"d"`` a dense value (a game's points still to come or in the pot: at most the deck's
+    total prize points ``T``), ``"p"`` the norm of a row of the unit-norm pattern factor
+    (at most 1, plus float16 rounding), ``"w"`` the norm of a row of the state factor (the
+    projection of one state's ``npat`` values: at most ``T * sqrt(npat)``)."""
+    total = float(sum(ruleset.prize_value(c) for c in range(1, ruleset.cards + 1)))
+    return {"d": total * (1 + 1e-3) + 1e-3, "p": 1.01, "w": total * math.sqrt(npat) * (1 + 1e-3) + 1e-3}
+
+
+def pattern_count(cards: int, k: int) -> int:
+    """Number of canonical hand patterns with ``k`` cards per hand (``1..cards``): strings of
+    labels A-only, B-only, both over the strengths either hand holds, ``c`` of them held by
+    both (``2k - c <= cards``), counted once with their swap (the all-both string is its own)."""
+    f = math.factorial
+    total = sum(f(2 * k - c) // (f(c) * f(k - c) ** 2) for c in range(max(0, 2 * k - cards), k + 1))
+    return (total + 1) // 2
+
+
+def _codes_problem(codes: np.ndarray, k: int, cards: int) -> str | None:
+    """What is wrong with the stored pattern codes of layer ``k`` (strictly increasing,
+    canonical, each two hands of ``k`` strengths over at most ``cards`` labels, as many as
+    :func:`pattern_count`: then they are exactly the game's), or None."""
+    c = np.asarray(codes, dtype=np.int64)
+    if len(c) != pattern_count(cards, k):
+        return f"layer {k} holds {len(c)} codes, not the game's {pattern_count(cards, k)}"
+    if len(c) > 1 and not (np.diff(c) > 0).all():
+        return f"layer {k}: the codes are not strictly increasing"
+    if (c < 0).any() or (c >> (2 * cards)).any():
+        return f"layer {k}: a code outside {cards} strengths"
+    labs = np.stack([(c >> (2 * j)) & 3 for j in range(cards)])
+    gap = (labs[:-1] == 0) & (labs[1:] != 0)
+    a, b = (labs & 1).sum(axis=0), (labs >> 1).sum(axis=0)
+    m55 = int("01" * cards, 2) if cards else 0
+    swapped = ((c & m55) << 1) | ((c >> 1) & m55)
+    if gap.any() or (a != k).any() or (b != k).any() or (c > swapped).any():
+        return f"layer {k}: a code that is no canonical pattern of two {k}-card hands"
+    return None
 
 
 def compressed_name(ruleset: Ruleset) -> str:
@@ -334,10 +548,11 @@ class CompressedTable(SolvedTable):
         for k in range(1, top + 1):
             nsub = int(L.mask_off[k + 1] - L.mask_off[k])
             npat = L.npat(k)
+            bound = layer_bounds(self.ruleset, npat)
             doff[k], woff[k], poff[k] = nd, nw, np_
             if f"d{k}" in arrays:
                 d = arrays[f"d{k}"]
-                _check_shape(d, (nsub, npat), f"d{k}")
+                check_layer_array(self.path, f"d{k}", d, (nsub, npat), bound["d"], rows=False)
                 dd.append(d.ravel())
                 nd += d.size
                 continue
@@ -347,17 +562,14 @@ class CompressedTable(SolvedTable):
             if w.ndim != 2 or w.shape[1] < 1:
                 raise TableFileError(f"compressed table: w{k} has shape {w.shape}")
             n = w.shape[1]
-            _check_shape(w, (nsub, n), f"w{k}")
-            _check_shape(p, (npat, n), f"p{k}")
+            check_layer_array(self.path, f"w{k}", w, (nsub, n), bound["w"], rows=True)
+            check_layer_array(self.path, f"p{k}", p, (npat, n), bound["p"], rows=True)
             rk[k] = n
             lw.append(w.ravel())
             lp.append(p.ravel())
             nw += w.size
             np_ += p.size
         cat = [np.concatenate(x).astype(np.float32) if x else _EMPTY_F for x in (dd, lw, lp)]
-        for a in cat:
-            if not np.isfinite(a).all():
-                raise TableFileError("compressed table: a value is not finite")
         return (cat[0], doff, cat[1], woff, cat[2], poff, rk)
 
     @property
@@ -448,55 +660,41 @@ class CompressedTable(SolvedTable):
         self._values = None
 
 
-def _check_shape(a: np.ndarray, shape: tuple[int, int], name: str) -> None:
-    if a.shape != shape:
-        raise TableFileError(f"compressed table: {name} has shape {a.shape}, the game needs {shape}")
-
-
 def open_compressed(path: Path) -> CompressedTable:
-    """Read a compressed table file (module docstring).
+    """Read a compressed table file (module docstring; :func:`read_arrays`, :func:`read_meta`).
 
     Raises:
-        TableFileError: not a regular file, not a compressed table, or damaged.
+        TableFileError: not a regular file, not a compressed table, or damaged (a malformed
+            header, a missing layer, an array of the wrong dtype or shape, a value that is
+            not finite or past :func:`layer_bounds`, pattern codes not the game's).
     """
-    try:
-        raw = read_regular_bytes(path)
-    except OSError as exc:
-        raise TableFileError(f"{path}: {exc}") from None
-    try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-            arrays = {name: z[name] for name in z.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise TableFileError(f"{path}: not a compressed table ({exc})") from None
-    odd = sorted(name for name, a in arrays.items() if not isinstance(a, np.ndarray))
-    if odd:
-        raise TableFileError(f"{path}: not a compressed table ({', '.join(odd)} not arrays)")
-    try:
-        meta = json.loads(arrays.pop("meta").tobytes().decode())
-        ok = meta["version"] == COMPRESSED_VERSION and meta["tie_rule"] == "discard"
-        ruleset = Ruleset(cards=int(meta["cards"]), tie_rule="discard", high_ace=bool(meta["high_ace"]))
-    except (KeyError, ValueError, TypeError, UnicodeDecodeError, AttributeError) as exc:
-        raise TableFileError(f"{path}: bad compressed-table header ({exc})") from None
-    if not ok:
-        raise TableFileError(f"{path}: compressed-table version {meta.get('version')!r} is not supported")
+    arrays = read_arrays(path)
+    meta, ruleset, _ = read_meta(path, arrays, "discard", COMPRESSED_VERSION)
     return CompressedTable(ruleset, meta, arrays, path)
 
 
 def shipped_tables(folder: Path | None = None) -> list[dict[str, Any]]:
     """The compressed tables shipped with the package (discard ties, :mod:`.compressed`;
     carry-over, :mod:`.compressed_carry`), without opening them:
-    ``[{"cards", "tie_rule", "high_ace", "file", "bytes"}]`` by cards, tie rule, low ace first."""
+    ``[{"cards", "tie_rule", "high_ace", "file", "bytes"}]`` by cards, tie rule, low ace first.
+    Only regular files (or symlinks to one) named for a deck of 1..13 cards are listed: a
+    folder, FIFO or dangling symlink under a table's name is left out (opening it raises
+    :class:`~.tables.TableFileError`)."""
     out = []
     for path in (DATA_DIR if folder is None else folder).glob("*.svd.npz"):
-        m = re.fullmatch(r"gops-n(\d+)-(discard|carry)-points-(low|high)ace\.svd\.npz", path.name)
-        if m:
+        m = re.fullmatch(r"gops-n([1-9]\d?)-(discard|carry)-points-(low|high)ace\.svd\.npz", path.name)
+        try:
+            st = path.stat()
+        except OSError:  # a dangling symlink
+            continue
+        if m and 1 <= int(m[1]) <= 13 and stat.S_ISREG(st.st_mode):
             out.append(
                 {
                     "cards": int(m[1]),
                     "tie_rule": m[2],
                     "high_ace": m[3] == "high",
                     "file": path.name,
-                    "bytes": path.stat().st_size,
+                    "bytes": st.st_size,
                 }
             )
     return sorted(out, key=lambda t: (t["cards"], t["tie_rule"], t["high_ace"]))
@@ -516,23 +714,28 @@ def _file_sha256(path: Path) -> str:
     stamp = (st.st_size, st.st_mtime_ns)
     known = _SHA256.get(path)
     if known is None or known[0] != stamp:
-        known = _SHA256[path] = (stamp, hashlib.sha256(read_regular_bytes(path)).hexdigest())
+        digest = hashlib.sha256(read_regular_bytes(path, limit=MAX_FILE_BYTES)).hexdigest()
+        known = _SHA256[path] = (stamp, digest)
     return known[1]
 
 
 def measured_exploitability(path: Path | None) -> float | None:
     """The exploitability of ``nash`` playing the shipped compressed file ``path`` (points per
     game, exact best response; how it was measured: ``measured.json`` beside it), or None when
-    none is recorded for these bytes (a file changed since its measurement has none)."""
+    none is recorded for these bytes (a file changed since its measurement has none), or the
+    record or the file is unreadable or malformed: ``measured.json`` not a regular file, over
+    :data:`MAX_META_BYTES` or not JSON, or an exploitability that is not a finite number of at
+    least 0 (a string, a list, NaN, a negative number)."""
     if path is None:
         return None
     try:
-        records = json.loads(read_regular_bytes(path.parent / MEASURED_NAME).decode())["files"]
-        entry = records[path.name]
-        if entry["sha256"] != _file_sha256(path):
+        records = json.loads(read_regular_bytes(path.parent / MEASURED_NAME, limit=MAX_META_BYTES).decode())
+        entry = records["files"][path.name]
+        value = entry["exploitability"]
+        if not _is_number(value) or value < 0 or entry["sha256"] != _file_sha256(path):
             return None
-        return float(entry["exploitability"])
-    except (OSError, KeyError, TypeError, ValueError):
+        return float(value)
+    except (OSError, KeyError, TypeError, ValueError, RecursionError):
         return None
 
 
@@ -557,7 +760,7 @@ def record_exploitability(path: Path, exploitability: float, how: str) -> None:
 @lru_cache(maxsize=4)
 def _bundled(cards: int, high_ace: bool, folder: Path) -> CompressedTable | None:
     path = folder / compressed_name(Ruleset(cards=cards, tie_rule="discard", high_ace=high_ace))
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():  # a dangling symlink is damage, not absence
         return None
     return open_compressed(path)
 
@@ -576,9 +779,14 @@ __all__ = [
     "DiscardSource",
     "bundled_table",
     "compressed_name",
+    "layer_bounds",
     "measured_exploitability",
+    "pattern_count",
+    "read_arrays",
+    "read_meta",
     "record_exploitability",
     "check_discard_points",
+    "check_layer_array",
     "dense_source",
     "discard_layout",
     "discard_value",

@@ -26,7 +26,6 @@ from __future__ import annotations
 import io
 import json
 import time
-import zipfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,6 @@ from typing import Any
 import numpy as np
 
 from cardtable.goofspiel import Ruleset
-from cardtable.platform.files import read_regular_bytes
 
 from . import compressed
 from .layers import LayeredTable, game_layout
@@ -225,66 +223,47 @@ def write_compressed_carry(
 
 
 def open_compressed_carry(path: Path) -> CompressedCarryTable:
-    """Read a compressed carry-over table file (module docstring).
+    """Read a compressed carry-over table file (module docstring; the arrays and header are
+    read and checked by :func:`.compressed.read_arrays` and :func:`.compressed.read_meta`).
 
     Raises:
         TableFileError: not a regular file, not a compressed carry-over table, of a layout
-            other than its ruleset's, or damaged (missing layer, wrong shape, a value that
-            is not finite).
+            other than its ruleset's, or damaged (a malformed header: ``cards``, ``lo``,
+            ``high_ace`` of the wrong type or range; a missing layer; an array of the wrong
+            dtype or shape; a value that is not finite or past
+            :func:`.compressed.layer_bounds`).
     """
-    try:
-        raw = read_regular_bytes(path)
-    except OSError as exc:
-        raise TableFileError(f"{path}: {exc}") from None
-    try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-            arrays = {name: z[name] for name in z.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise TableFileError(f"{path}: not a compressed table ({exc})") from None
-    try:
-        meta = json.loads(arrays.pop("meta").tobytes().decode())
-        kind = (meta["version"], meta["tie_rule"])
-    except (KeyError, ValueError, TypeError, UnicodeDecodeError, AttributeError) as exc:
-        raise TableFileError(f"{path}: bad compressed-table header ({exc})") from None
-    if kind != (CARRY_COMPRESSED_VERSION, "carry"):
-        raise TableFileError(
-            f"{path}: not a compressed carry-over table of version {CARRY_COMPRESSED_VERSION}"
-        )
-    try:
-        rs = Ruleset(cards=int(meta["cards"]), tie_rule="carry", high_ace=bool(meta["high_ace"]))
-        lo = int(meta["lo"])
-    except (KeyError, ValueError, TypeError) as exc:
-        raise TableFileError(f"{path}: bad compressed-table header ({exc})") from None
+    arrays = compressed.read_arrays(path)
+    meta, rs, lo = compressed.read_meta(path, arrays, "carry", CARRY_COMPRESSED_VERSION)
     lay = game_layout(rs, "points")
-    if lay.digest() != meta.get("layout_sha256") or not 1 <= lo <= lay.top:
+    if lay.digest() != meta.get("layout_sha256"):
         raise TableFileError(f"{path}: its layout is not the one of {rs.describe()} (damaged)")
     for k in range(lo, lay.top + 1):
-        _check_layer_arrays(path, arrays, k, lay.npat(k), int(lay.nstates[k]))
+        _check_layer_arrays(path, rs, arrays, k, lay.npat(k), int(lay.nstates[k]))
     return CompressedCarryTable(rs, meta, lay, arrays, path)
 
 
-def _check_layer_arrays(path: Path, arrays: dict[str, np.ndarray], k: int, npat: int, S: int) -> None:
+def _check_layer_arrays(
+    path: Path, rs: Ruleset, arrays: dict[str, np.ndarray], k: int, npat: int, S: int
+) -> None:
+    bound = compressed.layer_bounds(rs, npat)
     if f"d{k}" in arrays:
-        want = {f"d{k}": (npat, S)}
-    elif f"p{k}" in arrays and f"w{k}" in arrays and arrays[f"p{k}"].ndim == 2:
-        r = arrays[f"p{k}"].shape[1]
-        want = {f"p{k}": (npat, r), f"w{k}": (S, r)}
-        if r < 1:
-            raise TableFileError(f"{path}: layer {k} has no factor")
-    else:
+        compressed.check_layer_array(path, f"d{k}", arrays[f"d{k}"], (npat, S), bound["d"], rows=False)
+        return
+    p, w = arrays.get(f"p{k}"), arrays.get(f"w{k}")
+    if p is None or w is None or p.ndim != 2:
         raise TableFileError(f"{path}: layer {k} is missing")
-    for name, shape in want.items():
-        a = arrays[name]
-        if a.shape != shape or a.dtype.kind != "f":
-            raise TableFileError(f"{path}: {name} has shape {a.shape} ({a.dtype}), the game needs {shape}")
-        if not np.isfinite(a).all():
-            raise TableFileError(f"{path}: {name} holds a value that is not finite")
+    r = p.shape[1]
+    if r < 1:
+        raise TableFileError(f"{path}: layer {k} has no factor")
+    compressed.check_layer_array(path, f"p{k}", p, (npat, r), bound["p"], rows=True)
+    compressed.check_layer_array(path, f"w{k}", w, (S, r), bound["w"], rows=True)
 
 
 @lru_cache(maxsize=2)
 def _bundled(cards: int, high_ace: bool, folder: Path) -> CompressedCarryTable | None:
     path = folder / carry_compressed_name(Ruleset(cards=cards, tie_rule="carry", high_ace=high_ace))
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():  # a dangling symlink is damage, not absence
         return None
     return open_compressed_carry(path)
 
