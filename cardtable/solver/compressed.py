@@ -385,15 +385,12 @@ def _is_number(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def read_meta(
-    path: Path, arrays: dict[str, np.ndarray], tie_rule: str, version: int
-) -> tuple[dict, Ruleset, int]:
-    """``(meta, ruleset, first stored layer)`` of a compressed-table file: its ``meta`` array
-    (popped from ``arrays``) checked field by field. ``version`` (int), ``tie_rule``,
-    ``cards`` (int, 1..13), ``high_ace`` (bool), ``objective`` (``"points"``); a carry-over
-    file's ``lo`` (int, 1..cards: the first layer stored; a discard file stores from 1);
-    ``source`` (an object, if present); ``layers``: one record per stored layer, in order,
-    with ``k`` and ``rank`` (int) and ``rms`` and ``max`` (finite, at least 0).
+def read_meta(path: Path, arrays: dict[str, np.ndarray], tie_rule: str, version: int) -> tuple[dict, Ruleset]:
+    """``(meta, ruleset)`` of a compressed-table file: its ``meta`` array (popped from
+    ``arrays``) checked field by field: ``version`` (int), ``tie_rule``, ``cards`` (int,
+    1..13), ``high_ace`` (bool), ``objective`` (``"points"``), a carry-over file's ``lo``
+    (int; its range is checked with the layout), ``source`` (an object, if present). The
+    per-layer records: :func:`check_meta_layers`.
 
     Raises:
         TableFileError: ``meta`` missing, not UTF-8 JSON of an object, over
@@ -402,7 +399,7 @@ def read_meta(
     m = arrays.pop("meta", None)
     if m is None or m.dtype != np.uint8 or m.ndim != 1 or m.size > MAX_META_BYTES:
         raise TableFileError(
-            f"{path}: no compressed-table header (meta: 1-d uint8, at most {MAX_META_BYTES:,} bytes)"
+            f"{path}: bad compressed-table header (meta must be 1-d uint8 of at most {MAX_META_BYTES:,} bytes)"
         )
     try:
         meta = json.loads(m.tobytes().decode())
@@ -411,8 +408,7 @@ def read_meta(
     bad = _meta_problem(meta, tie_rule, version)
     if bad:
         raise TableFileError(f"{path}: bad compressed-table header ({bad})")
-    rs = Ruleset(cards=meta["cards"], tie_rule=tie_rule, high_ace=meta["high_ace"])
-    return meta, rs, meta.get("lo", 1)
+    return meta, Ruleset(cards=meta["cards"], tie_rule=tie_rule, high_ace=meta["high_ace"])
 
 
 def _meta_problem(meta: Any, tie_rule: str, version: int) -> str | None:
@@ -420,7 +416,11 @@ def _meta_problem(meta: Any, tie_rule: str, version: int) -> str | None:
     if not isinstance(meta, dict):
         return f"a JSON {type(meta).__name__}, not an object"
     if not _is_int(meta.get("version")) or meta["version"] != version or meta.get("tie_rule") != tie_rule:
-        return f"not a compressed {tie_rule} table of version {version}"
+        what = {"carry": "carry-over", "discard": "discard-ties"}[tie_rule]
+        return (
+            f"not a compressed {what} table of version {version}: version {meta.get('version')!r:.20} "
+            f"is not supported (tie rule {meta.get('tie_rule')!r:.20})"
+        )
     n = meta.get("cards")
     if not _is_int(n) or not 1 <= n <= 13:
         return f"cards must be a whole number 1..13, not {n!r:.40}"
@@ -428,22 +428,37 @@ def _meta_problem(meta: Any, tie_rule: str, version: int) -> str | None:
         return f"high_ace must be true or false, not {meta.get('high_ace')!r:.40}"
     if meta.get("objective") != "points":
         return f"objective must be points, not {meta.get('objective')!r:.40}"
-    first = meta.get("lo") if tie_rule == "carry" else 1
-    if not _is_int(first) or not 1 <= first <= n:
-        return f"lo must be a whole number 1..{n}, not {first!r:.40}"
+    if tie_rule == "carry" and not _is_int(meta.get("lo")):
+        return f"lo must be a whole number, not {meta.get('lo')!r:.40}"
     if not isinstance(meta.get("source", {}), dict):
         return "source must be an object"
-    layers = meta.get("layers")
-    if not isinstance(layers, list) or [
-        rec.get("k") if isinstance(rec, dict) else None for rec in layers
-    ] != list(range(first, n + 1)):
-        return f"layers must hold one record per layer {first}..{n}"
+    return None
+
+
+def check_meta_layers(path: Path, meta: dict, first: int) -> None:
+    """Refuse a ``meta["layers"]`` that is not one record per stored layer ``first..cards``,
+    in order, each with ``k`` and ``rank`` (int) and ``rms`` and ``max`` (finite, at least
+    0): what the bots' notes and ``scripts/compress_tables.py`` read.
+
+    Raises:
+        TableFileError: a missing, extra or malformed record."""
+    n, layers = meta["cards"], meta.get("layers")
+    ks = (
+        [rec.get("k") if isinstance(rec, dict) else None for rec in layers]
+        if isinstance(layers, list)
+        else None
+    )
+    if ks != list(range(first, n + 1)):
+        raise TableFileError(
+            f"{path}: bad compressed-table header (layers must hold one record per layer {first}..{n})"
+        )
     for rec in layers:
         if not _is_int(rec.get("rank")) or not all(
             _is_number(rec.get(x)) and rec[x] >= 0 for x in ("rms", "max")
         ):
-            return f"layer {rec['k']}: rank, rms or max malformed"
-    return None
+            raise TableFileError(
+                f"{path}: bad compressed-table header (layer {rec['k']}: rank, rms or max malformed)"
+            )
 
 
 def check_layer_array(
@@ -669,7 +684,8 @@ def open_compressed(path: Path) -> CompressedTable:
             not finite or past :func:`layer_bounds`, pattern codes not the game's).
     """
     arrays = read_arrays(path)
-    meta, ruleset, _ = read_meta(path, arrays, "discard", COMPRESSED_VERSION)
+    meta, ruleset = read_meta(path, arrays, "discard", COMPRESSED_VERSION)
+    check_meta_layers(path, meta, 1)
     return CompressedTable(ruleset, meta, arrays, path)
 
 
@@ -787,6 +803,7 @@ __all__ = [
     "record_exploitability",
     "check_discard_points",
     "check_layer_array",
+    "check_meta_layers",
     "dense_source",
     "discard_layout",
     "discard_value",

@@ -229,15 +229,19 @@ def open_compressed_carry(path: Path) -> CompressedCarryTable:
     Raises:
         TableFileError: not a regular file, not a compressed carry-over table, of a layout
             other than its ruleset's, or damaged (a malformed header: ``cards``, ``lo``,
-            ``high_ace`` of the wrong type or range; a missing layer; an array of the wrong
+            ``high_ace`` of the wrong type or range, ``layers`` records not one per stored
+            layer; a missing layer; an array of the wrong
             dtype or shape; a value that is not finite or past
             :func:`.compressed.layer_bounds`).
     """
     arrays = compressed.read_arrays(path)
-    meta, rs, lo = compressed.read_meta(path, arrays, "carry", CARRY_COMPRESSED_VERSION)
-    lay = game_layout(rs, "points")
-    if lay.digest() != meta.get("layout_sha256"):
-        raise TableFileError(f"{path}: its layout is not the one of {rs.describe()} (damaged)")
+    meta, rs = compressed.read_meta(path, arrays, "carry", CARRY_COMPRESSED_VERSION)
+    lay, lo = game_layout(rs, "points"), meta["lo"]
+    if lay.digest() != meta.get("layout_sha256") or not 1 <= lo <= lay.top:
+        raise TableFileError(
+            f"{path}: its layout is not the one of {rs.describe()}, or lo {lo} is not a layer 1..{lay.top} (damaged)"
+        )
+    compressed.check_meta_layers(path, meta, lo)
     for k in range(lo, lay.top + 1):
         _check_layer_arrays(path, rs, arrays, k, lay.npat(k), int(lay.nstates[k]))
     return CompressedCarryTable(rs, meta, lay, arrays, path)
