@@ -41,7 +41,7 @@ import zipfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -408,7 +408,8 @@ def read_meta(path: Path, arrays: dict[str, np.ndarray], tie_rule: str, version:
     bad = _meta_problem(meta, tie_rule, version)
     if bad:
         raise TableFileError(f"{path}: bad compressed-table header ({bad})")
-    return meta, Ruleset(cards=meta["cards"], tie_rule=tie_rule, high_ace=meta["high_ace"])
+    rule: Literal["carry", "discard"] = "carry" if tie_rule == "carry" else "discard"
+    return meta, Ruleset(cards=meta["cards"], tie_rule=rule, high_ace=meta["high_ace"])
 
 
 def _meta_problem(meta: Any, tie_rule: str, version: int) -> str | None:
@@ -422,7 +423,7 @@ def _meta_problem(meta: Any, tie_rule: str, version: int) -> str | None:
             f"is not supported (tie rule {meta.get('tie_rule')!r:.20})"
         )
     n = meta.get("cards")
-    if not _is_int(n) or not 1 <= n <= 13:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 13:
         return f"cards must be a whole number 1..13, not {n!r:.40}"
     if not isinstance(meta.get("high_ace"), bool):
         return f"high_ace must be true or false, not {meta.get('high_ace')!r:.40}"
@@ -452,7 +453,7 @@ def check_meta_layers(path: Path, meta: dict, first: int) -> None:
         raise TableFileError(
             f"{path}: bad compressed-table header (layers must hold one record per layer {first}..{n})"
         )
-    for rec in layers:
+    for rec in meta["layers"]:
         if not _is_int(rec.get("rank")) or not all(
             _is_number(rec.get(x)) and rec[x] >= 0 for x in ("rms", "max")
         ):
@@ -462,7 +463,7 @@ def check_meta_layers(path: Path, meta: dict, first: int) -> None:
 
 
 def check_layer_array(
-    path: Path, name: str, a: np.ndarray, shape: tuple[int, int], bound: float, rows: bool
+    path: Path | None, name: str, a: np.ndarray, shape: tuple[int, int], bound: float, rows: bool
 ) -> None:
     """Refuse a stored layer array that is not a float array of ``shape`` whose values (or,
     ``rows``, the Euclidean norms of its rows) are finite and at most ``bound`` in size.
