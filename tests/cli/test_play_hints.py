@@ -104,9 +104,9 @@ def test_analysis_after_a_carry_over_game_without_table_uses_the_approximation(t
 
 
 def test_vs_nash_in_the_standard_game_says_what_it_plays_and_what_a_solve_needs(tmp_path):
-    # the default game (13 cards, carry-over ties) without any table: the note names the carry-over
-    # approximation on the shipped compressed discard table (never the lookahead fallback), where
-    # exact play starts, and the full solve's cost (issue 13, item 6; issue 23)
+    # the default game (13 cards, carry-over ties) without any table: the note names the compressed
+    # carry-over table shipped with the package and its measured exploitability (never the lookahead
+    # fallback), where exact play starts, and the full solve's cost (issue 13, item 6; issue 23)
     env = dict(os.environ, CARDTABLE_HOME=str(tmp_path), COLUMNS="400", TERM="dumb")
     child = pexpect.spawn(
         sys.executable,
@@ -121,8 +121,8 @@ def test_vs_nash_in_the_standard_game_says_what_it_plays_and_what_a_solve_needs(
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 3
-    assert "nash: no carry-over table solved for these rules: plays the CARRY-OVER APPROXIMATION" in note
-    assert "from the compressed discard-ties table shipped with cardtable" in note
+    assert "nash: no carry-over table solved for these rules: plays from the COMPRESSED CARRY-OVER TABLE" in note
+    assert "measured exploitability" in note or "exploitability not measured" in note
     assert "until 8 cards are left, then the exact subgame equilibrium" in note
     assert "FALLBACK" not in note
     assert "a full solve of this game needs" in note and "GiB of memory" in note and " on 1 core" in note
