@@ -4,13 +4,12 @@ a fresh install, and damaged files refused."""
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import zipfile
 
 import numpy as np
 import pytest
+from npz_files import meta_of, rewrite, set_meta
 
 from cardtable.goofspiel import Ruleset
 from cardtable.solver import Position, solve
@@ -147,30 +146,12 @@ def test_shipped_tables_open_and_state_their_errors():
 # -- damaged files ---------------------------------------------------------------------------
 
 
-def _rewrite(path, out, change):
-    with np.load(path, allow_pickle=False) as z:
-        arrays = {name: z[name] for name in z.files}
-    change(arrays)
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    out.write_bytes(buf.getvalue())
-    return out
-
-
-def _meta(arrays):
-    return json.loads(arrays["meta"].tobytes().decode())
-
-
-def _set_meta(arrays, meta):
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-
-
 @pytest.mark.parametrize(
     "change, message",
     [
         (lambda a: a.pop("meta"), "bad compressed-table header"),
-        (lambda a: _set_meta(a, {**_meta(a), "version": 99}), "version 99 is not supported"),
-        (lambda a: _set_meta(a, {**_meta(a), "cards": "seven"}), "bad compressed-table header"),
+        (lambda a: set_meta(a, {**meta_of(a), "version": 99}), "version 99 is not supported"),
+        (lambda a: set_meta(a, {**meta_of(a), "cards": "seven"}), "bad compressed-table header"),
         (lambda a: a.update(meta=np.frombuffer(b"\xff\xfe", dtype=np.uint8)), "bad compressed-table header"),
         (lambda a: a.pop(next(n for n in a if n.startswith("w"))), "is missing"),
         (lambda a: a.update({n: a[n][:-1] for n in a if n.startswith("p")}), "has shape"),
@@ -182,7 +163,7 @@ def _set_meta(arrays, meta):
 )
 def test_damaged_files_are_refused(seven, tmp_path, change, message):
     _, path, _ = seven
-    bad = _rewrite(path, tmp_path / "bad.svd.npz", change)
+    bad = rewrite(path, tmp_path / "bad.svd.npz", change)
     with pytest.raises(TableFileError, match=message):
         open_compressed(bad)
 

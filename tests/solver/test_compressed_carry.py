@@ -5,14 +5,13 @@ to the position-by-position one, and damaged files refused."""
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from npz_files import meta_of, rewrite, set_meta
 
 from cardtable.goofspiel import Ruleset
 from cardtable.solver import Position, lowrank
@@ -211,22 +210,8 @@ def test_shipped_carry_tables_open_and_state_their_errors():
 # -- damaged files ---------------------------------------------------------------------------
 
 
-def _rewrite(path, out, change):
-    with np.load(path, allow_pickle=False) as z:
-        arrays = {name: z[name] for name in z.files}
-    change(arrays)
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    out.write_bytes(buf.getvalue())
-    return out
-
-
-def _meta(arrays):
-    return json.loads(arrays["meta"].tobytes().decode())
-
-
 def _set_meta(arrays, **fields):
-    arrays["meta"] = np.frombuffer(json.dumps({**_meta(arrays), **fields}).encode(), dtype=np.uint8)
+    set_meta(arrays, {**meta_of(arrays), **fields})
 
 
 @pytest.mark.parametrize(
@@ -249,7 +234,7 @@ def _set_meta(arrays, **fields):
 )
 def test_damaged_files_are_refused(eight, tmp_path, change, message):
     _, path, _ = eight
-    bad = _rewrite(path, tmp_path / "bad.svd.npz", change)
+    bad = rewrite(path, tmp_path / "bad.svd.npz", change)
     with pytest.raises(TableFileError, match=message):
         cc.open_compressed_carry(bad)
 
