@@ -39,6 +39,7 @@ import re
 import stat
 import zipfile
 import zlib
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -774,12 +775,14 @@ def record_exploitability(path: Path, exploitability: float, how: str) -> None:
     book.write_text(json.dumps(data, indent=1) + "\n")
 
 
-@lru_cache(maxsize=4)
-def _bundled(cards: int, high_ace: bool, folder: Path) -> CompressedTable | None:
-    path = folder / compressed_name(Ruleset(cards=cards, tie_rule="discard", high_ace=high_ace))
+@lru_cache(maxsize=8)
+def _bundled(folder: Path, name: str, opener: Callable[[Path], Any]) -> Any:
+    """The shipped file ``folder / name`` read by ``opener`` (kept for the process), or None
+    when the package ships none of that name; both tie rules' tables come through here."""
+    path = folder / name
     if not path.exists() and not path.is_symlink():  # a dangling symlink is damage, not absence
         return None
-    return open_compressed(path)
+    return opener(path)
 
 
 def bundled_table(ruleset: Ruleset, folder: Path | None = None) -> CompressedTable | None:
@@ -788,7 +791,10 @@ def bundled_table(ruleset: Ruleset, folder: Path | None = None) -> CompressedTab
 
     Raises:
         TableFileError: the shipped file is damaged."""
-    return _bundled(ruleset.cards, ruleset.high_ace, DATA_DIR if folder is None else folder)
+    table: CompressedTable | None = _bundled(
+        DATA_DIR if folder is None else folder, compressed_name(ruleset), open_compressed
+    )
+    return table
 
 
 __all__ = [

@@ -26,7 +26,6 @@ from __future__ import annotations
 import io
 import json
 import time
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -264,20 +263,16 @@ def _check_layer_arrays(
     compressed.check_layer_array(path, f"w{k}", w, (S, r), bound["w"], rows=True)
 
 
-@lru_cache(maxsize=2)
-def _bundled(cards: int, high_ace: bool, folder: Path) -> CompressedCarryTable | None:
-    path = folder / carry_compressed_name(Ruleset(cards=cards, tie_rule="carry", high_ace=high_ace))
-    if not path.exists() and not path.is_symlink():  # a dangling symlink is damage, not absence
-        return None
-    return open_compressed_carry(path)
-
-
 def bundled_carry_table(ruleset: Ruleset, folder: Path | None = None) -> CompressedCarryTable | None:
     """The compressed carry-over table shipped for ``ruleset``'s deck (cards, ace), or None.
 
     Raises:
         TableFileError: the shipped file is damaged."""
-    return _bundled(ruleset.cards, ruleset.high_ace, compressed.DATA_DIR if folder is None else folder)
+    folder = compressed.DATA_DIR if folder is None else folder
+    table: CompressedCarryTable | None = compressed._bundled(
+        folder, carry_compressed_name(ruleset), open_compressed_carry
+    )
+    return table
 
 
 __all__ = [

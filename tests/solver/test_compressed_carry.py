@@ -134,7 +134,7 @@ def test_a_sketch_too_small_for_the_target_is_an_error(eight, monkeypatch):
 
 def _use_folder(monkeypatch, folder):
     monkeypatch.setattr(comp, "DATA_DIR", folder)
-    cc._bundled.cache_clear()
+    comp._bundled.cache_clear()
 
 
 def test_nash_plays_the_compressed_carry_table_then_exact_subgames(
@@ -150,7 +150,7 @@ def test_nash_plays_the_compressed_carry_table_then_exact_subgames(
     bot.new_game(rs, 0)
     assert "COMPRESSED CARRY-OVER TABLE" in bot.fallback_note
     sources = nash_sources(bot, rs, 5, "heuristic")
-    cc._bundled.cache_clear()
+    comp._bundled.cache_clear()
     assert sources[: 8 - LO] == ["compressed"] * (8 - LO)
     assert set(sources[8 - LO :]) == {"subgame"}
 
@@ -165,7 +165,7 @@ def test_a_table_starting_above_the_exact_rounds_is_not_played(eight, tmp_path, 
     rs = Ruleset(cards=8, tie_rule="carry")
     assert exact_layers(rs, 50) < LO
     src = EquilibriumSource(rs, subgame_limit=50, use_table=False)
-    cc._bundled.cache_clear()
+    comp._bundled.cache_clear()
     assert src.compressed is None
 
 
@@ -187,7 +187,7 @@ def test_compressed_carry_best_response_matches_the_positional_one(tmp_path, mon
     assert isinstance(src.compressed, cc.CompressedCarryTable)
     kernel = best_response(rs, NashBot(subgame_limit=limit, use_table=False))
     positions = positional_best_response(rs, NashBot(subgame_limit=limit, use_table=False))
-    cc._bundled.cache_clear()
+    comp._bundled.cache_clear()
     assert kernel.method == "kernel"
     assert kernel.values == pytest.approx(positions.values, abs=1e-9)
     assert kernel.exploitability > 1e-3  # measurably inexact at this coarse target
