@@ -160,9 +160,13 @@ def fit_layer(
     def stored(r: int) -> tuple[np.ndarray, np.ndarray]:
         return U[:, :r].astype(np.float16), (Vt[:r].T * s[:r]).astype(np.float32)
 
+    measured: dict[int, tuple[float, float]] = {}  # rank -> errors: each is one streamed pass
+
     def error(r: int) -> tuple[float, float]:
-        P, W = stored(r)
-        return reachable_errors(M, fewest, allowed, P, W.T)
+        if r not in measured:
+            P, W = stored(r)
+            measured[r] = reachable_errors(M, fewest, allowed, P, W.T)
+        return measured[r]
 
     hi = len(s)
     if error(hi)[0] > target_rms:
