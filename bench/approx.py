@@ -30,7 +30,8 @@ seatings; ``cmd:`` a protocol program, ``oneline`` the one-line strategy of issu
 FILE [--log FILE2 ...]`` prints the table so far: nash's mean point difference per
 game with the 95% interval (Student t over deals, the mean of a deal's two games
 being one observation), raw and luck-adjusted (:mod:`cardtable.solver.luck`: the
-same mean, about a quarter of the spread).
+same mean, about a quarter of the spread; the estimate, named in each log line, is nash's
+own values where it plays from a compressed table, :class:`~cardtable.solver.luck.SourceEstimate`).
 
 Reads the 13-card discard table from the cache folder (``CARDTABLE_CACHE``), else the
 compressed one shipped with the package: with an empty cache folder, nash plays as on a
@@ -52,7 +53,7 @@ from cardtable.goofspiel import Game, Ruleset
 from cardtable.platform.bot import Bot, load_bot
 from cardtable.solver.approx import CarryApproximation, exact_layers
 from cardtable.solver.equilibrium import discard_table
-from cardtable.solver.luck import adjusted_difference
+from cardtable.solver.luck import SourceEstimate, adjusted_difference
 from cardtable.solver.position import Position, position_from_view
 from cardtable.solver.round_subgame import solve_round_subgame
 from cardtable.solver.table import solve_subgame
@@ -169,12 +170,24 @@ def duplicate_deal(opponent: str, rs: Ruleset, deal: int, approx) -> tuple[float
     return sum(diffs) / 2, sum(adjusted) / 2
 
 
-def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> None:
+def luck_estimate(rs: Ruleset):
+    """The luck terms' value estimate: nash's own values (the shipped compressed table, then
+    exact subgames) where it plays from one, else the approximation (carry-over) or the
+    discard table."""
+    try:
+        return SourceEstimate(rs), "nash's source"
+    except ValueError:
+        pass
     discard = discard_table(rs)
     if discard is None:
         raise SystemExit(f"no {rs.cards}-card discard table, solved or shipped")
-    # the luck terms' values: the approximation's (carry-over) or the discard values
-    approx = CarryApproximation(rs, discard, exact_layers(rs)) if rs.tie_rule == "carry" else discard
+    if rs.tie_rule == "carry":
+        return CarryApproximation(rs, discard, exact_layers(rs)), "approximation"
+    return discard, "discard table"
+
+
+def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> None:
+    approx, estimate = luck_estimate(rs)
     done = set()
     if log.exists():
         done = {(r["opponent"], r["deal"]) for r in map(json.loads, log.read_text().splitlines())}
@@ -195,6 +208,7 @@ def head_to_head(opponents: list[str], rs: Ruleset, deals: int, log: Path) -> No
                             "cache": os.environ.get("CARDTABLE_CACHE", ""),
                             "diff": d,
                             "adjusted": round(adj, 6),
+                            "estimate": estimate,
                             "seconds": round(time.perf_counter() - t0, 1),
                         }
                     )

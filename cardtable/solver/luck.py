@@ -18,8 +18,11 @@ whose expectation is exactly 0, so the mean is unchanged:
   ``a`` is drawn from ``x`` independently of ``b``: mean 0 for any ``W``.
 
 ``f`` and ``W`` come from a value estimate; the better it is, the more variance goes,
-but any estimate keeps the mean exact. Here: the carry-over approximation
-(:class:`cardtable.solver.approx.CarryApproximation`, its round matrices).
+but any estimate keeps the mean exact: any object with a ``ruleset`` and a
+``round_strategy(pos, prize)`` (:class:`ValueEstimate`), such as the carry-over
+approximation (:class:`cardtable.solver.approx.CarryApproximation`), a solved table, or
+:class:`SourceEstimate`, the values ``nash`` itself plays from (the closest to the truth
+on a fresh install, so the most variance removed).
 """
 
 from __future__ import annotations
@@ -27,16 +30,61 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
-from cardtable.goofspiel import Game
+from cardtable.goofspiel import Game, Ruleset
 
-from .approx import CarryApproximation
+from .equilibrium import EquilibriumSource
 from .position import Position, position_from_view
+from .table import Table, solve_subgame
+from .tables import ImpossiblePosition, RoundStrategy
+
+
+class ValueEstimate(Protocol):
+    """What the luck terms need of a value estimate: its ruleset, and each round's matrix
+    game (``matrix``: the payoffs of every bid pair plus the value after it; ``value``)."""
+
+    ruleset: Ruleset
+
+    def round_strategy(self, pos: Position, prize: int) -> RoundStrategy: ...
+
+
+class SourceEstimate:
+    """The values ``nash`` plays from in a points game without a table
+    (:class:`cardtable.solver.equilibrium.EquilibriumSource`): the shipped compressed table
+    while more than ``compressed_exact`` cards are in each hand, then the exact subgame from
+    the first position at or below it (solved once per game, a few tenths of a second at 13
+    cards, and reused for every later position of that game).
+
+    Raises:
+        ValueError: a ruleset whose source has no compressed table (use its table or the
+            approximation instead).
+    """
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self._source = EquilibriumSource(ruleset)
+        if self._source.compressed is None:
+            raise ValueError(f"nash plays {ruleset.describe()} from no compressed table")
+        self._sub: Table | None = None
+
+    def round_strategy(self, pos: Position, prize: int) -> RoundStrategy:
+        src = self._source
+        assert src.compressed is not None  # checked in __init__
+        if pos.k > src.compressed_exact:
+            return src.compressed.round_strategy(pos, prize)
+        if self._sub is not None:
+            try:
+                return self._sub.round_strategy(pos, prize)
+            except ImpossiblePosition:  # a position of another game: solve its subgame
+                pass
+        self._sub = solve_subgame(self.ruleset, pos, low=src.low)
+        return self._sub.round_strategy(pos, prize)
 
 
 def adjusted_difference(
     game: Game,
-    approx: CarryApproximation,
+    approx: ValueEstimate,
     mixes: Sequence[tuple[Mapping[int, float] | None, Mapping[int, float] | None]],
 ) -> float:
     """Player 1's luck-adjusted point difference (points of seat 0 minus seat 1) in ``game``.
@@ -79,7 +127,7 @@ def adjusted_difference(
     return float(game.points[0] - game.points[1] - luck)
 
 
-def _check_inputs(game: Game, approx: CarryApproximation, mixes) -> None:
+def _check_inputs(game: Game, approx: ValueEstimate, mixes) -> None:
     """Raise the ValueError of :func:`adjusted_difference` for a game that is no finished
     game of ``approx.ruleset``, or ``mixes`` that are not one ``(x, y)`` pair per round."""
     if not isinstance(game, Game):
@@ -142,4 +190,4 @@ def _check_mix(mix, hand, bid: int, where: str) -> None:
         raise ValueError(f"{where} does not hold its bid {bid} (a bid it could not have drawn)")
 
 
-__all__ = ["adjusted_difference"]
+__all__ = ["SourceEstimate", "ValueEstimate", "adjusted_difference"]

@@ -123,3 +123,41 @@ def test_an_unfinished_game_and_odd_containers_are_refused():
     with pytest.raises(ValueError, match="finished Goofspiel game"):
         adjusted_difference(None, approx, [])
     assert isinstance(adjusted_difference(game, approx, [({1: 1.0}, None)] + [(None, None)] * 2), float)
+
+
+def test_nash_source_estimate_gives_nash_own_values(tmp_path, monkeypatch):
+    """SourceEstimate answers from the shipped compressed table above ``compressed_exact``
+    and from the exact subgame at and below it (reused within a game, re-solved for another
+    game's position), and it keeps the adjusted difference a finished game's number."""
+    from cardtable.goofspiel import Game
+    from cardtable.solver.equilibrium import EquilibriumSource
+    from cardtable.solver.luck import SourceEstimate
+    from cardtable.solver.position import position_from_view
+    from cardtable.solver.table import solve_subgame
+
+    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path))  # a fresh install
+    rs = Ruleset(cards=11, tie_rule="carry")
+    est = SourceEstimate(rs)
+    src = EquilibriumSource(rs)
+    assert src.compressed is not None
+    game = Game(rs, seed=3)
+    bots = [load_bot("goofspiel", "nash", seed=1), load_bot("goofspiel", "random", seed=2)]
+    for s, b in enumerate(bots):
+        b.new_game(rs, s)
+    mixes, seen_low = [], 0
+    while not game.is_over:
+        pos, prize = position_from_view(game.view(0))
+        got = est.round_strategy(pos, prize)
+        if pos.k > src.compressed_exact:
+            want = src.compressed.round_strategy(pos, prize)
+        else:
+            seen_low += 1
+            want = solve_subgame(rs, pos).round_strategy(pos, prize)
+        assert got.value == pytest.approx(want.value, abs=1e-9)
+        assert got.matrix == pytest.approx(want.matrix, abs=1e-9)
+        mixes.append((bots[0].policy(game.view(0)), None))
+        game.play([b.act(game.view(s)) for s, b in enumerate(bots)])
+    assert seen_low == src.compressed_exact  # every exact round was checked
+    assert isinstance(adjusted_difference(game, est, mixes), float)
+    with pytest.raises(ValueError, match="no compressed table"):
+        SourceEstimate(Ruleset(cards=6, tie_rule="carry"))
