@@ -214,7 +214,7 @@ def test_default_search_is_not_a_near_uniform_bid_in_three_players():
     dist = MCTSBot(seed=1, final="mix").search_policy(view)
     assert len(dist) <= 6 and max(dist.values()) > 0.2, dist
     wide = MCTSBot(seed=1, c=0.7, final="mix").search_policy(view)
-    assert len(wide) == 8 and max(wide.values()) < 0.2, wide
+    assert len(wide) >= 7 and max(wide.values()) <= 0.21, wide  # (7 of 8 with the sharper quantile type)
     # the default final move with 3+ players is the most visited card (final="auto")
     assert list(MCTSBot(seed=1).search_policy(view).values()) == [1.0]
 
@@ -290,3 +290,47 @@ def test_untried_bids_are_tried_nearest_the_pot_quantile_first_with_three_player
     assert MCTSBot(seed=1, selection="rm")._untried_order(game, {0: game.legal_bids(0)}) is None
     with pytest.raises(ValueError):
         MCTSBot(try_order="random")
+
+
+def _own_playout_bids(bot, rs, seed):
+    """The searching seat's (seat 0's) bids in one informed playout from a fresh game, beside
+    the informed card (the pot's quantile, no shift) at each of those rounds."""
+    game = Game(rs, seed=seed)
+    bot._me, bot._posterior = 0, None
+    bot._informed_playout(game)
+    replay = Game(rs, seed=seed)  # the same prize order
+    played, informed = [], []
+    for r in game.history:
+        ranked = sorted(replay.legal_bids(0), key=lambda b: rs.strength(b[0]))
+        informed.append(ranked[round(mcts_module.pot_quantile(replay) * (len(ranked) - 1))][0])
+        played.append(r.bids[0][0])
+        replay.play([tuple(b) for b in r.bids])
+    return played, informed
+
+
+def test_own_seat_bids_the_informed_card_exactly_in_playouts_with_three_players():
+    # 4 players against three `random` bots (8 cards, carry-over ties) the playout rule with its
+    # shift and epsilon scores -2.6 points a game in MCTS's seat, the exact informed card +0.7,
+    # `matcher` -0.2: the search valued its root bids as if it would later bid like that noisy rule
+    # (docs/research.md, MCTS bot). With final="max" (auto, 3-5 players) its own later bids are
+    # not noisy, so its seat plays the informed card exactly; the opponents keep the noise.
+    rs = Ruleset(cards=8, players=4)
+    for seed in range(5):
+        played, informed = _own_playout_bids(MCTSBot(seed=seed, epsilon=1.0), rs, seed)
+        assert played == informed and len(played) == 8
+    noisy = [_own_playout_bids(MCTSBot(seed=s, epsilon=1.0, own_playout="noisy"), rs, s) for s in range(5)]
+    assert any(p != i for p, i in noisy)
+    # the other seats keep the noise: seat 1 of a bot searching for seat 1 is exact, for seat 0 not
+    others = []
+    for s in range(5):
+        bot = MCTSBot(seed=s, epsilon=1.0)
+        game = Game(rs, seed=s)
+        bot._me, bot._posterior = 1, None
+        bot._informed_playout(game)
+        others.append([r.bids[0][0] for r in game.history])
+    assert others != [_own_playout_bids(MCTSBot(seed=s, epsilon=1.0), rs, s)[1] for s in range(5)]
+    assert not bot._exact_own_playout(2)  # 2 players: the final move is a mix, the playout noisy
+    assert MCTSBot(final="max")._exact_own_playout(2) and not MCTSBot(final="mix")._exact_own_playout(3)
+    assert MCTSBot(own_playout="exact", final="mix")._exact_own_playout(2)
+    with pytest.raises(ValueError, match="own_playout"):
+        MCTSBot(own_playout="always")

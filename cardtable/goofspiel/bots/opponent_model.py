@@ -46,6 +46,9 @@ PRIOR = {"search": 0.6, "uniform": 0.1, "match": 0.1, "quantile": 0.1, "tips": 0
 NOISE = 0.1
 SEARCH_UNIFORM = 0.5  # the uniform share of the ``search`` type's likelihood (the rest: ``quantile``)
 PRIOR_MULTI = {"search": 0.1, "uniform": 0.3, "match": 0.2, "quantile": 0.2, "tips": 0.2}
+#: the ``quantile`` type's uniform spread with 3 to 5 players (the ``heuristic`` bot's model, used
+#: with 2 players, spreads 0.3): see :func:`_quantile_policy`
+QUANTILE_SPREAD_MULTI = 0.0
 MODEL_TYPES = tuple(t for t in PRIOR if t != "search")
 
 
@@ -77,11 +80,28 @@ def type_policies(view: PlayerView) -> dict[str, dict[int, float]]:
     pot = view.pot_value
     prizes = sorted(rs.prize_value(p) for p in (*view.remaining_prizes, *view.pot))
     q = sum(1 for v in prizes if v <= pot) / len(prizes)
-    # the heuristic bot's model of a bidder, applied to this seat (strengths -> cards)
-    by_strength = {rs.strength(c): c for c in hand}
-    out["quantile"] = {by_strength[st]: w for st, w in _tips_bot()._opponent_model(view, view.seat, q)}
+    out["quantile"] = _quantile_policy(view, hand, q)
     out["tips"] = {_tips_bot().bid(view)[0]: 1.0}
     return out
+
+
+def _quantile_policy(view: PlayerView, hand: list[int], q: float) -> dict[int, float]:
+    """The ``quantile`` type's bid distribution over ``hand`` (sorted by strength) for the
+    pot's quantile ``q``: with 2 players the ``heuristic`` bot's model of a bidder (0.4 on the
+    card at rank ``q``, 0.15 on each neighbour, 0.3 spread over the hand); with 3 to 5 the same
+    without the spread (``QUANTILE_SPREAD_MULTI``), renormalised."""
+    rs = view.ruleset
+    if rs.players == 2:
+        by_strength = {rs.strength(c): c for c in hand}
+        return {by_strength[st]: w for st, w in _tips_bot()._opponent_model(view, view.seat, q)}
+    n = len(hand)
+    weights = [QUANTILE_SPREAD_MULTI / n] * n
+    i = min(n - 1, max(0, round(q * (n - 1))))
+    for j, w in ((i, 0.4), (i - 1, 0.15), (i + 1, 0.15)):
+        if 0 <= j < n:
+            weights[j] += w
+    total = sum(weights)
+    return {c: w / total for c, w in zip(hand, weights, strict=True)}
 
 
 def predictive(view: PlayerView, posterior: dict[str, float]) -> tuple[float, dict[int, float]]:
