@@ -34,8 +34,11 @@ Bošanský, "Convergence of Monte Carlo Tree Search in Simultaneous Move Games"
   selection (the ``search`` type: an opponent the model cannot predict).
 - **Playouts** (``playout=``): ``"informed"`` (default) -- every seat bids the
   card at the pot's quantile among the prizes to come, +-1, and a uniformly
-  random bid with probability ``epsilon``; multi-card bids and open prizes use
-  ``"random"`` playouts (uniformly random legal moves).
+  random bid with probability ``epsilon``; the searching seat bids that card
+  exactly when ``own_playout`` resolves to ``"exact"`` (``"auto"``, default:
+  when the final move is the most visited card, i.e. with 3 to 5 players);
+  multi-card bids and open prizes use ``"random"`` playouts (uniformly random
+  legal moves).
 - **Reward** per player: its point difference (own points minus the best
   opponent's, docs/rules.md, End of the game) scaled to ``[0, 1]`` by the total prize value.
 - **Final move** (``final=``): ``"mix"`` plays a mixed strategy, since
@@ -66,7 +69,8 @@ point differences spread over about a tenth of that, so the former 0.7 left
 DUCT's visits nearly uniform and its mixed final move close to a random bid;
 3 players against two ``random`` bots: +0.27 +- 2.19 with a perfect opponent
 model at c = 0.7, +5.18 +- 2.35 at c = 0.2, 60 games each), ``gamma`` (default 0.1), ``playout``,
-``epsilon`` (default 0.3), ``final``, ``model`` (default true), ``try_order``. Measurements:
+``epsilon`` (default 0.3), ``final``, ``model`` (default true), ``try_order``,
+``own_playout``. Measurements:
 docs/research.md, "MCTS bot".
 """
 

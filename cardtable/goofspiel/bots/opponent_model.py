@@ -14,8 +14,11 @@ posterior over these types (one-card bids, one prize at a time only):
 - ``uniform``: a uniformly random legal bid.
 - ``match``: the card whose strength is closest to the newest prize's value.
 - ``quantile``: the card at the same quantile of the hand as the pot's value
-  among the prizes in play (0.4 there, 0.15 on each neighbour, 0.3 spread: the
-  ``heuristic`` bot's model of an opponent).
+  among the prizes in play: 0.4 there, 0.15 on each neighbour, and with 2
+  players 0.3 spread over the hand (the ``heuristic`` bot's model of an
+  opponent); with 3 to 5 players no spread (renormalised), since a spread type
+  overlaps ``uniform`` and kept about 0.22 of a random bidder's weight through
+  an 8-card game (0.10 without; tests/research/test_mcts.py).
 - ``tips``: the rule texts' tips (the ``heuristic`` bot, no noise).
 
 Each type's predicted bid is mixed with ``NOISE`` of a uniform bid, so one
