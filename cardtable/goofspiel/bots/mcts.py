@@ -27,8 +27,8 @@ Bošanský, "Convergence of Monte Carlo Tree Search in Simultaneous Move Games"
   a Bayesian posterior over bidding types per opponent, from the bids they
   have revealed (:mod:`~cardtable.goofspiel.bots.opponent_model`; its prior
   puts most weight on the adaptive ``search`` type with 2 players and on the
-  predictable types with 3 to 5, so that random bidders are recognised within
-  a game); at every
+  modelled types with 3 to 5, 0.6 on ``uniform``, so that random bidders are
+  recognised within a game); at every
   bid node an opponent plays as the model predicts with probability equal to
   the posterior mass of the modelled types, otherwise by its own decoupled
   selection (the ``search`` type: an opponent the model cannot predict).
