@@ -32,8 +32,8 @@ bidder keeps most of its weight on ``search`` through a whole 8-card game
 (tests/research/test_mcts.py), and the tree played such opponents as
 adversaries. With 3 or more players that cost the most: MCTS against two
 ``random`` bots scored no more than ``matcher`` in the same seat
-(docs/research.md, MCTS bot). ``PRIOR_MULTI`` starts with most weight on the
-predictable types, and 0.6 on ``uniform`` alone: the evidence is lopsided, so the
+(docs/research.md, MCTS bot). ``PRIOR_MULTI`` starts with 0.6 on ``uniform`` and
+0.1 on each other type (``search`` included): the evidence is lopsided, so the
 prior leans towards the type that is slow to confirm. A bid on a deterministic
 type's prediction multiplies that type's weight against ``uniform`` by about 7 (8
 cards in hand) and one off it divides it by about 10, so a deterministic bot is
