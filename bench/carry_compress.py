@@ -48,7 +48,7 @@ import scipy.linalg
 
 from cardtable.goofspiel import Ruleset
 from cardtable.solver.layers import folder_name, open_layered
-from cardtable.solver.lean import min_ties, pot_prizes_allowed
+from cardtable.solver.lean import expand_layer, min_ties, pot_prizes_allowed
 
 _ROWS = 1 << 12  # rows per chunk when measuring errors
 
@@ -63,8 +63,8 @@ def layer_matrix(ct, k: int) -> tuple[np.ndarray, ...]:
     Raises:
         ValueError: the NaN slots of the file are not exactly the unreachable ones."""
     lay = ct.lay
-    npat, S = lay.npat(k), int(lay.nstates[k])
-    grid = np.asarray(ct.layers[k], dtype=np.float64).reshape(npat, S)
+    S = int(lay.nstates[k])
+    grid = expand_layer(lay, k, ct.layers[k])  # (npat, S) float64, a compact table too
     a = int(lay.skoff[k])
     rgroup, cgroup = min_ties(lay)[a : a + S], pot_prizes_allowed(lay, k)
     reach = rgroup[None, :] <= cgroup[:, None]

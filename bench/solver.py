@@ -3,7 +3,8 @@
     python bench/solver.py                   # n = 4..10 discard, 4..8 carry, win objective n <= 9
     python bench/solver.py --max-cards 8 --cfr-seconds 20
     python bench/solver.py --only 12:discard:points   # one configuration
-    python bench/solver.py --layouts 8,9,10           # carry-over: format 1 vs format 2 cold / warm
+    python bench/solver.py --layouts 8,9,10           # carry-over: format 1 vs format 2 cold / warm / compact
+    python bench/solver.py --layouts 10,11,12 --no-format1 --no-cold --threads 2   # full vs compact
     python bench/solver.py --backends 9 [--cuda]      # threads vs Ray 1 / 2 workers [vs CUDA]
     CARDTABLE_CACHE=/tmp/ctcache python bench/solver.py --versus 13:discard:10000
 
@@ -94,9 +95,12 @@ def lean(config: dict) -> dict:
     from cardtable.solver.layers import LayerBackend, lean_layout, open_layered, solve_layered
 
     rs = Ruleset(cards=config["cards"], tie_rule=config["ties"])
+    from cardtable.solver.estimate import estimate_solve
+
     t1 = time.perf_counter()
-    lay = lean_layout(rs, config["objective"])
+    lay = lean_layout(rs, config["objective"], config.get("compact", False))
     t_layout = time.perf_counter() - t1
+    estimate = estimate_solve(rs, config["objective"], compact=lay.compact)
     backend = config.get("backend", "threads")
     if backend == "ray":
         from cardtable.solver.ray_backend import RayBackend
@@ -132,25 +136,35 @@ def lean(config: dict) -> dict:
             "value": value,
             "disk_gib": disk / 2**30,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "estimate": {
+                "cpu_s": estimate.cpu_seconds,
+                "memory_gib": estimate.memory_bytes / 2**30,
+                "disk_gib": estimate.disk_bytes / 2**30,
+            },
             "layers": [(x["k"], x["games"], x["seconds"]) for x in manifest["layers"]],
         }
 
 
-def layouts(ns: list[int], threads: int, format1: bool = True) -> None:
-    """Carry-over: old layout (format 1), new layout (format 2) with the cold kernel and
-    with the warm-started one; each in its own process, kernels loaded before timing."""
+def layouts(ns: list[int], threads: int, format1: bool = True, cold: bool = True) -> None:
+    """Carry-over: old layout (format 1), format 2 with the cold kernel and with the
+    warm-started one, and format 2's compact layout (warm; what new carry-over tables get);
+    each in its own process, kernels loaded before timing. Format 2 rows end with the
+    estimate (:func:`cardtable.solver.estimate.estimate_solve`) of CPU seconds, memory and
+    disk beside what was measured."""
     print(
         f"\n## Carry-over ties, points: format 1 (dense, float64, in memory) vs format 2 "
         f"(lean, float32 layers on disk; cold kernel / warm start), --threads {threads}"
     )
     print(
-        "| n | layout | positions | matrix games | solve s | CPU s | ns/game (CPU) | peak GiB | disk GiB | value |"
+        "| n | layout | positions | matrix games | solve s | CPU s | ns/game (CPU) | peak GiB | disk GiB | value "
+        "| estimate: CPU s / GiB memory / GiB disk |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    runs = [("solve", "format 1", True)] if format1 else []
-    runs += [("lean", "format 2 cold", False), ("lean", "format 2 warm", True)]
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    runs = [("solve", "format 1", True, False)] if format1 else []
+    runs += [("lean", "format 2 cold", False, False)] if cold else []
+    runs += [("lean", "format 2 warm", True, False), ("lean", "format 2 compact", True, True)]
     for n in ns:
-        for kind, name, warm in runs:
+        for kind, name, warm, compact in runs:
             r = run_child(
                 {
                     "kind": kind,
@@ -159,6 +173,7 @@ def layouts(ns: list[int], threads: int, format1: bool = True) -> None:
                     "objective": "points",
                     "threads": threads,
                     "warm": warm,
+                    "compact": compact,
                 },
                 timeout=6 * 3600,
             )
@@ -168,7 +183,13 @@ def layouts(ns: list[int], threads: int, format1: bool = True) -> None:
             print(
                 f"| {n} | {name} | {r['positions']:,} | {r['games']:,} | {r['solve_s']:.1f} | "
                 f"{r['cpu_s']:.1f} | {1e9 * r['cpu_s'] / max(1, r['games']):.0f} | "
-                f"{r['peak_mb'] / 1024:.2f} | {r['disk_gib']:.3f} | {r['value']:+.1e} |",
+                f"{r['peak_mb'] / 1024:.2f} | {r['disk_gib']:.3f} | {r['value']:+.1e} | "
+                + (
+                    f"{r['estimate']['cpu_s']:.1f} / {r['estimate']['memory_gib']:.2f} / "
+                    f"{r['estimate']['disk_gib']:.3f} |"
+                    if "estimate" in r
+                    else "|"
+                ),
                 flush=True,
             )
             if kind == "lean":
@@ -288,14 +309,17 @@ def main() -> None:
     )
     ap.add_argument("--layouts", help="carry-over n list (e.g. 9,10,11): format 1 vs format 2 only")
     ap.add_argument("--threads", type=int, default=1, help="threads for --layouts")
-    ap.add_argument("--no-format1", action="store_true", help="with --layouts: format 2 only (cold and warm)")
+    ap.add_argument("--no-format1", action="store_true", help="with --layouts: format 2 only")
+    ap.add_argument("--no-cold", action="store_true", help="with --layouts: no cold-kernel row")
     ap.add_argument("--backends", type=int, help="carry-over n: threads vs Ray (1 and 2 workers) [vs CUDA]")
     ap.add_argument(
         "--cuda", action="store_true", help="with --backends: also the CUDA backend (needs a GPU)"
     )
     args = ap.parse_args()
     if args.layouts:
-        layouts([int(x) for x in args.layouts.split(",")], args.threads, not args.no_format1)
+        layouts(
+            [int(x) for x in args.layouts.split(",")], args.threads, not args.no_format1, not args.no_cold
+        )
         return
     if args.backends:
         backends(args.backends, [1, 2], args.cuda)

@@ -57,7 +57,7 @@ from cardtable.solver.approx import (
 )
 from cardtable.solver.compressed import dense_source, discard_layout, discard_values
 from cardtable.solver.layers import folder_name, open_layered
-from cardtable.solver.lean import min_ties, pot_prizes_allowed
+from cardtable.solver.lean import expand_layer, min_ties, pot_prizes_allowed
 from cardtable.solver.table import load_table
 
 DATA = Path(__file__).resolve().parents[1] / "cardtable" / "solver" / "data"
@@ -195,7 +195,7 @@ def samples(n: int, cache: Path, dcache: Path, kmin: int, per_layer: int, rng, m
         lo, hi = int(DL.code_off[k]), int(DL.code_off[k + 1])
         assert np.array_equal(L.codes[L.code_off[k] : L.code_off[k + 1]], DL.codes[lo:hi])
         npat, S = hi - lo, int(lay.nstates[k])
-        grid = np.asarray(ct.layers[k]).reshape(npat, S)
+        grid = expand_layer(lay, k, ct.layers[k], np.float32)  # (npat, S), a compact table too
         sk = int(lay.so_off[k])
         feats_of = np.array([pattern_features(int(c)) for c in DL.codes[lo:hi]], dtype=float)
         blocks = {"pot0": [], "pot": []}  # (r, state j, pot)

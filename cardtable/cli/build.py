@@ -8,8 +8,9 @@ person would type:
 - **carry-over ties**: when the whole table is estimated at more than
   :data:`LOW_FIRST_SECONDS` of one core (12 and 13 cards), first its low layers
   ``--layers 6`` (13 cards: about 18 min; the bot is then exact from 9 cards left); then
-  the whole table (format 2, resumable by layer; 13 cards: about 2.3 h, 7.3 GiB of memory,
-  16.1 GiB of disk) when it fits this machine now: its memory at most
+  the whole table (format 2, compact layout, resumable by layer; 13 cards: about 2.3 h of one
+  core, 1.8 GiB of memory, 3.8 GiB of disk by the estimate) when it fits this machine now: its
+  memory at most
   :data:`MEMORY_SHARE` of the memory available, its disk at most what is free;
 - **discard ties**: the whole table (format 2, resumable by layer, what the carry-over
   approximation reads; 13 cards: about 32 min, 590 MiB of memory, 644 MiB of disk; a

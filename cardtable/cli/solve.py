@@ -785,10 +785,11 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
     # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver import SolverError
     from cardtable.solver.estimate import size_text
-    from cardtable.solver.layers import game_layout, open_layered, solve_layered
+    from cardtable.solver.layers import folder_layout, open_layered, solve_layered
     from cardtable.solver.lean import reachable_games
 
-    lay = game_layout(rs, objective)  # the one the estimate built
+    # the layout the folder holds, else compact (carry-over; the CUDA kernel writes the full one)
+    lay = folder_layout(folder, rs, objective, False if be.name == "cuda" else None)
     per_layer: dict[int, int] = {}  # the games of each layer that the solve plays (as the total)
     with progress_bar("solving (matrix games)", total=games) as advance:
 

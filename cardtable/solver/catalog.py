@@ -29,7 +29,7 @@ from pathlib import Path
 from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset, RulesetError
 
-from .layers import LOW_MANIFEST, _layer_ok, folder_name, game_layout, open_layered
+from .layers import LOW_MANIFEST, _layer_ok, folder_layout, folder_name, game_layout, open_layered
 from .lean import reachable_games
 from .position import UnsupportedRuleset
 from .table import FORMAT_LAYERED, TableFileError, check_table_matches, default_path, open_table, table_name
@@ -463,7 +463,7 @@ def _format2(folder: Path, rs: Ruleset, objective: str, verify: bool) -> CachedT
         return entry(state, upto, VERIFIED if verify else NOT_VERIFIED)
     if not verify:
         return entry("partial", None, NOT_VERIFIED)
-    lay = game_layout(rs, objective)
+    lay = folder_layout(folder, rs, objective)
     digest = lay.digest()
     bad = [k for k in present if _layer_ok(folder, k, lay, digest) is None]
     if bad:

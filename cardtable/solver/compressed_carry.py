@@ -35,7 +35,7 @@ from cardtable.goofspiel import Ruleset
 
 from . import compressed
 from .layers import LayeredTable, game_layout
-from .lean import LeanLayout, min_ties, pot_prizes_allowed
+from .lean import LeanLayout, expand_layer, min_ties, pot_prizes_allowed
 from .lowrank import fit_layer
 from .position import ImpossiblePosition, Position
 from .tables import RoundStrategy, TableFileError
@@ -181,7 +181,7 @@ def write_compressed_carry(
     layers = []
     for k in range(lo, lay.top + 1):
         t0 = time.perf_counter()
-        M = np.asarray(table.layers[k]).reshape(lay.npat(k), int(lay.nstates[k]))
+        M = expand_layer(lay, k, table.layers[k], np.float32)  # patterns x states, NaN: no slot
         fewest, allowed = _layer_reach(lay, k)
         fit = fit_layer(M, fewest, allowed, target_rms)
         if fit.dense is not None:
@@ -210,7 +210,7 @@ def write_compressed_carry(
         "lo": lo,
         "target_rms": target_rms,
         "layers": layers,
-        "layout_sha256": lay.digest(),
+        "layout_sha256": game_layout(rs, "points").digest(),  # the full layout's, compact table or not
         "source": {k: table.stats.get(k) for k in ("data_sha256", "games", "seconds") if k in table.stats},
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)

@@ -231,6 +231,11 @@ class CudaBackend(LayerBackend):
             raise ValueError("the CUDA backend solves the points objective; use --backend threads for win")
         if lay.top > KMAX:
             raise ValueError(f"the CUDA backend handles at most {KMAX} cards")
+        if lay.compact:
+            raise ValueError(
+                "the CUDA backend writes the full layout (every state of every pattern); this table "
+                "folder holds the compact one: finish it with --backend threads or ray"
+            )
         d = lay.dense
         self._dev = {
             name: cuda.to_device(np.ascontiguousarray(a))

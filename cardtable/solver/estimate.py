@@ -117,11 +117,17 @@ def _dur(hours: float) -> str:
 
 @lru_cache(maxsize=16)
 def estimate_solve(
-    ruleset: Ruleset, objective: str = "points", upto: int | None = None, table_format: int = 2
+    ruleset: Ruleset,
+    objective: str = "points",
+    upto: int | None = None,
+    table_format: int = 2,
+    compact: bool | None = None,
 ) -> SolveNeeds:
     """Sizes and cost of solving the whole game of ``ruleset`` (format 2), or with
     ``upto`` only its layers ``1..upto`` (the low layers, ``cardtable solve --layers``);
-    ``table_format=1``: of the single float64 file (:func:`estimate_format1`).
+    ``table_format=1``: of the single float64 file (:func:`estimate_format1`). ``compact``:
+    the layout of format 2 (:func:`cardtable.solver.layers.folder_layout`; None: compact
+    with carry-over ties, as a new table folder gets).
 
     Raises:
         UnsupportedRuleset, ValueError: as :func:`cardtable.solver.layers.lean_layout`;
@@ -133,7 +139,8 @@ def estimate_solve(
         return estimate_format1(ruleset, objective, full_layout(ruleset, objective))
     if table_format != 2:
         raise ValueError(f"table format must be 1 or 2, not {table_format!r}")
-    lay = game_layout(ruleset, objective)
+    carry = ruleset.tie_rule == "carry"
+    lay = game_layout(ruleset, objective, carry and compact is not False)
     top = lay.top if upto is None else min(upto, lay.top)
     sizes = [lay.layer_size(k) for k in range(top + 1)]  # slots on disk, skipped states too
     solved = [reachable_games(lay, k) for k in range(top + 1)]  # (positions, games)

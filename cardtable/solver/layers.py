@@ -52,6 +52,7 @@ from .lean import (
     LeanLayout,
     build_lean,
     check_stats,
+    expand_layer,
     float32_bound,
     kernel_args,
     lean_slot,
@@ -80,8 +81,9 @@ _JSON_MAX = 1 << 20
 LAYOUT_MAX_BYTES = 512 << 20
 
 
-def lean_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
-    """The lean layout of the whole game of ``ruleset`` (shuffled prizes).
+def lean_layout(ruleset: Ruleset, objective: str, compact: bool = False) -> LeanLayout:
+    """The lean layout of the whole game of ``ruleset`` (shuffled prizes); ``compact``:
+    each pattern holds only the states its hands allow (:class:`.lean.SlotMap`).
 
     Raises:
         UnsupportedRuleset: outside the solver (see :func:`check_supported`).
@@ -104,6 +106,7 @@ def lean_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
         15,
         ruleset.tie_rule == "carry",
         objective == "win",
+        compact,
     )
 
 
@@ -231,7 +234,7 @@ class LayerBackend:
 
     def chunks(self, lay: LeanLayout, k: int, scale: int = 1) -> list[tuple[int, int]]:
         npat = lay.npat(k)
-        per = max(1, k * int(lay.nstates[k]))
+        per = max(1, k * (lay.layer_size(k) // max(1, npat)))  # games of a pattern, on average
         step = max(1, self.chunk_games * scale // per)
         return [(lo, min(npat, lo + step)) for lo in range(0, npat, step)]
 
@@ -302,7 +305,8 @@ def solve_layered(
     ``*.json.tmp``, ``layout.tmp.npz``); those a killed one left are removed first.
     """
     backend = backend or LayerBackend()
-    lay = lay if lay is not None else lean_layout(ruleset, objective)
+    if lay is None:  # the folder's, else compact (carry-over; the CUDA kernel writes the full one)
+        lay = folder_layout(Path(folder), ruleset, objective, False if backend.name == "cuda" else None)
     if upto is not None and not 1 <= upto <= lay.top:
         raise ValueError(f"upto must be a layer 1..{lay.top}, not {upto}")
     last = lay.top if upto is None else upto
@@ -358,6 +362,7 @@ def solve_layered(
         "prize_cards": list(range(1, ruleset.cards + 1)),
         "layout_file_sha256": sha256_file(lpath),
         "layout_sha256": digest,
+        **({"layout": "compact"} if lay.compact else {}),
         "layers": layers,
         "float32_bound": float32_bound(lay, last),
         "stats": {
@@ -589,8 +594,8 @@ class LayeredTable(SolvedTable):
             vals = np.full(L.size, np.nan)
             lay = self.lay
             for k in range(1, L.top + 1):
-                npat, S = L.npat(k), int(lay.nstates[k])
-                grid = np.asarray(self.layers[k], dtype=np.float64).reshape(npat, S)
+                npat = L.npat(k)
+                grid = expand_layer(lay, k, self.layers[k])
                 sk = int(lay.so_off[k])
                 for r in range(int(L.mask_off[k + 1] - L.mask_off[k])):
                     R = L.T - int(L.psum[L.masks[L.mask_off[k] + r]])
@@ -720,7 +725,7 @@ def solve_low_in_memory(ruleset: Ruleset, upto: int) -> LayeredTable:
         ValueError: ``upto`` is not a layer below the top.
         SolverError: a game failing its optimality check.
     """
-    lay = lean_layout(ruleset, "points")
+    lay = lean_layout(ruleset, "points", ruleset.tie_rule == "carry")  # the layout a new folder gets
     if not 1 <= upto < lay.top:
         raise ValueError(f"upto must be a layer 1..{lay.top - 1}, not {upto}")
     args = kernel_args(lay)
@@ -808,7 +813,7 @@ def _checked_layout(folder: Path, manifest: dict, rs: Ruleset, verify: bool) -> 
     lpath = folder / "layout.npz"
     if not lpath.is_file() or (verify and sha256_file(lpath) != manifest["layout_file_sha256"]):
         raise TableFileError(f"{folder}: layout.npz is missing or damaged; re-run `cardtable solve`")
-    lay = game_layout(rs, manifest["objective"])
+    lay = game_layout(rs, manifest["objective"], manifest.get("layout") == "compact")
     if lay.digest() != manifest["layout_sha256"]:
         raise TableFileError(
             f"{folder}: its layout is not the one of {rs.describe()} (objective "
@@ -916,11 +921,28 @@ def _read_manifest(folder: Path, low: bool = False) -> tuple[dict, Ruleset]:
     return manifest, rs
 
 
-@lru_cache(maxsize=2)
-def game_layout(ruleset: Ruleset, objective: str) -> LeanLayout:
+@lru_cache(maxsize=4)
+def game_layout(ruleset: Ruleset, objective: str, compact: bool = False) -> LeanLayout:
     """:func:`lean_layout`, kept for the next caller (13 cards: 2.7 s to build): the
     estimate, the solve and the tables opened next read the same one."""
-    return lean_layout(ruleset, objective)
+    return lean_layout(ruleset, objective, compact)
+
+
+def folder_layout(folder: Path, ruleset: Ruleset, objective: str, compact: bool | None = None) -> LeanLayout:
+    """The layout the table folder ``folder`` holds, or will hold once solved: the one its
+    ``layout.npz`` names when that is this game's (full or compact: a table started before
+    the compact layout resumes as it began); else the compact one with carry-over ties
+    (``compact=False``: the full one; with discard ties the two place every value alike, and
+    the full one is used)."""
+    lpath = Path(folder) / "layout.npz"
+    stored = _stored_layout_digest(lpath) if lpath.is_file() else None
+    carry = ruleset.tie_rule == "carry"
+    if stored is not None:
+        for c in (False, True) if carry else (False,):
+            lay = game_layout(ruleset, objective, c)
+            if lay.digest() == stored:
+                return lay
+    return game_layout(ruleset, objective, carry and compact is not False)
 
 
 def _check_layer_file(path: Path, bound: float) -> tuple[str, bool]:
@@ -954,6 +976,8 @@ def _manifest_problem(m: dict, low: bool = False) -> str | None:
     for key in ("layout_file_sha256", "layout_sha256"):
         if not isinstance(m.get(key), str):
             return key
+    if m.get("layout", "compact") != "compact":
+        return "layout"
     layers = m.get("layers")
     if not isinstance(layers, list):
         return "layers"

@@ -70,8 +70,13 @@ class LeanLayout:
     soff: np.ndarray
     so_off: np.ndarray
     nstates: np.ndarray
+    #: compact slots (table format 2, compact layout): each pattern holds only the states its
+    #: hands allow (:func:`slot_map`); False: every pattern holds all ``S[k]`` states
+    compact: bool = False
     #: the cache of :func:`min_ties` (not part of the layout's identity)
     _min_ties: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    #: the cache of :func:`slot_map`
+    _slots: "SlotMap | None" = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def top(self) -> int:
@@ -89,8 +94,12 @@ class LeanLayout:
         return self.dense.npat(k)
 
     def layer_size(self, k: int) -> int:
-        """Values (slots) of layer k: patterns x states."""
-        return self.npat(k) * int(self.nstates[k]) if k > 0 else 0
+        """Values (slots) of layer k: patterns x states (compact: each pattern's own states)."""
+        if k <= 0:
+            return 0
+        if not self.compact:
+            return self.npat(k) * int(self.nstates[k])
+        return block(self, k, self.npat(k))
 
     def layer_games(self, k: int) -> int:
         """Matrix games of layer k (upper bound for the win objective, where
@@ -107,6 +116,8 @@ class LeanLayout:
             nstates=self.nstates,
             scalars=np.array([self.dense.T, self.W, int(self.carry), int(self.win)]),
         )
+        if self.compact:  # absent otherwise: the digests of tables written before stay valid
+            out["compact"] = np.array([1])
         return out
 
     def digest(self) -> str:
@@ -138,7 +149,8 @@ class LeanLayout:
             d["next_prize"],
         )
         g = {k: np.asarray(arrs[k], dtype=np.int64) for k in ("skeys", "skoff", "soff", "so_off", "nstates")}
-        return cls(dense, W, g["skeys"], g["skoff"], g["soff"], g["so_off"], g["nstates"])
+        compact = "compact" in arrs and bool(np.asarray(arrs["compact"]).ravel()[:1].any())
+        return cls(dense, W, g["skeys"], g["skoff"], g["soff"], g["so_off"], g["nstates"], compact)
 
 
 def _reachable(pval: np.ndarray, carry: bool, win: bool, T: int) -> list[np.ndarray]:
@@ -176,8 +188,11 @@ def _reachable(pval: np.ndarray, carry: bool, win: bool, T: int) -> list[np.ndar
     return keys
 
 
-def build_lean(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool) -> LeanLayout:
-    """The lean layout of the full game (all prizes face down, pot 0, difference 0).
+def build_lean(
+    pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool, compact: bool = False
+) -> LeanLayout:
+    """The lean layout of the full game (all prizes face down, pot 0, difference 0);
+    ``compact``: each pattern holds only the states its hands allow (:func:`slot_map`).
 
     Raises:
         SolverError: the hands do not hold as many cards as there are prizes.
@@ -204,7 +219,9 @@ def build_lean(pval, amask: int, bmask: int, nbits: int, carry: bool, win: bool)
         skoff[k + 1] = skoff[k] + offs[-1]
         so_off[k + 1] = so_off[k] + len(offs)
     skeys = np.concatenate(skeys_l) if skeys_l else np.zeros(0, dtype=np.int64)
-    return LeanLayout(dense, W, skeys.astype(np.int64), skoff, np.concatenate(soff_l), so_off, nstates)
+    return LeanLayout(
+        dense, W, skeys.astype(np.int64), skoff, np.concatenate(soff_l), so_off, nstates, bool(compact)
+    )
 
 
 def min_ties(lay: LeanLayout) -> np.ndarray:
@@ -273,6 +290,127 @@ def float32_bound(lay: LeanLayout, k: int) -> float:
     return k * (U32 * vmax + kernel.CHECK_TOL * (1.0 + vmax))
 
 
+# -- slots: which states each pattern holds ---------------------------------------------
+
+
+@dataclass
+class SlotMap:
+    """Where each pattern's states lie in a layer's array (what the kernels index by).
+
+    The states of layer ``k`` are split into *groups* ``g = 0..G-1``: group ``g`` holds,
+    per prize subset in rank order and by key within it, the states whose pot needs at
+    most ``g`` ties (:func:`min_ties`). A pattern whose hands allow at most ``j`` tied
+    prizes in the pot (:func:`pot_prizes_allowed`) holds group ``min(j, top)`` as one
+    contiguous block. In the compact layout ``G = top + 1``: no slot for a state that no
+    game reaches with those hands (at 13 cards, carry-over: 3.8 GiB instead of 16.1);
+    otherwise ``G = 1``: one group with every state, the block of pattern ``i`` at
+    ``i * S[k]`` (the layout of tables written before the compact one). With discard ties
+    every pot is 0 and the two coincide.
+
+    Attributes (int64 arrays):
+        G: groups per layer.
+        pgrp: group of each pattern, aligned with ``dense.codes``.
+        poff, poff_off: layer ``k``'s block offsets, ``poff[poff_off[k] + i]`` for pattern
+            ``i`` (``npat + 1`` entries per layer, the last = the layer's size).
+        gkeys, gminj: the groups' state keys and their :func:`min_ties`, group ``(k, g)``
+            from ``gkoff[k * G + g]`` to ``gkoff[k * G + g + 1]``.
+        gsoff, gso_off: per group, per subset rank, the subset's first state within the
+            group (``nsub + 1`` entries from ``gso_off[k * G + g]``).
+    """
+
+    G: int
+    pgrp: np.ndarray
+    poff: np.ndarray
+    poff_off: np.ndarray
+    gkeys: np.ndarray
+    gminj: np.ndarray
+    gkoff: np.ndarray
+    gsoff: np.ndarray
+    gso_off: np.ndarray
+
+
+def slot_map(lay: LeanLayout) -> SlotMap:
+    """The :class:`SlotMap` of ``lay`` (computed once per layout object; 13 cards,
+    carry-over: about a second, 80 MB)."""
+    cached = getattr(lay, "_slots", None)
+    if cached is not None:
+        return cached
+    d = lay.dense
+    top = lay.top
+    minj = min_ties(lay)
+    G = top + 1 if lay.compact else 1
+    mtop = top_strengths(d)
+    pgrp = np.zeros(len(d.codes), dtype=np.int64)
+    poff_l, gkeys_l, gminj_l, gsoff_l = [], [], [], []
+    poff_off = np.zeros(top + 2, dtype=np.int64)
+    gkoff = np.zeros((top + 1) * G + 1, dtype=np.int64)
+    gso_off = np.zeros((top + 1) * G + 1, dtype=np.int64)
+    for k in range(top + 1):
+        sk, nsub = int(lay.so_off[k]), int(lay.so_off[k + 1] - lay.so_off[k]) - 1
+        a, b = int(lay.skoff[k]), int(lay.skoff[k + 1])
+        sizes = np.zeros(G, dtype=np.int64)
+        for g in range(G):
+            keep = minj[a:b] <= g if G > 1 else np.ones(b - a, dtype=bool)
+            upto = np.concatenate(([0], np.cumsum(keep)))
+            gkeys_l.append(lay.skeys[a:b][keep])
+            gminj_l.append(minj[a:b][keep])
+            gsoff_l.append(upto[lay.soff[sk : sk + nsub + 1]].astype(np.int64))
+            sizes[g] = int(upto[-1])
+            i = k * G + g
+            gkoff[i + 1] = gkoff[i] + sizes[g]
+            gso_off[i + 1] = gso_off[i] + nsub + 1
+        lo, hi = int(d.code_off[k]), int(d.code_off[k + 1])
+        if k > 0 and G > 1:
+            pgrp[lo:hi] = np.minimum(kernel.most_ties_each(d.codes[lo:hi], mtop, mtop), top)
+        poff_l.append(np.concatenate(([0], np.cumsum(sizes[pgrp[lo:hi]]))).astype(np.int64))
+        poff_off[k + 1] = poff_off[k] + hi - lo + 1
+    out = SlotMap(
+        G,
+        pgrp,
+        np.concatenate(poff_l),
+        poff_off,
+        np.concatenate(gkeys_l).astype(np.int64),
+        np.concatenate(gminj_l).astype(np.int64),
+        gkoff,
+        np.concatenate(gsoff_l),
+        gso_off,
+    )
+    lay._slots = out
+    return out
+
+
+def block(lay: LeanLayout, k: int, i: int) -> int:
+    """Offset of pattern ``i``'s block in layer ``k``'s array (``i = npat``: the layer's size)."""
+    if not lay.compact:
+        return i * int(lay.nstates[k])
+    m = slot_map(lay)
+    return int(m.poff[m.poff_off[k] + i])
+
+
+def expand_layer(lay: LeanLayout, k: int, values: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """Layer ``k``'s ``values`` (its own slot order) as a ``(npat, S[k])`` array with every
+    state of every pattern, NaN where a compact pattern holds none (what code written for
+    the full layout reads: compression fits, best responses, format-1 views)."""
+    npat, S = lay.npat(k), int(lay.nstates[k])
+    v = np.asarray(values)
+    if not lay.compact:
+        return v.reshape(npat, S).astype(dtype, copy=False)
+    m = slot_map(lay)
+    out = np.full((npat, S), np.nan, dtype=dtype)
+    minj = min_ties(lay)[lay.skoff[k] : lay.skoff[k + 1]]
+    lo = int(m.poff_off[k])
+    groups = m.pgrp[lay.dense.code_off[k] : lay.dense.code_off[k + 1]]
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        cols = np.flatnonzero(minj <= g)
+        step = max(1, (1 << 24) // max(1, len(cols)))  # index arrays of at most 128 MiB
+        for c in range(0, len(rows), step):
+            part = rows[c : c + step]
+            at = m.poff[lo + part][:, None] + np.arange(len(cols))[None, :]
+            out[np.ix_(part, cols)] = v[at]
+    return out
+
+
 # -- kernels ------------------------------------------------------------------------------
 
 
@@ -330,6 +468,27 @@ def _copy_support(ws, wI, wJ, src, dst):
         wJ[dst, i] = wJ[src, i]
 
 
+@njit(cache=True, inline="always")
+def _group_states(k, r, G, g, gkoff, gsoff, gso_off):
+    """Subset ``r``'s states in group ``g`` of layer ``k`` (:class:`SlotMap`): ``(first
+    state within the group, number of states, first key in gkeys)``."""
+    i = k * G + g
+    so = gso_off[i]
+    s0 = gsoff[so + r]
+    return s0, gsoff[so + r + 1] - s0, gkoff[i] + s0
+
+
+@njit(cache=True, inline="always")
+def _children_blocks(k, code_off, pgrp, poff, poff_off, cidx, cgrp, cblk):
+    """Each bid pair's child pattern: its group (``cgrp``) and block offset in layer
+    ``k - 1`` (``cblk``)."""
+    for a in range(k):
+        for b in range(k):
+            ci = cidx[a, b]
+            cgrp[a, b] = pgrp[code_off[k - 1] + ci]
+            cblk[a, b] = poff[poff_off[k - 1] + ci]
+
+
 @njit(cache=True, _nrt=False)
 def _pattern_points(
     k,
@@ -344,13 +503,16 @@ def _pattern_points(
     next_prize,
     W,
     T,
-    skeys,
-    skoff,
-    soff,
-    so_off,
-    minj,
+    G,
+    pgrp,
+    poff,
+    poff_off,
+    gkeys,
+    gkoff,
+    gsoff,
+    gso_off,
+    gminj,
     mtop,
-    S_prev,
     prev,
     out,
     M,
@@ -363,6 +525,8 @@ def _pattern_points(
     cidx,
     csign,
     outc,
+    cgrp,
+    cblk,
     st,
     warm,
     ws,
@@ -375,18 +539,20 @@ def _pattern_points(
     pab,
     tie_a,
     tie_b,
-    tie_at,
 ):
-    """All positions of one pattern (points objective), pots vectorised.
+    """All positions of one pattern (points objective), pots vectorised, into ``out`` (the
+    pattern's block: its group's states, :class:`SlotMap`).
 
     For a subset and a revealed prize, the games of all pots share the child
     values of every decided bid pair (the child has pot 0): ``base`` holds
     them once, and each pot only adds ``pot x outcome`` and reads its tie
     continuations (child pot = pot + prize: one rank per pot, found by walking
-    the child's sorted pots alongside). With ``warm``, each pot's game first
-    tries the previous pot's optimal support (:func:`kernel.solve_game_warm`).
+    the child's sorted pots alongside; every tie child allows one more tied prize
+    than this pattern, so all of them hold the same group). With ``warm``, each pot's
+    game first tries the previous pot's optimal support (:func:`kernel.solve_game_warm`).
     A state whose pot needs more tied prizes than the strengths both players
-    have played (:func:`min_ties`) cannot occur: it is skipped and stored as NaN.
+    have played (:func:`min_ties`) cannot occur: the compact layout has no slot for it;
+    the full one stores NaN.
     ``st``: games, positions, max gap, failures, missing children, warm hits,
     warm misses.
 
@@ -398,26 +564,32 @@ def _pattern_points(
     """
     code = codes[code_off[k] + pi]
     jmax = mtop - kernel.decode(code)[2]  # the most prizes a pot of this pattern can hold
+    g = pgrp[code_off[k] + pi]
     if not kernel.pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pab[0], pab[1]):
         st[4] += 1
         return
+    if k > 1:
+        _children_blocks(k, code_off, pgrp, poff, poff_off, cidx, cgrp, cblk)
     nt = 0  # the tied bid pairs (equal strengths): their continuation depends on the pot
+    tg = -1  # the tie children's group
     for a in range(k):
         for b in range(k):
             if outc[a, b] == 0:
                 tie_a[nt] = a
                 tie_b[nt] = b
-                tie_at[nt] = cidx[a, b] * S_prev
                 nt += 1
+                if k > 1:
+                    if tg < 0:
+                        tg = cgrp[a, b]
+                    elif cgrp[a, b] != tg:
+                        st[4] += 1  # the tie children disagree: a layout this kernel cannot read
+                        return
     ws[:] = 0
     first = len(pval)
     nsub = mask_off[k + 1] - mask_off[k]
-    sk = so_off[k]
     for r in range(nsub):
         mask = masks[mask_off[k] + r]
-        s0 = soff[sk + r]
-        ns = soff[sk + r + 1] - s0
-        kbase = skoff[k] + s0
+        s0, ns, kbase = _group_states(k, r, G, g, gkoff, gsoff, gso_off)
         for j in range(ns):
             acc[j] = 0.0
         count = 0
@@ -427,31 +599,35 @@ def _pattern_points(
                 continue
             count += 1
             pv = pval[p]
-            cs0, cns, ckb = _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off)
+            rc = rank_of_mask[mask & ~(1 << p)] if k > 1 else 0
             for a in range(k):
                 for b in range(k):
                     o = outc[a, b]
                     cont = 0.0
                     if k > 1 and (o != 0 or not carry):  # child pot 0 = the subset's first state
-                        cont = csign[a, b] * np.float64(prev[cidx[a, b] * S_prev + cs0])
+                        cs0 = _group_states(k - 1, rc, G, cgrp[a, b], gkoff, gsoff, gso_off)[0]
+                        cont = csign[a, b] * np.float64(prev[cblk[a, b] + cs0])
                     base[a, b] = o * pv + cont
+            tcs0, tcns, tckb = 0, 0, 0
+            if carry and k > 1 and nt > 0:
+                tcs0, tcns, tckb = _group_states(k - 1, rc, G, tg, gkoff, gsoff, gso_off)
             ci = 0
             for j in range(ns):
-                if minj[kbase + j] > jmax:
+                if gminj[kbase + j] > jmax:
                     continue
-                pot = (skeys[kbase + j] - T) // W
+                pot = (gkeys[kbase + j] - T) // W
                 for a in range(k):
                     for b in range(k):
                         M[a, b] = base[a, b] + outc[a, b] * pot
                 if carry and k > 1:
                     key = (pot + pv) * W + T  # pots ascend, and so do the children's
-                    while ci < cns and skeys[ckb + ci] < key:
+                    while ci < tcns and gkeys[tckb + ci] < key:
                         ci += 1
-                    if ci < cns and skeys[ckb + ci] == key:
+                    if ci < tcns and gkeys[tckb + ci] == key:
                         for t in range(nt):
                             a = tie_a[t]
                             b = tie_b[t]
-                            M[a, b] = csign[a, b] * np.float64(prev[tie_at[t] + cs0 + ci])
+                            M[a, b] = csign[a, b] * np.float64(prev[cblk[a, b] + tcs0 + ci])
                     else:
                         st[4] += nt
                         for t in range(nt):
@@ -462,7 +638,7 @@ def _pattern_points(
                 if j == 0:
                     _copy_support(ws, wI, wJ, first + p, p)
         for j in range(ns):
-            if minj[kbase + j] > jmax:
+            if gminj[kbase + j] > jmax:
                 out[s0 + j] = np.nan
             else:
                 out[s0 + j] = acc[j] / count
@@ -484,13 +660,16 @@ def _pattern_win(
     next_prize,
     W,
     T,
-    skeys,
-    skoff,
-    soff,
-    so_off,
-    minj,
+    G,
+    pgrp,
+    poff,
+    poff_off,
+    gkeys,
+    gkoff,
+    gsoff,
+    gso_off,
+    gminj,
     mtop,
-    S_prev,
     prev,
     out,
     M,
@@ -502,6 +681,8 @@ def _pattern_win(
     cidx,
     csign,
     outc,
+    cgrp,
+    cblk,
     st,
     warm,
     ws,
@@ -514,13 +695,15 @@ def _pattern_win(
     pab,
     crank,
 ):
-    """All positions of one pattern, win objective (value = P(win) - P(loss)).
+    """All positions of one pattern, win objective (value = P(win) - P(loss)), into
+    ``out`` (the pattern's block, :class:`SlotMap`).
 
     Per subset and revealed prize, the states (pot, point difference) in key
-    order; a game's entries come from at most six child states (outcome x
-    orientation), each ranked once. With ``warm``, a game first tries the
-    previous state's optimal support for the same prize. States that cannot occur
-    (:func:`min_ties`) are skipped and stored as NaN.
+    order; a game's entries come from at most 18 child states (outcome x
+    orientation x the child's group, which allows as many tied prizes as this
+    pattern's or one or two more), each ranked once when first needed. With ``warm``,
+    a game first tries the previous state's optimal support for the same prize. States
+    that cannot occur (:func:`min_ties`) have no slot (compact) or are stored as NaN.
 
     Complexity: one function on purpose, as :func:`_pattern_points`: the hot loop
     over (subset, prize, state, bid pair) keeps the warm-start support and the
@@ -528,19 +711,19 @@ def _pattern_win(
     """
     code = codes[code_off[k] + pi]
     jmax = mtop - kernel.decode(code)[2]
+    g = pgrp[code_off[k] + pi]
     if not kernel.pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pab[0], pab[1]):
         st[4] += 1
         return
+    if k > 1:
+        _children_blocks(k, code_off, pgrp, poff, poff_off, cidx, cgrp, cblk)
     ws[:] = 0
     first = len(pval)
     nsub = mask_off[k + 1] - mask_off[k]
-    sk = so_off[k]
     for r in range(nsub):
         mask = masks[mask_off[k] + r]
         sp = psum[mask]
-        s0 = soff[sk + r]
-        ns = soff[sk + r + 1] - s0
-        kbase = skoff[k] + s0
+        s0, ns, kbase = _group_states(k, r, G, g, gkoff, gsoff, gso_off)
         fixed = next_prize[mask]
         for j in range(ns):
             acc[j] = 0.0
@@ -549,12 +732,12 @@ def _pattern_win(
             if not kernel.revealed_next(mask, fixed, p):
                 continue
             count += 1
-            cs0, cns, ckb = _child_states(k, mask, p, rank_of_mask, skoff, soff, so_off)
+            rc = rank_of_mask[mask & ~(1 << p)] if k > 1 else 0
             nfirst = 0
             for j in range(ns):
-                if minj[kbase + j] > jmax:
+                if gminj[kbase + j] > jmax:
                     continue
-                key = skeys[kbase + j]
+                key = gkeys[kbase + j]
                 pot = key // W
                 d = key - pot * W - T
                 if d > sp + pot or -d > sp + pot:  # decided whatever happens
@@ -566,33 +749,39 @@ def _pattern_win(
                             cd = d + outc[a, b] * stake
                             M[a, b] = 1.0 if cd > 0 else (-1.0 if cd < 0 else 0.0)
                 else:
-                    # child rank of (outcome o, orientation sg): crank[(o + 1) * 2 + (sg + 1) // 2]
-                    for o in range(-1, 2):
-                        cpot = stake if (o == 0 and carry) else 0
-                        cd = d + o * stake
-                        for sg in range(-1, 2, 2):
-                            crank[(o + 1) * 2 + (sg + 1) // 2] = _key_index(
-                                skeys, ckb, cns, cpot * W + sg * cd + T
-                            )
+                    for q in range(18):
+                        crank[q] = -2  # not looked up yet
                     for a in range(k):
                         for b in range(k):
                             sg = csign[a, b]
-                            ci = crank[(outc[a, b] + 1) * 2 + (sg + 1) // 2]
-                            if ci < 0:
+                            o = outc[a, b]
+                            dg = cgrp[a, b] - g
+                            if dg < 0 or dg > 2:
+                                st[4] += 1  # a child group this kernel does not expect
+                                M[a, b] = 0.0
+                                continue
+                            q = ((o + 1) * 2 + (sg + 1) // 2) * 3 + dg
+                            if crank[q] == -2:
+                                cpot = stake if (o == 0 and carry) else 0
+                                cs0, cns, ckb = _group_states(k - 1, rc, G, cgrp[a, b], gkoff, gsoff, gso_off)
+                                ci = _key_index(gkeys, ckb, cns, cpot * W + sg * (d + o * stake) + T)
+                                crank[q] = cs0 + ci if ci >= 0 else -1
+                            at = crank[q]
+                            if at < 0:
                                 st[4] += 1
                                 M[a, b] = 0.0
                             else:
-                                M[a, b] = sg * np.float64(prev[cidx[a, b] * S_prev + cs0 + ci])
+                                M[a, b] = sg * np.float64(prev[cblk[a, b] + at])
                 slot = p if nfirst else first + p
                 acc[j] += _solve(M, k, warm, ws, wI, wJ, slot, tab, basis, xs, ys, A, z, mark, R, st)
                 if not nfirst:
                     _copy_support(ws, wI, wJ, first + p, p)
                 nfirst += 1
         for j in range(ns):
-            key = skeys[kbase + j]
+            key = gkeys[kbase + j]
             pot = key // W
             d = key - pot * W - T
-            if minj[kbase + j] > jmax:
+            if gminj[kbase + j] > jmax:
                 out[s0 + j] = np.nan
                 continue
             st[1] += 1
@@ -624,20 +813,24 @@ def solve_patterns(
     next_prize,
     W,
     T,
-    skeys,
-    skoff,
-    soff,
-    so_off,
-    nstates,
-    minj,
+    G,
+    pgrp,
+    poff,
+    poff_off,
+    gkeys,
+    gkoff,
+    gsoff,
+    gso_off,
+    gminj,
     mtop,
     prev,
     out,
     st,
     warm=True,
 ):
-    """Layer ``k``, patterns ``lo..hi-1``: writes ``out[(i - lo) * S[k] + ...]``
-    (float32) from the layer ``k - 1`` values ``prev`` (float32).
+    """Layer ``k``, patterns ``lo..hi-1``: writes their blocks (:class:`SlotMap`, from
+    ``out[0]`` on: pattern ``i`` at ``poff[i] - poff[lo]``; float32) from the layer ``k - 1``
+    values ``prev`` (float32).
 
     ``st`` (float64, length ``NSTATS``) accumulates: games, positions, largest
     guarantee gap, games failing the check, missing children, warm-start hits
@@ -645,14 +838,12 @@ def solve_patterns(
     support; the warm state restarts with every pattern, so results do not
     depend on how patterns are split into chunks or threads).
     """
-    S = nstates[k]
-    S_prev = nstates[k - 1]
     M, tab, basis, xs, ys, R = kernel.game_workspace(k)
     cidx, csign, outc = kernel.children_workspace(k)
     base = np.empty((k, k))
-    acc = np.empty(
-        max(1, int(np.max(soff[so_off[k] + 1 : so_off[k + 1]] - soff[so_off[k] : so_off[k + 1] - 1])))
-    )
+    top = gso_off[k * G + G - 1]  # the last group holds every state of the layer
+    nsub = mask_off[k + 1] - mask_off[k]
+    acc = np.empty(max(1, int(np.max(gsoff[top + 1 : top + nsub + 1] - gsoff[top : top + nsub]))))
     nprize = len(pval)  # support slots: per prize, its last game and its first pot's game
     ws = np.zeros(2 * nprize, dtype=np.int64)
     wI = np.zeros((2 * nprize, k), dtype=np.int64)
@@ -663,10 +854,12 @@ def solve_patterns(
     pab = np.empty((2, k), dtype=np.int64)
     tie_a = np.empty(k * k, dtype=np.int64)
     tie_b = np.empty(k * k, dtype=np.int64)
-    tie_at = np.empty(k * k, dtype=np.int64)
-    crank = np.empty(6, dtype=np.int64)
+    cgrp = np.zeros((k, k), dtype=np.int64)
+    cblk = np.zeros((k, k), dtype=np.int64)
+    crank = np.empty(18, dtype=np.int64)
+    b0 = poff[poff_off[k] + lo]
     for pi in range(lo, hi):
-        o = out[(pi - lo) * S : (pi - lo + 1) * S]
+        o = out[poff[poff_off[k] + pi] - b0 : poff[poff_off[k] + pi + 1] - b0]
         if win:
             _pattern_win(
                 k,
@@ -682,13 +875,16 @@ def solve_patterns(
                 next_prize,
                 W,
                 T,
-                skeys,
-                skoff,
-                soff,
-                so_off,
-                minj,
+                G,
+                pgrp,
+                poff,
+                poff_off,
+                gkeys,
+                gkoff,
+                gsoff,
+                gso_off,
+                gminj,
                 mtop,
-                S_prev,
                 prev,
                 o,
                 M,
@@ -700,6 +896,8 @@ def solve_patterns(
                 cidx,
                 csign,
                 outc,
+                cgrp,
+                cblk,
                 st,
                 warm,
                 ws,
@@ -726,13 +924,16 @@ def solve_patterns(
                 next_prize,
                 W,
                 T,
-                skeys,
-                skoff,
-                soff,
-                so_off,
-                minj,
+                G,
+                pgrp,
+                poff,
+                poff_off,
+                gkeys,
+                gkoff,
+                gsoff,
+                gso_off,
+                gminj,
                 mtop,
-                S_prev,
                 prev,
                 o,
                 M,
@@ -745,6 +946,8 @@ def solve_patterns(
                 cidx,
                 csign,
                 outc,
+                cgrp,
+                cblk,
                 st,
                 warm,
                 ws,
@@ -757,7 +960,6 @@ def solve_patterns(
                 pab,
                 tie_a,
                 tie_b,
-                tie_at,
             )
 
 
@@ -778,12 +980,15 @@ def solve_patterns_parallel(
     next_prize,
     W,
     T,
-    skeys,
-    skoff,
-    soff,
-    so_off,
-    nstates,
-    minj,
+    G,
+    pgrp,
+    poff,
+    poff_off,
+    gkeys,
+    gkoff,
+    gsoff,
+    gso_off,
+    gminj,
     mtop,
     prev,
     out,
@@ -793,9 +998,11 @@ def solve_patterns_parallel(
     """:func:`solve_patterns` with the patterns spread over Numba's threads
     (each pattern writes its own block: the result is bit-identical)."""
     n = hi - lo
-    S = nstates[k]
+    b0 = poff[poff_off[k] + lo]
     res = np.zeros((n, NSTATS))
     for t in prange(n):
+        a = poff[poff_off[k] + lo + t] - b0
+        b = poff[poff_off[k] + lo + t + 1] - b0
         solve_patterns(
             k,
             lo + t,
@@ -812,15 +1019,18 @@ def solve_patterns_parallel(
             next_prize,
             W,
             T,
-            skeys,
-            skoff,
-            soff,
-            so_off,
-            nstates,
-            minj,
+            G,
+            pgrp,
+            poff,
+            poff_off,
+            gkeys,
+            gkoff,
+            gsoff,
+            gso_off,
+            gminj,
             mtop,
             prev,
-            out[t * S : (t + 1) * S],
+            out[a:b],
             res[t],
             warm,
         )
@@ -836,6 +1046,7 @@ def solve_patterns_parallel(
 def kernel_args(lay: LeanLayout) -> tuple:
     """The index arrays :func:`solve_patterns` takes after ``k, lo, hi`` (in order)."""
     d = lay.dense
+    m = slot_map(lay)
     return (
         lay.win,
         d.pval,
@@ -849,12 +1060,15 @@ def kernel_args(lay: LeanLayout) -> tuple:
         d.next_prize,
         lay.W,
         d.T,
-        lay.skeys,
-        lay.skoff,
-        lay.soff,
-        lay.so_off,
-        lay.nstates,
-        min_ties(lay),
+        m.G,
+        m.pgrp,
+        m.poff,
+        m.poff_off,
+        m.gkeys,
+        m.gkoff,
+        m.gsoff,
+        m.gso_off,
+        m.gminj,
         top_strengths(lay.dense),
     )
 
@@ -869,15 +1083,15 @@ def solve_chunk(
     args: tuple | None = None,
     warm: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Values of layer ``k``, patterns ``lo..hi-1`` (float32, ``(hi - lo) * S[k]``) and
-    stats (length ``NSTATS``, see :func:`solve_patterns`). ``warm=False``: every game
-    is solved cold (the kernel before the warm start; same values within the
-    float32 bound).
+    """Values of layer ``k``, patterns ``lo..hi-1`` (float32, their blocks from
+    :func:`block` ``(k, lo)`` to ``(k, hi)``) and stats (length ``NSTATS``, see
+    :func:`solve_patterns`). ``warm=False``: every game is solved cold (the kernel
+    before the warm start; same values within the float32 bound).
 
     Raises:
         SolverError: a missing child, or a game failing the optimality check.
     """
-    out = np.empty((hi - lo) * int(lay.nstates[k]), dtype=np.float32)
+    out = np.empty(block(lay, k, hi) - block(lay, k, lo), dtype=np.float32)
     st = np.zeros(NSTATS)
     args = kernel_args(lay) if args is None else args
     prev_arr = prev if k > 1 else np.zeros(1, dtype=np.float32)
@@ -901,12 +1115,16 @@ def check_stats(k: int, st: np.ndarray) -> None:
 
 def lean_slot(lay: LeanLayout, k: int, r: int, pi: int, pot: int, d: int) -> int:
     """Slot of (pattern index ``pi``, subset rank ``r``, pot, difference) in layer ``k``'s
-    array, or -1 if the state cannot occur."""
-    sk = int(lay.so_off[k])
-    s0 = int(lay.soff[sk + r])
-    ns = int(lay.soff[sk + r + 1]) - s0
+    array, or -1 if the state cannot occur (in the compact layout: also a state these hands
+    cannot reach)."""
+    m = slot_map(lay)
+    g = int(m.pgrp[lay.dense.code_off[k] + pi])
+    i = k * m.G + g
+    so = int(m.gso_off[i])
+    s0 = int(m.gsoff[so + r])
+    ns = int(m.gsoff[so + r + 1]) - s0
     key = pot * lay.W + (d if lay.win else 0) + lay.dense.T
-    j = int(_key_index(lay.skeys, int(lay.skoff[k]) + s0, ns, key))
+    j = int(_key_index(m.gkeys, int(m.gkoff[i]) + s0, ns, key))
     if j < 0:
         return -1
-    return pi * int(lay.nstates[k]) + s0 + j
+    return block(lay, k, pi) + s0 + j

@@ -15,7 +15,7 @@ from cardtable._numba import njit
 from . import kernel
 from .layers import LayeredTable
 from .layout import Layout, SolverError, pot_reach
-from .lean import _key_index
+from .lean import _key_index, slot_map
 
 
 def solve_low_layers(lay: Layout, top: int, out: np.ndarray, start: int = 1) -> np.ndarray:
@@ -77,18 +77,22 @@ def _gather_layer(
     frank_of_mask,
     W,
     fT,
-    skeys,
-    skoff,
-    soff,
-    so_off,
-    nstates,
+    G,
+    pgrp,
+    poff,
+    poff_off,
+    gkeys,
+    gkoff,
+    gsoff,
+    gso_off,
     layer,
     out,
 ):
     """Copy layer ``k`` of a subgame layout (points, carry-over) from a stored layer of
-    the full game's lean table: every (subset, pot, pattern) slot that the table holds;
-    the rest stay as they are. ``to_full``: the full game's prize index of each of the
-    subgame's. Returns the slots copied, or -1 when a pattern is missing from the table."""
+    the full game's lean table (its slots: :class:`.lean.SlotMap`): every (subset, pot,
+    pattern) slot that the table holds; the rest stay as they are. ``to_full``: the full
+    game's prize index of each of the subgame's. Returns the slots copied, or -1 when a
+    pattern is missing from the table."""
     npat = code_off[k + 1] - code_off[k]
     flo = fcode_off[k]
     fn = fcode_off[k + 1] - flo
@@ -99,7 +103,7 @@ def _gather_layer(
         if j >= fn or fcodes[flo + j] != c:
             return -1
         pidx[i] = j
-    S = nstates[k]
+    at_g = np.empty(G, dtype=np.int64)  # per group: the state's offset in a block, or -1
     copied = 0
     for r in range(mask_off[k + 1] - mask_off[k]):
         mask = masks[mask_off[k] + r]
@@ -108,17 +112,25 @@ def _gather_layer(
             if (mask >> b) & 1:
                 fm |= 1 << to_full[b]
         rf = frank_of_mask[fm]
-        s0 = soff[so_off[k] + rf]
-        ns = soff[so_off[k] + rf + 1] - s0
         R = T - psum[mask]
         for pot in range(R + 1):
-            j = _key_index(skeys, skoff[k] + s0, ns, pot * W + fT)
-            if j < 0:
+            any_state = False
+            for g in range(G):
+                i = k * G + g
+                s0 = gsoff[gso_off[i] + rf]
+                ns = gsoff[gso_off[i] + rf + 1] - s0
+                j = _key_index(gkeys, gkoff[i] + s0, ns, pot * W + fT)
+                at_g[g] = s0 + j if j >= 0 else -1
+                any_state = any_state or j >= 0
+            if not any_state:
                 continue
             at = kernel.slot(k, r, pot, 0, R, npat, base, base_off, val_off, True, False)
             for i in range(npat):
-                out[at + i] = layer[pidx[i] * S + s0 + j]
-            copied += npat
+                fi = flo + pidx[i]
+                s = at_g[pgrp[fi]]
+                if s >= 0:
+                    out[at + i] = layer[poff[poff_off[k] + pidx[i]] + s]
+                    copied += 1
     return copied
 
 
@@ -140,6 +152,7 @@ def read_low_layers(lay: Layout, low: LayeredTable, top: int, out: np.ndarray) -
         raise SolverError("the low layers are another deck's") from None
     f = low.lay
     d = f.dense
+    m = slot_map(f)
     for k in range(1, top + 1):
         n = _gather_layer(
             k,
@@ -158,11 +171,14 @@ def read_low_layers(lay: Layout, low: LayeredTable, top: int, out: np.ndarray) -
             d.rank_of_mask,
             int(f.W),
             int(d.T),
-            f.skeys,
-            f.skoff,
-            f.soff,
-            f.so_off,
-            f.nstates,
+            m.G,
+            m.pgrp,
+            m.poff,
+            m.poff_off,
+            m.gkeys,
+            m.gkoff,
+            m.gsoff,
+            m.gso_off,
             np.asarray(low.layers[k]),
             out,
         )

@@ -20,6 +20,7 @@ from cardtable.errors import CardtableError
 from cardtable.goofspiel import Ruleset
 
 from .estimate import SolveNeeds, estimate_format1, estimate_solve, size_text
+from .layers import folder_layout
 from .tables import full_layout
 
 GIB = 2**30
@@ -123,7 +124,9 @@ def plan_solve(
         layout = full_layout(ruleset, objective)
         needs = estimate_format1(ruleset, objective, layout)
     elif table_format == 2:
-        needs = estimate_solve(ruleset, objective, upto)
+        # the layout the folder holds, else compact (carry-over; the CUDA kernel writes the full one)
+        lay = folder_layout(Path(target), ruleset, objective, False if backend == "cuda" else None)
+        needs = estimate_solve(ruleset, objective, upto, compact=lay.compact)
     else:
         raise ValueError(f"table format must be 1 or 2, not {table_format!r}")
     target = Path(target)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from .layers import LayerBackend, _merge, sha256_file
-from .lean import NSTATS, LeanLayout, min_ties, solve_chunk
+from .lean import NSTATS, LeanLayout, block, min_ties, slot_map, solve_chunk
 
 if TYPE_CHECKING:  # ray is imported when a solve starts, not with the module
     from ray.remote_function import RemoteFunction
@@ -37,7 +37,7 @@ def _chunk_task(
     out, st = solve_chunk(lay, k, lo, hi, prev, warm=warm)
     fd = os.open(out_path, os.O_WRONLY)
     try:
-        os.pwrite(fd, out.astype("<f4", copy=False).tobytes(), lo * int(lay.nstates[k]) * 4)
+        os.pwrite(fd, out.astype("<f4", copy=False).tobytes(), block(lay, k, lo) * 4)
     finally:
         os.close(fd)
     return st
@@ -68,6 +68,7 @@ class RayBackend(LayerBackend):
                 ray.init(num_cpus=self.workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
             self._started = True
         min_ties(lay)  # computed once here: it travels with the layout, not once per task
+        slot_map(lay)  # likewise
         self._lay_ref = ray.put(lay)
         self._task = ray.remote(num_cpus=1)(_chunk_task)
 
@@ -95,7 +96,11 @@ class RayBackend(LayerBackend):
             f.truncate(4 * lay.layer_size(k))
         # enough shards to balance the workers, each at most chunk_games games
         step = max(
-            1, min(-(-npat // (4 * self.workers)), self.chunk_games // max(1, k * int(lay.nstates[k])))
+            1,
+            min(
+                -(-npat // (4 * self.workers)),
+                self.chunk_games // max(1, k * (lay.layer_size(k) // max(1, npat))),
+            ),
         )
         task = self._task
         assert task is not None  # start() made it

@@ -39,7 +39,7 @@ from cardtable.solver.lean import float32_bound
 n, tie, out = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 rs = Ruleset(cards=n, tie_rule=tie)
 lay = lean_layout(rs, "points")
-cpu = solve_layered(rs, "points", out / "cpu", LayerBackend())
+cpu = solve_layered(rs, "points", out / "cpu", LayerBackend(), lay=lay)  # the full layout, as the GPU's
 gpu = solve_layered(rs, "points", out / "gpu", CudaBackend())
 assert gpu["stats"]["backend"] == "cuda" and gpu["stats"]["games"] == cpu["stats"]["games"]
 for k in range(1, n + 1):

@@ -21,6 +21,7 @@ from cardtable.solver.approx import exact_layers
 from cardtable.solver.equilibrium import EquilibriumSource
 from cardtable.solver.exploit import best_response, positional_best_response
 from cardtable.solver.layers import open_layered, solve_layered
+from cardtable.solver.lean import expand_layer
 from cardtable.solver.position import ImpossiblePosition
 from cardtable.solver.tables import TableFileError
 from cardtable.strategy.nash import NashBot
@@ -69,7 +70,7 @@ def test_every_layer_meets_the_target_on_the_reachable_slots(eight):
     for layer in meta["layers"]:
         k = layer["k"]
         assert layer["rms"] <= TARGET
-        want = np.asarray(exact.layers[k], dtype=np.float64)
+        want = expand_layer(exact.lay, k, exact.layers[k]).ravel()  # the full layout's slots
         got = table.layers[k].matrix().ravel().astype(np.float64)
         assert np.array_equal(np.isnan(got), np.isnan(want)), f"layer {k}: NaN where no game reaches"
         err = (got - want)[~np.isnan(want)]
@@ -110,7 +111,7 @@ def test_the_streamed_randomized_fit_equals_the_exact_one(eight, monkeypatch):
     exact, _, _ = eight
     lay = exact.lay
     k = 5
-    M = np.asarray(exact.layers[k]).reshape(lay.npat(k), int(lay.nstates[k]))
+    M = expand_layer(lay, k, exact.layers[k], np.float32)
     fewest, allowed = cc._layer_reach(lay, k)
     whole = lowrank.fit_layer(M, fewest, allowed, TARGET)
     monkeypatch.setattr(lowrank, "EXACT_MAX", 10)  # the randomized path ...
@@ -125,7 +126,7 @@ def test_the_streamed_randomized_fit_equals_the_exact_one(eight, monkeypatch):
 def test_a_sketch_too_small_for_the_target_is_an_error(eight, monkeypatch):
     exact, _, _ = eight
     lay = exact.lay
-    M = np.asarray(exact.layers[5]).reshape(lay.npat(5), int(lay.nstates[5]))
+    M = expand_layer(lay, 5, exact.layers[5], np.float32)
     fewest, allowed = cc._layer_reach(lay, 5)
     monkeypatch.setattr(lowrank, "EXACT_MAX", 10)
     with pytest.raises(ValueError, match="raise the sketch"):

@@ -16,7 +16,7 @@ from cardtable.goofspiel import Ruleset
 from cardtable.solver import Position, TableFileError, kernel, load_table, solve, write_table
 from cardtable.solver.estimate import estimate_solve
 from cardtable.solver.layers import LayerBackend, folder_name, lean_layout, open_layered, solve_layered
-from cardtable.solver.lean import U32, float32_bound, solve_chunk
+from cardtable.solver.lean import U32, expand_layer, float32_bound, solve_chunk
 from cardtable.solver.table import FORMAT_LAYERED, default_path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -276,7 +276,7 @@ def test_skipped_states_are_exactly_the_pots_no_game_can_hold(tmp_path):
     L = lay.dense
     skipped = solved = 0
     for k in range(1, n + 1):
-        grid = np.asarray(table.layers[k]).reshape(lay.npat(k), int(lay.nstates[k]))
+        grid = expand_layer(lay, k, table.layers[k])  # compact: NaN where a pattern has no slot
         for i in range(lay.npat(k)):
             played_by_both = n - kernel.decode(int(L.codes[L.code_off[k] + i]))[2]
             for r in range(int(L.mask_off[k + 1] - L.mask_off[k])):

@@ -23,6 +23,7 @@ from cardtable.solver.layers import (
     LOW_MANIFEST,
     LayerBackend,
     folder_name,
+    lean_layout,
     open_layered,
     solve_layered,
     stored_low_upto,
@@ -59,7 +60,9 @@ class SyntheticBackend(LayerBackend):
 @pytest.fixture(scope="module")
 def low13(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tables") / folder_name(RS13, "points")
-    manifest = solve_layered(RS13, "points", folder, backend=SyntheticBackend(), upto=UPTO)
+    # the full layout, whose layers the synthetic backend writes (patterns x every state)
+    full = lean_layout(RS13, "points")
+    manifest = solve_layered(RS13, "points", folder, backend=SyntheticBackend(), lay=full, upto=UPTO)
     assert manifest["upto"] == UPTO and [rec["k"] for rec in manifest["layers"]] == [1, 2, 3]
     assert not (folder / "layer-04.f32").exists() and not (folder / "table.json").exists()
     table = open_layered(folder, low=True)  # verifies every checksum and the value range
