@@ -233,13 +233,13 @@ def test_the_plan_for_the_standard_game(cache, monkeypatch):
         "cardtable solve -n 13 --ties carry",  # 2.3 h, format 2
     ]
     assert [s.needs.table_format for s in plan.steps] == [2, 2, 2]  # every step resumable
-    small = plan_build(STANDARD, cache, memory=4 << 30)  # the whole carry-over table needs 7.3 GiB
+    small = plan_build(STANDARD, cache, memory=2 << 30)  # the whole carry-over table needs 1.8 GiB
     assert [s.command for s in small.steps] == [
         "cardtable solve -n 13 --ties carry --layers 6",
         "cardtable solve -n 13 --ties discard",
     ]
     assert (
-        "not the whole 13 cards, carry ties table: it needs 7.3 GiB of memory, more than 80% of the 4.0 GiB"
+        "not the whole 13 cards, carry ties table: it needs 1.8 GiB of memory, more than 80% of the 2.0 GiB"
         in (small.describe())
     )
     with pytest.raises(BuildRefused, match="fixed prize order"):

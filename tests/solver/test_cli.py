@@ -80,7 +80,7 @@ def test_out_of_reach_solve_says_what_it_needs():
         "GiB of disk",
         "on 1 core",
         "more memory than --max-memory 1 GiB",
-        "--max-memory 8",
+        "--max-memory 2",  # the compact layout: 1.8 GiB
         "--backend ray` on 64 cores",
         "--backend cuda",
     ):
@@ -210,7 +210,7 @@ def _reported_exploitability(output, spec):
 def test_exploit_reports_exploitability():
     r = run("exploit", "matcher", "--cards", "4", "--ties", "discard")
     assert r.exit_code == 0, r.output
-    assert "backward induction over positions" in r.output
+    assert "backward induction over (hand, face-down prizes, pot)" in r.output
     expected = _exploitability_by_histories(Ruleset(cards=4, tie_rule="discard"), "matcher")
     assert _reported_exploitability(r.output, "matcher") == pytest.approx(expected, abs=1e-6)
 
