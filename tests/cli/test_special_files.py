@@ -121,15 +121,19 @@ def test_a_special_format1_table_is_refused_at_once(special, kind, command, tmp_
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_approximation_refuses_a_special_discard_table(special, kind, tmp_path):
     cache = tmp_path / "cache"
-    # 12 cards: no compressed carry-over table ships for it, so the approximation reads the discard table
-    path = special(kind, str(default_path(Ruleset(cards=12, tie_rule="discard"), "points", cache)))
+    # 13 cards, high ace: no compressed carry-over table ships for it, so the approximation reads
+    # the discard table
+    deck = "cards=13, high_ace=True"
+    path = special(
+        kind, str(default_path(Ruleset(cards=13, tie_rule="discard", high_ace=True), "points", cache))
+    )
     code = (
         "from pathlib import Path\n"
         "from cardtable.goofspiel import Ruleset\n"
         "from cardtable.solver import TableFileError\n"
         "from cardtable.solver.equilibrium import EquilibriumSource\n"
         "try:\n"
-        f"    EquilibriumSource(Ruleset(cards=12), cache=Path({str(cache)!r}), low=False)\n"
+        f"    EquilibriumSource(Ruleset({deck}), cache=Path({str(cache)!r}), low=False)\n"
         "except TableFileError as exc:\n"
         "    print(exc)\n"
     )

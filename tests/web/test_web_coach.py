@@ -59,12 +59,13 @@ def test_analysis_route_matches_the_record_and_refuses_early_or_unknown(make_cli
 
 
 def test_carry_over_analysis_without_table_labels_the_approximation(make_client):
-    # 10 cards carry-over, no carry-over table: the whole game exceeds the subgame limit (9 cards
-    # fit it above the low layers), so the first round comes from the nash bot's carry-over
-    # approximation, labelled
+    # 13 cards with the high ace, carry-over, no carry-over table (and none ships for this deck):
+    # the first rounds come from the nash bot's carry-over approximation, labelled
     client = make_client()
     info = create_room(
-        client, settings={"cards": 10, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}]
+        client,
+        settings={"cards": 13, "tie_rule": "carry", "high_ace": True},
+        seats=[{"name": "Ann"}, {"bot": "heuristic"}],
     )
     ws = join(client, info["room"], info["seats"][0]["claim"])
     _play_out(ws)
@@ -264,8 +265,10 @@ def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_se
 @pytest.mark.browser
 def test_browser_analysis_draws_approximated_values_hollow(live_server):
     server = live_server()
-    cards = 10  # carry-over without table: round 1 from the carry-over approximation (9 cards fit)
-    room, page_of = _browser_game(server, {"cards": cards, "tie_rule": "carry"}, "heuristic")
+    cards = 13  # high ace, carry-over, no table shipped or solved: the first rounds approximated
+    room, page_of = _browser_game(
+        server, {"cards": cards, "tie_rule": "carry", "high_ace": True}, "heuristic"
+    )
     with page_of() as page:
         page.goto(f"{server.url}/analysis/{room}?game=1")
         # A 10-card carry-over analysis is a real solve in the analysis worker process (its
