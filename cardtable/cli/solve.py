@@ -802,6 +802,8 @@ def _solve_format2(rs, objective: str, folder: Path, be, games: int, upto: Optio
             manifest = solve_layered(rs, objective, folder, be, progress, lay, upto)
         except SolverError as exc:
             fail(f"solver check failed: {exc}", 1)
+        except ValueError as exc:  # a backend that cannot take this folder (CUDA: the compact layout)
+            fail(str(exc))
         except OSError as exc:  # read-only folder, a folder where a layer file belongs, disk full
             fail(f"cannot write the table in {folder}: {exc}", 1)
         except KeyboardInterrupt:

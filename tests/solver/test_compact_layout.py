@@ -171,26 +171,41 @@ def test_compression_and_best_response_read_a_compact_table(tmp_path):
     assert got[:2] == pytest.approx(want[:2], abs=1e-9)
 
 
-def test_the_cuda_backend_refuses_a_compact_folder():
+def test_the_cuda_backend_refuses_a_compact_folder(tmp_path):
+    """A table begun compact cannot be finished by the CUDA kernel (it writes the full
+    layout): one error line, exit code 2, nothing written (under Numba's CUDA simulator)."""
     pytest.importorskip("numba.cuda")
     import os
     import subprocess
     import sys
 
-    code = (
-        "from cardtable.goofspiel import Ruleset\n"
-        "from cardtable.solver.cuda_backend import CudaBackend\n"
-        "from cardtable.solver.layers import lean_layout\n"
-        "CudaBackend().start(lean_layout(Ruleset(cards=4), 'points', compact=True))\n"
-    )
+    from cardtable.solver.layers import folder_name
+
+    rs = Ruleset(cards=4, tie_rule="carry")
+    folder = tmp_path / folder_name(rs, "points")
+    solve_layered(rs, "points", folder, upto=2)
+    before = sorted(p.name for p in folder.iterdir())
     r = subprocess.run(
-        [sys.executable, "-c", code],
+        [
+            sys.executable,
+            "-m",
+            "cardtable",
+            "solve",
+            "-n",
+            "4",
+            "--backend",
+            "cuda",
+            "--cache",
+            str(tmp_path),
+        ],
         capture_output=True,
         text=True,
         env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"),
         timeout=300,
     )
-    assert r.returncode != 0 and "compact" in r.stderr
+    assert r.returncode == 2, r.stderr
+    assert "compact" in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.name for p in folder.iterdir()) == before
 
 
 def test_slot_map_of_the_full_layout_is_the_old_formula():
