@@ -331,7 +331,7 @@ class SlotMap:
 
 def slot_map(lay: LeanLayout) -> SlotMap:
     """The :class:`SlotMap` of ``lay`` (computed once per layout object; 13 cards,
-    carry-over: about a second, 80 MB)."""
+    carry-over, compact: 0.5 s, 58 MiB)."""
     cached = getattr(lay, "_slots", None)
     if cached is not None:
         return cached
