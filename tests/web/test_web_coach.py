@@ -58,21 +58,21 @@ def test_analysis_route_matches_the_record_and_refuses_early_or_unknown(make_cli
     assert client.get("/analysis/nope").status_code == 404
 
 
-def test_carry_over_analysis_without_table_labels_the_approximation(make_client):
-    # 13 cards with the high ace, carry-over, no carry-over table (and none ships for this deck):
-    # the first rounds come from the nash bot's carry-over approximation, labelled
+def test_carry_over_analysis_without_table_labels_the_compressed_table(make_client):
+    # 10 cards carry-over, no carry-over table solved: the first rounds come from the compressed
+    # carry-over table shipped with the package (the nash bot's source), labelled with its
+    # measured exploitability; the last ones from exact subgames. (The carry-over approximation's
+    # labels: tests/cli/test_play_hints.py and the browser test below, 13 cards with the high ace.)
     client = make_client()
     info = create_room(
-        client,
-        settings={"cards": 13, "tie_rule": "carry", "high_ace": True},
-        seats=[{"name": "Ann"}, {"bot": "heuristic"}],
+        client, settings={"cards": 10, "tie_rule": "carry"}, seats=[{"name": "Ann"}, {"bot": "heuristic"}]
     )
     ws = join(client, info["room"], info["seats"][0]["claim"])
     _play_out(ws)
     data = client.get(f"/api/rooms/{info['room']}/analysis?game=1").json()
     sources = [r["source"] for r in data["rounds"]]
-    assert sources[0] == "approximation" and sources[-1] == "subgame"
-    assert "not the exact equilibrium" in data["sources"]["approximation"]
+    assert sources[0] == "compressed" and sources[-1] == "subgame"
+    assert "compressed table shipped with cardtable" in data["sources"]["compressed"]
     assert data["rounds"][0]["strategy"] is not None and data["start"] is not None  # drawn, not "not solved"
     rec = parse_text(client.get(f"/api/rooms/{info['room']}/record?game=1").text)[0]
     expected = analysis(replay(rec), rec.players)
