@@ -218,9 +218,11 @@ def test_analysis_plays_exact_where_the_bot_does_and_matches_the_bot(tmp_path):
         mixes.append((nash.policy(view), nash.last_source))
         game.play([nash.act(view), other.act(game.view(1))])
     rounds = analyze_game(game, cache=tmp_path)
-    # 10 cards: one approximate round, then exact from 9 cards left (low layers 1..6 in memory)
-    assert [r.source for r in rounds[:3]] == ["approximation", "subgame", "subgame"]
-    assert [s for _, s in mixes[:3]] == ["approximation", "subgame", "subgame"]
+    # 10 cards: one round from the shipped compressed carry-over table, then exact from 9 cards
+    # left (low layers 1..6 in memory); the analysis plays from the same sources as the bot
+    want = ["compressed", "subgame", "subgame"]
+    assert [r.source for r in rounds[:3]] == want
+    assert [s for _, s in mixes[:3]] == want
     for r, (mix, _) in zip(rounds, mixes, strict=True):  # the coach shows the mixes the bot plays
         got = {c: p for c, p in r.strategy.a.items() if p > 1e-9}
         assert got == pytest.approx({c: p for c, p in mix.items() if p > 1e-9}, abs=1e-6)
