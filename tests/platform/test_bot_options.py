@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -312,9 +313,10 @@ def test_exploit_exits_1_rather_than_print_a_figure_out_of_range(monkeypatch):
 def test_bots_command_lists_every_option_with_its_range():
     res = invoke("bots")
     assert res.exit_code == 0, res.output
-    assert "noise  0..1 probability, default 0.0" in res.output
-    assert "time_limit  > 0, <= 3600 s, default unset" in res.output
-    assert "determinizations  1..1,000 deals per decision, default 16" in res.output
+    # each bot's options in a column as wide as its longest name, then the range
+    assert re.search(r"noise +0\.\.1 probability, default 0\.0", res.output)
+    assert re.search(r"time_limit +> 0, <= 3600 s, default unset", res.output)
+    assert re.search(r"determinizations +1\.\.1,000 deals per decision, default 16", res.output)
     for game in ("goofspiel", "golf"):
         for name in bot_names(game):
             for key in bot_class(game, name).option_schema:
