@@ -354,6 +354,8 @@ def register(app: typer.Typer) -> None:
         secs = time.perf_counter() - t0
         if br.method == "kernel":
             how = "exact, backward induction over positions, Numba kernel"
+        elif br.method == "random kernel":
+            how = "exact, backward induction over the lean layout's positions (uniform bids), Numba kernel"
         elif br.method == "heuristic kernel":
             how = "exact, backward induction over the lean layout's positions (discard ties), Numba kernel"
         elif br.method == "matcher kernel":
