@@ -734,6 +734,53 @@ def solve_game_warm(M, k1, k2, tab, basis, x, y, I, J, w, s, A, z, mark, R):
     return value, gap, basis_support(k1, k2, shift, basis, x, y, I, J, w, mark), False
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _next_subset(C, w, s, n):
+    """Advance ``C[w, :s]`` to the next ``s``-subset of ``0..n-1`` in lexicographic order;
+    False after the last."""
+    i = s - 1
+    while i >= 0 and C[w, i] == n - s + i:
+        i -= 1
+    if i < 0:
+        return False
+    C[w, i] += 1
+    for t in range(i + 1, s):
+        C[w, t] = C[w, t - 1] + 1
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def solve_by_supports(M, k, I, J, w, A, z, piv, x, y, tol):
+    """The fallback for a square game ``M[:k, :k]`` the simplex left unverified (a
+    degenerate game whose pivots lost the optimum to rounding): every pair of square
+    supports, smallest first, solved exactly as :func:`solve_on_support` does, until one
+    meets both guarantees within ``tol`` (relative to 1 + |value|). By Shapley and Snow
+    (1950, "Basic solutions of discrete games") some square submatrix is a kernel whose
+    equalising strategies are optimal, so the search ends there. Uses support slot ``w`` of
+    ``I``, ``J`` as scratch; workspaces as :func:`solve_game_warm`. Cost: up to C(2k, k)
+    small LU solves (3,432 at k = 7), paid only by the rare games that fail the check.
+
+    Returns:
+        ``(ok, value, gap, s)``; when ok, ``x``, ``y`` the strategies and ``(I[w, :s],
+        J[w, :s])`` their support (the next game's guess).
+    """
+    for s in range(1, k + 1):
+        for t in range(s):
+            I[w, t] = t
+        while True:
+            for t in range(s):
+                J[w, t] = t
+            while True:
+                ok, v, gap = solve_on_support(M, k, k, I, J, w, s, A, z, piv, x, y)
+                if ok and gap <= tol * (1.0 + abs(v)):
+                    return True, v, gap, s
+                if not _next_subset(J, w, s, k):
+                    break
+            if not _next_subset(I, w, s, k):
+                break
+    return False, 0.0, 0.0, 0
+
+
 @njit(cache=True)
 def pattern_children(code, k, codes, code_off, cidx, csign, outc):
     """For a pattern with ``k`` cards each, the child pattern of every bid pair.

@@ -460,6 +460,8 @@ def _solve_layer_into(
     }
     if len(st) > 6:  # warm-start hits and misses (the CUDA backend solves cold)
         meta.update(warm_hits=int(st[5]), warm_misses=int(st[6]))
+    if len(st) > 7 and st[7]:  # games the simplex left unverified, solved by the support search
+        meta.update(support_searches=int(st[7]))
     _write_json(path.with_suffix(".json"), meta)
     return meta
 

@@ -426,7 +426,8 @@ def _key_index(skeys, lo, n, key):
 @njit(cache=True, inline="always")
 def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, R, st):
     """Solve one game (warm-started from support slot ``ws_i`` of ``wI, wJ, ws``
-    when ``warm``) and account for it in ``st``; returns the value."""
+    when ``warm``) and account for it in ``st``; returns the value. A game the simplex
+    leaves unverified gets :func:`kernel.solve_by_supports` (in slot ``ws_i``)."""
     if warm:
         v, gap, sz, hit = kernel.solve_game_warm(
             M, k, k, tab, basis, xs, ys, wI, wJ, ws_i, ws[ws_i], A, z, mark, R
@@ -438,6 +439,12 @@ def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, R, st):
         ws[ws_i] = sz
     else:
         v, gap = kernel.solve_game_ws(M, k, k, tab, basis, xs, ys, R)
+    if not (gap <= kernel.CHECK_TOL * (1.0 + abs(v))):  # the simplex lost the optimum to rounding
+        ok, v2, gap2, sz = kernel.solve_by_supports(M, k, wI, wJ, ws_i, A, z, mark, xs, ys, kernel.WARM_TOL)
+        if ok:
+            v, gap = v2, gap2
+        ws[ws_i] = sz  # the support found (0: none) is the next game's guess
+        st[7] += 1
     st[0] += 1
     if not (gap <= kernel.CHECK_TOL * (1.0 + abs(v))):
         st[3] += 1
@@ -792,8 +799,9 @@ def _pattern_win(
 
 
 #: Length of a kernel stats vector: games, positions, largest guarantee gap, games
-#: failing the check, missing children, warm-start hits, warm-start misses.
-NSTATS = 7
+#: failing the check, missing children, warm-start hits, warm-start misses, games the
+#: simplex left unverified (solved again by :func:`kernel.solve_by_supports`).
+NSTATS = 8
 
 
 @njit(cache=True)
@@ -834,7 +842,7 @@ def solve_patterns(
 
     ``st`` (float64, length ``NSTATS``) accumulates: games, positions, largest
     guarantee gap, games failing the check, missing children, warm-start hits
-    and misses (``warm``: each game first tries its neighbour's optimal
+    and misses, support searches (games the simplex left unverified) (``warm``: each game first tries its neighbour's optimal
     support; the warm state restarts with every pattern, so results do not
     depend on how patterns are split into chunks or threads).
     """

@@ -1,0 +1,55 @@
+"""The fallback for a matrix game the simplex leaves unverified (kernel.solve_by_supports,
+docs/solver.md, Guarantees): every pair of square supports, smallest first, until one's
+equalising strategies meet both guarantees. It must solve every game, degenerate ones
+included, to the simplex's value."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from cardtable.solver import kernel
+
+
+def _fallback(M):
+    k = M.shape[0]
+    I, J = np.zeros((1, k), np.int64), np.zeros((1, k), np.int64)
+    x, y = np.empty(k), np.empty(k)
+    A, z, piv = np.empty((k + 1, k + 1)), np.empty(3 * (k + 1)), np.empty(k + 1, np.int64)
+    ok, v, gap, s = kernel.solve_by_supports(M, k, I, J, 0, A, z, piv, x, y, kernel.WARM_TOL)
+    return ok, v, gap, s, x, y, I[0, :s], J[0, :s]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 7])
+@pytest.mark.parametrize("kind", ["real", "signs", "win-like"])
+def test_it_solves_every_game_to_the_simplex_value(k, kind):
+    rng = np.random.default_rng(1000 * k + len(kind))
+    for _ in range(40):
+        if kind == "real":
+            M = rng.normal(size=(k, k))
+        elif kind == "signs":  # ties everywhere: degenerate games
+            M = rng.integers(-1, 2, size=(k, k)).astype(float)
+        else:  # entries of a win-objective game: -1, 0, 1 and a few probabilities
+            M = rng.choice([-1.0, 0.0, 1.0, 0.5, -0.25, 1 / 3], size=(k, k))
+        ok, v, gap, s, x, y, I, J = _fallback(M)
+        assert ok and 1 <= s <= k and len(set(I)) == s and len(set(J)) == s
+        tab, basis, xs, ys = np.empty((k + 1, 2 * k + 1)), np.empty(k, np.int64), np.empty(k), np.empty(k)
+        want, _ = kernel.solve_matrix_game(M, k, k, tab, basis, xs, ys)
+        assert v == pytest.approx(want, abs=1e-9)
+        assert (
+            np.all(x >= 0) and np.all(y >= 0) and x.sum() == pytest.approx(1) and y.sum() == pytest.approx(1)
+        )
+        assert np.max(M @ y) - np.min(x @ M) <= 1e-12 * (1 + abs(v))  # both guarantees, the whole matrix
+        assert set(np.flatnonzero(x > 0)) <= set(I) and set(np.flatnonzero(y > 0)) <= set(J)
+
+
+@pytest.mark.parametrize("n, s", [(1, 1), (4, 2), (6, 3), (7, 7)])
+def test_next_subset_visits_every_subset_once_in_order(n, s):
+    C = np.zeros((1, n), np.int64)
+    C[0, :s] = np.arange(s)
+    seen = [tuple(C[0, :s])]
+    while kernel._next_subset(C, 0, s, n):
+        seen.append(tuple(C[0, :s]))
+    assert len(seen) == comb(n, s) == len(set(seen)) and seen == sorted(seen)
