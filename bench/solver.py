@@ -6,6 +6,8 @@
     python bench/solver.py --layouts 8,9,10           # carry-over: format 1 vs format 2 cold / warm / compact
     python bench/solver.py --layouts 10,11,12 --no-format1 --no-cold --threads 2   # full vs compact
     python bench/solver.py --backends 9 [--cuda]      # threads vs Ray 1 / 2 workers [vs CUDA]
+    python bench/solver.py --estimates 10,11,12       # estimate vs measured CPU, both tie rules and objectives
+    python bench/solver.py --fit bench/results/estimates.jsonl   # the per-game prices from those runs
     CARDTABLE_CACHE=/tmp/ctcache python bench/solver.py --versus 13:discard:10000
 
 Every configuration runs in its own Python process, so "peak MB" is that
@@ -200,6 +202,105 @@ def layouts(ns: list[int], threads: int, format1: bool = True, cold: bool = True
                 print(f"|   | warm-start hits | {rate} | | | | | | | |", flush=True)
 
 
+def estimates(ns: list[int], ties: list[str], objectives: list[str], log: str) -> None:
+    """What ``cardtable solve`` writes by default (format 2, compact with carry-over ties),
+    one thread, one process per game: the estimate (:func:`cardtable.solver.estimate.estimate_solve`)
+    beside the measured CPU seconds, peak memory and disk. Each run is appended to ``log``
+    (JSON lines, with its layers' games and seconds: what ``--fit`` reads)."""
+    print("\n## Estimate vs measured: format 2 (compact with carry-over ties), one thread")
+    print(
+        "| n | ties | objective | matrix games | CPU s | estimate s | estimate / measured | peak GiB (est.) | disk GiB (est.) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in ns:
+        for tie in ties:
+            for obj in objectives:
+                cfg = {"kind": "lean", "cards": n, "ties": tie, "objective": obj, "compact": tie == "carry"}
+                r = run_child(cfg, timeout=6 * 3600)
+                if "error" in r:
+                    print(f"| {n} | {tie} | {obj} | error: {r['error']} |", flush=True)
+                    continue
+                e = r["estimate"]
+                print(
+                    f"| {n} | {tie} | {obj} | {r['games']:,} | {r['cpu_s']:.1f} | {e['cpu_s']:.1f} | "
+                    f"{e['cpu_s'] / r['cpu_s']:.2f} | {r['peak_mb'] / 1024:.2f} ({e['memory_gib']:.2f}) | "
+                    f"{r['disk_gib']:.3f} ({e['disk_gib']:.3f}) |",
+                    flush=True,
+                )
+                with open(log, "a") as f:
+                    f.write(
+                        json.dumps({**cfg, **r, "cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d")})
+                        + "\n"
+                    )
+
+
+def fit(log: str) -> None:
+    """Non-negative least-squares prices per (tie rule, objective) from ``--estimates`` runs
+    (:data:`cardtable.solver.estimate.GAME_PRICE_NS`'s model: a layer's CPU ns = games x (a +
+    b k^2) + chains x c, its terms from :func:`cardtable.solver.estimate.price_terms`), over
+    every layer of every run (a layer's seconds scaled so that each run's layers add up to its
+    CPU seconds), weighted by 1 / sqrt(ns). Prints the constants, then the current
+    ``estimate_solve`` beside each run and at 13 cards."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    from cardtable.goofspiel import Ruleset
+    from cardtable.solver.estimate import price_terms
+    from cardtable.solver.layers import game_layout
+
+    runs = [json.loads(x) for x in open(log).read().splitlines() if x.strip()]
+    print("\n## Fitted prices: a layer's CPU ns = games x (a + b k^2) + chains x c")
+    print("| ties | objective | a (ns) | b (ns) | c (ns) | runs: n, measured s / fitted s |")
+    print("|---|---|---:|---:|---:|---|")
+    for key in sorted({(r["ties"], r["objective"]) for r in runs}):
+        mine = sorted((r for r in runs if (r["ties"], r["objective"]) == key), key=lambda r: r["cards"])
+        rows, rhs, spans = [], [], []
+        for r in mine:
+            lay = game_layout(
+                Ruleset(cards=r["cards"], tie_rule=r["ties"]), r["objective"], r["ties"] == "carry"
+            )
+            scale = r["cpu_s"] / max(1e-9, sum(s for _, _, s in r["layers"]))
+            start = len(rows)
+            for k, _, s in r["layers"]:
+                rows.append(price_terms(lay, k))
+                rhs.append(s * scale * 1e9)
+            spans.append((start, len(rows)))
+        A, y = np.array(rows, dtype=float), np.array(rhs)
+        w = 1.0 / np.sqrt(np.maximum(y, 1.0))  # relative errors of the big layers count most
+        coef = nnls(A * w[:, None], y * w)[0]  # prices are not negative
+        pred = A @ coef * 1e-9
+        got = ", ".join(
+            f"{r['cards']}: {r['cpu_s']:.1f} / {pred[a:b].sum():.1f}"
+            for r, (a, b) in zip(mine, spans, strict=True)
+        )
+        print(f"| {key[0]} | {key[1]} | {coef[0]:.1f} | {coef[1]:.2f} | {coef[2]:.1f} | {got} |")
+    from cardtable.solver.estimate import estimate_solve
+
+    print("\n## estimate_solve (the current prices) against the recorded solves, one thread")
+    print(
+        "| n | ties | objective | matrix games solved | measured CPU s | estimate s | estimate / measured |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|")
+    for r in sorted(runs, key=lambda r: (r["ties"], r["objective"], r["cards"])):
+        est = estimate_solve(Ruleset(cards=r["cards"], tie_rule=r["ties"]), r["objective"]).cpu_seconds
+        print(
+            f"| {r['cards']} | {r['ties']} | {r['objective']} | {r['games']:,} | {r['cpu_s']:.1f} | "
+            f"{est:.1f} | {est / r['cpu_s']:.2f} |"
+        )
+    from cardtable.solver.estimate import size_text
+
+    print("\n## estimate_solve at 13 cards (format 2, compact with carry-over ties)")
+    print("| ties | objective | matrix games | CPU hours, 1 core | memory | disk |")
+    print("|---|---|---:|---:|---:|---:|")
+    for tie in ("carry", "discard"):
+        for obj in ("points", "win"):
+            e = estimate_solve(Ruleset(cards=13, tie_rule=tie), obj)
+            print(
+                f"| {tie} | {obj} | {e.games:.3g} | {e.hours():.2f} | {size_text(e.memory_bytes)} | "
+                f"{size_text(e.disk_bytes)} |"
+            )
+
+
 def backends(n: int, workers: list[int], cuda: bool) -> None:
     """One lean solve per backend (threads 1, Ray with each worker count, CUDA)."""
     print(f"\n## Backends, carry-over n = {n}, points (byte-identical tables: tests/solver/test_backends.py)")
@@ -312,6 +413,13 @@ def main() -> None:
     ap.add_argument("--no-format1", action="store_true", help="with --layouts: format 2 only")
     ap.add_argument("--no-cold", action="store_true", help="with --layouts: no cold-kernel row")
     ap.add_argument("--backends", type=int, help="carry-over n: threads vs Ray (1 and 2 workers) [vs CUDA]")
+    ap.add_argument("--estimates", help="n list (e.g. 10,11,12): estimate vs measured, format 2, one thread")
+    ap.add_argument("--ties", default="carry,discard", help="with --estimates")
+    ap.add_argument("--objectives", default="points,win", help="with --estimates")
+    ap.add_argument(
+        "--log", default="bench/results/estimates.jsonl", help="with --estimates: runs appended here"
+    )
+    ap.add_argument("--fit", help="a JSON-lines log of --estimates runs: fit the per-game prices")
     ap.add_argument(
         "--cuda", action="store_true", help="with --backends: also the CUDA backend (needs a GPU)"
     )
@@ -323,6 +431,13 @@ def main() -> None:
         return
     if args.backends:
         backends(args.backends, [1, 2], args.cuda)
+        return
+    if args.estimates:
+        ns = [int(x) for x in args.estimates.split(",")]
+        estimates(ns, args.ties.split(","), args.objectives.split(","), args.log)
+        return
+    if args.fit:
+        fit(args.fit)
         return
     if args.child:
         print(json.dumps(child(json.loads(args.child))))

@@ -14,10 +14,14 @@ run and a full one differ only in the size of the intervals. Sections:
 - ``mcts-multiplayer`` (docs/research.md): ``bench/mcts_strength.py`` for 3
   and 4 players at 8 cards: MCTS beside the baselines in the same seat, with
   its paired margins.
+- ``estimates`` (docs/solver.md): ``bench/solver.py --fit`` on the solves recorded in
+  ``bench/results/estimates.jsonl`` (``bench/solver.py --estimates 10,11,12`` measures
+  them: about an hour of one core without the win objective at 12 cards): the fitted prices
+  and the current ``estimate_solve`` beside each measured solve. Seconds, not minutes.
 
 Usage::
 
-    python scripts/regen_docs_figures.py [--only exploiter,mcts-multiplayer] [--dry-run]
+    python scripts/regen_docs_figures.py [--only exploiter,mcts-multiplayer,estimates] [--dry-run]
         [--exploiter-games 200] [--exploiter-slow-games 60] [--mcts-games 60|N3,N4]
         [--mcts-jobs 2]
 
@@ -186,9 +190,17 @@ def mcts_section(args) -> str:
     return "\n".join(parts)
 
 
+def estimates_section(args) -> str:
+    """The fitted prices and estimate-vs-measured table from the recorded solves."""
+    cmd = ["bench/solver.py", "--fit", "bench/results/estimates.jsonl"]
+    out = run(cmd).replace("\n## ", "\n#### ")  # below the docs section's own heading
+    return f"`python {' '.join(cmd)}`:\n" + out
+
+
 SECTIONS = {
     "exploiter": ("docs/exploiter.md", exploiter_section),
     "mcts-multiplayer": ("docs/research.md", mcts_section),
+    "estimates": ("docs/solver.md", estimates_section),
 }
 
 

@@ -19,13 +19,22 @@ from .layout import games_per_layer
 from .lean import reachable_games
 from .tables import full_layout
 
-#: Measured CPU cost of one k x k matrix game in the lean layer kernel with the warm
-#: start, nanoseconds per game ~ NS_PER_GAME_K2 * k**2: the CPU time of the whole
-#: carry-over n = 10 solve (70.9 s, 94,453,234 games, one thread) over its sum of
-#: games x k^2 (docs/solver.md, Speed: `python bench/kernel_revisions.py`; the kernel
-#: before the per-game path lost its reference counting measured 28.2 in the same run;
-#: smaller n cost more per game x k^2: 24 at n = 9, 27 at n = 8).
-NS_PER_GAME_K2 = 21.6
+#: Measured CPU nanoseconds of the format-2 kernels (warm start, one thread), per (tie rule,
+#: objective): ``(a, b, c)`` with a layer's time ``games x (a + b k^2) + chains x c``, where
+#: ``chains`` are its (pattern, prize subset, prize) triples (each starts a warm-start chain
+#: with a cold solve: :func:`price_terms`). Fitted by non-negative least squares over every
+#: layer of the solves of n = 10, 11, 12 (win: 10, 11; `python bench/solver.py --estimates
+#: 10,11,12`, then `--fit bench/results/estimates.jsonl`; docs/solver.md, Estimates and
+#: refusals).
+GAME_PRICE_NS: dict[tuple[str, str], tuple[float, float, float]] = {
+    ("carry", "points"): (0.0, 9.24, 318.7),
+    ("carry", "win"): (67.5, 17.31, 145.1),
+    ("discard", "points"): (118.8, 9.44, 0.0),
+    ("discard", "win"): (0.0, 10.88, 2996.9),
+}
+#: Format 1's in-memory kernel (no warm start), nanoseconds per game x k^2: the 13-card
+#: discard solve, 8.82e10 games x k^2 in 32 min of one core.
+NS_PER_GAME_K2 = 21.8
 #: Resident memory of Python, NumPy, Numba and the layout, bytes.
 BASE_MEMORY = 300 << 20
 #: Matrix games per second of one H200 for the CUDA backend: not measured yet
@@ -145,7 +154,11 @@ def estimate_solve(
     sizes = [lay.layer_size(k) for k in range(top + 1)]  # slots on disk, skipped states too
     solved = [reachable_games(lay, k) for k in range(top + 1)]  # (positions, games)
     games = sum(g for _, g in solved)
-    cpu = sum(g * NS_PER_GAME_K2 * k * k for k, (_, g) in enumerate(solved)) * 1e-9
+    price = GAME_PRICE_NS[(ruleset.tie_rule, objective)]
+    cpu = (
+        sum(sum(p * t for p, t in zip(price, price_terms(lay, k), strict=True)) for k in range(top + 1))
+        * 1e-9
+    )
     read = max(sizes[:-1]) if len(sizes) > 1 else 0  # layer k - 1 is read while k is written
     layout_bytes = sum(a.nbytes for a in lay.arrays().values())
     return SolveNeeds(
@@ -160,6 +173,15 @@ def estimate_solve(
     )
 
 
+def price_terms(lay, k: int) -> tuple[int, int, int]:
+    """What layer ``k`` of the lean layout ``lay`` costs in :data:`GAME_PRICE_NS`'s units:
+    ``(games, games x k^2, chains)``; games as :func:`cardtable.solver.lean.reachable_games`
+    counts them, chains = patterns x prize subsets x k prizes (0 at k = 0)."""
+    games = reachable_games(lay, k)[1]
+    nsub = int(lay.so_off[k + 1] - lay.so_off[k]) - 1 if k > 0 else 0
+    return games, games * k * k, lay.npat(k) * nsub * k
+
+
 #: Bytes of a format-1 file besides its arrays: magic, version, JSON header, its digest
 #: and padding (the header is under 1 KiB; rounded up).
 FORMAT1_HEADER_BYTES = 4 << 10
@@ -171,9 +193,8 @@ def estimate_format1(ruleset: Ruleset, objective: str, layout) -> SolveNeeds:
     by the solve): one float64 per slot held in memory with the
     layout arrays (plus ``BASE_MEMORY``); the file holds the same arrays, each padded to
     64 bytes, and a header. Games are those the in-memory kernel solves
-    (:func:`cardtable.solver.layout.games_per_layer`), priced like format 2's
-    (``NS_PER_GAME_K2``: the 13-card discard solve, 8.82e10 games x k^2 in 32 min of one
-    core, is 21.8 ns per game x k^2).
+    (:func:`cardtable.solver.layout.games_per_layer`), priced at ``NS_PER_GAME_K2`` x k^2
+    each.
 
     Raises:
         ValueError: ``objective`` is neither ``points`` nor ``win``.

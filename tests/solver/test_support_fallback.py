@@ -15,11 +15,11 @@ from cardtable.solver import kernel
 
 def _fallback(M):
     k = M.shape[0]
-    I, J = np.zeros((1, k), np.int64), np.zeros((1, k), np.int64)
+    rows, cols = np.zeros((1, k), np.int64), np.zeros((1, k), np.int64)
     x, y = np.empty(k), np.empty(k)
     A, z, piv = np.empty((k + 1, k + 1)), np.empty(3 * (k + 1)), np.empty(k + 1, np.int64)
-    ok, v, gap, s = kernel.solve_by_supports(M, k, I, J, 0, A, z, piv, x, y, kernel.WARM_TOL)
-    return ok, v, gap, s, x, y, I[0, :s], J[0, :s]
+    ok, v, gap, s = kernel.solve_by_supports(M, k, rows, cols, 0, A, z, piv, x, y, kernel.WARM_TOL)
+    return ok, v, gap, s, x, y, rows[0, :s], cols[0, :s]
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 7])
@@ -33,8 +33,8 @@ def test_it_solves_every_game_to_the_simplex_value(k, kind):
             M = rng.integers(-1, 2, size=(k, k)).astype(float)
         else:  # entries of a win-objective game: -1, 0, 1 and a few probabilities
             M = rng.choice([-1.0, 0.0, 1.0, 0.5, -0.25, 1 / 3], size=(k, k))
-        ok, v, gap, s, x, y, I, J = _fallback(M)
-        assert ok and 1 <= s <= k and len(set(I)) == s and len(set(J)) == s
+        ok, v, gap, s, x, y, sup_rows, sup_cols = _fallback(M)
+        assert ok and 1 <= s <= k and len(set(sup_rows)) == s and len(set(sup_cols)) == s
         tab, basis, xs, ys = np.empty((k + 1, 2 * k + 1)), np.empty(k, np.int64), np.empty(k), np.empty(k)
         want, _ = kernel.solve_matrix_game(M, k, k, tab, basis, xs, ys)
         assert v == pytest.approx(want, abs=1e-9)
@@ -42,7 +42,7 @@ def test_it_solves_every_game_to_the_simplex_value(k, kind):
             np.all(x >= 0) and np.all(y >= 0) and x.sum() == pytest.approx(1) and y.sum() == pytest.approx(1)
         )
         assert np.max(M @ y) - np.min(x @ M) <= 1e-12 * (1 + abs(v))  # both guarantees, the whole matrix
-        assert set(np.flatnonzero(x > 0)) <= set(I) and set(np.flatnonzero(y > 0)) <= set(J)
+        assert set(np.flatnonzero(x > 0)) <= set(sup_rows) and set(np.flatnonzero(y > 0)) <= set(sup_cols)
 
 
 @pytest.mark.parametrize("n, s", [(1, 1), (4, 2), (6, 3), (7, 7)])

@@ -1,0 +1,35 @@
+"""``estimate_solve``'s time against the solves ``bench/solver.py --estimates`` recorded
+(bench/results/estimates.jsonl: format 2, compact with carry-over ties, one thread): the
+count of matrix games is exact and the CPU time within 20% of the measured one, for every
+recorded game, tie rule and objective. A change of the kernel's speed, of what it solves or
+of the prices (``estimate.GAME_PRICE_NS``) fails here until the runs are measured again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cardtable.goofspiel import Ruleset
+from cardtable.solver.estimate import estimate_solve
+
+LOG = Path(__file__).resolve().parents[2] / "bench" / "results" / "estimates.jsonl"
+RUNS = [json.loads(line) for line in LOG.read_text().splitlines() if line.strip()]
+
+
+def test_the_record_covers_both_tie_rules_and_objectives():
+    assert {(r["ties"], r["objective"]) for r in RUNS} == {
+        (t, o) for t in ("carry", "discard") for o in ("points", "win")
+    }
+    assert {r["cards"] for r in RUNS} >= {10, 11, 12}
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda r: f"{r['cards']}-{r['ties']}-{r['objective']}")
+def test_estimate_within_20_percent_of_the_recorded_solve(run):
+    needs = estimate_solve(Ruleset(cards=run["cards"], tie_rule=run["ties"]), run["objective"])
+    if run["objective"] == "points":
+        assert needs.games == run["games"]
+    else:  # an upper bound: decided positions of the win objective need no game
+        assert run["games"] <= needs.games <= 1.1 * run["games"]
+    assert 0.8 <= needs.cpu_seconds / run["cpu_s"] <= 1.2, (needs.cpu_seconds, run["cpu_s"])
