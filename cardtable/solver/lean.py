@@ -842,9 +842,10 @@ def solve_patterns(
 
     ``st`` (float64, length ``NSTATS``) accumulates: games, positions, largest
     guarantee gap, games failing the check, missing children, warm-start hits
-    and misses, support searches (games the simplex left unverified) (``warm``: each game first tries its neighbour's optimal
-    support; the warm state restarts with every pattern, so results do not
-    depend on how patterns are split into chunks or threads).
+    and misses, and support searches (games the simplex left unverified).
+    ``warm``: each game first tries its neighbour's optimal support; the warm
+    state restarts with every pattern, so results do not depend on how patterns
+    are split into chunks or threads.
     """
     M, tab, basis, xs, ys, R = kernel.game_workspace(k)
     cidx, csign, outc = kernel.children_workspace(k)
