@@ -127,7 +127,8 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
 
     :func:`simplex` finds an optimal basis; when the two guarantees differ by
     more than 1e-13 (relative) its basic solution is recomputed from ``M`` by
-    Gaussian elimination (:func:`_refine`).
+    Gaussian elimination (:func:`_refine`); a square game still unverified after that
+    (gap above ``CHECK_TOL``) gets :func:`solve_by_supports`, as in the layer kernels.
 
     Args and workspaces: as :func:`simplex`.
 
@@ -139,6 +140,24 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     gap = guarantee_gap(M, k1, k2, x, y)
     if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
         value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
+    if k1 == k2 and not (gap <= CHECK_TOL * (1.0 + abs(value))):
+        I = np.zeros((1, k1), dtype=np.int64)
+        J = np.zeros((1, k1), dtype=np.int64)
+        ok, v2, gap2, _ = solve_by_supports(
+            M,
+            k1,
+            I,
+            J,
+            0,
+            np.empty((k1 + 1, k1 + 1)),
+            np.empty(3 * (k1 + 1)),
+            np.empty(k1 + 1, dtype=np.int64),
+            x,
+            y,
+            WARM_TOL,
+        )
+        if ok:
+            value, gap = v2, gap2
     return value, gap
 
 
