@@ -247,6 +247,7 @@ def fit(log: str) -> None:
     from cardtable.goofspiel import Ruleset
     from cardtable.solver.estimate import price_terms
     from cardtable.solver.layers import game_layout
+    from cardtable.solver.lean import reachable_games
 
     runs = [json.loads(x) for x in open(log).read().splitlines() if x.strip()]
     print("\n## Fitted prices: a layer's CPU ns = games x (a + b k^2) + chains x c")
@@ -262,7 +263,7 @@ def fit(log: str) -> None:
             scale = r["cpu_s"] / max(1e-9, sum(s for _, _, s in r["layers"]))
             start = len(rows)
             for k, _, s in r["layers"]:
-                rows.append(price_terms(lay, k))
+                rows.append(price_terms(lay, k, reachable_games(lay, k)[1]))
                 rhs.append(s * scale * 1e9)
             spans.append((start, len(rows)))
         A, y = np.array(rows, dtype=float), np.array(rhs)

@@ -156,7 +156,10 @@ def estimate_solve(
     games = sum(g for _, g in solved)
     price = GAME_PRICE_NS[(ruleset.tie_rule, objective)]
     cpu = (
-        sum(sum(p * t for p, t in zip(price, price_terms(lay, k), strict=True)) for k in range(top + 1))
+        sum(
+            sum(p * t for p, t in zip(price, price_terms(lay, k, g), strict=True))
+            for k, (_, g) in enumerate(solved)
+        )
         * 1e-9
     )
     read = max(sizes[:-1]) if len(sizes) > 1 else 0  # layer k - 1 is read while k is written
@@ -173,11 +176,10 @@ def estimate_solve(
     )
 
 
-def price_terms(lay, k: int) -> tuple[int, int, int]:
+def price_terms(lay, k: int, games: int) -> tuple[int, int, int]:
     """What layer ``k`` of the lean layout ``lay`` costs in :data:`GAME_PRICE_NS`'s units:
-    ``(games, games x k^2, chains)``; games as :func:`cardtable.solver.lean.reachable_games`
+    ``(games, games x k^2, chains)``; ``games`` as :func:`cardtable.solver.lean.reachable_games`
     counts them, chains = patterns x prize subsets x k prizes (0 at k = 0)."""
-    games = reachable_games(lay, k)[1]
     nsub = int(lay.so_off[k + 1] - lay.so_off[k]) - 1 if k > 0 else 0
     return games, games * k * k, lay.npat(k) * nsub * k
 
