@@ -279,14 +279,16 @@ def fit(log: str) -> None:
 
     print("\n## estimate_solve (the current prices) against the recorded solves, one thread")
     print(
-        "| n | ties | objective | matrix games solved | measured CPU s | estimate s | estimate / measured |"
+        "| n | ties | objective | matrix games solved | measured CPU s | estimate s | estimate / measured "
+        "| peak memory GiB | estimate GiB | estimate / measured |"
     )
-    print("|---|---|---|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in sorted(runs, key=lambda r: (r["ties"], r["objective"], r["cards"])):
-        est = estimate_solve(Ruleset(cards=r["cards"], tie_rule=r["ties"]), r["objective"]).cpu_seconds
+        e = estimate_solve(Ruleset(cards=r["cards"], tie_rule=r["ties"]), r["objective"])
+        est, mem, peak = e.cpu_seconds, e.memory_bytes / 2**30, r["peak_mb"] / 1024
         print(
             f"| {r['cards']} | {r['ties']} | {r['objective']} | {r['games']:,} | {r['cpu_s']:.1f} | "
-            f"{est:.1f} | {est / r['cpu_s']:.2f} |"
+            f"{est:.1f} | {est / r['cpu_s']:.2f} | {peak:.2f} | {mem:.2f} | {mem / peak:.2f} |"
         )
     from cardtable.solver.estimate import size_text
 

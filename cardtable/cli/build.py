@@ -13,7 +13,7 @@ person would type:
   memory at most
   :data:`MEMORY_SHARE` of the memory available, its disk at most what is free;
 - **discard ties**: the whole table (format 2, resumable by layer, what the carry-over
-  approximation reads; 13 cards: about 17 min, 590 MiB of memory, 644 MiB of disk; a
+  approximation reads; 13 cards: about 17 min, 592 MiB of memory, 644 MiB of disk; a
   format-1 file already in the cache counts as complete).
 
 A table already complete is not built again; one whose lock file another process holds
@@ -89,8 +89,8 @@ class BuildStep:
         return "cardtable " + shlex.join(self.args)
 
     def describe(self) -> str:
-        """The command and its estimate: ``cardtable solve ... (1.46e+09 matrix games; 527.3
-        MiB of memory, 1.6 GiB of disk; about 8 min on 1 core; resumable)``."""
+        """The command and its estimate: ``cardtable solve ... (1.46e+09 matrix games; 534.0
+        MiB of memory, 968.0 MiB of disk; about 8 min on 1 core; resumable)``."""
         again = "resumable" if self.needs.table_format == 2 else "not resumable: a stopped build starts over"
         return f"`{self.command}` ({self.needs.describe()}; {again})"
 

@@ -16,7 +16,7 @@ from cardtable.goofspiel import Ruleset
 
 from .layers import game_layout
 from .layout import games_per_layer
-from .lean import reachable_games
+from .lean import reachable_games, slot_map
 from .tables import full_layout
 
 #: Measured CPU nanoseconds of the format-2 kernels (warm start, one thread), per (tie rule,
@@ -53,7 +53,8 @@ class SolveNeeds:
             rules out are skipped; upper bound for ``win``: decided positions need none).
         positions: positions solved (after the player-swap symmetry).
         memory_bytes: peak resident memory: the largest layer that is read
-            (memory-mapped) while the next one is written, plus ``BASE_MEMORY``
+            (memory-mapped) while the next one is written, the layout and the
+            kernels' slot map (:class:`cardtable.solver.lean.SlotMap`), plus ``BASE_MEMORY``
             (format 1: every float64 value and the layout arrays, plus ``BASE_MEMORY``).
         disk_bytes: size of the finished table folder (format 1: of the table file).
         cpu_seconds: estimated CPU seconds on one core of this machine.
@@ -164,13 +165,14 @@ def estimate_solve(
     )
     read = max(sizes[:-1]) if len(sizes) > 1 else 0  # layer k - 1 is read while k is written
     layout_bytes = sum(a.nbytes for a in lay.arrays().values())
+    # the kernels' slot map is held beside the layout while they run, never written
     return SolveNeeds(
         ruleset.cards,
         ruleset.tie_rule,
         objective,
         games,
         sum(p for p, _ in solved),
-        4 * read + BASE_MEMORY + layout_bytes,
+        4 * read + BASE_MEMORY + layout_bytes + slot_map(lay).nbytes,
         4 * sum(sizes) + layout_bytes,
         cpu,
     )

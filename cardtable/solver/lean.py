@@ -328,6 +328,11 @@ class SlotMap:
     gsoff: np.ndarray
     gso_off: np.ndarray
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all its arrays (held in memory while a layout is solved)."""
+        return sum(int(getattr(self, f).nbytes) for f in self.__dataclass_fields__ if f != "G")
+
 
 def slot_map(lay: LeanLayout) -> SlotMap:
     """The :class:`SlotMap` of ``lay`` (computed once per layout object; 13 cards,

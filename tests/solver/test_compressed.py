@@ -31,21 +31,14 @@ TARGET = 0.005
 
 
 @pytest.fixture(scope="module")
-def seven():
+def seven(tmp_path_factory):
     """(exact 7-card discard table, its compressed file's path, the meta)."""
     rs = Ruleset(cards=7, tie_rule="discard")
     exact = solve(rs)
-    folder = _tmp_folder()
+    folder = tmp_path_factory.mktemp("compressed")
     path = folder / compressed_name(rs)
     meta = write_compressed(exact, path, TARGET)
     return exact, path, meta
-
-
-def _tmp_folder():
-    import tempfile
-    from pathlib import Path
-
-    return Path(tempfile.mkdtemp(prefix="cardtable-compressed-"))
 
 
 def _positions(n: int, count: int, seed: int):

@@ -6,8 +6,6 @@ to the position-by-position one, and damaged files refused."""
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,10 +29,10 @@ LO = 4
 
 
 @pytest.fixture(scope="module")
-def eight():
+def eight(tmp_path_factory):
     """(exact 8-card carry-over table, its compressed file (layers 4..8), the meta)."""
     rs = Ruleset(cards=8, tie_rule="carry")
-    folder = Path(tempfile.mkdtemp(prefix="cardtable-carry-compressed-"))
+    folder = tmp_path_factory.mktemp("carry-compressed")
     solve_layered(rs, "points", folder / "table")
     exact = open_layered(folder / "table")
     path = folder / cc.carry_compressed_name(rs)
