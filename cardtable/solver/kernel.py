@@ -104,6 +104,20 @@ def game_workspace(k):
 
 
 @njit(cache=True)
+def support_workspace(k):
+    """Workspaces of :func:`solve_by_supports` for ``k x k`` games: ``(I, J, A, z, piv)``
+    (one support slot each for the rows and the columns, the bordered system, its
+    right-hand sides and pivots)."""
+    return (
+        np.zeros((1, k), dtype=np.int64),
+        np.zeros((1, k), dtype=np.int64),
+        np.empty((k + 1, k + 1)),
+        np.empty(3 * (k + 1)),
+        np.empty(k + 1, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
 def children_workspace(k):
     """Outputs of :func:`pattern_children` for hands of ``k`` cards: ``(cidx, csign, outc)``."""
     return (
@@ -141,21 +155,8 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
         value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
     if k1 == k2 and not (gap <= CHECK_TOL * (1.0 + abs(value))):
-        I = np.zeros((1, k1), dtype=np.int64)
-        J = np.zeros((1, k1), dtype=np.int64)
-        ok, v2, gap2, _ = solve_by_supports(
-            M,
-            k1,
-            I,
-            J,
-            0,
-            np.empty((k1 + 1, k1 + 1)),
-            np.empty(3 * (k1 + 1)),
-            np.empty(k1 + 1, dtype=np.int64),
-            x,
-            y,
-            WARM_TOL,
-        )
+        I, J, A, z, piv = support_workspace(k1)
+        ok, v2, gap2, _ = solve_by_supports(M, k1, I, J, 0, A, z, piv, x, y, WARM_TOL)
         if ok:
             value, gap = v2, gap2
     return value, gap
@@ -986,6 +987,7 @@ def solve_layer(
     """
     M, tab, basis, xs, ys, RW = game_workspace(k)
     cidx, csign, outc = children_workspace(k)
+    sup = support_workspace(k)
     bad = 0
     for pi in range(pat_lo, pat_hi):
         code = codes[code_off[k] + pi]
@@ -1020,6 +1022,7 @@ def solve_layer(
             csign,
             outc,
             RW,
+            sup,
             fewest,
             most_ties(code, mtop, shtop),
         )
@@ -1055,12 +1058,16 @@ def _solve_pattern(
     csign,
     outc,
     RW,
+    sup,
     fewest,
     jmax,
 ):
     """The positions of pattern ``pi`` for :func:`solve_layer` (its children in
     ``cidx, csign, outc``); workspaces given, so that, compiled without reference
     counting, its per-game calls cost no atomic operations (docs/solver.md, Speed).
+    A game the simplex leaves unverified gets :func:`solve_by_supports` (workspaces
+    ``sup``, :func:`support_workspace`); only a game still unverified after it counts
+    as a failure.
 
     Complexity: one function on purpose: the format-1 hot loop over (subset, prize,
     pot, difference) fills and solves one matrix per state; the slot arithmetic and
@@ -1120,6 +1127,12 @@ def _solve_pattern(
                         val_off,
                     )
                     v, gap = solve_game_ws(M, k, k, tab, basis, xs, ys, RW)
+                    if not (gap <= CHECK_TOL * (1.0 + abs(v))):  # rounding lost the optimum
+                        ok, v2, gap2, _ = solve_by_supports(
+                            M, k, sup[0], sup[1], 0, sup[2], sup[3], sup[4], xs, ys, WARM_TOL
+                        )
+                        if ok:
+                            v, gap = v2, gap2
                     games += 1
                     scale = 1.0 + abs(v)
                     if not (gap <= CHECK_TOL * scale):

@@ -15,9 +15,8 @@ from cardtable.solver import kernel
 
 def _fallback(M):
     k = M.shape[0]
-    rows, cols = np.zeros((1, k), np.int64), np.zeros((1, k), np.int64)
+    rows, cols, A, z, piv = kernel.support_workspace(k)  # what the format-1 kernel passes
     x, y = np.empty(k), np.empty(k)
-    A, z, piv = np.empty((k + 1, k + 1)), np.empty(3 * (k + 1)), np.empty(k + 1, np.int64)
     ok, v, gap, s = kernel.solve_by_supports(M, k, rows, cols, 0, A, z, piv, x, y, kernel.WARM_TOL)
     return ok, v, gap, s, x, y, rows[0, :s], cols[0, :s]
 
