@@ -135,6 +135,22 @@ def revealed_next(mask, fixed, p):
     return ((mask >> p) & 1) == 1 and (fixed < 0 or p == fixed)
 
 
+@njit(cache=True, _nrt=False)
+def solve_game_checked(M, k, tab, basis, x, y, R, sup):
+    """The square game ``M[:k, :k]`` as :func:`solve_matrix_game` solves it, without
+    allocating: :func:`solve_game_ws`, then :func:`solve_by_supports` (workspaces ``sup``
+    from :func:`support_workspace`) when the simplex leaves it unverified. The layer
+    kernels of format 1 and the best-response kernels use it, so that the strategy a best
+    response meets is the one the ``nash`` bot plays. Returns ``(value, gap)``; ``x``,
+    ``y`` hold the strategies."""
+    v, gap = solve_game_ws(M, k, k, tab, basis, x, y, R)
+    if not (gap <= CHECK_TOL * (1.0 + abs(v))):  # rounding lost the optimum
+        ok, v2, gap2, _ = solve_by_supports(M, k, sup[0], sup[1], 0, sup[2], sup[3], sup[4], x, y, WARM_TOL)
+        if ok:
+            v, gap = v2, gap2
+    return v, gap
+
+
 @njit(cache=True)
 def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     """Exact value of the zero-sum game ``M[:k1, :k2]`` (row player maximises).
@@ -1126,13 +1142,7 @@ def _solve_pattern(
                         base_off,
                         val_off,
                     )
-                    v, gap = solve_game_ws(M, k, k, tab, basis, xs, ys, RW)
-                    if not (gap <= CHECK_TOL * (1.0 + abs(v))):  # rounding lost the optimum
-                        ok, v2, gap2, _ = solve_by_supports(
-                            M, k, sup[0], sup[1], 0, sup[2], sup[3], sup[4], xs, ys, WARM_TOL
-                        )
-                        if ok:
-                            v, gap = v2, gap2
+                    v, gap = solve_game_checked(M, k, tab, basis, xs, ys, RW, sup)
                     games += 1
                     scale = 1.0 + abs(v)
                     if not (gap <= CHECK_TOL * scale):
