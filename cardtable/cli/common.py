@@ -130,6 +130,18 @@ def check_names(names: list[str]) -> None:
         fail(str(exc))
 
 
+def path_value(text: str) -> Path:
+    """The parser of every path option and argument: ``text`` as a ``Path``.
+
+    Raises:
+        typer.BadParameter: (exit 2) ``text`` is empty or only spaces: a shell's ``""`` or
+            an unset variable would otherwise name the current folder.
+    """
+    if not text.strip():
+        raise typer.BadParameter("is empty; give a path")
+    return Path(text)
+
+
 def writable_folder(path: "Path | None", what: str, default=None) -> Path:
     """``path`` (or ``default()`` when ``path`` is ``None``) as a writable folder, created if
     missing; checked before a command starts its work.

@@ -11,10 +11,10 @@ import typer
 
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
 from cardtable.platform.match import MatchError, MatchFormat
-from cardtable.platform.storage import FolderError, cache_dir, records_dir
+from cardtable.platform.storage import FolderError, cache_dir, check_folder, records_location
 from cardtable.tui import ABANDONED
 
-from .common import build_ruleset, check_names, check_record_path, fail, writable_folder
+from .common import build_ruleset, check_names, check_record_path, fail, path_value
 
 #: Flags that only Goofspiel understands, and those only Golf understands.
 GOOFSPIEL_ONLY = (
@@ -33,6 +33,8 @@ GOLF_ONLY = ("--open-memory", "--games")
 
 #: Seconds that preparing the solver may take before a status line says so.
 PREPARE_QUIET = 0.5
+#: The longest pause ``--delay`` takes, seconds (a demo pace; more would only look hung).
+MAX_DELAY = 60.0
 
 
 def register(app: typer.Typer) -> None:
@@ -140,9 +142,10 @@ def register(app: typer.Typer) -> None:
             None,
             "--delay",
             min=0.0,
+            max=MAX_DELAY,
             metavar="SECONDS",
             show_default="0.6 with --auto, else 0",
-            help="Pause after each round.",
+            help=f"Pause after each round (at most {MAX_DELAY:g} s).",
         ),
         open_memory: bool = typer.Option(False, "--open-memory", help="Golf: cards you know stay visible."),
         games: Optional[int] = typer.Option(
@@ -161,6 +164,7 @@ def register(app: typer.Typer) -> None:
             "--record",
             metavar="FILE",
             help="Save the record to this new file instead (.json: JSON notation); never overwrites.",
+            parser=path_value,
         ),
         build_table: bool = typer.Option(
             False,
@@ -252,8 +256,11 @@ def _check_saving(save: bool, record: Optional[Path]) -> None:
         fail("--record saves the record to a file and --no-save saves nothing: give one of them")
     if record is not None:
         check_record_path(record)
-    elif save:  # the records folder must be usable before a game is played
-        writable_folder(None, "", records_dir)
+    elif save:  # the records folder must be usable before a game is played (made when saved)
+        try:
+            check_folder(*records_location())
+        except FolderError as exc:
+            fail(str(exc))
 
 
 def _play_golf(

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import typer
 
-from .common import read_record_file, record_game, reject_record
+from .common import path_value, read_record_file, record_game, reject_record
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def replay(
-        file: Path = typer.Argument(..., help="A record file (text or JSON notation)."),
+        file: Path = typer.Argument(..., help="A record file (text or JSON notation).", parser=path_value),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the verdict."),
     ) -> None:
         """Re-play a game record: check every bid is legal and the stated results match.

@@ -13,7 +13,7 @@ import typer
 
 from cardtable.platform.storage import FolderError, cache_dir, home
 
-from .common import fail, writable_folder
+from .common import fail, path_value, writable_folder
 
 
 def register(app: typer.Typer) -> None:
@@ -31,6 +31,7 @@ def register(app: typer.Typer) -> None:
             metavar="FILE",
             show_default="$CARDTABLE_HOME/web.sqlite3",
             help="SQLite database file.",
+            parser=path_value,
         ),
         durable: bool = typer.Option(
             False,

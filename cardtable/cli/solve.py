@@ -20,9 +20,18 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
-from cardtable.platform.storage import FolderError, cache_dir
+from cardtable.platform.storage import FolderError, cache_dir, cache_location, check_folder
 
-from .common import err_console, fail, read_record_file, record_game, reject_record, shown, writable_folder
+from .common import (
+    err_console,
+    fail,
+    path_value,
+    read_record_file,
+    record_game,
+    reject_record,
+    shown,
+    writable_folder,
+)
 from .progress import progress_bar
 
 if TYPE_CHECKING:  # the solver (Numba) is imported by the commands that use it, not at start-up
@@ -92,6 +101,7 @@ def register(app: typer.Typer) -> None:
             metavar="FOLDER",
             show_default="$CARDTABLE_CACHE, else the user cache folder",
             help="Table folder.",
+            parser=path_value,
         ),
         force: bool = typer.Option(False, "--force", help="Solve again even if the table exists."),
         max_memory: float = typer.Option(
@@ -142,6 +152,11 @@ def register(app: typer.Typer) -> None:
         # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
         from cardtable.solver.table import FORMAT_LAYERED, default_path
 
+        if backend == "threads":
+            _check_threads(threads)
+        _refuse_before_writing(
+            rs, objective, cache, table_format, layers, backend, threads, workers, max_memory, max_hours
+        )
         cache = writable_folder(cache, "--cache", cache_dir)
         folder = default_path(rs, objective, cache, FORMAT_LAYERED)
         path = default_path(rs, objective, cache)
@@ -200,6 +215,7 @@ def register(app: typer.Typer) -> None:
             "--record",
             metavar="FILE",
             help="Take the position from this record (with --game and --round).",
+            parser=path_value,
         ),
         game_no: int = typer.Option(1, "--game", metavar="N", help="Game number in the record file."),
         round_no: int = typer.Option(
@@ -211,6 +227,7 @@ def register(app: typer.Typer) -> None:
             metavar="FOLDER",
             show_default="$CARDTABLE_CACHE, else the user cache folder",
             help="Table folder.",
+            parser=path_value,
         ),
         limit: int = typer.Option(
             2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."
@@ -236,13 +253,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def analyze(
-        record: Path = typer.Argument(..., help="A Goofspiel record file (text or JSON notation)."),
+        record: Path = typer.Argument(
+            ..., help="A Goofspiel record file (text or JSON notation).", parser=path_value
+        ),
         cache: Optional[Path] = typer.Option(
             None,
             "--cache",
             metavar="FOLDER",
             show_default="$CARDTABLE_CACHE, else the user cache folder",
             help="Table folder.",
+            parser=path_value,
         ),
         limit: int = typer.Option(
             2_000_000, "--limit", metavar="N", help="Most matrix games to solve without a table."
@@ -509,6 +529,50 @@ def _already_solved(rs, objective: str, cache: Path, layers: Optional[int]) -> b
     return True
 
 
+def _refuse_before_writing(
+    rs,
+    objective: str,
+    cache: Optional[Path],
+    table_format: int,
+    layers: Optional[int],
+    backend: str,
+    threads: int,
+    workers: int,
+    max_memory: float,
+    max_hours: float,
+) -> None:
+    """A new table's plan checked before the cache folder or the lock file is made, so that
+    a refused solve (exit 2) writes nothing. A table already there (to resume, repair or
+    report) is planned under the lock, where its state is known."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver import UnsupportedRuleset
+    from cardtable.solver.plan import SolveRefused, plan_solve
+    from cardtable.solver.table import FORMAT_LAYERED, default_path
+
+    try:
+        root = check_folder(cache, "--cache") if cache is not None else check_folder(*cache_location())
+    except FolderError as exc:
+        fail(str(exc))
+    folder = default_path(rs, objective, root, FORMAT_LAYERED)
+    path = default_path(rs, objective, root)
+    if folder.exists() or path.exists():
+        return
+    try:
+        plan_solve(
+            rs,
+            objective,
+            path if table_format == 1 else folder,
+            table_format=table_format,
+            upto=layers,
+            backend=backend,
+            cores=workers if backend == "ray" else threads,
+            max_memory_gib=max_memory,
+            max_hours=max_hours,
+        )
+    except (SolveRefused, UnsupportedRuleset) as exc:  # nothing started, nothing written
+        fail(str(exc))
+
+
 def _plan_and_solve(
     rs,
     objective: str,
@@ -543,8 +607,6 @@ def _plan_and_solve(
         )
     except (SolveRefused, UnsupportedRuleset) as exc:  # nothing started, nothing written
         fail(str(exc))
-    if backend == "threads":
-        _check_threads(threads)
     if table_format == 1:
         typer.echo(plan.describe())
         _solve_format1(rs, objective, path, plan.layout, threads)

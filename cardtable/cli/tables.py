@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from cardtable.platform.storage import FolderError, cache_dir
+from cardtable.platform.storage import FolderError, cache_location, check_folder
 
-from .common import err_console, fail, shown
+from .common import err_console, fail, path_value, shown
 
 
 def register(app: typer.Typer) -> None:
@@ -25,6 +25,7 @@ def register(app: typer.Typer) -> None:
             metavar="FOLDER",
             show_default="$CARDTABLE_CACHE, else the user cache folder",
             help="Table folder (as cardtable solve --cache).",
+            parser=path_value,
         ),
         verify: bool = typer.Option(
             False, "--verify", help="Check every file's SHA-256 (reads every byte: slow for large tables)."
@@ -43,13 +44,14 @@ def register(app: typer.Typer) -> None:
         from cardtable.solver.catalog import DAMAGED, UNREADABLE, CacheFolderError, list_tables
         from cardtable.solver.compressed import shipped_tables
 
-        if cache is None:
+        default = cache is None
+        if cache is None:  # listed, not created: a missing cache holds no table
             try:
-                cache = cache_dir()
+                cache = check_folder(*cache_location())
             except FolderError as exc:
                 fail(str(exc))
         try:
-            found = list_tables(cache, verify=verify)
+            found = list_tables(cache, verify=verify) if cache.exists() or not default else []
         except CacheFolderError as exc:
             fail(str(exc))
         shipped = shipped_tables()

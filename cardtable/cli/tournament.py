@@ -15,7 +15,7 @@ from rich.table import Table
 from cardtable.platform.files import NotRegularFileError, check_regular_or_missing, read_regular_bytes
 from cardtable.platform.storage import home
 
-from .common import fail, shown, writable_folder
+from .common import fail, path_value, shown, writable_folder
 from .progress import progress_bar
 
 if TYPE_CHECKING:  # the tournament module (SQLite) is imported by the command, not at start-up
@@ -59,6 +59,7 @@ def register(app: typer.Typer) -> None:
             "--config",
             metavar="FILE",
             help="A TOML file: bots = [...], ruleset, games, seed, time_ms (options given here win).",
+            parser=path_value,
         ),
         ruleset: Optional[str] = typer.Option(
             None,
@@ -106,9 +107,14 @@ def register(app: typer.Typer) -> None:
             metavar="FILE",
             show_default="one per configuration under $CARDTABLE_HOME/tournaments",
             help="SQLite results file; run again to resume.",
+            parser=path_value,
         ),
         report: Optional[Path] = typer.Option(
-            None, "--report", metavar="FOLDER", help="Write standings.md and standings.png into this folder."
+            None,
+            "--report",
+            metavar="FOLDER",
+            help="Write standings.md and standings.png into this folder.",
+            parser=path_value,
         ),
     ) -> None:
         """Play a round-robin tournament and print the standings; interrupted runs resume.

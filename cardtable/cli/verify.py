@@ -6,14 +6,16 @@ from pathlib import Path
 
 import typer
 
-from .common import read_record_file, record_game, reject_record
+from .common import path_value, read_record_file, record_game, reject_record
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def verify(
         file: Path = typer.Argument(
-            ..., help="A Goofspiel (text or JSON) or Golf record with Seed and SeedCommit tags."
+            ...,
+            help="A Goofspiel (text or JSON) or Golf record with Seed and SeedCommit tags.",
+            parser=path_value,
         ),
     ) -> None:
         """Verify the provably fair shuffle: seed, commitment, prize order.

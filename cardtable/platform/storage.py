@@ -8,10 +8,12 @@ CI use to keep their files in a temporary folder:
 - ``CARDTABLE_RECORDS``: saved game records (default ``$CARDTABLE_HOME/records``).
 - ``CARDTABLE_CACHE``: solver tables (default: the user cache folder).
 
-Each function creates its folder on first use and raises :class:`FolderError` (a
-``ValueError`` with a one-line message) when it cannot: a path through a file, a file
-where the folder should be, no permission. Commands that write files call them before
-the work starts, so a bad location never costs a played game or a solve.
+Each ``*_dir`` function creates its folder on first use and raises :class:`FolderError`
+(a ``ValueError`` with a one-line message) when it cannot: a path through a file, a file
+where the folder should be, no permission. Commands that write files check the folder
+before the work starts (:func:`check_folder` on a ``*_location``, which creates nothing,
+so a command refused later leaves nothing behind), so a bad location never costs a played
+game or a solve.
 """
 
 from __future__ import annotations
@@ -49,6 +51,57 @@ def ensure_folder(path: str | os.PathLike, what: str) -> Path:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise FolderError(f"{what} {folder} is not writable")
     return folder
+
+
+def check_folder(path: str | os.PathLike, what: str) -> Path:
+    """``path`` as a folder :func:`ensure_folder` could use or create, checked without
+    creating anything (a command that may still be refused checks its folders this way and
+    creates them when it writes).
+
+    Raises:
+        FolderError: a file is in the way, or the folder (or, when it is missing, its
+            nearest existing parent) is not writable.
+    """
+    folder = Path(path)
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if probe == folder:
+        if not folder.is_dir():
+            raise FolderError(f"{what} {folder} is a file, not a folder")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise FolderError(f"{what} {folder} is not writable")
+        return folder
+    if not probe.is_dir():
+        raise FolderError(f"{what} {folder} cannot be a folder: a part of the path is a file")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise FolderError(f"{what} {folder} cannot be created: {probe} is not writable")
+    return folder
+
+
+def records_location() -> tuple[Path, str]:
+    """Where :func:`records_dir` is and how the user names it, without creating it."""
+    base = os.environ.get("CARDTABLE_RECORDS")
+    if base:
+        return Path(base), "CARDTABLE_RECORDS"
+    return _home_location()[0] / "records", "the records folder"
+
+
+def cache_location() -> tuple[Path, str]:
+    """Where :func:`cache_dir` is and how the user names it, without creating it."""
+    base = os.environ.get("CARDTABLE_CACHE")
+    if base:
+        return Path(base), "CARDTABLE_CACHE"
+    if os.environ.get("CARDTABLE_HOME"):
+        return _home_location()[0] / "cache", "the cache folder"
+    return Path(platformdirs.user_cache_dir("cardtable")), "the cache folder"
+
+
+def _home_location() -> tuple[Path, str]:
+    base = os.environ.get("CARDTABLE_HOME")
+    if base:
+        return Path(base), "CARDTABLE_HOME"
+    return Path(platformdirs.user_data_dir("cardtable")), "the data folder"
 
 
 def home() -> Path:

@@ -186,17 +186,25 @@ def _check_entries(config: TournamentConfig) -> None:
         raise TournamentError(f"bot labels must be unique; repeated: {', '.join(dup)} (name them LABEL=SPEC)")
 
 
+#: The most games per pairing a tournament takes (its schedule is held as a list; a run that
+#: long is days of play even for the fastest bots).
+MAX_GAMES = 1_000_000
+
+
 def _whole(value: object) -> bool:
     """Whether ``value`` is a whole number (an ``int``, not a ``bool``)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_numbers(config: TournamentConfig) -> None:
-    """``games`` even and at least 2, ``time_ms`` positive, ``seed`` a whole number."""
+    """``games`` even, at least 2 and at most ``MAX_GAMES``, ``time_ms`` positive, ``seed`` a
+    whole number."""
     if not _whole(config.games) or config.games < 2 or config.games % 2:
         raise TournamentError(
             f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}"
         )
+    if config.games > MAX_GAMES:  # the schedule is a list: 10**20 games would fill the memory
+        raise TournamentError(f"games per pairing must be at most {MAX_GAMES:,}, not {config.games:,}")
     if not _whole(config.time_ms) or config.time_ms < 1:
         raise TournamentError(f"time_ms must be a positive whole number, not {config.time_ms!r}")
     if not _whole(config.seed):  # a config file's 1.5, "x" or true

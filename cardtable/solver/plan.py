@@ -162,7 +162,10 @@ def check_plan(plan: SolvePlan, max_memory_gib: float, max_hours: float) -> None
             f"Raise --max-hours to run it here ({resume}), or: {advice}"
         )
     parent = plan.target.parent
-    free = shutil.disk_usage(parent).free
+    probe = parent  # a folder not made yet: the disk of its nearest existing parent
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    free = shutil.disk_usage(probe).free
     if needs.disk_bytes > free + plan.done_bytes:
         raise SolveRefused(
             f"this solve needs {size_text(needs.disk_bytes)} of disk in {parent}"

@@ -43,7 +43,7 @@ import numpy as np
 
 from cardtable.goofspiel import Ruleset
 from cardtable.platform.files import open_regular
-from cardtable.platform.storage import cache_dir
+from cardtable.platform.storage import cache_location
 
 from . import kernel
 from .layers import LayeredTable, folder_name, open_layered
@@ -292,10 +292,11 @@ FORMAT_LAYERED = 2
 def default_path(
     ruleset: Ruleset, objective: str, cache: Path | None = None, version: int = FORMAT_VERSION
 ) -> Path:
-    """Where a table of format ``version`` lives by default (``cache_dir()``):
+    """Where a table of format ``version`` lives by default (in ``cache_dir()``, which this
+    does not create: readers of a missing cache find no table, writers make their folders):
     the file of :func:`write_table` (1) or the folder of ``layers.solve_layered`` (2)."""
     name = folder_name(ruleset, objective) if version == FORMAT_LAYERED else table_name(ruleset, objective)
-    return (cache if cache is not None else cache_dir()) / name
+    return (cache if cache is not None else cache_location()[0]) / name
 
 
 def write_table(table: Table, path: Path) -> Path:
