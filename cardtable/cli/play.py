@@ -82,7 +82,7 @@ def register(app: typer.Typer) -> None:
             None,
             "--unique/--no-unique",
             show_default="no-unique",
-            help="Goofspiel, 3-5 players: the highest unique bid wins.",
+            help="Goofspiel, 3-5 players: the highest unique bid wins (with 2 it changes nothing).",
         ),
         high_ace: Optional[bool] = typer.Option(
             None,
@@ -190,7 +190,7 @@ def register(app: typer.Typer) -> None:
             "--open-memory": open_memory or None,
             "--games": games,
         }
-        _check_play_options(game, kind, given, vs, hotseat, auto, seed)
+        _check_play_options(game, kind, given, vs, hotseat, auto, seed, names)
         check_names([name] + ([x.strip() for x in names.split(",")] if names else []))
         _check_saving(save, record)
         if kind == "golf":
@@ -231,6 +231,7 @@ def _check_play_options(
     hotseat: bool,
     auto: bool,
     seed: Optional[str],
+    names: Optional[str] = None,
 ) -> None:
     """``cardtable play``'s checks of the seats, the seed, the game and the options that belong
     to the other game (one line each, exit 2)."""
@@ -238,6 +239,10 @@ def _check_play_options(
         fail("--hotseat and --auto exclude each other")
     if hotseat and vs:
         fail("--hotseat seats people only; leave out --vs (or play without --hotseat)")
+    if names is not None and not hotseat:
+        fail(
+            "--names names the hot-seat players: use it with --hotseat (--name is yours, LABEL=BOT names a bot)"
+        )
     if seed is not None and not seed.strip():
         fail("--seed must not be empty")
     if kind not in ("gops", "goofspiel", "golf"):

@@ -324,7 +324,8 @@ def register(app: typer.Typer) -> None:
             5,
             "--repeats",
             metavar="N",
-            help="Searches averaged when the bot's mixes are noisy (sampled act(), or a random policy() such as MCTS).",
+            help="Searches averaged when the bot's mixes are noisy (sampled act(), or a random policy() "
+            "such as MCTS); at least 2 there, for the standard error.",
         ),
         seed: int = typer.Option(0, "--seed", metavar="N", help="The bot's seed."),
     ) -> None:
@@ -635,12 +636,12 @@ def _position_from_options(
             pot,
             diff,
         )
+        if not pos.prizes:
+            fail(f"impossible position: --prizes {prizes!r} leaves no prize to play for")
         pos.validate(rs)
         prize_list = sorted(pos.prizes) if prize is None else sorted(parse_cards(prize, rs.cards))
     except ValueError as exc:
         fail(f"impossible position: {exc}")
-    if not pos.prizes:
-        fail("impossible position: no prize is left to play for")
     bad = [p for p in prize_list if p not in pos.prizes]
     if bad or len(prize_list) != (1 if prize is not None else len(pos.prizes)):
         fail(f"impossible position: --prize must be one of the prizes {sorted(pos.prizes)}")

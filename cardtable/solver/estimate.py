@@ -9,6 +9,7 @@ long the solve of a game without a table would take.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -79,7 +80,7 @@ class SolveNeeds:
         """One line: memory, disk, games and hours on ``cores`` cores."""
         return (
             f"{self.games:.3g} matrix games; {size_text(self.memory_bytes)} of memory, "
-            f"{size_text(self.disk_bytes)} of disk; about {_dur(self.hours(cores))} on "
+            f"{size_text(self.disk_bytes)} of disk; {_about(self.hours(cores))} on "
             f"{cores} core{'s' if cores != 1 else ''}"
         )
 
@@ -92,15 +93,16 @@ class SolveNeeds:
                 "`--format 2` (float32 layers on disk, less memory, resumable after an "
                 "interruption; also solved by `--backend ray` or `--backend cuda`)"
             )
-        if self.memory_bytes <= max_memory_gib * gib and self.hours(cores) <= 12:
-            parts.append(f"`--threads {cores}` here ({_dur(self.hours(cores))})")
+        here = max(cores, os.cpu_count() or 1)  # every core of this machine
+        if self.memory_bytes <= max_memory_gib * gib and self.hours(here) <= 12:
+            parts.append(f"`--threads {here}` here ({_dur(self.hours(here))})")
         for c in (64, 256):
             parts.append(
-                f"`--backend ray` on {c} cores: about {_dur(self.hours(c))} "
+                f"`--backend ray` on {c} cores: {_about(self.hours(c))} "
                 f"(layers on a folder all workers share, {size_text(self.disk_bytes)})"
             )
         if GPU_GAMES_PER_S:
-            parts.append(f"`--backend cuda` on one H200: about {_dur(self.games / GPU_GAMES_PER_S / 3600)}")
+            parts.append(f"`--backend cuda` on one H200: {_about(self.games / GPU_GAMES_PER_S / 3600)}")
         else:
             parts.append("`--backend cuda` on a GPU (rate not measured yet)")
         return "; ".join(parts)
@@ -113,6 +115,12 @@ def size_text(nbytes: float) -> str:
         if nbytes >= size:
             return f"{nbytes / size:.1f} {unit}"
     return f"{max(0, int(nbytes))} bytes"
+
+
+def _about(hours: float) -> str:
+    """``"about 17 min"``, or ``"under 1 s"`` (never "about under 1 s")."""
+    text = _dur(hours)
+    return text if text.startswith("under") else f"about {text}"
 
 
 def _dur(hours: float) -> str:

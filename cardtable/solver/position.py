@@ -167,7 +167,7 @@ def parse_cards(text: str, n: int) -> frozenset[int]:
     """Parse ``"1,2,5-7"`` / ``"A 2 J Q K"`` / ``"all"`` into face ranks.
 
     Raises:
-        ValueError: unreadable card names.
+        ValueError: unreadable card names, a card listed twice, a range from high to low.
     """
     text = text.strip()
     if text.lower() in ("all", "*"):
@@ -178,7 +178,10 @@ def parse_cards(text: str, n: int) -> frozenset[int]:
     for item in text.replace(",", " ").split():
         lo, sep, hi = item.partition("-")
         if sep and lo and hi:
-            out.extend(range(parse_card(lo, n), parse_card(hi, n) + 1))
+            first, last = parse_card(lo, n), parse_card(hi, n)
+            if first > last:  # "3-A": an empty range is a typo, not "no cards"
+                raise ValueError(f"the range {item!r} is empty: write the lower card first ({hi}-{lo})")
+            out.extend(range(first, last + 1))
         else:
             out.append(parse_card(item, n))
     repeated = sorted({c for c in out if out.count(c) > 1})

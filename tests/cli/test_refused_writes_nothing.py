@@ -11,6 +11,8 @@ in one line (README, Exit codes): found by a new user's session trying bad input
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from typer.testing import CliRunner
 
@@ -99,3 +101,29 @@ def test_a_tournament_past_the_most_games_is_refused_before_its_database(fresh, 
     )
     assert out.exit_code == 2 and "at most 1,000,000" in out.output
     assert not db.exists()
+
+
+def test_names_without_hot_seat_is_refused_not_ignored(fresh):
+    out = runner.invoke(
+        app, ["play", "--names", "A,B", "-n", "3", "--vs", "random", "--no-save"], input="3\n"
+    )
+    assert out.exit_code == 2 and "--names names the hot-seat players" in out.output
+
+
+@pytest.mark.parametrize(
+    ("prizes", "message"),
+    [("3-A", "the range '3-A' is empty: write the lower card first (A-3)"), ("", "leaves no prize")],
+)
+def test_an_empty_prize_list_is_named_as_such(fresh, prizes, message):
+    out = runner.invoke(app, ["strategy", "-n", "3", "--prizes", prizes])
+    assert out.exit_code == 2 and message in " ".join(out.output.split())
+
+
+def test_a_refused_solve_suggests_every_core_of_this_machine_not_the_refused_one(fresh):
+    out = runner.invoke(app, ["solve", "-n", "13", "--ties", "discard", "--max-hours", "0.25"])
+    assert out.exit_code == 2
+    text = " ".join(out.output.split())
+    assert "about under" not in text
+    cores = os.cpu_count() or 1
+    if cores > 1:
+        assert f"`--threads {cores}` here" in text and "`--threads 1` here" not in text
