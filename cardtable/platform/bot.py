@@ -421,6 +421,8 @@ def parse_bot_spec(text: str) -> BotSpec:
     BotSpec(label='heuristic', kind='builtin', target='heuristic', options={})
     >>> parse_bot_spec("mcts:iterations=50,time_limit=0.5").options
     {'iterations': 50, 'time_limit': 0.5}
+    >>> parse_bot_spec("random:").label  # no options after the colon: the bot alone
+    'random'
     >>> parse_bot_spec("mine=cmd:python bot.py")
     BotSpec(label='mine', kind='program', target='python bot.py', options={})
 
@@ -434,11 +436,14 @@ def parse_bot_spec(text: str) -> BotSpec:
     if text.startswith("cmd:"):
         command = text[4:].strip(_SPACE)
         if not command:
-            raise BotSpecError(f"bot {text!r}: 'cmd:' needs a command line")
+            shown = f"{label}={text}" if label else text
+            raise BotSpecError(f"bot {shown!r}: 'cmd:' needs a command line")
         return BotSpec(label or command, "program", command, {})
-    name, _, opts = text.partition(":")
+    name, colon, opts = text.partition(":")
     if not name.strip():
         raise BotSpecError(f"bot {text!r}: no bot name before ':'")
+    if colon and not opts.strip(_SPACE):  # "random:" (no options) is the bot "random"
+        text = name.strip(_SPACE)
     return BotSpec(label or text, "builtin", name.strip().lower(), _parse_spec_options(text, opts))
 
 

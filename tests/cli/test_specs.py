@@ -186,3 +186,9 @@ def test_bot_check_takes_the_tournament_form(tmp_path):
     res = invoke("bot-check", f"mine=cmd:{sys.executable} {bot}", "--rules", "cards=4", "--games", "1")
     assert res.exit_code == 0, res.output
     assert "no protocol violations" in res.output
+
+
+def test_a_trailing_colon_and_a_labelled_empty_command_are_named_as_typed():
+    assert parse_bot_spec("random:").label == "random"  # was shown as "random:"
+    with pytest.raises(BotSpecError, match="'x=cmd:'"):  # was 'cmd:', losing the label
+        parse_bot_spec("x=cmd:")
