@@ -235,14 +235,7 @@ def _check_play_options(
 ) -> None:
     """``cardtable play``'s checks of the seats, the seed, the game and the options that belong
     to the other game (one line each, exit 2)."""
-    if hotseat and auto:
-        fail("--hotseat and --auto exclude each other")
-    if hotseat and vs:
-        fail("--hotseat seats people only; leave out --vs (or play without --hotseat)")
-    if names is not None and not hotseat:
-        fail(
-            "--names names the hot-seat players: use it with --hotseat (--name is yours, LABEL=BOT names a bot)"
-        )
+    _check_hotseat(hotseat, auto, vs, names)
     if seed is not None and not seed.strip():
         fail("--seed must not be empty")
     if kind not in ("gops", "goofspiel", "golf"):
@@ -252,6 +245,18 @@ def _check_play_options(
         other = "Goofspiel" if kind == "golf" else "Golf"
         what = "is a" if len(wrong) == 1 else "are"
         fail(f"{', '.join(wrong)} {what} {other} option{'s' if len(wrong) > 1 else ''}, not for {kind}")
+
+
+def _check_hotseat(hotseat: bool, auto: bool, vs: Optional[List[str]], names: Optional[str]) -> None:
+    """``--hotseat`` seats people only, and ``--names`` names them (one line each, exit 2)."""
+    if hotseat and auto:
+        fail("--hotseat and --auto exclude each other")
+    if hotseat and vs:
+        fail("--hotseat seats people only; leave out --vs (or play without --hotseat)")
+    if names is not None and not hotseat:
+        fail(
+            "--names names the hot-seat players: use it with --hotseat (--name is yours, LABEL=BOT names a bot)"
+        )
 
 
 def _check_saving(save: bool, record: Optional[Path]) -> None:

@@ -546,8 +546,6 @@ def _refuse_before_writing(
     a refused solve (exit 2) writes nothing. A table already there (to resume, repair or
     report) is planned under the lock, where its state is known."""
     # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
-    from cardtable.solver import UnsupportedRuleset
-    from cardtable.solver.plan import SolveRefused, plan_solve
     from cardtable.solver.table import FORMAT_LAYERED, default_path
 
     try:
@@ -556,10 +554,43 @@ def _refuse_before_writing(
         fail(str(exc))
     folder = default_path(rs, objective, root, FORMAT_LAYERED)
     path = default_path(rs, objective, root)
-    if folder.exists() or path.exists():
-        return
+    if not (folder.exists() or path.exists()):
+        _checked_plan(
+            rs,
+            objective,
+            folder,
+            path,
+            table_format,
+            layers,
+            backend,
+            threads,
+            workers,
+            max_memory,
+            max_hours,
+        )
+
+
+def _checked_plan(
+    rs,
+    objective: str,
+    folder: Path,
+    path: Path,
+    table_format: int,
+    layers: Optional[int],
+    backend: str,
+    threads: int,
+    workers: int,
+    max_memory: float,
+    max_hours: float,
+):
+    """The solve's :class:`cardtable.solver.plan.SolvePlan`, or a one-line refusal (exit 2)
+    when it is over a limit or the solver does not cover the rules."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver import UnsupportedRuleset
+    from cardtable.solver.plan import SolveRefused, plan_solve
+
     try:
-        plan_solve(
+        return plan_solve(
             rs,
             objective,
             path if table_format == 1 else folder,
@@ -589,25 +620,9 @@ def _plan_and_solve(
     max_hours: float,
 ) -> None:
     """Plan the solve (refused in one line when over the limits), then run it and report."""
-    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
-    from cardtable.solver import UnsupportedRuleset
-    from cardtable.solver.plan import SolveRefused, plan_solve
-
-    cores = workers if backend == "ray" else threads
-    try:
-        plan = plan_solve(
-            rs,
-            objective,
-            path if table_format == 1 else folder,
-            table_format=table_format,
-            upto=layers,
-            backend=backend,
-            cores=cores,
-            max_memory_gib=max_memory,
-            max_hours=max_hours,
-        )
-    except (SolveRefused, UnsupportedRuleset) as exc:  # nothing started, nothing written
-        fail(str(exc))
+    plan = _checked_plan(
+        rs, objective, folder, path, table_format, layers, backend, threads, workers, max_memory, max_hours
+    )
     if table_format == 1:
         typer.echo(plan.describe())
         _solve_format1(rs, objective, path, plan.layout, threads)

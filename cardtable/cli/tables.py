@@ -44,14 +44,12 @@ def register(app: typer.Typer) -> None:
         from cardtable.solver.catalog import DAMAGED, UNREADABLE, CacheFolderError, list_tables
         from cardtable.solver.compressed import shipped_tables
 
-        default = cache is None
-        if cache is None:  # listed, not created: a missing cache holds no table
-            try:
-                cache = check_folder(*cache_location())
-            except FolderError as exc:
-                fail(str(exc))
         try:
-            found = list_tables(cache, verify=verify) if cache.exists() or not default else []
+            if cache is None:  # the default cache is listed, not created: a missing one holds no table
+                cache = _default_cache()
+                found = list_tables(cache, verify=verify) if cache.exists() else []
+            else:
+                found = list_tables(cache, verify=verify)
         except CacheFolderError as exc:
             fail(str(exc))
         shipped = shipped_tables()
@@ -125,3 +123,12 @@ def _print_tables(cache: Path, found: list) -> None:
     for t in found:  # where an unfinished background build (--build-table) writes
         if t.log is not None and (t.building or t.state != "complete"):
             typer.echo(f"build log of the {t.ruleset.cards}-card {t.ruleset.tie_rule} table: {t.log}")
+
+
+def _default_cache() -> Path:
+    """The cache folder ``tables`` lists by default, checked but not created (exit 2 when a
+    file is in the way)."""
+    try:
+        return check_folder(*cache_location())
+    except FolderError as exc:
+        fail(str(exc))
