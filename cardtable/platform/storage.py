@@ -110,10 +110,7 @@ def home() -> Path:
     Raises:
         FolderError: it cannot be created or written (see :func:`ensure_folder`).
     """
-    base = os.environ.get("CARDTABLE_HOME")
-    if base:
-        return ensure_folder(base, "CARDTABLE_HOME")
-    return ensure_folder(platformdirs.user_data_dir("cardtable"), "the data folder")
+    return ensure_folder(*_home_location())
 
 
 def records_dir() -> Path:
