@@ -15,7 +15,7 @@ from rich.markup import escape
 from cardtable.platform.files import FileTooLargeError, NotRegularFileError, read_regular_bytes
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.records import MAX_RECORD_CHARS
-from cardtable.platform.storage import FolderError, ensure_folder
+from cardtable.platform.storage import FolderError, check_folder, ensure_folder
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -140,6 +140,20 @@ def path_value(text: str) -> Path:
     if not text.strip():
         raise typer.BadParameter("is empty; give a path")
     return Path(text)
+
+
+def usable_folder(path: "str | Path", what: str) -> Path:
+    """``path`` as a folder that exists and is writable, or could be created, checked without
+    creating anything (``storage.check_folder``: a command that may still be refused makes
+    its folders only when it writes).
+
+    Raises:
+        typer.Exit: (code 2) with a one-line error when it cannot be such a folder.
+    """
+    try:
+        return check_folder(path, what)
+    except FolderError as exc:
+        fail(str(exc))
 
 
 def writable_folder(path: "Path | None", what: str, default=None) -> Path:

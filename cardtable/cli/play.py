@@ -11,10 +11,10 @@ import typer
 
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
 from cardtable.platform.match import MatchError, MatchFormat
-from cardtable.platform.storage import FolderError, cache_dir, check_folder, records_location
+from cardtable.platform.storage import FolderError, cache_dir, records_location
 from cardtable.tui import ABANDONED
 
-from .common import build_ruleset, check_names, check_record_path, fail, path_value
+from .common import build_ruleset, check_names, check_record_path, fail, path_value, usable_folder
 
 #: Flags that only Goofspiel understands, and those only Golf understands.
 GOOFSPIEL_ONLY = (
@@ -267,10 +267,7 @@ def _check_saving(save: bool, record: Optional[Path]) -> None:
     if record is not None:
         check_record_path(record)
     elif save:  # the records folder must be usable before a game is played (made when saved)
-        try:
-            check_folder(*records_location())
-        except FolderError as exc:
-            fail(str(exc))
+        usable_folder(*records_location())
 
 
 def _play_golf(

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
-from cardtable.platform.storage import FolderError, cache_dir, cache_location, check_folder
+from cardtable.platform.storage import FolderError, cache_dir, cache_location
 
 from .common import (
     err_console,
@@ -30,6 +30,7 @@ from .common import (
     record_game,
     reject_record,
     shown,
+    usable_folder,
     writable_folder,
 )
 from .progress import progress_bar
@@ -548,10 +549,7 @@ def _refuse_before_writing(
     # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver.table import FORMAT_LAYERED, default_path
 
-    try:
-        root = check_folder(cache, "--cache") if cache is not None else check_folder(*cache_location())
-    except FolderError as exc:
-        fail(str(exc))
+    root = usable_folder(cache, "--cache") if cache is not None else usable_folder(*cache_location())
     folder = default_path(rs, objective, root, FORMAT_LAYERED)
     path = default_path(rs, objective, root)
     if not (folder.exists() or path.exists()):

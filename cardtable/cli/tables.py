@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from cardtable.platform.storage import FolderError, cache_location, check_folder
+from cardtable.platform.storage import cache_location
 
-from .common import err_console, fail, path_value, shown
+from .common import err_console, fail, path_value, shown, usable_folder
 
 
 def register(app: typer.Typer) -> None:
@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             if cache is None:  # the default cache is listed, not created: a missing one holds no table
-                cache = _default_cache()
+                cache = usable_folder(*cache_location())
                 found = list_tables(cache, verify=verify) if cache.exists() else []
             else:
                 found = list_tables(cache, verify=verify)
@@ -123,12 +123,3 @@ def _print_tables(cache: Path, found: list) -> None:
     for t in found:  # where an unfinished background build (--build-table) writes
         if t.log is not None and (t.building or t.state != "complete"):
             typer.echo(f"build log of the {t.ruleset.cards}-card {t.ruleset.tie_rule} table: {t.log}")
-
-
-def _default_cache() -> Path:
-    """The cache folder ``tables`` lists by default, checked but not created (exit 2 when a
-    file is in the way)."""
-    try:
-        return check_folder(*cache_location())
-    except FolderError as exc:
-        fail(str(exc))

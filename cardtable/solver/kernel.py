@@ -144,10 +144,18 @@ def solve_game_checked(M, k, tab, basis, x, y, R, sup):
     response meets is the one the ``nash`` bot plays. Returns ``(value, gap)``; ``x``,
     ``y`` hold the strategies."""
     v, gap = solve_game_ws(M, k, k, tab, basis, x, y, R)
-    if not (gap <= CHECK_TOL * (1.0 + abs(v))):  # rounding lost the optimum
+    return _verified(M, k, v, gap, x, y, sup)
+
+
+@njit(cache=True, _nrt=False)
+def _verified(M, k, v, gap, x, y, sup):
+    """``(v, gap)`` of the square game ``M[:k, :k]`` as solved into ``x``, ``y``, or, when
+    they fail the check (gap above ``CHECK_TOL`` relative: rounding lost the optimum), what
+    :func:`solve_by_supports` finds (workspaces ``sup``), if it finds a verified support."""
+    if not (gap <= CHECK_TOL * (1.0 + abs(v))):
         ok, v2, gap2, _ = solve_by_supports(M, k, sup[0], sup[1], 0, sup[2], sup[3], sup[4], x, y, WARM_TOL)
         if ok:
-            v, gap = v2, gap2
+            return v2, gap2
     return v, gap
 
 
@@ -170,11 +178,8 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     gap = guarantee_gap(M, k1, k2, x, y)
     if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
         value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
-    if k1 == k2 and not (gap <= CHECK_TOL * (1.0 + abs(value))):
-        I, J, A, z, piv = support_workspace(k1)
-        ok, v2, gap2, _ = solve_by_supports(M, k1, I, J, 0, A, z, piv, x, y, WARM_TOL)
-        if ok:
-            value, gap = v2, gap2
+    if k1 == k2 and not (gap <= CHECK_TOL * (1.0 + abs(value))):  # workspaces only when needed
+        value, gap = _verified(M, k1, value, gap, x, y, support_workspace(k1))
     return value, gap
 
 
