@@ -3,10 +3,13 @@
 Numba ships partial annotations of its own: ``njit`` returns a ``Dispatcher`` whose ``__call__``
 takes and returns anything, and the private ``_nrt=False`` option the kernels use is not in its
 option list. Every kernel module imports ``njit`` and ``prange`` from here instead of from
-``numba``. At run time these are Numba's own objects, unchanged (same compilation, same on-disk
-cache keys); for the type checker ``njit(...)`` returns a :class:`Kernel` with the decorated
-function's own signature, so every call of a kernel is checked against the kernel's annotations,
-and ``.py_func`` (the Python function, which the CUDA backend compiles again for the GPU) is typed.
+``numba``. At run time ``njit`` is Numba's own, with one default changed: ``nogil=True``, so
+that every kernel releases Python's interpreter lock while it runs. A solve started in a thread
+(the web server's bot pool, hints, creation checks) then leaves the server's event loop free to
+answer everyone else (docs/web.md, Limits); a kernel may still be given ``nogil=False``. For the
+type checker ``njit(...)`` returns a :class:`Kernel` with the decorated function's own
+signature, so every call of a kernel is checked against the kernel's annotations, and
+``.py_func`` (the Python function, which the CUDA backend compiles again for the GPU) is typed.
 
 >>> from cardtable._numba import njit
 >>> @njit(cache=False)
@@ -52,7 +55,12 @@ if TYPE_CHECKING:
         ...
 
 else:
-    njit = numba.njit
+
+    def njit(*args: Any, **options: Any) -> Any:
+        """``numba.njit`` with ``nogil=True`` unless the options say otherwise (module docstring)."""
+        options.setdefault("nogil", True)
+        return numba.njit(*args, **options)
+
     prange = numba.prange
 
 

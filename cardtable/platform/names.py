@@ -10,7 +10,8 @@ text direction or hide characters. The policy (docs/rules.md, Players and names)
   categories ``Cc`` (NUL, ESC, TAB, ...), ``Cf`` (U+202E, zero-width characters, ...),
   ``Cs`` (lone surrogates), ``Co`` (private use), ``Cn`` (unassigned), ``Zl``, ``Zp``;
 - the only space is U+0020 (a no-break or other odd space looks like a space but is not one);
-- the names of one game differ, ignoring case.
+- the names of one game differ, ignoring case and Unicode's compatibility forms
+  (:func:`name_key`: ``"A\u0300"`` and ``"\u00c0"``, or ``"Ａnn"`` and ``"ann"``, are the same name).
 
 >>> check_player_name("Ann")
 'Ann'
@@ -78,8 +79,18 @@ def check_player_name(name: object) -> str:
     return name
 
 
+def name_key(name: str) -> str:
+    """What two names must not share to be different: the name in Unicode's NFKC form
+    (composed, compatibility characters replaced), case-folded.
+
+    >>> name_key("A\u0300nn") == name_key("\u00e0NN"), name_key("\uff21nn") == name_key("ann")
+    (True, True)
+    """
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def check_player_names(names: Iterable[object]) -> list[str]:
-    """Check every name (:func:`check_player_name`) and that they differ ignoring case.
+    """Check every name (:func:`check_player_name`) and that they differ (:func:`name_key`).
 
     Returns:
         the names, as a list, unchanged.
@@ -90,7 +101,7 @@ def check_player_names(names: Iterable[object]) -> list[str]:
     checked = [check_player_name(n) for n in names]
     seen: set[str] = set()
     for n in checked:
-        key = n.casefold()
+        key = name_key(n)
         if key in seen:
             raise PlayerNameError(f"two players are named '{n}': every name must be different")
         seen.add(key)

@@ -61,7 +61,7 @@ async def playable_bots(game: str, request: Request) -> Response:
     # body: the creation form's settings; answers which bots can play them
     try:
         settings = validate_json(SETTINGS_BODY, await request.body())
-        return JSONResponse(bots_for(game, settings))
+        return JSONResponse(await _hub(request).off_loop(bots_for, game, settings))
     except SchemaError as exc:
         return error(f"bad request: {exc}")
     except SettingsError as exc:

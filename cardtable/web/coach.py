@@ -230,18 +230,49 @@ def analyse_state(state: Any, names: list[str]) -> dict[str, Any]:
 
 
 def hint_for(state: Any, seat: int) -> dict[str, Any]:
-    """The equilibrium hint for ``seat`` in the current bid round, cached per round.
+    """The equilibrium hint for ``seat`` in the current bid round, cached per round,
+    computed here if it is not cached yet (:func:`hint_job`; ``{}`` when it failed).
 
     Returns ``{"round", "strategy": {rank: probability}, "source", "exact"}``
     (:func:`cardtable.strategy.coach.hint`).
     """
+    job = hint_job(state, seat)
+    if job is not None:
+        job()
+    return state.hint_cache[(state.game.round, seat)]
+
+
+def cached_hint(state: Any, seat: int) -> dict[str, Any] | None:
+    """``seat``'s hint for the current round if :func:`hint_job` has computed it, else ``None``."""
+    return state.hint_cache.get((state.game.round, seat)) or None
+
+
+def hint_job(state: Any, seat: int) -> Callable[[], None] | None:
+    """The work of ``seat``'s hint for the current round, or ``None`` when it is cached.
+
+    The view is taken now (on the caller's thread); the returned function starts the hint's
+    ``nash`` bot if needed (its ``new_game`` may solve for seconds) and caches the hint. The
+    web room runs it in the bots' thread pool, off the event loop
+    (:meth:`~cardtable.web.games.GameAdapter.background_work`). It never raises: a failure is
+    logged and cached as ``{}`` (no hint this round, and no retry).
+    """
     game = state.game
     key = (game.round, seat)
-    cached = state.hint_cache.get(key)
-    if cached is None:
-        bot = state.hint_bots.get(seat)
-        if bot is None:
-            bot = state.hint_bots[seat] = NashBot(seed=0)
-            bot.new_game(game.ruleset, seat)
-        cached = state.hint_cache[key] = hint(bot, game.view(seat))
-    return cached
+    if key in state.hint_cache:
+        return None
+    view = game.view(seat)
+    ruleset = game.ruleset
+
+    def job() -> None:
+        try:
+            bot = state.hint_bots.get(seat)
+            if bot is None:
+                bot = NashBot(seed=0)
+                bot.new_game(ruleset, seat)
+                state.hint_bots[seat] = bot
+            state.hint_cache[key] = hint(bot, view)
+        except Exception:
+            log.exception("the hint for seat %s failed", seat)
+            state.hint_cache[key] = {}
+
+    return job

@@ -21,6 +21,7 @@ from cardtable.platform.names import (
     PlayerNameError,
     check_player_name,
     check_player_names,
+    name_key,
 )
 
 from .games import GameAdapter, SettingsError, get_adapter
@@ -86,14 +87,14 @@ def _seat_bot(adapter: GameAdapter, seat: int, bot: str | None) -> str | None:
 def _seat_name(seat: int, bot: str | None, name: str | None, taken: list[str]) -> str:
     """The seat's name: the one given (checked), else ``"<bot> bot"`` or ``"Player N"``,
     numbered when an earlier seat already has it."""
-    if name is not None and name.strip():
+    if name:  # only a missing or empty name means "none given": "\n" or "  " is refused, not replaced
         try:
             check_player_name(name)
         except PlayerNameError as exc:
             raise SettingsError(f"{seat_label(seat)}: {exc}") from None
         return name
     name = f"{bot} bot" if bot else f"Player {seat + 1}"
-    if name.casefold() in {x.casefold() for x in taken}:
+    if name_key(name) in {name_key(x) for x in taken}:
         name = f"{name} {seat + 1}"
     return name
 

@@ -122,6 +122,13 @@ class Hub:
                 resumed += 1
         return resumed
 
+    async def off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in the bots' thread pool, awaited: for work that may solve (a bot's
+        ``new_game``, a hint), which would otherwise hold the event loop and every other
+        client for seconds. The solver's kernels release the interpreter lock while they
+        run (``cardtable._numba``), so the loop goes on meanwhile. Exceptions propagate."""
+        return await asyncio.get_running_loop().run_in_executor(self.bot_pool, fn, *args)
+
     # -- creation -----------------------------------------------------------------------
 
     async def create_room(self, request: CreateRoom, address: str = "") -> dict[str, Any]:
@@ -138,7 +145,7 @@ class Hub:
             SettingsError: any bad field, or a bot that cannot play the ruleset
                 (its ``new_game`` raises ``ValueError``); nothing is stored.
         """
-        plan = plan_room(request)
+        plan = await self.off_loop(plan_room, request)  # starts each bot: may solve (seconds)
         self.lobby.take_creation(address)
         seats: list[SeatRow] = []
         for i, (bot, name) in enumerate(zip(plan.bots, plan.names, strict=True)):

@@ -77,6 +77,10 @@ class RoomHost(Protocol):
     closed: bool
     rooms: dict[str, Room]
 
+    async def off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in :attr:`bot_pool`, awaited (:meth:`cardtable.web.hub.Hub.off_loop`)."""
+        ...
+
 
 @dataclass
 class GameSlot:
@@ -134,6 +138,7 @@ class Room:
         self.timer = RoundTimer(self)
         self.lock = asyncio.Lock()  # held from an action's check until it is applied
         self._presence: asyncio.TimerHandle | None = None
+        self._background: asyncio.Task[None] | None = None  # the views' slow work (hints), off the loop
         self.unwatched_since = time.monotonic()
 
     # -- loading ------------------------------------------------------------------------
@@ -291,6 +296,7 @@ class Room:
         if token is not None:
             welcome["token"] = token
         conn.send(welcome)
+        self._start_background()
         conn.send(self.message_for(seat))
         if seat is not None:
             self.hub.db.post(self.hub.db.store.touch, self.id)  # activity, for abandonment
@@ -333,6 +339,7 @@ class Room:
             self._presence = None
         if not self.conns:
             return
+        self._start_background()
         info = self.seats_info()
         match = self.match_info()
         texts: dict[int | None, str] = {}
@@ -340,6 +347,31 @@ class Room:
             if conn.seat not in texts:
                 texts[conn.seat] = json.dumps(self.message_for(conn.seat, info, match), separators=(",", ":"))
             conn.send_text(texts[conn.seat])
+
+    def _start_background(self) -> None:
+        """Start the slow work a person's view waits for (:meth:`GameAdapter.background_work
+        <cardtable.web.games.GameAdapter.background_work>`, e.g. a hint) in the bots' thread
+        pool, one job at a time; the views are sent again when it is done. Outside an event
+        loop (tests that drive a room directly) the work runs here."""
+        if self._background is not None:
+            return
+        for s in self.seats:
+            if s.bot is None:
+                job = self.adapter.background_work(self.current.state, s.seat)
+                if job is None:
+                    continue
+                if running_loop() is None:
+                    job()
+                    continue
+                self._background = asyncio.ensure_future(self._run_background(job))
+                return
+
+    async def _run_background(self, job: Callable[[], None]) -> None:
+        try:
+            await self.hub.off_loop(job)
+        finally:
+            self._background = None
+        self.broadcast()
 
     # -- actions ------------------------------------------------------------------------
 

@@ -3,9 +3,10 @@ every WebSocket message (docs/web.md, "Limits").
 
 Every field is typed strictly (no ``"1"`` for ``1``, no ``true`` for ``1``, no
 ``1.0`` for ``1``), every string and list is bounded, and unknown fields are
-refused. JSON is parsed by Pydantic's own parser (nesting beyond 200 levels,
-numbers beyond 64-bit range and lone surrogates are malformed JSON), so no input
-reaches ``json.loads``. The games' settings and actions are models in their
+refused. JSON is parsed by Pydantic's own parser (nesting beyond 200 levels and lone
+surrogates are malformed JSON; a number outside its field's range is a refused
+field); only text it has accepted reaches ``json.loads``, to refuse a key given
+twice in one object. The games' settings and actions are models in their
 adapters (:mod:`cardtable.web.games`), built on :class:`Strict`.
 
 >>> parse_client_message(b'{"type": "ping", "ref": 3}')
@@ -18,6 +19,7 @@ cardtable.web.schema.SchemaError: act.action: Field required
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal, Union
 
@@ -97,9 +99,31 @@ def validate_json(adapter: TypeAdapter, raw: str | bytes) -> Any:
         SchemaError: malformed JSON (``kind="json"``) or a refused field.
     """
     try:
-        return adapter.validate_json(raw)
+        value = adapter.validate_json(raw)
     except ValidationError as exc:
         raise schema_error(exc) from None
+    _refuse_duplicate_keys(raw)
+    return value
+
+
+def _refuse_duplicate_keys(raw: str | bytes) -> None:
+    """Refuse an object with the same key twice (``{"type": "ping", "type": "act"}``: the
+    parser would keep the last one, and a message must mean one thing to every reader).
+    Called only on text the schema has accepted, so its size and nesting are bounded.
+
+    Raises:
+        SchemaError: ``kind="json"``, naming the key.
+    """
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in items:
+            if key in seen:
+                raise SchemaError(f"malformed JSON: the key {key[:40]!r} appears twice in one object", "json")
+            seen[key] = value
+        return seen
+
+    json.loads(raw, object_pairs_hook=pairs)
 
 
 def validate(adapter: TypeAdapter, data: Any) -> Any:

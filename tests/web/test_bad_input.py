@@ -322,3 +322,31 @@ def test_event_log_is_committed_before_ack(table, tmp_path):
     rows = other.execute("SELECT seat, kind, payload FROM events WHERE room_id=?", (room,)).fetchall()
     assert (0, "act", '{"bid": [4]}') in rows
     other.close()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ['{"type":"ping","ref":1,"ref":"dup"}', '{"type":"act","action":{"bid":[1],"bid":[2]}}'],
+)
+def test_a_key_twice_in_one_object_is_malformed_json(table, raw):
+    """Regression (a hostile-input session): the parser kept the last value, so one message
+    could mean two things. Refused as bad_json over the socket (nothing changes), and in
+    HTTP bodies (below)."""
+    with pytest.raises(ProtocolError) as exc:
+        parse_message(raw)
+    assert exc.value.code == "bad_json" and "twice" in str(exc.value)
+    client, room, a, b = table
+    before = snapshot(client, room)
+    a.request(raw)
+    err = last_error(a)
+    assert err["code"] == "bad_json" and "twice" in err["message"]
+    assert snapshot(client, room) == before
+    still_served(b)
+
+
+def test_a_key_twice_in_a_creation_form_is_refused(make_client):
+    client = make_client()
+    body = '{"settings":{"cards":3},"settings":{"cards":5}}'
+    r = client.post("/api/rooms", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "twice" in r.json()["error"]
+    assert client.get("/api/lobby").json() == []

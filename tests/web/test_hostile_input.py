@@ -303,6 +303,34 @@ def test_names_with_control_or_format_characters_are_refused(make_client, name, 
     assert r.status_code == 400 and "every name must be different" in r.json()["error"]
 
 
+@pytest.mark.parametrize(
+    "name, words", [("\n", "empty"), ("\t", "empty"), ("   ", "empty"), ("\u00a0", "empty")]
+)
+def test_a_blank_looking_name_is_refused_not_replaced(make_client, name, words):
+    """Regression (a hostile-input session): whitespace-only names became "Player 1"
+    silently while a control character was refused; only a missing or empty name is "none"."""
+    client = make_client()
+    r = client.post("/api/rooms", json={"seats": [{"name": name}, {}]})
+    assert r.status_code == 400 and words in r.json()["error"], r.text
+    assert client.post("/api/rooms", json={"seats": [{"name": ""}, {}]}).status_code == 200
+
+
+@pytest.mark.parametrize("pair", [("A\u0300nn", "\u00c0nn"), ("\uff21nn", "ann"), ("Ann", "random bot")])
+def test_names_that_look_the_same_are_one_name(make_client, pair):
+    """A composed and a decomposed accent, or a full-width letter, are the same name; a person
+    named like a bot keeps it and the bot is numbered."""
+    client = make_client()
+    if pair[1] == "random bot":
+        r = client.post("/api/rooms", json={"seats": [{"name": "Random Bot"}, {"bot": "random"}]})
+        assert r.status_code == 200 and [s["name"] for s in r.json()["seats"]] == [
+            "Random Bot",
+            "random bot 2",
+        ]
+        return
+    r = client.post("/api/rooms", json={"seats": [{"name": pair[0]}, {"name": pair[1]}]})
+    assert r.status_code == 400 and "every name must be different" in r.json()["error"], r.text
+
+
 # -- resources ------------------------------------------------------------------------------
 
 

@@ -123,14 +123,15 @@ def test_hints_show_the_equilibrium_before_each_bid_and_are_recorded(make_client
         seats=[{"bot": "nash"}, {"name": "Ann"}],
     )
     ws = join(client, info["room"], info["seats"][1]["claim"])
-    view = ws.state()["view"]
+    # the hint is solved off the event loop: the view comes again once it is ready
+    view = ws.wait_for(lambda s: not s["view"]["hint_pending"])["view"]
     assert view["hints"] is True and view["hint"]["exact"] and view["hint"]["round"] == 1
     assert set(view["hint"]["strategy"]) == {str(c) for c in view["hand"]}
     assert sum(view["hint"]["strategy"].values()) == pytest.approx(1.0)
     spectator = join(client, info["room"])
     assert "hint" not in spectator.state()["view"]  # only the person's own seat gets one
     ws.request({"type": "act", "action": {"bid": [1]}})
-    view = ws.wait_for(lambda s: s["view"]["round"] == 2)["view"]
+    view = ws.wait_for(lambda s: s["view"]["round"] == 2 and not s["view"]["hint_pending"])["view"]
     assert view["hint"]["round"] == 2
     _play_out(ws, seat=1)
     record = client.get(f"/api/rooms/{info['room']}/record?game=1").text
@@ -227,6 +228,12 @@ def test_browser_game_with_hints_then_analysis_matches_cardtable_analyze(live_se
     cards = 5
 
     def check_hint(page):
+        import re
+
+        from playwright.sync_api import expect
+
+        # "Hint — computing…" first, while the hint is solved off the server's event loop
+        expect(page.locator("#coachhint")).to_have_text(re.compile("^Hint — equilibrium mix"), timeout=20_000)
         hint = page.inner_text("#coachhint")
         assert hint.startswith("Hint — equilibrium mix for this round") and "%" in hint
         assert "hints on" in page.inner_text("#matchline")
@@ -302,3 +309,61 @@ def test_exploiter_keeps_its_model_for_the_rooms_next_game(make_client):
     ws.request({"type": "act", "action": {"bid": [1]}})
     ws.wait_for(lambda s: s["view"]["round"] == 2)
     assert bot.games == 1 and len(bot.log) >= 5
+
+
+def test_slow_work_runs_off_the_event_loop(make_client, monkeypatch):
+    """A bot's start (which may solve for seconds) and a hint run in the bots' thread pool,
+    never on the event loop that answers every client (regression: one POST of a 10-card
+    creation form held the whole server for 12 s)."""
+    import threading
+
+    from cardtable.web import coach, creation
+
+    threads: dict[str, set[str]] = {"check": set(), "hint": set()}
+    check_bot, hint = creation.check_bot, coach.hint
+
+    def spy_check(*args):
+        threads["check"].add(threading.current_thread().name)
+        return check_bot(*args)
+
+    def spy_hint(*args):
+        threads["hint"].add(threading.current_thread().name)
+        return hint(*args)
+
+    monkeypatch.setattr(creation, "check_bot", spy_check)
+    monkeypatch.setattr(coach, "hint", spy_hint)
+    client = make_client()
+    assert client.post("/api/games/goofspiel/bots", json={"cards": 4}).status_code == 200
+    info = create_room(
+        client,
+        settings={"cards": 4, "tie_rule": "discard", "hints": True},
+        seats=[{"bot": "nash"}, {"name": "Ann"}],
+    )
+    ws = join(client, info["room"], info["seats"][1]["claim"])
+    assert ws.wait_for(lambda s: not s["view"]["hint_pending"])["view"]["hint"]["round"] == 1
+    for kind in ("check", "hint"):
+        assert threads[kind] and all(name.startswith("cardtable-bot") for name in threads[kind]), threads
+
+
+def test_every_solver_kernel_releases_the_interpreter_lock():
+    """The kernels are compiled with ``nogil=True`` (cardtable._numba), so a solve in a thread
+    leaves the server's event loop running."""
+    import importlib
+    import pkgutil
+
+    from numba.core.dispatcher import Dispatcher
+
+    import cardtable.solver
+
+    kernels = []
+    for mod in pkgutil.iter_modules(cardtable.solver.__path__):
+        if mod.name in ("cuda_backend", "ray_backend"):
+            continue
+        module = importlib.import_module(f"cardtable.solver.{mod.name}")
+        kernels += [
+            k
+            for k in vars(module).values()
+            if isinstance(k, Dispatcher) and k.py_func.__module__ == module.__name__
+        ]
+    assert len(kernels) > 30
+    assert [k.py_func.__name__ for k in kernels if not k.targetoptions.get("nogil")] == []

@@ -20,7 +20,7 @@ through :meth:`GameAdapter.apply` (after a restart).
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Hashable, Sequence
+from typing import Any, Callable, ClassVar, Hashable, Sequence
 
 from cardtable.errors import CardtableError
 from cardtable.platform.bot import load_bot
@@ -141,6 +141,13 @@ class GameAdapter(abc.ABC):
     @abc.abstractmethod
     def view(self, state: Any, seat: int | None) -> dict[str, Any]:
         """What ``seat`` (``None``: a spectator) may see, as JSON."""
+
+    def background_work(self, state: Any, seat: int) -> Callable[[], None] | None:  # noqa: ARG002
+        """Work that ``seat``'s view waits for and that may take seconds (a hint's solve):
+        a function the room runs in the bots' thread pool, off the event loop, before it
+        sends the views again; ``None`` when there is nothing to do (the default).
+        The function must not raise: it records its own failure."""
+        return None
 
     # -- bots ---------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Annotated, Any, Hashable, Literal, Sequence, Union
+from typing import Annotated, Any, Callable, Hashable, Literal, Sequence, Union
 
 from pydantic import Field, StringConstraints, TypeAdapter
 
@@ -322,6 +322,15 @@ class GoofspielAdapter(GameAdapter):
 
     # -- views --------------------------------------------------------------------------
 
+    def background_work(self, state: GoofspielState, seat: int) -> Callable[[], None] | None:
+        """The hint of a hints room's person for this round, until it is cached
+        (:func:`cardtable.web.coach.hint_job`)."""
+        if not state.hints or state.game.phase != "bid" or seat in state.pending:
+            return None
+        from ..coach import hint_job  # lazy: web.coach loads FastAPI (as in view)
+
+        return hint_job(state, seat)
+
     def view(self, state: GoofspielState, seat: int | None) -> dict[str, Any]:
         game = state.game
         rs = game.ruleset
@@ -354,9 +363,11 @@ class GoofspielAdapter(GameAdapter):
         }
         if state.hints and seat is not None and game.phase == "bid" and seat not in state.pending:
             # lazy: web.coach loads FastAPI, which `cardtable verify` (verify_records, below) need not
-            from ..coach import hint_for
+            from ..coach import cached_hint
 
-            out["hint"] = hint_for(state, seat)
+            # computed off the event loop (background_work); the view is sent again when it is ready
+            out["hint"] = cached_hint(state, seat)
+            out["hint_pending"] = (game.round, seat) not in state.hint_cache
         if game.is_over:
             out["result"] = _result_json(game)
             out["fairness"] = self.fairness(state)

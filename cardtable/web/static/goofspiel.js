@@ -276,8 +276,9 @@
 
   // The coach's hint (rooms created with hints on): the equilibrium mix for this round, before you bid
   function renderHint(v) {
-    const h = v.hint, box = $("coachhint");
-    box.classList.toggle("hidden", !h);
+    const h = v.hint, box = $("coachhint"), pending = !h && v.hint_pending;
+    box.classList.toggle("hidden", !h && !pending);
+    if (pending) { box.textContent = "Hint — computing the equilibrium mix for this round…"; return; }
     if (!h) return;
     const mix = Object.entries(h.strategy).filter(([, p]) => p > 5e-3).sort((a, b) => b[1] - a[1])
       .map(([c, p]) => `${rankName(Number(c))} ${Math.round(p * 100)}%`).join(" · ");

@@ -108,7 +108,7 @@
     showError("");
     const n = $("seats").querySelectorAll("select").length;
     const seats = [];
-    for (let i = 0; i < n; i++) seats.push({ bot: $(`seat-${i}`).value || null, name: $(`name-${i}`).value || null });
+    for (let i = 0; i < n; i++) seats.push({ bot: $(`seat-${i}`).value || null, name: $(`name-${i}`).value.trim() || null });
     const body = {
       game: $("game").value, settings: settings(), seats,
       match: { kind: $("kind").value, games: Number($("games").value), tiebreak: $("tiebreak").value },
