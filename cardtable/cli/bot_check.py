@@ -13,6 +13,9 @@ from cardtable.platform.bot import BotSpecError, parse_bot_spec
 
 from .common import fail, shown
 
+#: Most games per ruleset a check plays (a bound, so that a typo cannot run for ever).
+MAX_CHECK_GAMES = 10_000
+
 
 def register(app: typer.Typer) -> None:
     @app.command("bot-check")
@@ -31,9 +34,16 @@ def register(app: typer.Typer) -> None:
             show_default="one of each variant",
             help="A ruleset to test: a preset or 'cards=9 ties=discard'; repeat for several.",
         ),
-        games: int = typer.Option(2, "--games", min=1, metavar="N", help="Games per ruleset."),
+        games: int = typer.Option(
+            2, "--games", min=1, max=MAX_CHECK_GAMES, metavar="N", help="Games per ruleset."
+        ),
         time_ms: int = typer.Option(
-            1000, "--time-ms", min=1, metavar="MS", help="Time limit per decision, milliseconds."
+            1000,
+            "--time-ms",
+            min=1,
+            max=600_000,
+            metavar="MS",
+            help="Time limit per decision, milliseconds (at most 10 minutes).",
         ),
     ) -> None:
         """Check a protocol bot (docs/protocol.md): handshake, legal bids, time limits, clean exit.

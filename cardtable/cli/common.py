@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import replace
@@ -135,11 +136,17 @@ def path_value(text: str) -> Path:
 
     Raises:
         typer.BadParameter: (exit 2) ``text`` is empty or only spaces: a shell's ``""`` or
-            an unset variable would otherwise name the current folder.
+            an unset variable would otherwise name the current folder; or the path cannot
+            even be looked at (a folder on the way without permission, a name too long).
     """
     if not text.strip():
         raise typer.BadParameter("is empty; give a path")
-    return Path(text)
+    path = Path(text)
+    try:  # a folder on the way that cannot be entered, a name over the system's limit
+        path.exists()
+    except OSError as exc:
+        raise typer.BadParameter(f"{text[:80]!r} cannot be reached: {exc.strerror}") from None
+    return path
 
 
 def usable_folder(path: "str | Path", what: str) -> Path:
@@ -179,7 +186,7 @@ def check_record_path(path: Path) -> None:
     """
     if path.is_dir():
         fail(f"--record {path} is a folder; give a file name")
-    if path.exists():
+    if os.path.lexists(path):  # a link too, even one to nothing or a loop
         fail(f"--record {path} already exists; records are never overwritten")
     if not path.parent.is_dir():
         fail(f"--record {path}: the folder {path.parent} does not exist")

@@ -11,6 +11,8 @@ import typer
 
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec, parse_bot_spec
 from cardtable.platform.match import MatchError, MatchFormat
+from cardtable.platform.records import MAX_GAMES as MAX_RECORD_GAMES
+from cardtable.platform.records import tag_value_problem
 from cardtable.platform.storage import FolderError, cache_dir, records_location
 from cardtable.tui import ABANDONED
 
@@ -152,9 +154,10 @@ def register(app: typer.Typer) -> None:
             None,
             "--games",
             min=1,
+            max=MAX_RECORD_GAMES,
             metavar="N",
             show_default="1",
-            help="Golf: games in a row (a losing early ender gets an extra card).",
+            help=f"Golf: games in a row (a losing early ender gets an extra card; at most {MAX_RECORD_GAMES:,}, what one record holds).",
         ),
         save: bool = typer.Option(
             True, "--save/--no-save", help="Save the game record under the records folder."
@@ -238,6 +241,9 @@ def _check_play_options(
     _check_hotseat(hotseat, auto, vs, names)
     if seed is not None and not seed.strip():
         fail("--seed must not be empty")
+    if seed is not None and (problem := tag_value_problem("Seed", seed)):
+        # the record keeps the seed: refused now, not after the game (which could not be saved)
+        fail(f"--seed cannot be recorded: {problem.removeprefix('Seed: ')}")
     if kind not in ("gops", "goofspiel", "golf"):
         fail(f"unknown game {game!r}: choose goofspiel or golf")
     wrong = [flag for flag in (GOOFSPIEL_ONLY if kind == "golf" else GOLF_ONLY) if given[flag] is not None]
@@ -336,6 +342,10 @@ def _play_goofspiel(
         fmt = MatchFormat.parse(match) if match else None
     except MatchError as exc:
         fail(str(exc))
+    if fmt is not None and fmt.games > MAX_RECORD_GAMES:  # the match's record must hold it
+        fail(
+            f"--match {match}: at most {MAX_RECORD_GAMES:,} games (what one record holds), not {fmt.games:,}"
+        )
     seats = _goofspiel_seats(ruleset, vs, hotseat, auto, seed, name, names)
     check_names([s.name for s in seats])
     _print_notes(ruleset, seats, build_table)

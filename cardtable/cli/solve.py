@@ -84,6 +84,11 @@ def _clean(v: float) -> float:
     return round(v, 12) + 0.0
 
 
+#: Most act() calls per decision (and searches) `exploit` makes: a bound, so that a typo cannot
+#: run for ever.
+MAX_SAMPLES = 1_000_000
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def solve(
@@ -155,6 +160,8 @@ def register(app: typer.Typer) -> None:
 
         if backend == "threads":
             _check_threads(threads)
+        if backend == "cuda":  # no GPU: refused before the cache folder or the lock exists
+            _layer_backend(backend, threads, workers)
         _refuse_before_writing(
             rs, objective, cache, table_format, layers, backend, threads, workers, max_memory, max_hours
         )
@@ -341,10 +348,10 @@ def register(app: typer.Typer) -> None:
         from cardtable.solver.exploit import MAX_CARDS, ImpossibleResult, best_response, is_positional
 
         rs = _ruleset(cards, ties, high_ace)
-        if samples < 1:
-            fail("--samples must be at least 1")
-        if repeats < 1:
-            fail("--repeats must be at least 1")
+        if not 1 <= samples <= MAX_SAMPLES:
+            fail(f"--samples must be 1..{MAX_SAMPLES:,}, not {samples:,}")
+        if not 1 <= repeats <= MAX_SAMPLES:
+            fail(f"--repeats must be 1..{MAX_SAMPLES:,}, not {repeats:,}")
         try:
             entry = parse_bot_spec(bot)
             b = load_bot_spec("goofspiel", entry, seed=seed)

@@ -36,6 +36,8 @@ def _load_config_file(path: Path) -> dict:
         fail(f"config {path}: not UTF-8 text")
     except tomllib.TOMLDecodeError as exc:
         fail(f"config {path}: not valid TOML: {exc}")
+    except RecursionError:
+        fail(f"config {path}: not valid TOML: nested too deeply")
     known = {"bots", "ruleset", "games", "seed", "time_ms", "game"}
     unknown = sorted(set(data) - known)
     if unknown:

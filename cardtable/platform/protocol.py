@@ -125,6 +125,14 @@ def split_command(command: str | Sequence[str]) -> list[str]:
         raise ValueError(f"bad bot command {command!r}: {exc}") from None
     if not argv:
         raise ValueError("empty bot command")
+    try:
+        return _checked_files(command, argv)
+    except OSError as exc:  # a folder on the way without permission, a name too long
+        raise ValueError(f"bot command {command!r}: {exc.strerror}: {exc.filename}") from None
+
+
+def _checked_files(command: str | Sequence[str], argv: list[str]) -> list[str]:
+    """:func:`split_command`'s check of the program and its script (``OSError`` passes)."""
     prog = argv[0]
     if shutil.which(prog) is None and not (os.sep in prog and Path(prog).is_file()):
         raise ValueError(f"bot command {command!r}: program {prog!r} not found")

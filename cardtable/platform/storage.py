@@ -59,13 +59,16 @@ def check_folder(path: str | os.PathLike, what: str) -> Path:
     creates them when it writes).
 
     Raises:
-        FolderError: a file is in the way, or the folder (or, when it is missing, its
-            nearest existing parent) is not writable.
+        FolderError: a file is in the way, the path cannot be looked at, or the folder
+            (or, when it is missing, its nearest existing parent) is not writable.
     """
     folder = Path(path)
     probe = folder
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
+    try:
+        while not probe.exists() and probe.parent != probe:
+            probe = probe.parent
+    except OSError as exc:  # a folder on the way without permission, a name too long
+        raise FolderError(f"{what} {folder} cannot be reached: {exc.strerror}") from None
     if probe == folder:
         if not folder.is_dir():
             raise FolderError(f"{what} {folder} is a file, not a folder")

@@ -189,6 +189,8 @@ def _check_entries(config: TournamentConfig) -> None:
 #: The most games per pairing a tournament takes (its schedule is held as a list; a run that
 #: long is days of play even for the fastest bots).
 MAX_GAMES = 1_000_000
+#: The longest time per decision a protocol bot may be given, milliseconds (10 minutes).
+MAX_TIME_MS = 600_000
 
 
 def _whole(value: object) -> bool:
@@ -207,6 +209,8 @@ def _check_numbers(config: TournamentConfig) -> None:
         raise TournamentError(f"games per pairing must be at most {MAX_GAMES:,}, not {config.games:,}")
     if not _whole(config.time_ms) or config.time_ms < 1:
         raise TournamentError(f"time_ms must be a positive whole number, not {config.time_ms!r}")
+    if config.time_ms > MAX_TIME_MS:  # a silent bot would otherwise hold the tournament for ever
+        raise TournamentError(f"time_ms must be at most {MAX_TIME_MS:,} (10 minutes), not {config.time_ms:,}")
     if not _whole(config.seed):  # a config file's 1.5, "x" or true
         raise TournamentError(f"seed must be a whole number, not {config.seed!r}")
 

@@ -156,7 +156,7 @@ def _read_layer_record(folder: Path, k: int, lay: LeanLayout, digest: str) -> tu
         if meta_path.stat().st_size > _JSON_MAX:
             return None, f"{meta_path.stat().st_size:,} bytes (a layer's record is a few hundred)"
         meta = json.loads(read_regular_bytes(meta_path, _JSON_MAX))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested too deeply
         return None, "unreadable or not JSON"
     if not isinstance(meta, dict):
         return None, "not a JSON object"
@@ -904,7 +904,7 @@ def _read_manifest(folder: Path, low: bool = False) -> tuple[dict, Ruleset]:
         )
     try:
         manifest = json.loads(read_regular_bytes(mpath, _JSON_MAX))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested too deeply
         raise TableFileError(f"{damaged}; re-run `cardtable solve`") from None
     if not isinstance(manifest, dict) or manifest.get("digest") != _manifest_digest(manifest):
         raise TableFileError(f"{damaged} (digest mismatch); re-run `cardtable solve`")

@@ -450,7 +450,7 @@ def _read_header(f, path: Path) -> tuple[dict, int]:
         )
     try:
         meta = json.loads(header)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested too deeply
         meta = None
     problem = _header_problem(meta)
     if problem:
@@ -560,11 +560,14 @@ def load_table(
         return None
     folder = default_path(ruleset, objective, cache, FORMAT_LAYERED)
     path = default_path(ruleset, objective, cache)
-    layered = (folder / "table.json").exists()
-    if layered:
-        path = folder / "table.json"
-    elif not path.exists():
-        return None  # not solved (or a layered solve still under way / interrupted)
+    try:
+        layered = (folder / "table.json").exists()
+        if layered:
+            path = folder / "table.json"
+        elif not path.exists():
+            return None  # not solved (or a layered solve still under way / interrupted)
+    except OSError as exc:  # the cache folder cannot be entered
+        raise TableFileError(f"cannot look for a table in {folder.parent}: {exc.strerror}") from None
     key = unchanged_key(path, ruleset, objective)
     if key in _OPENED:  # verified before, unchanged since: share the mapping
         return _OPENED[key]
