@@ -66,12 +66,12 @@ def build_ruleset(
     """
     # lazy: the rules load hashlib, json and tomllib (~50 ms); `cardtable --help` needs none of them
     from cardtable.goofspiel import Ruleset, RulesetError
-    from cardtable.goofspiel.ruleset import PRESETS, _parse_field
+    from cardtable.goofspiel.ruleset import _parse_field, is_rules_file
 
     try:
         if rules is None:
             base = Ruleset()
-        elif _is_rules_file(rules, PRESETS):
+        elif is_rules_file(rules):
             base = Ruleset.from_file(rules)
         else:
             base = Ruleset.parse(rules)
@@ -103,19 +103,6 @@ def build_ruleset(
         fail(f"bad rules: {exc}")
     except ValueError as exc:
         fail(f"bad rules: {exc}")
-
-
-def _is_rules_file(rules: str, presets) -> bool:
-    """Whether ``--rules`` names a rules file (see :func:`build_ruleset`); never raises."""
-    text = rules.strip()
-    if text.lower().endswith((".toml", ".json")):
-        return True
-    if "=" in text or text in presets or len(text) > 4096:
-        return False
-    try:  # a FIFO, device or socket too, so that Ruleset.from_file refuses it by name
-        return Path(text).exists() and not Path(text).is_dir()
-    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
-        return False
 
 
 def check_names(names: list[str]) -> None:

@@ -15,7 +15,7 @@ from rich.table import Table
 from cardtable.platform.files import NotRegularFileError, check_regular_or_missing, read_regular_bytes
 from cardtable.platform.storage import home
 
-from .common import fail, path_value, shown, writable_folder
+from .common import fail, path_value, shown, usable_folder, writable_folder
 from .progress import progress_bar
 
 if TYPE_CHECKING:  # the tournament module (SQLite) is imported by the command, not at start-up
@@ -128,9 +128,9 @@ def register(app: typer.Typer) -> None:
         from cardtable.platform import tournament as T
 
         cfg = _tournament_config(bots, config, ruleset, games, seed, time_ms, workers, backend)
-        db = _results_file(cfg, db)
-        if report is not None:
+        if report is not None:  # checked first: a refused --report writes nothing
             _check_report_folder(report)
+        db = _results_file(cfg, db)
         console = Console()
         console.print(f"results: {shown(db)}")
         try:
@@ -222,8 +222,9 @@ def _results_file(cfg: TournamentConfig, db: Optional[Path]) -> Path:
 
 
 def _check_report_folder(report: Path) -> None:
-    """``--report``: a usable folder where both report files can be written, before any game is played."""
-    writable_folder(report, "--report")
+    """``--report``: a usable folder where both report files can be written, before any game is
+    played; checked without creating it (the report makes it)."""
+    usable_folder(report, "--report")
     for name in ("standings.md", "standings.png"):  # before any game is played
         try:
             check_regular_or_missing(report / name)

@@ -653,16 +653,23 @@ def summarize(records: Sequence[GolfRecord], games: Sequence[GolfGame]) -> str:
     return f"{len(games)} game(s) verified: " + "; ".join(parts)
 
 
+def load_records(text: str) -> list[GolfRecord]:
+    """The records of a file in either notation: JSON (:func:`from_json`) or text
+    (:func:`parse_text`), told apart by :func:`is_json`.
+
+    Raises:
+        RecordError: as the notation's reader.
+    """
+    return from_json(text) if is_json(text) else parse_text(text)
+
+
 def replay_text(text: str) -> str:
     """Verify a record in the text notation or JSON; return a one-line summary.
 
     Raises:
         RecordError: (a ``ValueError``) the first inconsistency, ``.line`` its line number.
     """
-    if is_json(text):
-        records = from_json(text)
-    else:
-        records = parse_text(text)
+    records = load_records(text)
     games = replay_records(records)
     return summarize(records, games)
 

@@ -58,6 +58,21 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+def is_rules_file(text: str) -> bool:
+    """Whether a ruleset argument names a rules file: it ends in ``.toml`` or ``.json``, or
+    it has no ``=``, is no preset name and names an existing file (so a long notation is
+    never tried as a path; docs/rules.md, "Rules notation and files"). Never raises."""
+    text = text.strip()
+    if text.lower().endswith((".toml", ".json")):
+        return True
+    if "=" in text or text in PRESETS or len(text) > 4096:
+        return False
+    try:  # a FIFO, device or socket too, so that Ruleset.from_file refuses it by name
+        return Path(text).exists() and not Path(text).is_dir()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """One Goofspiel variant (docs/rules.md, Variants and Rulesets in the program).
@@ -235,6 +250,17 @@ class Ruleset:
             RulesetError: unknown preset name.
         """
         return cls(**_preset_fields(name))
+
+    @classmethod
+    def from_spec(cls, text: str) -> "Ruleset":
+        """A ruleset as every command reads one (``play --rules``, ``tournament -r``,
+        ``bot-check -r``): a rules file when :func:`is_rules_file` says so
+        (:meth:`from_file`), else a preset name or notation (:meth:`parse`).
+
+        Raises:
+            RulesetError: as :meth:`from_file` or :meth:`parse`.
+        """
+        return cls.from_file(text.strip()) if is_rules_file(text) else cls.parse(text)
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Ruleset":

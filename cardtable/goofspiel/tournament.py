@@ -47,15 +47,16 @@ class Outcome:
 
 
 def parse_ruleset(text: str | Ruleset) -> Ruleset:
-    """A ruleset from a preset name or ``describe()`` text.
+    """A ruleset from a preset name, ``describe()`` text or a rules file, read as
+    ``play --rules`` reads it (:meth:`Ruleset.from_spec`).
 
     Raises:
-        RulesetError: invalid text; a mistyped preset name gets the list of
+        RulesetError: invalid text or file; a mistyped preset name gets the list of
             presets (:meth:`Ruleset.parse`).
     """
     if isinstance(text, Ruleset):
         return text
-    return Ruleset.parse(text)
+    return Ruleset.from_spec(text)
 
 
 def players(ruleset: Ruleset) -> int:

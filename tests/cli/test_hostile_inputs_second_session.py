@@ -147,3 +147,38 @@ def test_deeply_nested_toml_in_a_tournament_config_is_refused(fresh):
         ["tournament", "random", "matcher", "--games", "2", "--backend", "serial", "--config", "nested.toml"],
         "not valid TOML",
     )
+
+
+def test_tournament_and_bot_check_read_rules_files_as_play_does(fresh):
+    """docs/rules.md: every command that takes a ruleset reads files the same way (regression:
+    ``tournament -r rules.json`` looked for a preset of that name)."""
+    refused(["tournament", "random", "matcher", "--games", "2", "-r", "nosuch.json"], "cannot be read")
+    assert not (fresh / "home").exists()
+    (fresh / "r.json").write_text('{"cards": 4, "tie_rule": "discard"}')
+    result = runner.invoke(
+        app, ["tournament", "random", "matcher", "--games", "2", "--backend", "serial", "-r", "r.json"]
+    )
+    assert result.exit_code == 0, result.output
+    bot = f"python3 {os.path.dirname(__file__)}/../../examples/protocol_bot.py"
+    result = runner.invoke(app, ["bot-check", "-r", "r.json", "--games", "1", bot])
+    assert result.exit_code == 0 and "OK" in result.output, result.output
+
+
+def test_golf_verify_reads_json_records_as_replay_does(fresh):
+    assert (
+        runner.invoke(
+            app, ["play", "golf", "--auto", "--delay", "0", "--seed", "7", "--record", "g.json"]
+        ).exit_code
+        == 0
+    )
+    result = runner.invoke(app, ["verify", "g.json"])
+    assert result.exit_code == 1 and "no SeedCommit tag" in result.output, result.output
+
+
+def test_a_refused_tournament_report_writes_nothing(fresh):
+    (fresh / "g5.gops").write_text("x")
+    refused(
+        ["tournament", "random", "matcher", "-r", "cards=3", "--games", "2", "--report", "g5.gops"],
+        "--report",
+    )
+    assert not (fresh / "home").exists()

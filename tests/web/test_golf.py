@@ -86,6 +86,16 @@ def test_golf_against_a_bot_with_a_spectator(make_client, tmp_path):
     assert result.exit_code == 0 and "SeedCommit" in result.output, result.output
     path.write_text(text.replace('[Seed "golf-1"]', '[Seed "golf-9"]'), encoding="utf-8")
     assert CliRunner().invoke(cli, ["verify", str(path)]).exit_code == 1
+    # the JSON notation of the same record verifies the same (regression: it was read as text)
+    from cardtable.golf.record import to_json
+
+    jpath = tmp_path / "golf.json"
+    jpath.write_text(to_json(parse_text(text)), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify", str(jpath)])
+    assert result.exit_code == 0 and "SeedCommit" in result.output, result.output
+    jpath.write_text(to_json(parse_text(text.replace('[Seed "golf-1"]', '[Seed "golf-9"]'))), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify", str(jpath)])
+    assert result.exit_code == 1 and "not the published SeedCommit" in result.output
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ from cardtable.golf import GolfGame, GolfRuleset
 from cardtable.golf.actions import Discard, Draw, NoPass, Snap, action_from_dict, action_to_dict
 from cardtable.golf.cards import card_rank
 from cardtable.golf.errors import GolfError, IllegalAction, NotYourTurn, WrongPhase
-from cardtable.golf.record import RecordError, parse_text, record_from_game, replay_text, write_text
+from cardtable.golf.record import RecordError, load_records, record_from_game, replay_text, write_text
 from cardtable.golf.state import shuffled_deck
 from cardtable.golf.views import build_view
 from cardtable.platform.bot import bot_class, bot_names
@@ -359,7 +359,7 @@ def verify_golf_text(text: str) -> list[str]:
         RecordError: the first failed check.
     """
     lines = []
-    for i, rec in enumerate(parse_text(text), 1):
+    for i, rec in enumerate(load_records(text), 1):
         commit = rec.tags.get("SeedCommit")
         if rec.seed is None or not commit:
             missing = " and ".join(t for t, v in (("Seed", rec.seed), ("SeedCommit", commit)) if not v)
