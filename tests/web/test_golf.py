@@ -93,7 +93,9 @@ def test_golf_against_a_bot_with_a_spectator(make_client, tmp_path):
     jpath.write_text(to_json(parse_text(text)), encoding="utf-8")
     result = CliRunner().invoke(cli, ["verify", str(jpath)])
     assert result.exit_code == 0 and "SeedCommit" in result.output, result.output
-    jpath.write_text(to_json(parse_text(text.replace('[Seed "golf-1"]', '[Seed "golf-9"]'))), encoding="utf-8")
+    jpath.write_text(
+        to_json(parse_text(text.replace('[Seed "golf-1"]', '[Seed "golf-9"]'))), encoding="utf-8"
+    )
     result = CliRunner().invoke(cli, ["verify", str(jpath)])
     assert result.exit_code == 1 and "not the published SeedCommit" in result.output
 
