@@ -369,6 +369,8 @@ class Room:
     async def _run_background(self, job: Callable[[], None]) -> None:
         try:
             await self.hub.off_loop(job)
+        except RuntimeError:  # the hub is closing: its pool takes no new work
+            return
         finally:
             self._background = None
         self.broadcast()
