@@ -224,15 +224,21 @@ class GolfRuleset:
             key, eq, value = item.partition("=")
             if not eq:
                 raise GolfRulesetError(f"{item!r}: expected key=value", (item,))
-            data[key.strip().lower()] = value.strip()
-        return cls.from_dict(data)
+            key = key.strip().lower()
+            if key in data:  # as Goofspiel's notation: a key given twice is an error, not "the last wins"
+                raise GolfRulesetError(f"{key}: given twice", (key,))
+            data[key] = value.strip()
+        return cls.from_dict(data, notation=True)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "GolfRuleset":
-        """Build from a mapping (JSON or text values).
+    def from_dict(cls, data: Mapping[str, Any], notation: bool = False) -> "GolfRuleset":
+        """Build from a mapping: JSON values (numbers as numbers, ``snap_opponents`` a
+        boolean, ``values`` a list; only the ranks of ``detective`` and ``thief`` are text),
+        or with ``notation`` the text values of :meth:`parse`.
 
         Raises:
-            GolfRulesetError: unknown key, bad value, or an invalid ruleset.
+            GolfRulesetError: unknown key, bad value (in JSON also a number or boolean given
+                as text, e.g. ``"rows": "3"``), or an invalid ruleset.
         """
         names = {f.name for f in fields(cls)}
         kwargs: dict[str, Any] = {}
@@ -240,6 +246,10 @@ class GolfRuleset:
             name = {"detective": "detective_rank", "thief": "thief_rank"}.get(key, key)
             if name not in names:
                 raise GolfRulesetError(f"{key}: unknown setting; known: {', '.join(sorted(names))}", (key,))
+            if not notation and isinstance(value, str) and name not in ("detective_rank", "thief_rank"):
+                raise GolfRulesetError(
+                    f"{key}: bad value {value!r} (text; give a JSON number or true/false)", (key,)
+                )
             try:
                 kwargs[name] = _convert(name, value)
             except (ValueError, TypeError) as exc:

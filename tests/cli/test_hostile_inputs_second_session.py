@@ -182,3 +182,22 @@ def test_a_refused_tournament_report_writes_nothing(fresh):
         "--report",
     )
     assert not (fresh / "home").exists()
+
+
+def test_golf_rules_are_strict_in_both_notations(fresh):
+    """A Golf key given twice is refused as in Goofspiel's notation; Golf JSON rules take JSON
+    types (``"rows": "3"`` is text, not a number)."""
+    from cardtable.golf.errors import GolfRulesetError
+    from cardtable.golf.ruleset import GolfRuleset
+
+    refused(["play", "golf", "--auto", "--rules", "rows=3 rows=4"], "rows: given twice")
+    for bad in ({"rows": "3"}, {"players": "2"}, {"snap_opponents": "false"}):
+        with pytest.raises(GolfRulesetError, match="give a JSON number or true/false"):
+            GolfRuleset.from_dict(bad)
+    assert GolfRuleset.from_dict({"rows": 3, "detective": "J"}) == GolfRuleset.parse("rows=3 detective=J")
+
+
+def test_a_golf_refusal_goes_to_stderr():
+    result = CliRunner().invoke(app, ["play", "golf", "--auto", "--vs", "search:depth=-1"])
+    assert result.exit_code == 2 and "unknown option 'depth'" in result.stderr
+    assert "unknown option" not in result.stdout
