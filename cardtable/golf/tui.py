@@ -538,9 +538,7 @@ def run(
         ruleset, seat_names, bots = _seats(vs, players, hotseat, auto, seed, name, names, ruleset)
         _check_games(games, save, record)
     except (UnknownBotError, BotSpecError, GolfError, PlayerNameError, OSError) as exc:
-        # on stderr, as every refusal of the CLI (the game's screen is stdout)
-        err = Console(stderr=True, no_color=out.no_color)
-        err.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+        out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
     table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)
     out.print(

@@ -195,9 +195,3 @@ def test_golf_rules_are_strict_in_both_notations(fresh):
         with pytest.raises(GolfRulesetError, match="give a JSON number or true/false"):
             GolfRuleset.from_dict(bad)
     assert GolfRuleset.from_dict({"rows": 3, "detective": "J"}) == GolfRuleset.parse("rows=3 detective=J")
-
-
-def test_a_golf_refusal_goes_to_stderr():
-    result = CliRunner().invoke(app, ["play", "golf", "--auto", "--vs", "search:depth=-1"])
-    assert result.exit_code == 2 and "unknown option 'depth'" in result.stderr
-    assert "unknown option" not in result.stdout
