@@ -348,10 +348,11 @@ def register(app: typer.Typer) -> None:
         from cardtable.solver.exploit import MAX_CARDS, ImpossibleResult, best_response, is_positional
 
         rs = _ruleset(cards, ties, high_ace)
-        if not 1 <= samples <= MAX_SAMPLES:
-            fail(f"--samples must be 1..{MAX_SAMPLES:,}, not {samples:,}")
-        if not 1 <= repeats <= MAX_SAMPLES:
-            fail(f"--repeats must be 1..{MAX_SAMPLES:,}, not {repeats:,}")
+        for flag, value in (("--samples", samples), ("--repeats", repeats)):
+            if value < 1:
+                fail(f"{flag} must be at least 1")
+            if value > MAX_SAMPLES:
+                fail(f"{flag} must be at most {MAX_SAMPLES:,}, not {value:,}")
         try:
             entry = parse_bot_spec(bot)
             b = load_bot_spec("goofspiel", entry, seed=seed)

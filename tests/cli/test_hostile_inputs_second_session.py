@@ -77,7 +77,7 @@ def test_a_match_longer_than_a_record_is_refused(fresh):
         ),
         (
             ["exploit", "mcts:iterations=1", "-n", "2", "--samples", "99999999999999999999"],
-            ["--samples must be"],
+            ["--samples must be at most 1,000,000"],
         ),
     ],
 )
