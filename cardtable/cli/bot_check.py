@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cardtable.platform.bot import BotSpecError, parse_bot_spec
+from cardtable.platform.protocol import MAX_TIME_MS
 
 from .common import fail, shown
 
@@ -41,7 +42,7 @@ def register(app: typer.Typer) -> None:
             1000,
             "--time-ms",
             min=1,
-            max=600_000,
+            max=MAX_TIME_MS,
             metavar="MS",
             help="Time limit per decision, milliseconds (at most 10 minutes).",
         ),

@@ -66,15 +66,13 @@ def build_ruleset(
     """
     # lazy: the rules load hashlib, json and tomllib (~50 ms); `cardtable --help` needs none of them
     from cardtable.goofspiel import Ruleset, RulesetError
-    from cardtable.goofspiel.ruleset import _parse_field, is_rules_file
+    from cardtable.goofspiel.ruleset import _parse_field
 
     try:
         if rules is None:
             base = Ruleset()
-        elif is_rules_file(rules):
-            base = Ruleset.from_file(rules)
         else:
-            base = Ruleset.parse(rules)
+            base = Ruleset.from_spec(rules)
         changes: dict[str, Any] = {}
         for key, value in (
             ("cards", cards),

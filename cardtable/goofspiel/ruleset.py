@@ -260,7 +260,7 @@ class Ruleset:
         Raises:
             RulesetError: as :meth:`from_file` or :meth:`parse`.
         """
-        return cls.from_file(text.strip()) if is_rules_file(text) else cls.parse(text)
+        return cls.from_file(text) if is_rules_file(text) else cls.parse(text)
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Ruleset":

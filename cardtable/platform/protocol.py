@@ -67,6 +67,9 @@ from .bot import Bot
 PROTOCOL_VERSION = 1
 #: Extra milliseconds allowed beyond a request's time limit (pipe and start-up latency).
 GRACE_MS = 250
+#: The longest time per decision a protocol bot may be given, milliseconds (10 minutes): a
+#: silent bot would otherwise hold a check or a tournament for ever.
+MAX_TIME_MS = 600_000
 #: Milliseconds a program has to finish the handshake.
 HANDSHAKE_MS = 5000
 #: Bytes of a program's stderr kept from its start and from its end (quoted in crash reports).
@@ -719,6 +722,8 @@ class ProtocolBot(Bot):
         super().__init__(seed)
         if not isinstance(time_ms, int) or isinstance(time_ms, bool) or time_ms < 1:
             raise ValueError(f"time_ms must be a positive whole number of milliseconds, not {time_ms!r}")
+        if time_ms > MAX_TIME_MS:
+            raise ValueError(f"time_ms must be at most {MAX_TIME_MS:,} (10 minutes), not {time_ms:,}")
         self.process = BotProcess(command)
         self.time_ms = time_ms
         self.options = {key: check_option(key, value) for key, value in (options or {}).items()}

@@ -61,7 +61,7 @@ from .bot import BotSpec, BotSpecError, bot_class, bot_option_names  # noqa: F40
 from .bot import check_bot_options as check_options
 from .bot import parse_bot_spec as _parse_spec
 from .files import NotRegularFileError, check_regular_or_missing, write_regular_bytes
-from .protocol import die_with_parent
+from .protocol import MAX_TIME_MS, die_with_parent
 
 
 class TournamentError(CardtableError, ValueError):
@@ -189,8 +189,6 @@ def _check_entries(config: TournamentConfig) -> None:
 #: The most games per pairing a tournament takes (its schedule is held as a list; a run that
 #: long is days of play even for the fastest bots).
 MAX_GAMES = 1_000_000
-#: The longest time per decision a protocol bot may be given, milliseconds (10 minutes).
-MAX_TIME_MS = 600_000
 
 
 def _whole(value: object) -> bool:

@@ -28,7 +28,8 @@ table the carry-over approximation of the ``nash`` bot for the early rounds,
 labelled ``"approximation"`` (:mod:`cardtable.solver.analysis`).
 
 Hints (settings key ``"hints": true``, a room with one person and bots only;
-:mod:`cardtable.web.games.goofspiel`) use :func:`hint_for`.
+:mod:`cardtable.web.games.goofspiel`) use :func:`hint_job` (off the event loop) and
+:func:`cached_hint`.
 """
 
 from __future__ import annotations
@@ -227,19 +228,6 @@ def analyse_state(state: Any, names: list[str]) -> dict[str, Any]:
     data = analysis(game, names, points_table(game.ruleset))
     data["hints"] = bool(getattr(state, "hints", False))
     return data
-
-
-def hint_for(state: Any, seat: int) -> dict[str, Any]:
-    """The equilibrium hint for ``seat`` in the current bid round, cached per round,
-    computed here if it is not cached yet (:func:`hint_job`; ``{}`` when it failed).
-
-    Returns ``{"round", "strategy": {rank: probability}, "source", "exact"}``
-    (:func:`cardtable.strategy.coach.hint`).
-    """
-    job = hint_job(state, seat)
-    if job is not None:
-        job()
-    return state.hint_cache[(state.game.round, seat)]
 
 
 def cached_hint(state: Any, seat: int) -> dict[str, Any] | None:

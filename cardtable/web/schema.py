@@ -19,13 +19,13 @@ cardtable.web.schema.SchemaError: act.action: Field required
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from cardtable.errors import CardtableError
+from cardtable.platform.records import check_repeated_keys
 
 #: Room ids, seat tokens, claim codes and owner keys: URL-safe base64 text.
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -102,28 +102,10 @@ def validate_json(adapter: TypeAdapter, raw: str | bytes) -> Any:
         value = adapter.validate_json(raw)
     except ValidationError as exc:
         raise schema_error(exc) from None
-    _refuse_duplicate_keys(raw)
+    # a key twice in one object: the parser kept the last one (the records' own check)
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    check_repeated_keys(text, lambda message, _line: SchemaError(f"malformed JSON: {message}", "json"))
     return value
-
-
-def _refuse_duplicate_keys(raw: str | bytes) -> None:
-    """Refuse an object with the same key twice (``{"type": "ping", "type": "act"}``: the
-    parser would keep the last one, and a message must mean one thing to every reader).
-    Called only on text the schema has accepted, so its size and nesting are bounded.
-
-    Raises:
-        SchemaError: ``kind="json"``, naming the key.
-    """
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in items:
-            if key in seen:
-                raise SchemaError(f"malformed JSON: the key {key[:40]!r} appears twice in one object", "json")
-            seen[key] = value
-        return seen
-
-    json.loads(raw, object_pairs_hook=pairs)
 
 
 def validate(adapter: TypeAdapter, data: Any) -> Any:

@@ -195,3 +195,12 @@ def test_golf_rules_are_strict_in_both_notations(fresh):
         with pytest.raises(GolfRulesetError, match="give a JSON number or true/false"):
             GolfRuleset.from_dict(bad)
     assert GolfRuleset.from_dict({"rows": 3, "detective": "J"}) == GolfRuleset.parse("rows=3 detective=J")
+
+
+def test_the_protocol_bot_itself_bounds_its_time():
+    """The bound lives in the protocol bot (every caller: tournament, bot-check, the library)."""
+    from cardtable.goofspiel.protocol import GoofspielProtocolBot
+    from cardtable.platform.protocol import MAX_TIME_MS
+
+    with pytest.raises(ValueError, match="at most 600,000"):
+        GoofspielProtocolBot("python3 x.py", time_ms=MAX_TIME_MS + 1)
