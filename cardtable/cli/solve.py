@@ -194,6 +194,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def strategy(
+        ctx: typer.Context,
         cards: int = typer.Option(13, "--cards", "-n", metavar="N", help="Cards per suit, 1..13."),
         ties: str = typer.Option("carry", "--ties", metavar="RULE", help="Tie rule: carry or discard."),
         objective: str = typer.Option(
@@ -245,6 +246,7 @@ def register(app: typer.Typer) -> None:
         objective = _objective(objective)
         _check_limit(limit)
         _check_cache(cache)
+        _check_position_source(ctx, record is not None)
         if record is not None:
             rs, pos, prize_card = _position_from_record(record, game_no, round_no)
             prize_list = [prize_card]
@@ -638,6 +640,44 @@ def _plan_and_solve(
         _remove_old_records(folder)
     typer.echo(plan.describe())
     _solve_format2(rs, objective, folder, be, plan.needs.games, layers)
+
+
+#: ``cardtable strategy``'s options that state the position (parameter name, option), and the
+#: options that pick it from a record instead.
+_POSITION_OPTIONS = (
+    ("cards", "-n/--cards"),
+    ("ties", "--ties"),
+    ("high_ace", "--high-ace"),
+    ("prizes", "--prizes"),
+    ("hand_a", "--hand-a"),
+    ("hand_b", "--hand-b"),
+    ("prize", "--prize"),
+    ("pot", "--pot"),
+    ("diff", "--diff"),
+)
+_RECORD_OPTIONS = (("game_no", "--game"), ("round_no", "--round"))
+
+
+def _check_position_source(ctx: typer.Context, from_record: bool) -> None:
+    """``cardtable strategy`` takes its position either from the options or from ``--record``:
+    an option of the other source given on the command line would be ignored, so it is
+    refused in one line (exit 2) rather than silently."""
+
+    def given(options: tuple[tuple[str, str], ...]) -> list[str]:
+        # compared by name: Typer has its own copy of Click's ParameterSource
+        return [
+            flag
+            for name, flag in options
+            if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+        ]
+
+    if from_record and given(_POSITION_OPTIONS):
+        fail(
+            "--record takes the rules and the position from the record; leave out "
+            + ", ".join(given(_POSITION_OPTIONS))
+        )
+    if not from_record and given(_RECORD_OPTIONS):
+        fail(f"{', '.join(given(_RECORD_OPTIONS))}: only with --record FILE (the game and round of a record)")
 
 
 def _position_from_options(

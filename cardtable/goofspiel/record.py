@@ -623,7 +623,8 @@ class _GameModel(BaseModel):
 class _FileModel(BaseModel):
     model_config = _STRICT
     format: Literal["cardtable-goofspiel-record"]
-    version: Literal[1]
+    # a strict whole number equal to 1: a bare Literal[1] takes true and 1.0 (Python's 1 == True)
+    version: Annotated[int, Field(ge=1, le=1)]
     games: Annotated[list[_GameModel], Field(min_length=1, max_length=MAX_GAMES)]
 
 

@@ -43,6 +43,7 @@ controller lines it does not know (new information lines may come within a versi
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import queue
 import re
@@ -677,14 +678,53 @@ def check_option(key: str, value: Any) -> str:
     return text
 
 
+#: The option types of the handshake (docs/protocol.md, Handshake).
+OPTION_TYPES = ("int", "float", "string", "bool")
+
+
+def option_value_problem(type_: str, text: str) -> str | None:
+    """Why ``text`` is not a value of the option type ``type_``, or ``None`` when it is.
+
+    ``int``: a whole number (``-3``, ``12``); ``float``: a finite number; ``bool``: ``true`` or
+    ``false`` (any case); ``string``: any line.
+
+    >>> option_value_problem("int", "4"), option_value_problem("bool", "TRUE")
+    (None, None)
+    >>> option_value_problem("int", "2.5")
+    'not a whole number'
+    """
+    if type_ == "int" and not re.fullmatch(r"[+-]?[0-9]{1,18}", text.strip()):
+        return "not a whole number"
+    if type_ == "float":
+        try:
+            ok = math.isfinite(float(text))
+        except ValueError:
+            ok = False
+        if not ok or len(text) > 100:
+            return "not a finite number"
+    if type_ == "bool" and text.strip().lower() not in ("true", "false"):
+        return "not true or false"
+    return None
+
+
 def _parse_option(words: list[str]) -> BotOption:
     # option name N type T default D  (D may hold spaces; N must not)
     try:
         if words[0] != "name" or words[2] != "type" or words[4] != "default":
             raise IndexError
-        return BotOption(name=words[1], type=words[3], default=" ".join(words[5:]))
+        option = BotOption(name=words[1], type=words[3], default=" ".join(words[5:]))
     except IndexError:
         raise BotFailure("handshake", f"malformed option line: option {' '.join(words)!r}") from None
+    if option.type not in OPTION_TYPES:
+        raise BotFailure(
+            "handshake", f"option {option.name}: type {option.type!r} is not one of {', '.join(OPTION_TYPES)}"
+        )
+    problem = option_value_problem(option.type, option.default)
+    if problem:
+        raise BotFailure(
+            "handshake", f"option {option.name}: the default {option.default[:60]!r} is {problem}"
+        )
+    return option
 
 
 class ProtocolBot(Bot):
@@ -776,8 +816,15 @@ class ProtocolBot(Bot):
         try:
             self.identity = self.process.handshake(self.game, self.handshake_ms)
             for key, value in self.options.items():
-                if key not in self.identity.options:
+                declared = self.identity.options.get(key)
+                if declared is None:
                     raise BotFailure("handshake", f"the bot has no option {key!r}")
+                problem = option_value_problem(declared.type, value)
+                if problem:
+                    raise BotFailure(
+                        "handshake",
+                        f"option {key}: the value {value[:60]!r} is {problem} (the bot declares {declared.type})",
+                    )
                 self.process.send(f"setoption name {key} value {value}")
             self.process.sync(self.handshake_ms)
         except BotFailure:

@@ -22,7 +22,7 @@ from .rooms import SlotError
 router = APIRouter()
 
 
-@router.get("/analysis/{room_id}")
+@router.api_route("/analysis/{room_id}", methods=["GET", "HEAD"])
 async def analysis_page(room_id: str, request: Request) -> Response:
     if await request.app.state.hub.room(room_id) is None:
         return error(f"no room {cut_id(room_id)}", 404)

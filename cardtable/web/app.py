@@ -14,7 +14,8 @@ Routers (each module documents its routes):
   ``GET /api/explorer``. Their solves go through the analyses' pool.
 - ``/static`` -- the front end's files.
 
-Every body and message is validated by :mod:`cardtable.web.schema`; every limit
+A browser's cross-site request that acts (a ``POST``, a WebSocket handshake) is refused
+first (:mod:`cardtable.web.origin`). Every body and message is validated by :mod:`cardtable.web.schema`; every limit
 is in :class:`cardtable.web.limits.Limits` (docs/web.md, "Limits"). Every error
 answer is ``{"error": text}`` (Starlette's own 404 and 405 included), and quotes
 at most 64 characters of an id or path (:func:`cardtable.web.errors.cut_id`).
@@ -46,6 +47,7 @@ from .coach import Analyses
 from .errors import cut_id, error
 from .hub import Hub
 from .limits import Limits
+from .origin import SameOrigin
 from .paths import STATIC
 from .rooms import new_seed
 from .storage import StorageError, Store
@@ -176,6 +178,7 @@ def create_app(
     app.state.hub = Hub(store, seed_factory=seed_factory, limits=limits)
     app.state.analyses = Analyses(limits, executor=analysis_executor)
     app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes)
+    app.add_middleware(SameOrigin)  # added last: runs first, before a body is read
     # Starlette types a handler as taking any Exception; ours take the class they are registered for
     app.add_exception_handler(RequestValidationError, _bad_request)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]

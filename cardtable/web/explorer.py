@@ -160,7 +160,7 @@ def _clean(v: float) -> float:
     return 0.0 if abs(v) < 1e-9 else v
 
 
-@router.get("/explorer")
+@router.api_route("/explorer", methods=["GET", "HEAD"])
 async def explorer_page() -> Response:
     return FileResponse(STATIC / "explorer.html")
 

@@ -17,12 +17,12 @@ from .paths import STATIC
 router = APIRouter()
 
 
-@router.get("/")
+@router.api_route("/", methods=["GET", "HEAD"])  # HEAD: monitors and link checkers
 async def index() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
 
-@router.get("/play/{room_id}")
+@router.api_route("/play/{room_id}", methods=["GET", "HEAD"])
 async def play_page(room_id: str, request: Request) -> Response:
     room = await request.app.state.hub.room(room_id)
     if room is None:

@@ -174,7 +174,7 @@ def _body(adapter: TypeAdapter, raw: bytes) -> Any:
     return validate_json(adapter, raw)
 
 
-@router.get("/replay")
+@router.api_route("/replay", methods=["GET", "HEAD"])
 async def replay_page() -> Response:
     return FileResponse(STATIC / "replay.html")
 

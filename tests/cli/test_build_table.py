@@ -148,8 +148,10 @@ def test_the_build_ends_when_the_game_ends(cache):
 @pytest.mark.slow
 def test_a_second_run_resumes_from_the_finished_layers(cache):
     folder = cache / folder_name(C10, "points")
-    first = play_10("--delay", "5")
-    wait_for(lambda: (folder / "layer-03.json").exists(), "layer 3")
+    # 200 s of game: on a fresh clone the build first compiles the solver's kernels (about a
+    # minute on a loaded 2-core machine), and a game that ended first would stop the build
+    first = play_10("--delay", "20")
+    wait_for(lambda: (folder / "layer-03.json").exists(), "layer 3", 180)
     first.send_signal(signal.SIGINT)
     first.communicate(timeout=WAIT_S)
     kept = layer_files(folder)

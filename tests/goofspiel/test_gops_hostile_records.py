@@ -102,6 +102,10 @@ def game_json(**changes) -> str:
         (game_json(players=["Anna", "Ben\u2028x"]), "U+2028"),
         ("[" * 200_000 + "]" * 200_000, "not valid JSON"),
         ('{"format": "cardtable-goofspiel-record", "version": 1, "games": []}', "empty"),
+        # the version is the whole number 1: true and 1.0 equal 1 in Python, not in the format
+        (game_json().replace('"version": 1', '"version": true'), "version 1 (version"),
+        (game_json().replace('"version": 1', '"version": 1.0'), "version 1 (version"),
+        (game_json().replace('"version": 1', '"version": "1"'), "version 1 (version"),
     ],
 )
 def test_json_records_are_checked_by_the_schema(text, words):

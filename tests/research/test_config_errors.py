@@ -1,6 +1,7 @@
 """Configuration errors of `cardtable tournament` and `cardtable bot-check` are reported
 before any game, in one line, with exit code 2, and nothing is written."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -102,6 +103,59 @@ def test_a_program_with_an_unknown_setoption_fails_before_any_game(tmp_path):
     )
     db = tmp_path / "t.sqlite"
     with pytest.raises(TournamentError, match="bot 'py': failed the handshake: handshake: .*nosuch"):
+        run(cfg, db, backend="serial")
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ({"margin": "2.5"}, "option margin: the value '2.5' is not a whole number (the bot declares int)"),
+        ({"margin": True}, "option margin: the value 'True' is not a whole number"),
+        ({"noise": "lots"}, "option noise: the value 'lots' is not a finite number (the bot declares float)"),
+        ({"noise": "inf"}, "option noise: the value 'inf' is not a finite number"),
+    ],
+)
+def test_a_setoption_of_the_wrong_type_fails_before_any_game(tmp_path, options, words):
+    # the example bot declares `margin type int` and `noise type float` (docs/protocol.md)
+    from cardtable.platform.tournament import BotEntry
+
+    cfg = TournamentConfig(
+        bots=(parse_bot_spec("random"), BotEntry("py", "program", PY, options)), ruleset="cards=4", games=2
+    )
+    db = tmp_path / "t.sqlite"
+    with pytest.raises(
+        TournamentError, match="bot 'py': failed the handshake: handshake: " + re.escape(words)
+    ):
+        run(cfg, db, backend="serial")
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        (
+            "option name depth type spin default 3",
+            "option depth: type 'spin' is not one of int, float, string, bool",
+        ),
+        ("option name depth type int default deep", "option depth: the default 'deep' is not a whole number"),
+        ("option name fast type bool default yes", "option fast: the default 'yes' is not true or false"),
+    ],
+)
+def test_a_program_declaring_a_malformed_option_fails_the_handshake(tmp_path, line, words):
+    script = tmp_path / "bot.py"
+    script.write_text(
+        "import sys\n"
+        "sys.stdin.readline()\n"
+        f"print('id name Typed', flush=True)\nprint({line!r}, flush=True)\nprint('ready', flush=True)\n"
+        "for text in sys.stdin:\n"
+        "    if text.startswith('isready'): print('readyok', flush=True)\n"
+    )
+    cfg = config("random", f"typed=cmd:{sys.executable} {script}")
+    db = tmp_path / "t.sqlite"
+    with pytest.raises(
+        TournamentError, match="bot 'typed': failed the handshake: handshake: " + re.escape(words)
+    ):
         run(cfg, db, backend="serial")
     assert not db.exists()
 

@@ -4,6 +4,8 @@ matrix game. Slow; only for n <= 5."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.optimize import linprog
 
@@ -80,3 +82,18 @@ def make_reference(
 
     value.memo = memo
     return value
+
+
+def shared_reference(n: int, tie_rule: str, high_ace: bool = False):
+    """:func:`make_reference`'s function for the points objective, one per game for the whole
+    test session: the 5-card carry-over reference alone costs about 40 s of LPs, and the
+    format-1 and layered tables (test_values.py, test_lean.py) are both compared with it.
+    Its ``memo`` is the union of the positions every caller evaluated, so a test compares
+    its table on all of them. (Not for the win objective: there a position's point
+    difference must fit its history, which the layered table checks.)"""
+    return _shared(n, tie_rule, high_ace)  # one cache key however the call is written
+
+
+@functools.lru_cache(maxsize=None)
+def _shared(n: int, tie_rule: str, high_ace: bool):
+    return make_reference(n, tie_rule, "points", high_ace)

@@ -170,18 +170,18 @@ def test_a_table_starting_above_the_exact_rounds_is_not_played(eight, tmp_path, 
 
 def test_compressed_carry_best_response_matches_the_positional_one(tmp_path, monkeypatch):
     # the kernel's best response reads the values the bot plays from; it must equal the
-    # position-by-position best response to the bot's actual mixes (6 cards, a coarse target so
-    # that the bot is measurably exploitable)
-    rs = Ruleset(cards=6, tie_rule="carry")
+    # position-by-position best response to the bot's actual mixes (5 cards: rounds 1-3 from the
+    # compressed values, 4-5 exact; a coarse target so that the bot is measurably exploitable)
+    rs = Ruleset(cards=5, tie_rule="carry")
     solve_layered(rs, "points", tmp_path / "table")
     meta = cc.write_compressed_carry(
-        open_layered(tmp_path / "table"), tmp_path / cc.carry_compressed_name(rs), 3, 0.2
+        open_layered(tmp_path / "table"), tmp_path / cc.carry_compressed_name(rs), 2, 0.3
     )
-    assert any(layer["rank"] for layer in meta["layers"])
+    assert sum(1 for layer in meta["layers"] if layer["rank"]) >= 2
     monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path / "empty"))
     _use_folder(monkeypatch, tmp_path)
-    limit = 60
-    assert exact_layers(rs, limit) == 3
+    limit = 10
+    assert exact_layers(rs, limit) == 2
     src = EquilibriumSource(rs, subgame_limit=limit, use_table=False)
     assert isinstance(src.compressed, cc.CompressedCarryTable)
     kernel = best_response(rs, NashBot(subgame_limit=limit, use_table=False))

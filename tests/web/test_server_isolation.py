@@ -309,6 +309,18 @@ def test_unmatched_routes_and_methods_answer_the_error_shape(make_client):
     assert r.status_code == 400 and set(r.json()) == {"error"} and "seat" in r.json()["error"]
 
 
+def test_pages_answer_head_as_get_without_a_body(make_client):
+    # monitors and link checkers ask HEAD; the pages said 405 before
+    client = make_client()
+    info = client.post("/api/rooms", json={"seats": [{}, {"bot": "random"}]}).json()
+    for path in ("/", f"/play/{info['room']}", "/replay", "/explorer"):
+        got, head = client.get(path), client.head(path)
+        assert (head.status_code, head.content) == (200, b""), path
+        assert head.headers["content-type"] == got.headers["content-type"] == "text/html; charset=utf-8"
+        assert head.headers["content-length"] == str(len(got.content))
+    assert client.head("/play/nosuchroom").status_code == 404
+
+
 def test_long_ids_are_cut_in_every_error_answer(make_client):
     client = make_client()
     long_id = "r" * 5000
