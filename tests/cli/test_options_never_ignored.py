@@ -17,23 +17,8 @@ def record(tmp_path, monkeypatch):
     monkeypatch.setenv("CARDTABLE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path / "cache"))
     path = tmp_path / "game.gops"
-    played = runner.invoke(
-        app,
-        [
-            "play",
-            "--auto",
-            "-n",
-            "4",
-            "--vs",
-            "random",
-            "--vs",
-            "random",
-            "--seed",
-            "1",
-            "--record",
-            str(path),
-        ],
-    )
+    game = "play --auto -n 4 --vs random --vs random --seed 1 --record".split()
+    played = runner.invoke(app, [*game, str(path)])
     assert played.exit_code == 0, played.output
     return path
 

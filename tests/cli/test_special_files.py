@@ -62,7 +62,7 @@ def cardtable(*args: str, env: dict | None = None) -> subprocess.CompletedProces
         ["replay"],
         ["analyze"],
         ["verify"],
-        ["strategy", "--cards", "4", "--record"],
+        ["strategy", "--record"],
     ],
 )
 def test_a_special_record_path_is_refused_at_once(special, kind, command):
