@@ -26,7 +26,7 @@ unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -54,7 +54,7 @@ def _host_port(netloc: str, scheme: str) -> tuple[str, int | None] | None:
     return parts.hostname.lower(), port if port is not None else _DEFAULT_PORTS.get(scheme)
 
 
-def foreign_origin(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+def foreign_origin(headers: Sequence[tuple[bytes, bytes]]) -> str | None:
     """Why a request with these (ASGI, lower-case name) ``headers`` comes from another site,
     or ``None`` when it has no ``Origin`` header or its origin is the request's own host.
 
