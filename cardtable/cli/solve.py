@@ -663,21 +663,14 @@ def _check_position_source(ctx: typer.Context, from_record: bool) -> None:
     an option of the other source given on the command line would be ignored, so it is
     refused in one line (exit 2) rather than silently."""
 
-    def given(options: tuple[tuple[str, str], ...]) -> list[str]:
-        # compared by name: Typer has its own copy of Click's ParameterSource
-        return [
-            flag
-            for name, flag in options
-            if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
-        ]
-
-    if from_record and given(_POSITION_OPTIONS):
-        fail(
-            "--record takes the rules and the position from the record; leave out "
-            + ", ".join(given(_POSITION_OPTIONS))
-        )
-    if not from_record and given(_RECORD_OPTIONS):
-        fail(f"{', '.join(given(_RECORD_OPTIONS))}: only with --record FILE (the game and round of a record)")
+    # the options of the source not taken; compared by name: Typer has its own copy of
+    # Click's ParameterSource
+    unused = _POSITION_OPTIONS if from_record else _RECORD_OPTIONS
+    given = [f for name, f in unused if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
+    if given and from_record:
+        fail(f"--record takes the rules and the position from the record; leave out {', '.join(given)}")
+    if given:
+        fail(f"{', '.join(given)}: only with --record FILE (the game and round of a record)")
 
 
 def _position_from_options(

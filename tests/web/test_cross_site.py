@@ -21,6 +21,7 @@ BODY = {"game": "goofspiel", "seats": [{}, {"bot": "random"}]}
 
 
 def rooms_in_db(client) -> int:
+    """Rooms stored by the app of ``client`` (a TestClient or a LiveServer)."""
     return client.app.state.hub.store.db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0]
 
 
@@ -113,7 +114,7 @@ def test_a_real_server_refuses_the_handshake_and_the_post(live_server):
         urllib.request.urlopen(request, timeout=10)
     assert answer.value.code == 403
     assert "cross-site request refused" in json.loads(answer.value.read())["error"]
-    assert server.app.state.hub.store.db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] == 0
+    assert rooms_in_db(server) == 0
 
 
 @pytest.mark.parametrize(
