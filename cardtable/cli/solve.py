@@ -389,7 +389,7 @@ def register(app: typer.Typer) -> None:
         elif br.method == "random kernel":
             how = "exact, backward induction over the lean layout's positions (uniform bids), Numba kernel"
         elif br.method == "heuristic kernel":
-            how = "exact, backward induction over the lean layout's positions (discard ties), Numba kernel"
+            how = "exact, backward induction over the lean layout's patterns and the pot's prize sets, Numba kernel"
         elif br.method == "matcher kernel":
             how = "exact, backward induction over (hand, face-down prizes, pot): matcher bids the prize card"
         elif br.method == "histories":

@@ -511,7 +511,8 @@ def run(
     options, :data:`cardtable.tui.ABANDONED` quit).
 
     Quitting (``quit``, Ctrl-D, Ctrl-C) prints ``Game abandoned.``, saves what was
-    played (if anything) and returns :data:`~cardtable.tui.ABANDONED` (3).
+    played (if anything) and returns :data:`~cardtable.tui.ABANDONED` (3). Bad options are
+    refused in one line, ``error: ...``, on ``console`` if given, else on stderr.
 
     Args:
         vs: bot names for the other seats (default ``["heuristic"]``; the last
@@ -538,7 +539,8 @@ def run(
         ruleset, seat_names, bots = _seats(vs, players, hotseat, auto, seed, name, names, ruleset)
         _check_games(games, save, record)
     except (UnknownBotError, BotSpecError, GolfError, PlayerNameError, OSError) as exc:
-        out.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+        errors = out if console is not None else Console(stderr=True)  # the command line's stderr
+        errors.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
     table = GolfTable(terminal, ruleset, seat_names, bots, open_memory=open_memory, hotseat=hotseat)
     out.print(

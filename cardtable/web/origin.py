@@ -76,7 +76,7 @@ def foreign_origin(headers: Sequence[tuple[bytes, bytes]]) -> str | None:
     mine = _host_port(hosts[0].decode("latin-1"), parts.scheme) if len(hosts) == 1 else None
     theirs = _host_port(parts.netloc, parts.scheme)
     if mine is None or theirs != mine:
-        where = cut_id(hosts[0].decode("latin-1")).strip("'") if len(hosts) == 1 else "no Host header"
+        where = f"Host {cut_id(hosts[0].decode('latin-1'))}" if len(hosts) == 1 else "no Host header"
         return f"the page's origin {cut_id(origin)} is not this server ({where})"
     return None
 

@@ -151,3 +151,21 @@ def test_replay_etc_passwd():
         pytest.skip("no /etc/passwd here")
     res = invoke("replay", "/etc/passwd")
     assert res.exit_code == 1 and "not a game record" in res.output
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["play", "golf", "--players", "9"], "players: must be 2 or 3"),
+        (["play", "golf", "--vs", "nobody"], "nobody"),
+        (["play", "--players", "9"], "players"),  # Goofspiel's, the same way
+    ],
+)
+def test_a_refused_game_says_so_on_stderr_only(tmp_path, args, words):
+    env = dict(os.environ, CARDTABLE_HOME=str(tmp_path), COLUMNS="200")
+    out = subprocess.run(
+        [sys.executable, "-m", "cardtable", *args], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stdout == ""
+    assert out.stderr.startswith("error:") and words in out.stderr and out.stderr.count("\n") == 1

@@ -146,3 +146,12 @@ def test_foreign_origin(headers, foreign):
     assert (why is not None) == foreign, why
     if why is not None:
         assert len(why) < 250  # a huge header is never echoed
+
+
+def test_a_long_host_is_cut_and_quoted_whole():
+    why = foreign_origin([(b"host", b"h" * 300), (b"origin", b"http://evil.example")])
+    assert why is not None and len(why) < 250
+    assert f"(Host {'h' * 64!r}... (300 characters))" in why  # one pair of quotes, then the length
+    assert "(Host 'localhost:1')" in (
+        foreign_origin([(b"host", b"localhost:1"), (b"origin", b"http://x")]) or ""
+    )
