@@ -132,7 +132,13 @@ def register(app: typer.Typer) -> None:
             show_default="random, recorded",
             help="Seed of the shuffle (and of the bots).",
         ),
-        name: str = typer.Option("You", "--name", metavar="NAME", help="Your name in the record."),
+        name: Optional[str] = typer.Option(
+            None,
+            "--name",
+            metavar="NAME",
+            show_default="You",
+            help="Your name in the record (not with --auto or --hotseat).",
+        ),
         names: Optional[str] = typer.Option(
             None,
             "--names",
@@ -194,6 +200,12 @@ def register(app: typer.Typer) -> None:
             "--games": games,
         }
         _check_play_options(game, kind, given, vs, hotseat, auto, seed, names)
+        if name is not None and (auto or hotseat):  # nobody plays as "you": never ignored silently
+            fail(
+                "--name names you against bots: "
+                + ("--auto seats bots only (LABEL=BOT names one)" if auto else "with --hotseat use --names")
+            )
+        name = "You" if name is None else name
         check_names([name] + ([x.strip() for x in names.split(",")] if names else []))
         _check_saving(save, record)
         if kind == "golf":
@@ -285,6 +297,8 @@ def _play_golf(
 
     ruleset = None
     if rules is not None:
+        if not rules.strip():  # as Goofspiel's --rules: empty is no rules, not the default
+            fail("bad Golf rules: the rules text is empty (leave out --rules for the default game)")
         try:
             ruleset = GolfRuleset.parse(rules)
         except ValueError as exc:

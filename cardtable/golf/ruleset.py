@@ -23,11 +23,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Mapping, NoReturn
 
+from cardtable.platform.records import whole_number
+
 from .cards import card_rank, parse_rank, rank_name
 from .errors import GolfRulesetError
 
 #: A = 1, 2..10 face value, J = Q = 10, K = 0 (docs/golf.md, "Players and cards").
 DEFAULT_VALUES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 0)
+#: A card's value is at most this many points either way (docs/golf.md, Rules and variants)
+MAX_CARD_VALUE = 99
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,8 @@ class GolfRuleset:
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
         ):
             _fail(("values",), f"must be 13 whole numbers (A..K), not {self.values!r}")
+        if not all(-MAX_CARD_VALUE <= v <= MAX_CARD_VALUE for v in values):
+            _fail(("values",), f"each must be {-MAX_CARD_VALUE}..{MAX_CARD_VALUE} points, not {values!r}")
         object.__setattr__(self, "values", values)
 
     def _check_powers(self) -> None:
@@ -272,7 +278,7 @@ def _convert(name: str, value: Any) -> Any:
         return list(value) if name == "values" and isinstance(value, list) else value
     v = value.strip()
     if name == "values":
-        return tuple(int(x) for x in v.split(","))
+        return tuple(_whole_text(x.strip(), name) for x in v.split(","))
     if name in ("detective_rank", "thief_rank"):
         return None if v.lower() in ("none", "off", "") else parse_rank(v)
     if name == "snap_opponents":
@@ -283,4 +289,17 @@ def _convert(name: str, value: Any) -> Any:
         raise ValueError("use true or false")
     if name == "decks" and v.lower() in ("none", "auto"):
         return None
-    return int(v)
+    return _whole_text(v, name)
+
+
+def _whole_text(text: str, name: str) -> int:
+    """A number of the notation: ASCII digits, ``-`` allowed for card values (docs/rules.md,
+    Numbers in text), at most 9 digits.
+
+    Raises:
+        ValueError: anything else (``²``, ``1_0``, ``+3``, ``1e3``).
+    """
+    value = whole_number(text, signed=name == "values")
+    if value is None:
+        raise ValueError("not a whole number of ASCII digits")
+    return value

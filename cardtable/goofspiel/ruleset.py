@@ -258,8 +258,11 @@ class Ruleset:
         (:meth:`from_file`), else a preset name or notation (:meth:`parse`).
 
         Raises:
-            RulesetError: as :meth:`from_file` or :meth:`parse`.
+            RulesetError: as :meth:`from_file` or :meth:`parse`; an empty (or blank) text, which
+                names no rules (leave the option out for the standard game).
         """
+        if not text.strip():
+            raise RulesetError("the rules text is empty: give a preset name, notation or a rules file")
         return cls.from_file(text) if is_rules_file(text) else cls.parse(text)
 
     @classmethod

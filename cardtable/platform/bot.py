@@ -411,7 +411,7 @@ def _option_value(value: str) -> Any:
             return int(value)
         if _FLOAT_TEXT.fullmatch(value):
             return float(value)
-    return {"true": True, "false": False}.get(value.lower(), value)
+    return {"true": True, "false": False}.get(value, value)  # only these spellings (docs/bots.md)
 
 
 def parse_bot_spec(text: str) -> BotSpec:
@@ -461,7 +461,11 @@ def _split_label(text: str) -> tuple[str | None, str]:
 def _parse_spec_options(text: str, opts: str) -> dict[str, Any]:
     """The ``key=value,...`` options of specification ``text`` (values read by :func:`_option_value`)."""
     options: dict[str, Any] = {}
-    for item in filter(None, (o.strip(_SPACE) for o in opts.split(","))):
+    if not opts.strip(_SPACE):  # "random:" or "random": no options
+        return options
+    for item in (o.strip(_SPACE) for o in opts.split(",")):
+        if not item:
+            raise BotSpecError(f"bot {text!r}: an empty option (a comma too many)")
         key, sep, value = item.partition("=")
         key = key.strip(_SPACE)
         if not sep or not key:

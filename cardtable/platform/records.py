@@ -75,10 +75,16 @@ def check_size(text: str, error: ErrorFactory) -> str:
     return strip_bom(text)
 
 
+#: Whitespace other than a space (a tab, vertical tab, no-break space, line separator, ...)
+_ODD_SPACE = re.compile(r"[^\S ]")
+
+
 def record_lines(text: str, error: ErrorFactory) -> Iterator[tuple[int, str]]:
     """``(line number, stripped line)`` for every line that is not blank or a ``#`` comment.
 
-    Raises (through ``error``): a record over :data:`MAX_RECORD_CHARS` or a line over :data:`MAX_LINE`.
+    Raises (through ``error``): a record over :data:`MAX_RECORD_CHARS` or a line over
+    :data:`MAX_LINE`; a line other than a tag whose words are separated by anything but
+    spaces (a tab, ``\v``, a no-break space: docs/rules.md, Reading records).
     """
     text = check_size(text, error)
     for number, raw in enumerate(text.split("\n"), 1):
@@ -88,6 +94,11 @@ def record_lines(text: str, error: ErrorFactory) -> Iterator[tuple[int, str]]:
             )
         line = raw.strip()
         if line and not line.startswith("#"):
+            if not line.startswith("[") and (odd := _ODD_SPACE.search(line)):  # a move line: spaces only
+                raise error(
+                    f"U+{ord(odd.group()):04X} between words: words are separated by spaces only: {short(line)}",
+                    number,
+                )
             yield number, line
 
 

@@ -88,6 +88,8 @@ async def create_room(request: Request) -> Response:
 
 @router.post("/api/rooms/{room_id}/join")
 async def join_room(room_id: str, request: Request) -> Response:
+    if await request.body():  # the lobby's claim takes the next free seat; a name comes with `join`
+        return error("bad request: a lobby claim takes no body (the next free seat is claimed)")
     hub = _hub(request)
     room = await hub.room(room_id)
     if room is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -119,11 +120,38 @@ class Limits:
                 raise ValueError(f"unknown limit {name!r}; known: {', '.join(sorted(types))}")
             if not eq:
                 raise ValueError(f"--limit {item!r}: expected NAME=VALUE")
-            try:
-                changes[name] = int(text) if types[name] == "int" else float(text)
-            except ValueError:
-                raise ValueError(f"limit {name}: {text.strip()!r} is not a number") from None
+            if name in changes:  # as everywhere else: a repeated key is an error, not "the last wins"
+                raise ValueError(f"limit {name} is given twice")
+            text = text.strip()
+            pattern = _INT_TEXT if types[name] == "int" else _FLOAT_TEXT
+            if len(text) > 30 or not pattern.fullmatch(text):
+                raise ValueError(
+                    f"limit {name}: {text[:40]!r} is not a {types[name] == 'int' and 'whole ' or ''}number"
+                )
+            value = int(text) if types[name] == "int" else float(text)
+            if value > COMMAND_LINE_MAX.get(name, 1e9):
+                raise ValueError(f"limit {name}: at most {COMMAND_LINE_MAX.get(name, 1e9):,g}, not {text}")
+            changes[name] = value
         return dataclasses.replace(self, **changes)
+
+
+#: ``--limit`` values in ASCII digits (no ``1_000``, ``٣``, ``inf`` or ``nan``)
+_INT_TEXT = re.compile(r"[0-9]+")
+_FLOAT_TEXT = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+#: The largest value ``--limit`` takes per limit (docs/web.md, Limits): a delay or a pool
+#: size beyond these switches a limit off in effect; every other limit at most 1e9.
+COMMAND_LINE_MAX: dict[str, float] = {
+    "join_timeout": 3600,
+    "claim_ttl": 86400,
+    "presence_delay": 10,
+    "abandon_after": 365 * 86400,
+    "bot_pause_after": 86400,
+    "sweep_every": 3600,
+    "bot_deadline": 600,
+    "bot_workers": 64,
+    "analysis_workers": 64,
+}
 
 
 class Bucket:

@@ -76,7 +76,11 @@ def foreign_origin(headers: Sequence[tuple[bytes, bytes]]) -> str | None:
     mine = _host_port(hosts[0].decode("latin-1"), parts.scheme) if len(hosts) == 1 else None
     theirs = _host_port(parts.netloc, parts.scheme)
     if mine is None or theirs != mine:
-        where = f"Host {cut_id(hosts[0].decode('latin-1'))}" if len(hosts) == 1 else "no Host header"
+        where = (
+            f"Host {cut_id(hosts[0].decode('latin-1'))}"
+            if len(hosts) == 1
+            else f"{len(hosts) or 'no'} Host headers"
+        )
         return f"the page's origin {cut_id(origin)} is not this server ({where})"
     return None
 

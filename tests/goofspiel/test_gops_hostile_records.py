@@ -374,3 +374,32 @@ def test_a_utf16_record_without_byte_order_mark_is_not_utf8():
     for read in (parse_text, load_records, from_json):
         with pytest.raises(RecordError, match="not UTF-8 text: it holds NUL characters"):
             read(text)
+
+
+@pytest.mark.parametrize("odd", ["\v", "\u00a0", "\t", "\u2028", "\u3000"])
+def test_words_of_a_round_line_are_separated_by_spaces_only(odd):
+    """A helper's finding: ``1.\\v2♠ ...`` and a no-break space replayed as if spaces."""
+    err = rejected(GOOD.replace("2. A♦ 2♦ | A♠", f"2.{odd}A♦ 2♦ | A♠"))
+    assert err.line == 8 and f"U+{ord(odd):04X}" in str(err)
+    tagged = GOOD.replace("[Players", '[Event "club\u00a0night"]\n[Players')
+    assert replay_match(load_records(tagged))  # a tag's value is text: it may
+
+
+def test_a_golf_record_line_with_odd_spaces_is_refused(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from cardtable.cli import app
+
+    monkeypatch.setenv("CARDTABLE_HOME", str(tmp_path))
+    record = tmp_path / "g.txt"
+    assert (
+        CliRunner().invoke(app, ["play", "golf", "--auto", "--seed", "3", "--record", str(record)]).exit_code
+        == 0
+    )
+    lines = record.read_text().split("\n")
+    i = next(n for n, line in enumerate(lines) if line and not line.startswith("[") and " " in line)
+    lines[i] = lines[i].replace(" ", "\v", 1)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines))
+    res = CliRunner().invoke(app, ["replay", str(bad)])
+    assert res.exit_code == 1 and "U+000B" in res.output and f"line {i + 1}" in res.output

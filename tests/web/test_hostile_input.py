@@ -503,3 +503,17 @@ def test_an_older_database_gets_the_new_columns_and_its_invites_keep_working(tmp
     assert [(s.claimed, s.claim) for s in seats] == [(True, None), (False, "sent-link"), (True, None)]
     assert store.room("r1").owner is None
     store.close()
+
+
+@pytest.mark.parametrize("body", [b'{"seat": 2, "name": "Zed"}', b"this is not json", b"{}"])
+def test_a_lobby_claim_with_a_body_is_refused_and_claims_nothing(make_client, body):
+    """The lobby claim takes the next free seat and no body: a body (a seat or name it would
+    have ignored) is refused with 400, and the seat stays free."""
+    client = make_client(seed_factory=seeds("body"))
+    info = create_room(
+        client, settings={"cards": 5, "players": 3}, seats=[{"name": "Host"}, {}, {}], listed=True
+    )
+    r = client.post(f"/api/rooms/{info['room']}/join", content=body)
+    assert r.status_code == 400 and "takes no body" in r.json()["error"]
+    got = client.post(f"/api/rooms/{info['room']}/join").json()
+    assert got["seat"] == 1  # the first free seat was not taken by the refused claim
