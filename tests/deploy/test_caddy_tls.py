@@ -37,6 +37,11 @@ CADDYFILE = """\
 	skip_install_trust
 	http_port {http}
 	https_port {https}
+	servers {{
+		timeouts {{
+			read_header 10s
+		}}
+	}}
 }}
 
 https://localhost:{https} {{
@@ -255,3 +260,22 @@ def test_golf_through_caddy_over_https_and_wss(tls_site):
             browser.close()
     # the game was stored where the unit file of docs/deploy.md keeps it
     assert db.exists() and db.stat().st_size > 0
+
+
+def test_caddy_closes_a_half_sent_request(tls_site):
+    """docs/deploy.md's `read_header 10s`: a client that never finishes its request headers is
+    disconnected by Caddy (cardtable's uvicorn has no such timeout; a helper held 500 such
+    connections open on a bare server)."""
+    url, root, _db, _log = tls_site
+    port = int(url.rsplit(":", 1)[1])
+    with socket.create_connection(("localhost", port), timeout=30) as raw:
+        with _trust(root).wrap_socket(raw, server_hostname="localhost") as tls:
+            tls.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n")  # and never the blank line
+            start = time.monotonic()
+            try:
+                got = tls.recv(4096)  # Caddy answers 408 or just closes
+            except (ConnectionResetError, ssl.SSLError):
+                got = b""
+            waited = time.monotonic() - start
+    assert waited < 25, f"still open after {waited:.0f} s"
+    assert got == b"" or got.startswith(b"HTTP/1.1 408"), got[:80]
