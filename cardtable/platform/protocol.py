@@ -694,7 +694,7 @@ def option_value_problem(type_: str, text: str) -> str | None:
     'not a whole number'
     """
     if type_ == "int" and not re.fullmatch(r"[+-]?[0-9]{1,18}", text.strip()):
-        return "not a whole number"
+        return "over 18 digits" if re.fullmatch(r"[+-]?[0-9]+", text.strip()) else "not a whole number"
     if type_ == "float":
         try:
             ok = math.isfinite(float(text))

@@ -54,7 +54,7 @@ from .storage import StorageError, Store
 
 log = logging.getLogger("cardtable.web")
 
-__all__ = ["STATIC", "BodyLimit", "create_app", "default_db_path", "server_options"]
+__all__ = ["STATIC", "BodyLimit", "create_app", "default_db_path", "quiet_bad_requests", "server_options"]
 
 
 def default_db_path() -> Path:
@@ -138,6 +138,25 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
+class _BadRequestNoise(logging.Filter):
+    """Drops uvicorn's ``Invalid HTTP request received.`` warning: a malformed request (a
+    ``Content-Length`` of ``-1``, a broken request line) is answered 400 by uvicorn and is bad
+    input, which the server never logs (docs/web.md, Limits)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Invalid HTTP request received")
+
+
+_BAD_REQUEST_NOISE = _BadRequestNoise()
+
+
+def quiet_bad_requests() -> None:
+    """Install :class:`_BadRequestNoise` on uvicorn's error logger (once per process)."""
+    logger = logging.getLogger("uvicorn.error")
+    if _BAD_REQUEST_NOISE not in logger.filters:
+        logger.addFilter(_BAD_REQUEST_NOISE)
+
+
 def create_app(
     db_path: str | Path | None = None,
     *,
@@ -168,6 +187,7 @@ def create_app(
         ValueError: a limit that is not a positive number.
     """
     limits = limits or Limits()
+    quiet_bad_requests()
     overrides: dict[str, Any] = {
         k: v for k, v in (("rate", rate), ("burst", burst), ("max_message_bytes", max_bytes)) if v is not None
     }

@@ -139,6 +139,10 @@ def test_a_setoption_of_the_wrong_type_fails_before_any_game(tmp_path, options, 
             "option depth: type 'spin' is not one of int, float, string, bool",
         ),
         ("option name depth type int default deep", "option depth: the default 'deep' is not a whole number"),
+        (
+            "option name depth type int default " + "9" * 30,
+            "option depth: the default '" + "9" * 30 + "' is over 18 digits",
+        ),
         ("option name fast type bool default yes", "option fast: the default 'yes' is not true or false"),
     ],
 )

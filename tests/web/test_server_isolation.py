@@ -420,3 +420,36 @@ def test_a_client_that_hangs_up_drops_its_queued_analysis(live_server, monkeypat
             gate.set()
         assert first.result().status_code == 200
     assert len(solves) == 1 and list(analyses.cache) == [(rooms[0], 1)]
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+        b"NOT A REQUEST\r\n\r\n",
+    ],
+)
+def test_a_malformed_http_request_is_answered_and_not_logged(live_server, request_bytes):
+    """A helper's finding: uvicorn logged ``WARNING: Invalid HTTP request received.`` for a
+    malformed request; bad input is answered (400) and writes nothing to the log."""
+    import socket
+
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    server = live_server(db_path=":memory:")
+    logger = logging.getLogger("uvicorn.error")
+    keep = Keep()
+    logger.addHandler(keep)  # after the logger's filters, as uvicorn's own handler
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+            s.sendall(request_bytes)
+            answer = s.recv(4096)
+    finally:
+        logger.removeHandler(keep)
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:80]
+    assert not [m for m in seen if "Invalid HTTP" in m], seen
