@@ -1,7 +1,8 @@
 """Inputs a third hostile-input session found, kept as regression tests of their kinds (one
 line, exit 2, nothing written, nothing silently ignored):
 
-- a tournament config value of the wrong type (``ruleset = {cards = 3}``) gave a traceback;
+- a tournament config value of the wrong type (``ruleset = {cards = 3}``) gave a traceback
+  (tests/platform/test_bot_options.py keeps that one);
 - options that were silently ignored: ``--name`` with ``--auto`` or ``--hotseat``, an empty
   ``--rules``, an empty bot option (``heuristic:lam=0.5,``), a second ``--limit`` of the
   same name, ``true`` spelt ``True``;
@@ -39,26 +40,6 @@ def refused(args: list[str], *words: str) -> str:
     for w in words:
         assert w in text, (args, text)
     return text
-
-
-@pytest.mark.parametrize(
-    "line, words",
-    [
-        ("ruleset = {cards = 3}", "ruleset must be a string, not dict"),
-        ('ruleset = ["cards=3"]', "ruleset must be a string, not list"),
-        ("ruleset = 3", "ruleset must be a string, not int"),
-        ('ruleset = ""', "the rules text is empty"),
-        ("games = 2.0", "games must be a whole number, not float"),
-        ("seed = true", "seed must be a whole number, not bool"),
-        ('time_ms = "100"', "time_ms must be a whole number, not str"),
-        ("game = 1", "game must be a string, not int"),
-    ],
-)
-def test_a_config_value_of_the_wrong_type_is_one_line(fresh, line, words):
-    config = fresh / "t.toml"
-    config.write_text(f'bots = ["random", "heuristic"]\n{line}\n')
-    refused(["tournament", "--config", str(config), "--backend", "serial"], words)
-    assert not list(fresh.rglob("*.sqlite3"))
 
 
 @pytest.mark.parametrize(

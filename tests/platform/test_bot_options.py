@@ -409,13 +409,23 @@ def test_cli_refuses_a_non_ascii_digit_with_exit_2():
         ('seed = "abc"', "seed must be a whole number"),
         ("seed = true", "seed must be a whole number"),
         ("time_ms = true", "time_ms must be a whole number"),
+        ('time_ms = "100"', "time_ms must be a whole number, not str"),
+        ("games = 2.0", "games must be a whole number, not float"),
+        # a helper's finding: a ruleset that is no string gave a traceback
+        ("ruleset = {cards = 3}", "ruleset must be a string, not dict"),
+        ('ruleset = ["cards=3"]', "ruleset must be a string, not list"),
+        ("ruleset = 3", "ruleset must be a string, not int"),
+        ('ruleset = ""', "the rules text is empty"),
+        ("game = 1", "game must be a string, not int"),
     ],
 )
 def test_tournament_config_file_values_of_the_wrong_type_are_refused(tmp_path, line, message):
     config = tmp_path / "c.toml"
-    config.write_text(f'bots = ["random", "matcher"]\ngames = 2\nruleset = "cards=3"\n{line}\n')
+    base = {"games": "games = 2", "ruleset": 'ruleset = "cards=3"'}
+    base[line.split(" =")[0]] = line  # the line replaces its key's good value
+    config.write_text('bots = ["random", "matcher"]\n' + "\n".join(base.values()) + "\n")
     db = tmp_path / "t.sqlite"
     res = invoke("tournament", "--config", str(config), "--backend", "serial", "--db", str(db))
     assert res.exit_code == 2, res.output
-    assert message in res.output
+    assert message in " ".join(res.output.split())
     assert not db.exists()
