@@ -20,7 +20,7 @@ unchanged.
 
 >>> foreign_origin([(b"host", b"localhost:8765"), (b"origin", b"http://localhost:8765")])
 >>> foreign_origin([(b"host", b"localhost:8765"), (b"origin", b"https://evil.example")])
-"the page's origin 'https://evil.example' is not this server (localhost:8765)"
+"the page's origin 'https://evil.example' is not this server (Host 'localhost:8765')"
 >>> foreign_origin([(b"host", b"cards.example")])  # no Origin: not a browser's cross-site request
 """
 
