@@ -159,11 +159,17 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
             ``games``, a ruleset that is not 2-player or is invalid, an unknown bot or
             option, a program that is not found or fails the handshake (crash, missing
             script, garbage, silence), a built-in bot whose ``new_game`` refuses the
-            ruleset (e.g. ``nash`` with a damaged table: ``TableFileError``), a bad ``time_ms``.
+            ruleset (e.g. ``nash`` with a damaged table: ``TableFileError``), a bad ``time_ms``,
+            a ruleset that is not text.
     """
     adapter = config.adapter()
     _check_entries(config)
     _check_numbers(config)
+    if not isinstance(config.ruleset, str):  # a config file's table, list or number
+        raise TournamentError(
+            f"ruleset must be a string, not {type(config.ruleset).__name__} {repr(config.ruleset)[:60]} "
+            "(a preset name, notation or a rules file)"
+        )
     try:
         ruleset = adapter.parse_ruleset(config.ruleset)
     except ValueError as exc:

@@ -408,15 +408,21 @@ def test_cli_refuses_a_non_ascii_digit_with_exit_2():
         ("seed = 1.5", "seed must be a whole number"),
         ('seed = "abc"', "seed must be a whole number"),
         ("seed = true", "seed must be a whole number"),
-        ("time_ms = true", "time_ms must be a whole number"),
-        ('time_ms = "100"', "time_ms must be a whole number, not str"),
-        ("games = 2.0", "games must be a whole number, not float"),
+        ("time_ms = true", "time_ms must be a positive whole number"),
+        ('time_ms = "100"', "time_ms must be a positive whole number, not '100'"),
+        (
+            "games = 2.0",
+            "games per pairing must be an even number >= 2 (both seatings of each deal), not 2.0",
+        ),
         # a helper's finding: a ruleset that is no string gave a traceback
-        ("ruleset = {cards = 3}", "ruleset must be a string, not dict"),
+        (
+            "ruleset = {cards = 3}",
+            "ruleset must be a string, not dict",
+        ),
         ('ruleset = ["cards=3"]', "ruleset must be a string, not list"),
         ("ruleset = 3", "ruleset must be a string, not int"),
         ('ruleset = ""', "the rules text is empty"),
-        ("game = 1", "game must be a string, not int"),
+        ("game = 1", "game 1 has no tournament support"),
     ],
 )
 def test_tournament_config_file_values_of_the_wrong_type_are_refused(tmp_path, line, message):
