@@ -153,7 +153,9 @@ def _verified(M, k, v, gap, x, y, sup):
     they fail the check (gap above ``CHECK_TOL`` relative: rounding lost the optimum), what
     :func:`solve_by_supports` finds (workspaces ``sup``), if it finds a verified support."""
     if not (gap <= CHECK_TOL * (1.0 + abs(v))):
-        ok, v2, gap2, _ = solve_by_supports(M, k, sup[0], sup[1], 0, sup[2], sup[3], sup[4], x, y, WARM_TOL)
+        ok, v2, gap2, _ = solve_by_supports(
+            M, k, k, sup[0], sup[1], 0, sup[2], sup[3], sup[4], x, y, WARM_TOL
+        )
         if ok:
             return v2, gap2
     return v, gap
@@ -350,6 +352,8 @@ def simplex(M, k1, k2, tab, basis, x, y):
     if found:
         return lower, 0.0
     shift = 1.0 - mn
+    if shift == 0.0:  # 0.0 means "no LP" to the callers (a pure saddle point); any shift >= 1 - mn works
+        shift = 1.0
     ncol = k2 + k1 + 1
     rhs = ncol - 1
     _simplex_tableau(M, k1, k2, tab, basis, shift)
@@ -791,33 +795,34 @@ def _next_subset(C, w, s, n):
 
 
 @njit(cache=True, _nrt=False)
-def solve_by_supports(M, k, I, J, w, A, z, piv, x, y, tol):
-    """The fallback for a square game ``M[:k, :k]`` the simplex left unverified (a
+def solve_by_supports(M, k1, k2, I, J, w, A, z, piv, x, y, tol):
+    """The fallback for a game ``M[:k1, :k2]`` the simplex left unverified (a
     degenerate game whose pivots lost the optimum to rounding): every pair of square
     supports, smallest first, solved exactly as :func:`solve_on_support` does, until one
     meets both guarantees within ``tol`` (relative to 1 + |value|). By Shapley and Snow
     (1950, "Basic solutions of discrete games") some square submatrix is a kernel whose
     equalising strategies are optimal, so the search ends there. Uses support slot ``w`` of
     ``I``, ``J`` as scratch; workspaces as :func:`solve_game_warm`. Cost: up to C(2k, k)
-    small LU solves (3,432 at k = 7), paid only by the rare games that fail the check.
+    small LU solves (3,432 at k = 7, square games), paid only by the rare games that fail
+    the check.
 
     Returns:
         ``(ok, value, gap, s)``; when ok, ``x``, ``y`` the strategies and ``(I[w, :s],
         J[w, :s])`` their support (the next game's guess).
     """
-    for s in range(1, k + 1):
+    for s in range(1, min(k1, k2) + 1):
         for t in range(s):
             I[w, t] = t
         while True:
             for t in range(s):
                 J[w, t] = t
             while True:
-                ok, v, gap = solve_on_support(M, k, k, I, J, w, s, A, z, piv, x, y)
+                ok, v, gap = solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y)
                 if ok and gap <= tol * (1.0 + abs(v)):
                     return True, v, gap, s
-                if not _next_subset(J, w, s, k):
+                if not _next_subset(J, w, s, k2):
                     break
-            if not _next_subset(I, w, s, k):
+            if not _next_subset(I, w, s, k1):
                 break
     return False, 0.0, 0.0, 0
 
@@ -874,6 +879,63 @@ def pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pa, pb):
                     return False
                 cidx[a, b] = idx
     return True
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _equal_bids(k, cidx, csign, outc, u, v, rows):
+    """Whether A's bids ``u`` and ``v`` (``rows``; else B's) meet every bid of the other
+    player with the same outcome and the same child position."""
+    for t in range(k):
+        a1, b1, a2, b2 = (u, t, v, t) if rows else (t, u, t, v)
+        if outc[a1, b1] != outc[a2, b2] or cidx[a1, b1] != cidx[a2, b2] or csign[a1, b1] != csign[a2, b2]:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _first_of_each_class(k, cidx, csign, outc, keep, rows):
+    """The first bid of each class of equal bids into ``keep`` (ascending); their number."""
+    n = 0
+    for u in range(k):
+        new = True
+        for q in range(n):
+            if _equal_bids(k, cidx, csign, outc, keep[q], u, rows):
+                new = False
+                break
+        if new:
+            keep[n] = u
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def merge_equivalent_bids(k, cidx, csign, outc, cgrp, cblk, ra, rb):
+    """Keep one bid of each class of equivalent bids, in place: ``(ka, kb)``.
+
+    Two of A's cards are equivalent when they meet every card of B with the same
+    outcome and lead to the same child position (the same ``cidx``, ``csign``): in
+    a pattern, two neighbouring strengths that only A holds (docs/solver.md, Method:
+    equivalent bids). Their rows of the round's matrix game are equal, so the game
+    keeps one of them and its value does not change (a mixed strategy over equal
+    rows is worth what its total weight on one of them is worth). The same holds for
+    B's columns. The first card of each class stays: ``ra[:ka]``, ``rb[:kb]`` are the
+    kept rows and columns (ascending), and ``cidx``, ``csign``, ``outc``, ``cgrp``,
+    ``cblk`` (``k x k`` int64, filled for bid pairs, ``k > 1``) are compacted to their
+    first ``ka x kb`` entries (entry ``(i, j)`` := ``(ra[i], rb[j])``: every source lies
+    at or after its target in row-major order, so the copy in place is safe)."""
+    ka = _first_of_each_class(k, cidx, csign, outc, ra, True)
+    kb = _first_of_each_class(k, cidx, csign, outc, rb, False)
+    if ka < k or kb < k:
+        for i in range(ka):
+            for j in range(kb):
+                a = ra[i]
+                b = rb[j]
+                cidx[i, j] = cidx[a, b]
+                csign[i, j] = csign[a, b]
+                outc[i, j] = outc[a, b]
+                cgrp[i, j] = cgrp[a, b]
+                cblk[i, j] = cblk[a, b]
+    return ka, kb
 
 
 @njit(cache=True, _nrt=False)

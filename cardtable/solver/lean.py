@@ -429,13 +429,14 @@ def _key_index(skeys, lo, n, key):
 
 
 @njit(cache=True, inline="always")
-def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, R, st):
-    """Solve one game (warm-started from support slot ``ws_i`` of ``wI, wJ, ws``
-    when ``warm``) and account for it in ``st``; returns the value. A game the simplex
-    leaves unverified gets :func:`kernel.solve_by_supports` (in slot ``ws_i``)."""
+def _solve(M, k1, k2, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, R, st):
+    """Solve one game ``M[:k1, :k2]`` (the bids left after merging equivalent ones;
+    warm-started from support slot ``ws_i`` of ``wI, wJ, ws`` when ``warm``) and
+    account for it in ``st``; returns the value. A game the simplex leaves unverified
+    gets :func:`kernel.solve_by_supports` (in slot ``ws_i``)."""
     if warm:
         v, gap, sz, hit = kernel.solve_game_warm(
-            M, k, k, tab, basis, xs, ys, wI, wJ, ws_i, ws[ws_i], A, z, mark, R
+            M, k1, k2, tab, basis, xs, ys, wI, wJ, ws_i, ws[ws_i], A, z, mark, R
         )
         if hit:
             st[5] += 1
@@ -443,9 +444,11 @@ def _solve(M, k, warm, ws, wI, wJ, ws_i, tab, basis, xs, ys, A, z, mark, R, st):
             st[6] += 1
         ws[ws_i] = sz
     else:
-        v, gap = kernel.solve_game_ws(M, k, k, tab, basis, xs, ys, R)
+        v, gap = kernel.solve_game_ws(M, k1, k2, tab, basis, xs, ys, R)
     if not (gap <= kernel.CHECK_TOL * (1.0 + abs(v))):  # the simplex lost the optimum to rounding
-        ok, v2, gap2, sz = kernel.solve_by_supports(M, k, wI, wJ, ws_i, A, z, mark, xs, ys, kernel.WARM_TOL)
+        ok, v2, gap2, sz = kernel.solve_by_supports(
+            M, k1, k2, wI, wJ, ws_i, A, z, mark, xs, ys, kernel.WARM_TOL
+        )
         if ok:
             v, gap = v2, gap2
         ws[ws_i] = sz  # the support found (0: none) is the next game's guess
@@ -580,12 +583,14 @@ def _pattern_points(
     if not kernel.pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pab[0], pab[1]):
         st[4] += 1
         return
+    ka, kb = k, k  # the bids kept after merging equivalent ones (kernel.merge_equivalent_bids)
     if k > 1:
         _children_blocks(k, code_off, pgrp, poff, poff_off, cidx, cgrp, cblk)
+        ka, kb = kernel.merge_equivalent_bids(k, cidx, csign, outc, cgrp, cblk, pab[0], pab[1])
     nt = 0  # the tied bid pairs (equal strengths): their continuation depends on the pot
     tg = -1  # the tie children's group
-    for a in range(k):
-        for b in range(k):
+    for a in range(ka):
+        for b in range(kb):
             if outc[a, b] == 0:
                 tie_a[nt] = a
                 tie_b[nt] = b
@@ -612,8 +617,8 @@ def _pattern_points(
             count += 1
             pv = pval[p]
             rc = rank_of_mask[mask & ~(1 << p)] if k > 1 else 0
-            for a in range(k):
-                for b in range(k):
+            for a in range(ka):
+                for b in range(kb):
                     o = outc[a, b]
                     cont = 0.0
                     if k > 1 and (o != 0 or not carry):  # child pot 0 = the subset's first state
@@ -628,8 +633,8 @@ def _pattern_points(
                 if gminj[kbase + j] > jmax:
                     continue
                 pot = (gkeys[kbase + j] - T) // W
-                for a in range(k):
-                    for b in range(k):
+                for a in range(ka):
+                    for b in range(kb):
                         M[a, b] = base[a, b] + outc[a, b] * pot
                 if carry and k > 1:
                     key = (pot + pv) * W + T  # pots ascend, and so do the children's
@@ -645,7 +650,7 @@ def _pattern_points(
                         for t in range(nt):
                             M[tie_a[t], tie_b[t]] = 0.0
                 acc[j] += _solve(
-                    M, k, warm, ws, wI, wJ, p if j else first + p, tab, basis, xs, ys, A, z, mark, R, st
+                    M, ka, kb, warm, ws, wI, wJ, p if j else first + p, tab, basis, xs, ys, A, z, mark, R, st
                 )
                 if j == 0:
                     _copy_support(ws, wI, wJ, first + p, p)
@@ -727,8 +732,10 @@ def _pattern_win(
     if not kernel.pattern_children_ws(code, k, codes, code_off, cidx, csign, outc, pab[0], pab[1]):
         st[4] += 1
         return
+    ka, kb = k, k  # the bids kept after merging equivalent ones (kernel.merge_equivalent_bids)
     if k > 1:
         _children_blocks(k, code_off, pgrp, poff, poff_off, cidx, cgrp, cblk)
+        ka, kb = kernel.merge_equivalent_bids(k, cidx, csign, outc, cgrp, cblk, pab[0], pab[1])
     ws[:] = 0
     first = len(pval)
     nsub = mask_off[k + 1] - mask_off[k]
@@ -763,8 +770,8 @@ def _pattern_win(
                 else:
                     for q in range(18):
                         crank[q] = -2  # not looked up yet
-                    for a in range(k):
-                        for b in range(k):
+                    for a in range(ka):
+                        for b in range(kb):
                             sg = csign[a, b]
                             o = outc[a, b]
                             dg = cgrp[a, b] - g
@@ -785,7 +792,7 @@ def _pattern_win(
                             else:
                                 M[a, b] = sg * np.float64(prev[cblk[a, b] + at])
                 slot = p if nfirst else first + p
-                acc[j] += _solve(M, k, warm, ws, wI, wJ, slot, tab, basis, xs, ys, A, z, mark, R, st)
+                acc[j] += _solve(M, ka, kb, warm, ws, wI, wJ, slot, tab, basis, xs, ys, A, z, mark, R, st)
                 if not nfirst:
                     _copy_support(ws, wI, wJ, first + p, p)
                 nfirst += 1

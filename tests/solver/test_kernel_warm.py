@@ -85,6 +85,37 @@ def test_wrong_support_falls_back_to_the_simplex():
     assert not ok
 
 
+def test_a_mixed_game_whose_smallest_entry_is_one_reports_its_real_support():
+    # the simplex's shift is 1 - (smallest entry): 0 here, which once read as "a pure saddle
+    # point, no LP" and left the previous game's support (stale indices) as the next guess
+    M = np.array([[1.0, 3.0], [3.0, 1.0]])  # mixed, value 2
+    work = _work(2)
+    work[4][0, 0], work[5][0, 0] = 1, 1  # a stale one-cell support from an earlier game
+    v, gap, s, hit = _warm(M, 0, work)
+    assert not hit and abs(v - 2.0) < 1e-12 and gap < 1e-12
+    assert s == 2 and sorted(work[4][0, :2]) == [0, 1] and sorted(work[5][0, :2]) == [0, 1]
+    # that support is right for the next game: a hit, not a wrong one-cell guess taken
+    v2, gap2, s2, hit2 = _warm(M + np.array([[0.5, -0.5], [-0.5, 0.5]]), s, work)
+    assert hit2 and abs(v2 - 2.0) < 1e-12 and s2 == 2
+
+
+def test_a_guessed_support_is_checked_on_a_rectangular_game():
+    # after merging equivalent bids the layer kernels solve k1 x k2 games (k1 != k2)
+    M = np.zeros((3, 3))
+    M[:3, :2] = [[10.25, 2.0], [9.0, 7.0], [8.0, 12.0]]
+    work = _work(3)
+    tab, basis, x, y, sup_i, sup_j, A, z, mark, R = work
+    v, gap, s, hit = kernel.solve_game_warm(M, 3, 2, tab, basis, x, y, sup_i, sup_j, 0, 0, A, z, mark, R)
+    assert not hit and gap < 1e-12 and s == 2
+    assert max(sup_i[0, :s]) < 3 and max(sup_j[0, :s]) < 2
+    # the value of the LP: max over x of min over the two columns
+    grid = np.linspace(0, 1, 20001)
+    best = max(min(g * 10.25 + (1 - g) * 8.0, g * 2.0 + (1 - g) * 12.0) for g in grid)
+    assert abs(v - best) < 1e-3
+    v2, gap2, s2, hit2 = kernel.solve_game_warm(M, 3, 2, tab, basis, x, y, sup_i, sup_j, 0, s, A, z, mark, R)
+    assert hit2 and abs(v2 - v) < 1e-12
+
+
 def _layers(lay, warm):
     out, prev, st = [None], None, np.zeros(NSTATS)
     for k in range(1, lay.top + 1):

@@ -17,7 +17,7 @@ def _fallback(M):
     k = M.shape[0]
     rows, cols, A, z, piv = kernel.support_workspace(k)  # what the format-1 kernel passes
     x, y = np.empty(k), np.empty(k)
-    ok, v, gap, s = kernel.solve_by_supports(M, k, rows, cols, 0, A, z, piv, x, y, kernel.WARM_TOL)
+    ok, v, gap, s = kernel.solve_by_supports(M, k, k, rows, cols, 0, A, z, piv, x, y, kernel.WARM_TOL)
     return ok, v, gap, s, x, y, rows[0, :s], cols[0, :s]
 
 
