@@ -106,8 +106,8 @@ def game_workspace(k):
 @njit(cache=True)
 def support_workspace(k):
     """Workspaces of :func:`solve_by_supports` for ``k x k`` games: ``(I, J, A, z, piv)``
-    (one support slot each for the rows and the columns, the bordered system, its
-    right-hand sides and pivots)."""
+    (one support slot each for the rows and the columns, the shifted support matrix,
+    its right-hand sides and pivots)."""
     return (
         np.zeros((1, k), dtype=np.int64),
         np.zeros((1, k), dtype=np.int64),
@@ -554,23 +554,30 @@ def _saddle_on_support(M, k1, k2, i0, j0, x, y):
 
 
 @njit(cache=True, inline="always")
-def _bordered_lu(M, I, J, w, s, A, z, piv):
-    """Build the bordered matrix ``B`` of :func:`solve_on_support` in ``A`` and factor it
-    in place, ``P B = L U`` (partial pivoting; L unit lower, below the diagonal; the
-    row swaps in ``piv``, the reciprocal pivots in ``z[2n:3n]``, ``n = s + 1``).
-    Returns False when ``B`` is (nearly) singular."""
+def _shifted_lu(M, I, J, w, s, A, z, piv):
+    """Build the shifted support matrix ``C = M_IJ + c`` of :func:`solve_on_support`
+    (``c = 1 - min M_IJ``, so every entry is at least 1) in ``A`` and factor it in
+    place, ``P C = L U`` (partial pivoting; L unit lower, below the diagonal; the row
+    swaps in ``piv``, the reciprocal pivots in ``z[2n:2n + s]``, ``c`` in ``z[3n - 1]``,
+    ``n = s + 1``). Returns False when ``C`` is (nearly) singular."""
     n = s + 1
+    lo = 1e300
+    for r in range(s):
+        ir = I[w, r]
+        for c in range(s):
+            t = M[ir, J[w, c]]
+            A[r, c] = t
+            if t < lo:
+                lo = t
+    sh = 1.0 - lo
+    z[3 * n - 1] = sh
     for r in range(s):
         for c in range(s):
-            A[r, c] = M[I[w, r], J[w, c]]
-        A[r, s] = -1.0
+            A[r, c] += sh
     for c in range(s):
-        A[s, c] = 1.0
-    A[s, s] = 0.0
-    for c in range(n):  # P B = L U in place (L unit lower, below the diagonal)
         p = c
         big = abs(A[c, c])
-        for r in range(c + 1, n):
+        for r in range(c + 1, s):
             if abs(A[r, c]) > big:
                 big = abs(A[r, c])
                 p = r
@@ -578,69 +585,84 @@ def _bordered_lu(M, I, J, w, s, A, z, piv):
             return False
         piv[c] = p
         if p != c:
-            for j in range(n):
+            for j in range(s):
                 t = A[c, j]
                 A[c, j] = A[p, j]
                 A[p, j] = t
         inv = 1.0 / A[c, c]
-        z[2 * n + c] = inv  # reciprocal pivots, reused by both triangular solves
-        for r in range(c + 1, n):
+        z[2 * n + c] = inv
+        for r in range(c + 1, s):
             f = A[r, c] * inv
             A[r, c] = f
             if f != 0.0:
-                for j in range(c + 1, n):
+                for j in range(c + 1, s):
                     A[r, j] -= f * A[c, j]
     return True
 
 
 @njit(cache=True, inline="always")
 def _support_columns(s, A, z, piv):
-    """The columns' system ``B (y, v) = e`` from the factors of :func:`_bordered_lu`:
-    ``(y, v)`` into ``z[:n]``."""
+    """The columns' system ``C y' = 1`` from the factors of :func:`_shifted_lu`:
+    ``y = y' / sum(y')`` into ``z[:s]`` and ``v = 1 / sum(y') - c`` into ``z[s]``.
+    Returns False when ``sum(y')`` is not positive (no equalising strategy)."""
     n = s + 1
-    for r in range(n):
-        z[r] = 0.0
-    z[s] = 1.0
-    for c in range(n):
-        p = piv[c]
-        if p != c:
-            t = z[c]
-            z[c] = z[p]
-            z[p] = t
-    for r in range(1, n):
+    for r in range(s):
+        z[r] = 1.0
+    for r in range(1, s):
         t = z[r]
         for j in range(r):
             t -= A[r, j] * z[j]
         z[r] = t
-    for r in range(n - 1, -1, -1):
+    tot = 0.0
+    for r in range(s - 1, -1, -1):
         t = z[r]
-        for j in range(r + 1, n):
+        for j in range(r + 1, s):
             t -= A[r, j] * z[j]
-        z[r] = t * z[2 * n + r]
+        t *= z[2 * n + r]
+        z[r] = t
+        tot += t
+    if not tot > 0.0:
+        return False
+    inv = 1.0 / tot
+    for r in range(s):
+        z[r] *= inv
+    z[s] = inv - z[3 * n - 1]
+    return True
 
 
 @njit(cache=True, inline="always")
 def _support_rows(s, A, z, piv):
-    """The rows' system ``B' (x, w) = -e`` (``v = -w``) from the factors of
-    :func:`_bordered_lu`: ``U' q = -e, L' t = q, (x, w) = P' t`` into ``z[n:2n]``."""
+    """The rows' system ``C' x' = 1`` from the factors of :func:`_shifted_lu`
+    (``U' q = 1, L' t = q, x' = P' t``): ``x = x' / sum(x')`` into ``z[n:n + s]`` and
+    ``-v`` into ``z[n + s]``. Returns False when ``sum(x')`` is not positive."""
     n = s + 1
     u = n
-    for r in range(n):
-        t = -1.0 if r == s else 0.0
+    for r in range(s):
+        t = 1.0
         for j in range(r):
             t -= A[j, r] * z[u + j]
         z[u + r] = t * z[2 * n + r]
-    for r in range(n - 2, -1, -1):
+    for r in range(s - 2, -1, -1):
         t = z[u + r]
-        for j in range(r + 1, n):
+        for j in range(r + 1, s):
             t -= A[j, r] * z[u + j]
         z[u + r] = t
-    for c in range(n - 1, -1, -1):
+    for c in range(s - 1, -1, -1):
         p = piv[c]
         if p != c:
             t = z[u + c]
             z[u + c] = z[u + p]
             z[u + p] = t
+    tot = 0.0
+    for r in range(s):
+        tot += z[u + r]
+    if not tot > 0.0:
+        return False
+    inv = 1.0 / tot
+    for r in range(s):
+        z[u + r] *= inv
+    z[u + s] = z[3 * n - 1] - inv
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -678,10 +700,18 @@ def _support_gap(M, k1, k2, I, J, w, s, x, y):
 def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
     """Solve the game ``M[:k1, :k2]`` on a guessed square support (rows ``I[w, :s]``,
     columns ``J[w, :s]``): the equalising systems ``M_IJ y_J = v 1``, ``x_I' M_IJ = v 1'``
-    with weights summing to 1. Both are the bordered matrix
-    ``B = [[M_IJ, -1], [1', 0]]``: ``B (y, v) = e`` and ``B' (x, -v) = -e``
-    (``e`` the last unit vector), so one LU factorisation (partial pivoting)
-    serves both.
+    with weights summing to 1. With the shift ``c = 1 - min M_IJ`` and
+    ``C = M_IJ + c`` (entries >= 1, so a solution has value ``v + c >= 1``), they are
+    ``C y' = 1`` and ``C' x' = 1`` with ``y = y' / sum(y')``, ``x = x' / sum(x')`` and
+    ``v + c = 1 / sum(y') = 1 / sum(x')`` (the completely mixed game's formula,
+    Shapley and Snow 1950, "Basic solutions of discrete games"): one LU factorisation
+    of the ``s x s`` matrix ``C`` (partial pivoting) serves both; the value returned is
+    the mean of the two. On the kernel of Shapley and Snow's theorem (a square support
+    with optimal equalising strategies whose matrix, shifted by any constant that makes
+    the value nonzero, is nonsingular) ``C`` is nonsingular too, so
+    :func:`solve_by_supports` still finds it: ``det C = (v + c) 1' adj(M_IJ) 1`` (the
+    adjugate's sum does not change when a constant is added to every entry; it is
+    nonzero on the kernel), and ``v + c >= 1``.
 
     Args:
         A: float64 workspace, at least ``(s + 1) x (s + 1)``; z: float64, length
@@ -689,7 +719,7 @@ def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
         x, y: outputs (length >= k1 / k2), zero off the support.
 
     Returns:
-        ``(ok, value, gap)``: ok is False when ``B`` is singular or a weight is
+        ``(ok, value, gap)``: ok is False when ``C`` is singular or a weight is
         negative (the support is wrong); else gap = the guarantee gap of (x, y)
         on the whole matrix (:func:`guarantee_gap`). A pure saddle point
         (``s == 1``) is read off directly. Allocates nothing; its steps are
@@ -697,14 +727,12 @@ def solve_on_support(M, k1, k2, I, J, w, s, A, z, piv, x, y):
     """
     if s == 1:
         return _saddle_on_support(M, k1, k2, I[w, 0], J[w, 0], x, y)
-    if not _bordered_lu(M, I, J, w, s, A, z, piv):
+    if not _shifted_lu(M, I, J, w, s, A, z, piv):
         return False, 0.0, 0.0
-    _support_columns(s, A, z, piv)
-    if _negative_weight(z, 0, s):  # a wrong support, found before the second solve
+    if not _support_columns(s, A, z, piv) or _negative_weight(z, 0, s):
         return False, 0.0, 0.0
-    _support_rows(s, A, z, piv)
     u = s + 1
-    if _negative_weight(z, u, s):
+    if not _support_rows(s, A, z, piv) or _negative_weight(z, u, s):
         return False, 0.0, 0.0
     for i in range(k1):
         x[i] = 0.0
