@@ -85,6 +85,19 @@ def test_wrong_support_falls_back_to_the_simplex():
     assert not ok
 
 
+def test_a_support_whose_own_matrix_is_singular_is_solved_through_the_shift():
+    # matching pennies: M_IJ is singular (det 0) and the value is 0, so the unshifted
+    # formula v = 1 / (1' M^-1 1) has nothing to invert; M + c (c = 1 - min M = 2) has
+    for scale in (1.0, 4.0):
+        M = scale * np.array([[1.0, -1.0], [-1.0, 1.0]])
+        for offset in (0.0, -7.5, 30.0):  # value 0, then a negative and a large positive one
+            work = _work(2)
+            work[4][0, :2], work[5][0, :2] = [0, 1], [1, 0]  # the full support, in any order
+            v, gap, s, hit = _warm(M + offset, 2, work)
+            assert hit and s == 2 and abs(v - offset) < 1e-12 and gap < 1e-12
+            assert np.allclose(work[2][:2], 0.5) and np.allclose(work[3][:2], 0.5)
+
+
 def test_a_mixed_game_whose_smallest_entry_is_one_reports_its_real_support():
     # the simplex's shift is 1 - (smallest entry): 0 here, which once read as "a pure saddle
     # point, no LP" and left the previous game's support (stale indices) as the next guess
