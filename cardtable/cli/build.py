@@ -7,13 +7,13 @@ person would type:
 
 - **carry-over ties**: when the whole table is estimated at more than
   :data:`LOW_FIRST_SECONDS` of one core (13 cards; 12 cards: 9 min), first its low layers
-  ``--layers 6`` (13 cards: about 8 min; the bot is then exact from 9 cards left); then
-  the whole table (format 2, compact layout, resumable by layer; 13 cards: about 1.1 h of one
+  ``--layers 6`` (13 cards: about 7 min; the bot is then exact from 9 cards left); then
+  the whole table (format 2, compact layout, resumable by layer; 13 cards: about 1.0 h of one
   core, 1.8 GiB of memory, 3.8 GiB of disk by the estimate) when it fits this machine now: its
   memory at most
   :data:`MEMORY_SHARE` of the memory available, its disk at most what is free;
 - **discard ties**: the whole table (format 2, resumable by layer, what the carry-over
-  approximation reads; 13 cards: about 17 min, 592 MiB of memory, 644 MiB of disk; a
+  approximation reads; 13 cards: about 16 min, 592 MiB of memory, 644 MiB of disk; a
   format-1 file already in the cache counts as complete).
 
 A table already complete is not built again; one whose lock file another process holds
@@ -90,7 +90,7 @@ class BuildStep:
 
     def describe(self) -> str:
         """The command and its estimate: ``cardtable solve ... (1.46e+09 matrix games; 534.0
-        MiB of memory, 968.0 MiB of disk; about 8 min on 1 core; resumable)``."""
+        MiB of memory, 968.0 MiB of disk; about 7 min on 1 core; resumable)``."""
         again = "resumable" if self.needs.table_format == 2 else "not resumable: a stopped build starts over"
         return f"`{self.command}` ({self.needs.describe()}; {again})"
 

@@ -28,10 +28,10 @@ from .tables import full_layout
 #: 10,11,12`, then `--fit bench/results/estimates.jsonl`; docs/solver.md, Estimates and
 #: refusals).
 GAME_PRICE_NS: dict[tuple[str, str], tuple[float, float, float]] = {
-    ("carry", "points"): (0.0, 9.24, 318.7),
-    ("carry", "win"): (67.5, 17.31, 145.1),
-    ("discard", "points"): (118.8, 9.44, 0.0),
-    ("discard", "win"): (0.0, 10.88, 2996.9),
+    ("carry", "points"): (0.0, 7.56, 575.0),
+    ("carry", "win"): (22.5, 17.61, 589.7),
+    ("discard", "points"): (0.0, 10.61, 0.0),
+    ("discard", "win"): (0.0, 10.57, 2225.1),
 }
 #: Format 1's in-memory kernel (no warm start), nanoseconds per game x k^2: the 13-card
 #: discard solve, 8.82e10 games x k^2 in 32 min of one core.
