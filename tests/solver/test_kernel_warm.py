@@ -87,7 +87,8 @@ def test_wrong_support_falls_back_to_the_simplex():
 
 def test_a_support_whose_own_matrix_is_singular_is_solved_through_the_shift():
     # matching pennies: M_IJ is singular (det 0) and the value is 0, so the unshifted
-    # formula v = 1 / (1' M^-1 1) has nothing to invert; M + c (c = 1 - min M = 2) has
+    # formula v = 1 / (1' M^-1 1) has nothing to invert; M + c (c = 1 - min M) has every
+    # entry at least 1 and is nonsingular ([[3, 1], [1, 3]] at scale 1, for every offset)
     for scale in (1.0, 4.0):
         M = scale * np.array([[1.0, -1.0], [-1.0, 1.0]])
         for offset in (0.0, -7.5, 30.0):  # value 0, then a negative and a large positive one
