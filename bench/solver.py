@@ -7,6 +7,8 @@
     python bench/solver.py --layouts 10,11,12 --no-format1 --no-cold --threads 2   # full vs compact
     python bench/solver.py --backends 9 [--cuda]      # threads vs Ray 1 / 2 workers [vs CUDA]
     python bench/solver.py --estimates 10,11,12       # estimate vs measured CPU, both tie rules and objectives
+    python bench/solver.py --estimates 12 --ties carry --objectives win --keep /var/tmp/est --upto 6
+                                                 # the same, in parts: run again (without --upto) to resume
     python bench/solver.py --fit bench/results/estimates.jsonl   # the per-game prices from those runs
     CARDTABLE_CACHE=/tmp/ctcache python bench/solver.py --versus 13:discard:10000
 
@@ -117,6 +119,8 @@ def lean(config: dict) -> dict:
     with tempfile.TemporaryDirectory(dir=config.get("dir")) as tmp:
         # load (or compile) the kernels for these array types first: not part of the solve time
         solve_layered(Ruleset(cards=4, tie_rule=config["ties"]), config["objective"], Path(tmp) / "warm", be)
+        if "folder" in config:  # kept: a run that resumes where an earlier one stopped
+            return kept(config, rs, lay, be, estimate, t_layout)
         folder = Path(tmp) / "t"
         c0 = time.process_time()
         manifest = solve_layered(rs, config["objective"], folder, be, lay=lay)
@@ -145,6 +149,91 @@ def lean(config: dict) -> dict:
             },
             "layers": [(x["k"], x["games"], x["seconds"]) for x in manifest["layers"]],
         }
+
+
+def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
+    """``lean``'s solve into the kept folder ``config["folder"]``, resuming its finished layers
+    and stopping after layer ``config["upto"]`` when given. The measured CPU is the sum of the
+    layers' own ``cpu_seconds`` (each layer is solved whole within one run: an interrupted
+    layer is solved again and only its finished run counts), so a solve longer than one
+    sitting is measured in parts. Each run appends its layers and peak memory to the folder's
+    ``bench-runs.jsonl``; the peak reported is the largest of them."""
+    from pathlib import Path
+
+    from cardtable.solver import Position
+    from cardtable.solver.estimate import price_terms
+    from cardtable.solver.layers import open_layered, solve_layered
+    from cardtable.solver.lean import reachable_games
+
+    folder = Path(config["folder"])
+    upto = config.get("upto")
+    c0 = time.process_time()
+    manifest = solve_layered(rs, config["objective"], folder, be, lay=lay, upto=upto)
+    st = manifest["stats"]
+    solved = [x["k"] for x in manifest["layers"] if x["k"] not in st["resumed_layers"]]
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    with open(folder / "bench-runs.jsonl", "a") as f:
+        f.write(
+            json.dumps(
+                {
+                    "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                    "solved_layers": solved,
+                    "cpu_s": time.process_time() - c0,
+                    "peak_mb": peak_mb,
+                    "loadavg": os.getloadavg(),
+                }
+            )
+            + "\n"
+        )
+    runs = [json.loads(x) for x in (folder / "bench-runs.jsonl").read_text().splitlines() if x.strip()]
+    metas = [json.loads((folder / f"layer-{x['k']:02d}.json").read_text()) for x in manifest["layers"]]
+    missing = [m["k"] for m in metas if "cpu_seconds" not in m]
+    if missing:
+        raise SystemExit(
+            f"layers {missing} of {folder} record no cpu_seconds: delete the folder and start again"
+        )
+    price = estimate_price(config)
+    per_layer = []
+    for m in metas:
+        terms = price_terms(lay, m["k"], reachable_games(lay, m["k"])[1])
+        per_layer.append(
+            (
+                m["k"],
+                m["games"],
+                m["cpu_seconds"],
+                sum(a * b for a, b in zip(terms, price, strict=True)) * 1e-9,
+            )
+        )
+    out = {
+        "kept": str(folder),
+        "upto": manifest.get("upto"),
+        "per_layer": per_layer,  # (k, games, CPU s, estimate s)
+        "bench_runs": len(runs),
+        "warm": [(m["k"], m.get("warm_hits", 0), m.get("warm_misses", 0), m["games"]) for m in metas],
+        "positions": st["positions"],
+        "games": st["games"],
+        "layout_s": t_layout,
+        "cpu_s": sum(m["cpu_seconds"] for m in metas),
+        "max_gap": st["max_gap"],
+        "disk_gib": sum(p.stat().st_size for p in folder.iterdir() if p.name.startswith("layer-")) / 2**30,
+        "peak_mb": max(r["peak_mb"] for r in runs),
+        "estimate": {
+            "cpu_s": estimate.cpu_seconds,
+            "memory_gib": estimate.memory_bytes / 2**30,
+            "disk_gib": estimate.disk_bytes / 2**30,
+        },
+        "layers": [(m["k"], m["games"], m["cpu_seconds"]) for m in metas],
+    }
+    if manifest.get("upto") is None:
+        f = frozenset(rs.deck)
+        out["value"] = open_layered(folder, verify=False).value(Position(f, (f, f)))
+    return out
+
+
+def estimate_price(config: dict) -> tuple[float, float, float]:
+    from cardtable.solver.estimate import GAME_PRICE_NS
+
+    return GAME_PRICE_NS[(config["ties"], config["objective"])]
 
 
 def layouts(ns: list[int], threads: int, format1: bool = True, cold: bool = True) -> None:
@@ -202,11 +291,23 @@ def layouts(ns: list[int], threads: int, format1: bool = True, cold: bool = True
                 print(f"|   | warm-start hits | {rate} | | | | | | | |", flush=True)
 
 
-def estimates(ns: list[int], ties: list[str], objectives: list[str], log: str) -> None:
+def estimates(
+    ns: list[int],
+    ties: list[str],
+    objectives: list[str],
+    log: str,
+    keep: str | None = None,
+    upto: int | None = None,
+) -> None:
     """What ``cardtable solve`` writes by default (format 2, compact with carry-over ties),
     one thread, one process per game: the estimate (:func:`cardtable.solver.estimate.estimate_solve`)
     beside the measured CPU seconds, peak memory and disk. Each run is appended to ``log``
-    (JSON lines, with its layers' games and seconds: what ``--fit`` reads)."""
+    (JSON lines, with its layers' games and seconds: what ``--fit`` reads).
+
+    With ``keep``, each game is solved into the folder ``keep/N-TIES-OBJECTIVE``, which stays:
+    a later run resumes it (see :func:`kept`), and ``upto`` stops each run after that layer.
+    A run that ends before the top layer prints its layers (measured beside estimated) and
+    writes nothing to ``log``."""
     print("\n## Estimate vs measured: format 2 (compact with carry-over ties), one thread")
     print(
         "| n | ties | objective | matrix games | CPU s | estimate s | estimate / measured | peak GiB (est.) | disk GiB (est.) |"
@@ -216,9 +317,21 @@ def estimates(ns: list[int], ties: list[str], objectives: list[str], log: str) -
         for tie in ties:
             for obj in objectives:
                 cfg = {"kind": "lean", "cards": n, "ties": tie, "objective": obj, "compact": tie == "carry"}
+                if keep:
+                    cfg.update(folder=os.path.join(keep, f"{n}-{tie}-{obj}"), upto=upto)
                 r = run_child(cfg, timeout=6 * 3600)
                 if "error" in r:
                     print(f"| {n} | {tie} | {obj} | error: {r['error']} |", flush=True)
+                    continue
+                if keep:
+                    print(f"|   | layers (k: CPU s / estimate s) | {layer_text(r)} | | | | | | |", flush=True)
+                if r.get("upto") is not None:
+                    done = sum(c for _, _, c, _ in r["per_layer"])
+                    print(
+                        f"| {n} | {tie} | {obj} | layers 1-{r['upto']}: {r['games']:,} | {done:.1f} | "
+                        f"{sum(e for *_, e in r['per_layer']):.1f} | (partial: run again to resume) | | |",
+                        flush=True,
+                    )
                     continue
                 e = r["estimate"]
                 print(
@@ -232,6 +345,10 @@ def estimates(ns: list[int], ties: list[str], objectives: list[str], log: str) -
                         json.dumps({**cfg, **r, "cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d")})
                         + "\n"
                     )
+
+
+def layer_text(r: dict) -> str:
+    return ", ".join(f"{k}: {c:.0f} / {e:.0f}" for k, _, c, e in r["per_layer"] if c >= 1 or e >= 1)
 
 
 def fit(log: str) -> None:
@@ -422,6 +539,12 @@ def main() -> None:
     ap.add_argument(
         "--log", default="bench/results/estimates.jsonl", help="with --estimates: runs appended here"
     )
+    ap.add_argument(
+        "--keep",
+        help="with --estimates: solve into FOLDER/N-TIES-OBJECTIVE and keep it, so that the same "
+        "command resumes a solve longer than one sitting (CPU summed over the layers' own runs)",
+    )
+    ap.add_argument("--upto", type=int, help="with --keep: stop each solve after this layer")
     ap.add_argument("--fit", help="a JSON-lines log of --estimates runs: fit the per-game prices")
     ap.add_argument(
         "--cuda", action="store_true", help="with --backends: also the CUDA backend (needs a GPU)"
@@ -437,7 +560,9 @@ def main() -> None:
         return
     if args.estimates:
         ns = [int(x) for x in args.estimates.split(",")]
-        estimates(ns, args.ties.split(","), args.objectives.split(","), args.log)
+        if args.upto and not args.keep:
+            ap.error("--upto needs --keep")
+        estimates(ns, args.ties.split(","), args.objectives.split(","), args.log, args.keep, args.upto)
         return
     if args.fit:
         fit(args.fit)

@@ -438,7 +438,7 @@ def _solve_layer_into(
     """
     path = _layer_file(folder, k)
     part = path.with_name(path.name + ".partial")
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     try:
         st, sha = backend.solve_layer(
             lay, k, prev, _layer_file(folder, k - 1) if k > 1 else None, part, progress
@@ -456,6 +456,8 @@ def _solve_layer_into(
         "positions": int(st[1]),
         "max_gap": float(st[2]),
         "seconds": time.perf_counter() - t1,
+        # this process's CPU seconds (all its threads; not Ray's worker processes)
+        "cpu_seconds": time.process_time() - c1,
         "backend": backend.name,
     }
     if len(st) > 6:  # warm-start hits and misses (the CUDA backend solves cold)
