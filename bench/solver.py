@@ -161,7 +161,7 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
     from pathlib import Path
 
     from cardtable.solver import Position
-    from cardtable.solver.estimate import price_terms
+    from cardtable.solver.estimate import GAME_PRICE_NS, layer_cpu_ns
     from cardtable.solver.layers import open_layered, solve_layered
     from cardtable.solver.lean import reachable_games
 
@@ -192,18 +192,16 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
         raise SystemExit(
             f"layers {missing} of {folder} record no cpu_seconds: delete the folder and start again"
         )
-    price = estimate_price(config)
-    per_layer = []
-    for m in metas:
-        terms = price_terms(lay, m["k"], reachable_games(lay, m["k"])[1])
-        per_layer.append(
-            (
-                m["k"],
-                m["games"],
-                m["cpu_seconds"],
-                sum(a * b for a, b in zip(terms, price, strict=True)) * 1e-9,
-            )
+    price = GAME_PRICE_NS[(config["ties"], config["objective"])]
+    per_layer = [
+        (
+            m["k"],
+            m["games"],
+            m["cpu_seconds"],
+            layer_cpu_ns(lay, m["k"], reachable_games(lay, m["k"])[1], price) * 1e-9,
         )
+        for m in metas
+    ]
     out = {
         "kept": str(folder),
         "upto": manifest.get("upto"),
@@ -228,12 +226,6 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
         f = frozenset(rs.deck)
         out["value"] = open_layered(folder, verify=False).value(Position(f, (f, f)))
     return out
-
-
-def estimate_price(config: dict) -> tuple[float, float, float]:
-    from cardtable.solver.estimate import GAME_PRICE_NS
-
-    return GAME_PRICE_NS[(config["ties"], config["objective"])]
 
 
 def layouts(ns: list[int], threads: int, format1: bool = True, cold: bool = True) -> None:

@@ -164,13 +164,7 @@ def estimate_solve(
     solved = [reachable_games(lay, k) for k in range(top + 1)]  # (positions, games)
     games = sum(g for _, g in solved)
     price = GAME_PRICE_NS[(ruleset.tie_rule, objective)]
-    cpu = (
-        sum(
-            sum(p * t for p, t in zip(price, price_terms(lay, k, g), strict=True))
-            for k, (_, g) in enumerate(solved)
-        )
-        * 1e-9
-    )
+    cpu = sum(layer_cpu_ns(lay, k, g, price) for k, (_, g) in enumerate(solved)) * 1e-9
     read = max(sizes[:-1]) if len(sizes) > 1 else 0  # layer k - 1 is read while k is written
     layout_bytes = sum(a.nbytes for a in lay.arrays().values())
     # the kernels' slot map is held beside the layout while they run, never written
@@ -192,6 +186,12 @@ def price_terms(lay, k: int, games: int) -> tuple[int, int, int]:
     counts them, chains = patterns x prize subsets x k prizes (0 at k = 0)."""
     nsub = int(lay.so_off[k + 1] - lay.so_off[k]) - 1 if k > 0 else 0
     return games, games * k * k, lay.npat(k) * nsub * k
+
+
+def layer_cpu_ns(lay, k: int, games: int, price: tuple[float, float, float]) -> float:
+    """Estimated CPU nanoseconds of layer ``k`` of ``lay`` (one thread) at ``price``, a
+    :data:`GAME_PRICE_NS` entry: the prices times :func:`price_terms`."""
+    return sum(p * t for p, t in zip(price, price_terms(lay, k, games), strict=True))
 
 
 #: Bytes of a format-1 file besides its arrays: magic, version, JSON header, its digest
