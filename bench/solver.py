@@ -167,6 +167,12 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
 
     folder = Path(config["folder"])
     upto = config.get("upto")
+    # refused before hours of solving, not after: a finished layer without its CPU seconds
+    missing = sorted(
+        p.name for p in folder.glob("layer-*.json") if "cpu_seconds" not in json.loads(p.read_text())
+    )
+    if missing:
+        raise SystemExit(f"{missing} in {folder} record no cpu_seconds: delete the folder and start again")
     c0 = time.process_time()
     manifest = solve_layered(rs, config["objective"], folder, be, lay=lay, upto=upto)
     st = manifest["stats"]
@@ -187,11 +193,6 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
         )
     runs = [json.loads(x) for x in (folder / "bench-runs.jsonl").read_text().splitlines() if x.strip()]
     metas = [json.loads((folder / f"layer-{x['k']:02d}.json").read_text()) for x in manifest["layers"]]
-    missing = [m["k"] for m in metas if "cpu_seconds" not in m]
-    if missing:
-        raise SystemExit(
-            f"layers {missing} of {folder} record no cpu_seconds: delete the folder and start again"
-        )
     price = GAME_PRICE_NS[(config["ties"], config["objective"])]
     per_layer = [
         (

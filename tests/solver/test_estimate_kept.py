@@ -46,6 +46,7 @@ def test_layers_without_their_cpu_seconds_are_refused(tmp_path):
     out = bench(tmp_path)
     assert "record no cpu_seconds" in out.stdout + out.stderr
     assert not (tmp_path / "log.jsonl").exists()
+    assert not (tmp_path / "kept" / "6-carry-win" / "layer-03.json").exists()  # refused before solving
 
 
 def test_upto_needs_keep(tmp_path):
