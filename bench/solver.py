@@ -9,6 +9,8 @@
     python bench/solver.py --estimates 10,11,12       # estimate vs measured CPU, both tie rules and objectives
     python bench/solver.py --estimates 12 --ties carry --objectives win --keep /var/tmp/est --upto 6
                                                  # the same, in parts: run again (without --upto) to resume
+    python bench/solver.py --estimates 12 --ties carry --objectives win --threads 2
+                                                 # on 2 threads: CPU summed over them, wall beside hours(2)
     python bench/solver.py --fit bench/results/estimates.jsonl   # the per-game prices from those runs
     CARDTABLE_CACHE=/tmp/ctcache python bench/solver.py --versus 13:discard:10000
 
@@ -185,6 +187,7 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
                     "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
                     "solved_layers": solved,
                     "cpu_s": time.process_time() - c0,
+                    "threads": config.get("threads", 1),
                     "peak_mb": peak_mb,
                     "loadavg": os.getloadavg(),
                 }
@@ -213,6 +216,7 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
         "games": st["games"],
         "layout_s": t_layout,
         "cpu_s": sum(m["cpu_seconds"] for m in metas),
+        "solve_s": sum(m["seconds"] for m in metas),
         "max_gap": st["max_gap"],
         "disk_gib": sum(p.stat().st_size for p in folder.iterdir() if p.name.startswith("layer-")) / 2**30,
         "peak_mb": max(r["peak_mb"] for r in runs),
@@ -291,17 +295,23 @@ def estimates(
     log: str,
     keep: str | None = None,
     upto: int | None = None,
+    threads: int = 1,
 ) -> None:
     """What ``cardtable solve`` writes by default (format 2, compact with carry-over ties),
-    one thread, one process per game: the estimate (:func:`cardtable.solver.estimate.estimate_solve`)
+    one thread unless ``threads`` says more, one process per game: the estimate (:func:`cardtable.solver.estimate.estimate_solve`)
     beside the measured CPU seconds, peak memory and disk. Each run is appended to ``log``
     (JSON lines, with its layers' games and seconds: what ``--fit`` reads).
 
     With ``keep``, each game is solved into the folder ``keep/N-TIES-OBJECTIVE``, which stays:
     a later run resumes it (see :func:`kept`), and ``upto`` stops each run after that layer.
     A run that ends before the top layer prints its layers (measured beside estimated) and
-    writes nothing to ``log``."""
-    print("\n## Estimate vs measured: format 2 (compact with carry-over ties), one thread")
+    writes nothing to ``log``.
+
+    With ``threads`` > 1 the CPU seconds are summed over the threads (so they include what
+    running in parallel costs), and each row also gives the wall-clock seconds beside the
+    estimate's ``hours(threads)`` (the estimate's linear model); the record keeps ``threads``."""
+    what = "one thread" if threads == 1 else f"{threads} threads"
+    print(f"\n## Estimate vs measured: format 2 (compact with carry-over ties), {what}")
     print(
         "| n | ties | objective | matrix games | CPU s | estimate s | estimate / measured | peak GiB (est.) | disk GiB (est.) |"
     )
@@ -310,6 +320,8 @@ def estimates(
         for tie in ties:
             for obj in objectives:
                 cfg = {"kind": "lean", "cards": n, "ties": tie, "objective": obj, "compact": tie == "carry"}
+                if threads > 1:
+                    cfg["threads"] = threads
                 if keep:
                     cfg.update(folder=os.path.join(keep, f"{n}-{tie}-{obj}"), upto=upto)
                 r = run_child(cfg, timeout=6 * 3600)
@@ -333,6 +345,13 @@ def estimates(
                     f"{r['disk_gib']:.3f} ({e['disk_gib']:.3f}) |",
                     flush=True,
                 )
+                if threads > 1:
+                    wall_est = e["cpu_s"] / threads  # SolveNeeds.hours(threads), in seconds
+                    print(
+                        f"|   | wall s on {threads} threads | {r['solve_s']:.1f} | {wall_est:.1f} | "
+                        f"{wall_est / r['solve_s']:.2f} | | | | |",
+                        flush=True,
+                    )
                 with open(log, "a") as f:
                     f.write(
                         json.dumps({**cfg, **r, "cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d")})
@@ -522,11 +541,14 @@ def main() -> None:
         "heuristic (uses the solved table in the cache folder when present)",
     )
     ap.add_argument("--layouts", help="carry-over n list (e.g. 9,10,11): format 1 vs format 2 only")
-    ap.add_argument("--threads", type=int, default=1, help="threads for --layouts")
+    ap.add_argument("--threads", type=int, default=1, help="threads for --layouts and --estimates")
     ap.add_argument("--no-format1", action="store_true", help="with --layouts: format 2 only")
     ap.add_argument("--no-cold", action="store_true", help="with --layouts: no cold-kernel row")
     ap.add_argument("--backends", type=int, help="carry-over n: threads vs Ray (1 and 2 workers) [vs CUDA]")
-    ap.add_argument("--estimates", help="n list (e.g. 10,11,12): estimate vs measured, format 2, one thread")
+    ap.add_argument(
+        "--estimates",
+        help="n list (e.g. 10,11,12): estimate vs measured, format 2, one thread (or --threads)",
+    )
     ap.add_argument("--ties", default="carry,discard", help="with --estimates")
     ap.add_argument("--objectives", default="points,win", help="with --estimates")
     ap.add_argument(
@@ -555,7 +577,9 @@ def main() -> None:
         ns = [int(x) for x in args.estimates.split(",")]
         if args.upto and not args.keep:
             ap.error("--upto needs --keep")
-        estimates(ns, args.ties.split(","), args.objectives.split(","), args.log, args.keep, args.upto)
+        estimates(
+            ns, args.ties.split(","), args.objectives.split(","), args.log, args.keep, args.upto, args.threads
+        )
         return
     if args.fit:
         fit(args.fit)

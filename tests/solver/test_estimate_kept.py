@@ -54,3 +54,23 @@ def test_upto_needs_keep(tmp_path):
         [sys.executable, str(BENCH), "--estimates", "6", "--upto", "3"], capture_output=True, text=True
     )
     assert out.returncode == 2 and "--upto needs --keep" in out.stderr
+
+
+def test_threads_are_recorded_and_wall_time_is_compared(tmp_path):
+    """``--threads 2``: the record says so and a row compares the wall seconds with the
+    estimate's linear ``hours(2)`` (how the 12-card carry-over win solve fits one sitting)."""
+    out = bench(tmp_path, "--threads", "2")
+    assert out.returncode == 0, out.stderr
+    assert "2 threads" in out.stdout and "wall s on 2 threads" in out.stdout
+    (record,) = [json.loads(x) for x in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert record["threads"] == 2
+    metas = [
+        json.loads((tmp_path / "kept" / "6-carry-win" / f"layer-{k:02d}.json").read_text())
+        for k in range(1, 7)
+    ]
+    assert record["solve_s"] == sum(m["seconds"] for m in metas)
+    (run,) = [
+        json.loads(x)
+        for x in (tmp_path / "kept" / "6-carry-win" / "bench-runs.jsonl").read_text().splitlines()
+    ]
+    assert run["threads"] == 2
