@@ -42,11 +42,11 @@ import importlib
 import inspect
 import math
 import random
-import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
 from cardtable.errors import CardtableError
+from cardtable.platform.integers import number_text
 
 
 class UnknownBotError(CardtableError, ValueError):
@@ -392,25 +392,16 @@ class BotSpec:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-#: The number spellings a bot option value reads as (ASCII digits only: no ``1_000``,
-#: ``٣``, ``0x10``, ``nan`` or ``inf``; anything else stays text and its option refuses it).
-_INT_TEXT = re.compile(r"[+-]?[0-9]+")
-_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-#: The longest number text read as a number (a longer one stays text and is refused).
-_NUMBER_TEXT_MAX = 100
-
-
 #: The blanks a specification may have around its parts (ASCII only: a no-break space or
 #: a line separator stays in the value, and a number option refuses it).
 _SPACE = " \t\r\n"
 
 
 def _option_value(value: str) -> Any:
-    if len(value) <= _NUMBER_TEXT_MAX and value.isascii():
-        if _INT_TEXT.fullmatch(value):
-            return int(value)
-        if _FLOAT_TEXT.fullmatch(value):
-            return float(value)
+    # a number only in ASCII digits (number_text); anything else stays text and its option refuses it
+    number = number_text(value)
+    if number is not None:
+        return number
     return {"true": True, "false": False}.get(value, value)  # only these spellings (docs/bots.md)
 
 

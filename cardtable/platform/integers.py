@@ -1,4 +1,5 @@
-"""The one integer policy of the public API (docs/rules.md, "Whole numbers").
+"""The one integer policy of the public API (docs/rules.md, "Whole numbers"), and the one
+way a typed text becomes a number (:func:`number_text`).
 
 A whole number is anything :func:`operator.index` accepts (``int``, NumPy integers, ...)
 except ``bool``: ``3.0``, ``"3"``, ``True`` and ``Fraction(3)`` are refused, with the
@@ -21,6 +22,7 @@ ValueError: a seat must be a whole number, not True
 from __future__ import annotations
 
 import operator
+import re
 from typing import SupportsIndex, TypeGuard
 
 
@@ -44,3 +46,29 @@ def whole(value: object, what: str, error: type[Exception]) -> int:
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise error(f"{what} must be a whole number, not {shown}")
     return operator.index(value)
+
+
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def number_text(text: str, *, signed: bool = True, max_length: int = 100) -> int | float | None:
+    """The number ``text`` spells in ASCII digits, or ``None``.
+
+    An ``int`` for digits (``"12"``, ``"-3"``), a ``float`` for a decimal with an optional
+    exponent (``"0.5"``, ``".5"``, ``"1e3"``; ``"1e999"`` is infinite, for the caller's range
+    check); ``None`` for anything else: ``"1_000"``, ``"٣"``, ``"0x10"``, ``"nan"``,
+    ``"inf"``, blanks, a sign when ``signed`` is false, or more than ``max_length``
+    characters. Used by the bot options (:mod:`cardtable.platform.bot`) and the server's
+    ``--limit`` values (:mod:`cardtable.web.limits`).
+
+    >>> number_text("12"), number_text("-0.5"), number_text("1_000"), number_text("+3", signed=False)
+    (12, -0.5, None, None)
+    """
+    if len(text) > max_length or not text.isascii() or (not signed and text.startswith(("+", "-"))):
+        return None
+    if _INT_TEXT.fullmatch(text):
+        return int(text)
+    if _FLOAT_TEXT.fullmatch(text):
+        return float(text)
+    return None

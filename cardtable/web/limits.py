@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from cardtable.platform.integers import number_text
 
 
 @dataclass(frozen=True)
@@ -123,21 +124,18 @@ class Limits:
             if name in changes:  # as everywhere else: a repeated key is an error, not "the last wins"
                 raise ValueError(f"limit {name} is given twice")
             text = text.strip()
-            pattern = _INT_TEXT if types[name] == "int" else _FLOAT_TEXT
-            if len(text) > 30 or not pattern.fullmatch(text):
+            # ASCII digits, no sign (number_text: no 1_000, ٣, inf or nan)
+            value = number_text(text, signed=False, max_length=30)
+            if value is None or (types[name] == "int" and not isinstance(value, int)):
                 raise ValueError(
                     f"limit {name}: {text[:40]!r} is not a {types[name] == 'int' and 'whole ' or ''}number"
                 )
-            value = int(text) if types[name] == "int" else float(text)
+            value = value if types[name] == "int" else float(value)
             if value > COMMAND_LINE_MAX.get(name, 1e9):
                 raise ValueError(f"limit {name}: at most {COMMAND_LINE_MAX.get(name, 1e9):,g}, not {text}")
             changes[name] = value
         return dataclasses.replace(self, **changes)
 
-
-#: ``--limit`` values in ASCII digits (no ``1_000``, ``٣``, ``inf`` or ``nan``)
-_INT_TEXT = re.compile(r"[0-9]+")
-_FLOAT_TEXT = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 #: The largest value ``--limit`` takes per limit (docs/web.md, Limits): a delay or a pool
 #: size beyond these switches a limit off in effect; every other limit at most 1e9.
