@@ -1,7 +1,8 @@
 """The ``cardtable`` command line (Typer).
 
-Each command lives in its own module of this package and exposes
-``register(app)``. Modules import heavy libraries (NumPy, Numba, FastAPI)
+Each module of :data:`COMMAND_MODULES` exposes ``register(app)`` and registers its
+command or commands (``solve.py``: ``solve``, ``strategy``, ``analyze`` and ``exploit``);
+``build.py``, ``common.py``, ``conventions.py`` and ``progress.py`` are shared helpers. Modules import heavy libraries (NumPy, Numba, FastAPI)
 inside the command functions, so ``cardtable --help`` and ``cardtable play``
 start quickly.
 """

@@ -38,6 +38,8 @@ def _load_config_file(path: Path) -> dict:
         fail(f"config {path}: not valid TOML: {exc}")
     except RecursionError:
         fail(f"config {path}: not valid TOML: nested too deeply")
+    except ValueError as exc:  # tomllib's int(): a number of more than 4,300 digits
+        fail(f"config {path}: not a usable TOML value: {str(exc)[:80]}")
     known = {"bots", "ruleset", "games", "seed", "time_ms", "game"}
     unknown = sorted(set(data) - known)
     if unknown:

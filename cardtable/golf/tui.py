@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence, cast
 
@@ -49,7 +48,7 @@ from rich.text import Text
 
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec
 from cardtable.platform.names import PlayerNameError, check_player_names
-from cardtable.platform.storage import records_dir
+from cardtable.platform.storage import new_record_file
 from cardtable.tui import ABANDONED, QuitGame, Terminal
 
 from .actions import Action, Snap, format_seat, parse_action
@@ -425,18 +424,6 @@ class GolfTable:
             self.console.print(note, markup=False, highlight=False)
 
 
-def _unique_default_path(records: Sequence[GolfRecord]) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    tag = re.sub(r"[^A-Za-z0-9_-]+", "_", (records[0].seed or "fixed").split("/")[0])[:40]
-    folder = records_dir()
-    path = folder / f"golf-{stamp}-{tag}.txt"
-    k = 2
-    while path.exists():
-        path = folder / f"golf-{stamp}-{tag}-{k}.txt"
-        k += 1
-    return path
-
-
 def check_record_path(path: Path) -> None:
     """Refuse a record path that exists or whose folder is missing (nothing is overwritten or created).
 
@@ -465,14 +452,7 @@ def save_records(records: Sequence[GolfRecord], path: Path | None = None) -> Pat
         FileNotFoundError: the folder of ``path`` does not exist (it is not created).
     """
     if path is None:
-        while True:
-            target = _unique_default_path(records)
-            try:
-                with open(target, "x", encoding="utf-8") as fh:
-                    fh.write(write_text(records))
-                return target
-            except FileExistsError:  # taken meanwhile: pick the next name
-                continue
+        return new_record_file("golf", records[0].seed, ".txt", write_text(records))
     path = Path(path)
     check_record_path(path)
     text = to_json(records) + "\n" if path.suffix.lower() == ".json" else write_text(records)

@@ -30,7 +30,7 @@ from rich.text import Text
 
 from cardtable.platform.bot import Bot
 from cardtable.platform.match import Match, MatchFormat
-from cardtable.platform.storage import records_dir
+from cardtable.platform.storage import new_record_file
 from cardtable.tui import ABANDONED, QuitGame, Terminal, outcome_phrase, subject, verb
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card, parse_card
@@ -535,18 +535,7 @@ def save_record(records: Sequence[GameRecord], path: Path | None = None) -> Path
         with path.open("x", encoding="utf-8") as fh:  # "x": fail rather than overwrite
             fh.write(text)
         return path
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    base = f"goofspiel-{stamp}-{records[0].seed or 'fixed'}"
-    folder = records_dir()
-    for n in range(1, 10_000):
-        candidate = folder / (f"{base}.gops" if n == 1 else f"{base}-{n}.gops")
-        try:
-            with candidate.open("x", encoding="utf-8") as fh:
-                fh.write(text)
-            return candidate
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free record name for {base} in {folder}")
+    return new_record_file("goofspiel", records[0].seed, ".gops", text)
 
 
 def run(

@@ -19,6 +19,8 @@ game or a solve.
 from __future__ import annotations
 
 import os
+import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import platformdirs
@@ -126,6 +128,41 @@ def records_dir() -> Path:
     if base:
         return ensure_folder(base, "CARDTABLE_RECORDS")
     return ensure_folder(home() / "records", "the records folder")
+
+
+def seed_tag(seed: object) -> str:
+    """A game's seed as part of a file name: ASCII letters, digits, ``_`` and ``-`` kept, every
+    other run of characters (``/``, ``..``, blanks, non-ASCII) one ``_``, at most 40 characters;
+    ``fixed`` for no seed.
+
+    >>> seed_tag("2024/05/01"), seed_tag("../../x"), seed_tag(None)
+    ('2024_05_01', '_x', 'fixed')
+    """
+    tag = re.sub(r"[^A-Za-z0-9_-]+", "_", str(seed) if seed not in (None, "") else "fixed")
+    return tag[:40]
+
+
+def new_record_file(game: str, seed: object, suffix: str, text: str) -> Path:
+    """Write ``text`` to a new file ``GAME-<UTC time>-<seed tag>SUFFIX`` in the records folder
+    (:func:`records_dir`, :func:`seed_tag`), with ``-2``, ``-3``, ... added while that name is
+    taken; nothing is overwritten, whatever the seed.
+
+    Raises:
+        FolderError: the records folder cannot be created or written.
+        OSError: the file cannot be written.
+    """
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    base = f"{game}-{stamp}-{seed_tag(seed)}"
+    folder = records_dir()
+    for n in range(1, 10_000):
+        candidate = folder / (f"{base}{suffix}" if n == 1 else f"{base}-{n}{suffix}")
+        try:
+            with candidate.open("x", encoding="utf-8") as fh:
+                fh.write(text)
+            return candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free record name for {base} in {folder}")
 
 
 def cache_dir() -> Path:

@@ -204,7 +204,7 @@ def _whole(value: object) -> bool:
 
 def _check_numbers(config: TournamentConfig) -> None:
     """``games`` even, at least 2 and at most ``MAX_GAMES``, ``time_ms`` positive, ``seed`` a
-    whole number."""
+    whole number of at most 18 digits."""
     if not _whole(config.games) or config.games < 2 or config.games % 2:
         raise TournamentError(
             f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}"
@@ -217,6 +217,9 @@ def _check_numbers(config: TournamentConfig) -> None:
         raise TournamentError(f"time_ms must be at most {MAX_TIME_MS:,} (10 minutes), not {config.time_ms:,}")
     if not _whole(config.seed):  # a config file's 1.5, "x" or true
         raise TournamentError(f"seed must be a whole number, not {config.seed!r}")
+    if abs(config.seed) >= 10**18:  # a config file's 0xfff...: too long to write as a deal seed
+        digits = int(config.seed.bit_length() * 0.30103) + 1  # str() refuses over 4,300 digits
+        raise TournamentError(f"seed must have at most 18 digits, not about {digits:,}")
 
 
 def _check_bot(adapter, config: TournamentConfig, b: BotEntry, ruleset, handshake_ms: int) -> None:

@@ -73,7 +73,7 @@ class RoundAnalysis:
             the support of an equilibrium gives up nothing (indifference
             principle); only bids the equilibrium never plays cost points.
         probability: equilibrium probability of each actual bid (A's, B's), or ``None``.
-        source: ``"table"``, ``"subgame"``, ``"approximation"`` or ``"not solved"``
+        source: ``"table"``, ``"subgame"``, ``"approximation"``, ``"compressed"`` or ``"not solved"``
             (module docstring).
         expected_before, expected_after: the expected point difference for A
             (module docstring) before the round's prize is turned up and after

@@ -1,0 +1,51 @@
+"""Inputs a read-through of every reader found (issue 23's stop, 3 Dec), kept as regression
+tests of their kinds: one clear line and exit code 2 (or the reader's own error), nothing
+written, nothing else read.
+
+- a number of more than 4,300 digits in a tournament configuration (TOML) raised Python's
+  ``ValueError`` from ``int()`` as a traceback; a hexadecimal one (``int()`` reads it) passed
+  as the seed and failed later; a seed now has at most 18 digits;
+- the record name: see ``test_record_names.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from cardtable.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    monkeypatch.setenv("CARDTABLE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def refused(args, *words):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, (args, result.output)
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "Traceback" not in text
+    for w in words:
+        assert w in text, (args, text)
+    return text
+
+
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("1" * 5000, "big.toml"),
+        ("[" + "9" * 4400 + "]", "big.toml"),
+        ("0x" + "f" * 5000, "at most 18 digits"),
+    ],
+    ids=["decimal", "in-a-list", "hex"],  # hex: int() reads it, the seed's bound refuses it
+)
+def test_a_huge_integer_in_a_tournament_config_is_refused(fresh, value, words):
+    (fresh / "big.toml").write_text(f'bots = ["random", "matcher"]\nseed = {value}\n')
+    refused(["tournament", "--games", "2", "--backend", "serial", "--config", "big.toml"], words)
+    assert not (fresh / "home").exists()
