@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar, Union
 
+from cardtable.errors import quoted
 from cardtable.platform.records import whole_number
 
 from .errors import ActionFormatError
@@ -152,7 +153,7 @@ def action_from_dict(data: Any) -> Action:
     """
     if not isinstance(data, dict) or data.get("type") not in ACTION_TYPES:
         raise ActionFormatError(
-            f"an action is an object with a 'type' of {', '.join(ACTION_TYPES)}; got {data!r}"
+            f"an action is an object with a 'type' of {', '.join(ACTION_TYPES)}; got {quoted(data)}"
         )
     cls = ACTION_TYPES[data["type"]]
     names = [f.name for f in fields(cls)]
@@ -161,7 +162,7 @@ def action_from_dict(data: Any) -> Action:
         raise ActionFormatError(f"a {data['type']} action has the fields {names}; got {sorted(given)}")
     for k, v in given.items():
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise ActionFormatError(f"{k} must be a whole number >= 0, not {v!r}")
+            raise ActionFormatError(f"{k} must be a whole number >= 0, not {quoted(v)}")
     return cls(**given)
 
 
@@ -230,7 +231,7 @@ def parse_action(text: str, player: int) -> Action:
         "steal": 2,
     }
     if kind not in wanted:
-        raise ActionFormatError(f"unknown action {words[0]!r}; use one of: {', '.join(wanted)}")
+        raise ActionFormatError(f"unknown action {quoted(words[0])}; use one of: {', '.join(wanted)}")
     if len(args) != wanted[kind]:
         raise ActionFormatError(f"{kind} takes {wanted[kind]} argument(s), got {len(args)}")
     if kind == "draw":

@@ -16,6 +16,7 @@ ruleset (:meth:`cardtable.golf.GolfRuleset.value`).
 
 from __future__ import annotations
 
+from cardtable.errors import quoted
 from cardtable.platform.records import whole_number
 
 from .errors import ActionFormatError
@@ -69,7 +70,7 @@ def parse_card_name(text: str) -> tuple[int, str]:
     """
     t = text.strip().upper()
     if len(t) < 2 or t[-1] not in SUITS:
-        raise ActionFormatError(f"{text!r} is not a card name such as 7H, QS, 10D, AC")
+        raise ActionFormatError(f"{quoted(text)} is not a card name such as 7H, QS, 10D, AC")
     return parse_rank(t[:-1]), t[-1]
 
 

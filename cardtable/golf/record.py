@@ -747,13 +747,24 @@ def from_json(text: str) -> list[GolfRecord]:
     text = check_size(text, RecordError)
     body = text.lstrip()
     wrapped = body.startswith("{")
+    # the schema reads the body inside {"games": ...} (the same lines): the body must be one
+    # JSON value on its own, or "{G1}, {G2}" and '{G1}], "games": [{G2}' would pass the wrap
+    whole = '{"games": [' + body + "]}" if wrapped else '{"games": ' + body + "}"
     try:
-        data = _FileModel.model_validate_json(
-            '{"games": [' + body + "]}" if wrapped else '{"games": ' + body + "}"
-        )
-        check_repeated_keys(body, RecordError)
+        data = _FileModel.model_validate_json(whole)
     except ValidationError as exc:
         raise _schema_error(exc, body, wrapped) from None
+    try:
+        json.loads(body)
+    except RecursionError:
+        raise RecordError("not valid JSON: nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", exc.lineno
+        ) from None
+    except ValueError as exc:  # a number of more than 4,300 digits
+        raise RecordError(f"not valid JSON: {str(exc)[:200]}") from None
+    check_repeated_keys(whole, RecordError)
     index = json_line_index(body, 3)
     return [
         _json_game(d, k, _LineOf(index, () if wrapped else (k - 1,))) for k, d in enumerate(data.games, 1)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Mapping, NoReturn
 
+from cardtable.errors import quoted
 from cardtable.platform.records import whole_number
 
 from .cards import card_rank, parse_rank, rank_name
@@ -99,7 +100,7 @@ class GolfRuleset:
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
-                _fail((name,), f"must be a whole number, not {value!r}")
+                _fail((name,), f"must be a whole number, not {quoted(value)}")
 
     def _check_table(self) -> None:
         """Players, decks and the grid's shape."""
@@ -108,7 +109,7 @@ class GolfRuleset:
         if self.decks is None:
             object.__setattr__(self, "decks", 1 if self.players == 2 else 2)
         if not isinstance(self.decks, int) or isinstance(self.decks, bool) or not 1 <= self.decks <= 4:
-            _fail(("decks",), f"must be 1..4, not {self.decks!r}")
+            _fail(("decks",), f"must be 1..4, not {quoted(self.decks)}")
         if not (1 <= self.rows <= 5 and 1 <= self.cols <= 5):
             _fail(("rows", "cols"), f"the grid must be 1..5 by 1..5, not {self.rows}x{self.cols}")
         if not 0 <= self.peek_rows <= self.rows:
@@ -122,9 +123,11 @@ class GolfRuleset:
             or len(values) != 13
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
         ):
-            _fail(("values",), f"must be 13 whole numbers (A..K), not {self.values!r}")
+            _fail(("values",), f"must be 13 whole numbers (A..K), not {quoted(self.values)}")
         if not all(-MAX_CARD_VALUE <= v <= MAX_CARD_VALUE for v in values):
-            _fail(("values",), f"each must be {-MAX_CARD_VALUE}..{MAX_CARD_VALUE} points, not {values!r}")
+            _fail(
+                ("values",), f"each must be {-MAX_CARD_VALUE}..{MAX_CARD_VALUE} points, not {quoted(values)}"
+            )
         object.__setattr__(self, "values", values)
 
     def _check_powers(self) -> None:
@@ -132,7 +135,7 @@ class GolfRuleset:
         for name in ("detective_rank", "thief_rank"):
             rank = getattr(self, name)
             if rank is not None and (not isinstance(rank, int) or not 1 <= rank <= 13):
-                _fail((name,), f"must be a rank 1..13 or none, not {rank!r}")
+                _fail((name,), f"must be a rank 1..13 or none, not {quoted(rank)}")
         if self.detective_rank is not None and self.detective_rank == self.thief_rank:
             _fail(("detective_rank", "thief_rank"), "the Detective and the Thief need different ranks")
 
@@ -144,7 +147,7 @@ class GolfRuleset:
                 "must not be negative (extra cards at most 3)",
             )
         if not isinstance(self.snap_opponents, bool):
-            _fail(("snap_opponents",), f"must be true or false, not {self.snap_opponents!r}")
+            _fail(("snap_opponents",), f"must be true or false, not {quoted(self.snap_opponents)}")
         need = self.players * (self.grid_size + self.ender_extra_cards) + 1
         if need > self.deck_size:
             _fail(
@@ -229,7 +232,7 @@ class GolfRuleset:
         for item in text.split():
             key, eq, value = item.partition("=")
             if not eq:
-                raise GolfRulesetError(f"{item!r}: expected key=value", (item,))
+                raise GolfRulesetError(f"{quoted(item)}: expected key=value", (item,))
             key = key.strip().lower()
             if key in data:  # as Goofspiel's notation: a key given twice is an error, not "the last wins"
                 raise GolfRulesetError(f"{key}: given twice", (key,))
@@ -254,12 +257,12 @@ class GolfRuleset:
                 raise GolfRulesetError(f"{key}: unknown setting; known: {', '.join(sorted(names))}", (key,))
             if not notation and isinstance(value, str) and name not in ("detective_rank", "thief_rank"):
                 raise GolfRulesetError(
-                    f"{key}: bad value {value!r} (text; give a JSON number or true/false)", (key,)
+                    f"{key}: bad value {quoted(value)} (text; give a JSON number or true/false)", (key,)
                 )
             try:
                 kwargs[name] = _convert(name, value)
             except (ValueError, TypeError) as exc:
-                raise GolfRulesetError(f"{key}: bad value {value!r} ({exc})", (key,)) from None
+                raise GolfRulesetError(f"{key}: bad value {quoted(value)} ({exc})", (key,)) from None
         return cls(**kwargs)
 
     def to_dict(self) -> dict[str, Any]:

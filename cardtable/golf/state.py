@@ -57,6 +57,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Sequence
 
+from cardtable.errors import quoted
+
 from .actions import Action, Discard, Draw, EndEarly, NoPass, Pass, Peek, Snap, Steal, Swap, format_seat
 from .cards import card_rank, rank_name
 from .errors import (
@@ -445,9 +447,9 @@ class GolfGame:
         """
         handler = _HANDLERS.get(type(action))
         if handler is None:
-            raise IllegalAction(f"{action!r} is not a Golf action")
+            raise IllegalAction(f"{quoted(action)} is not a Golf action")
         if not _is_seat(action.player, self.players):
-            raise IllegalAction(f"no player {action.player!r} in a {self.players}-player game")
+            raise IllegalAction(f"no player {quoted(action.player)} in a {self.players}-player game")
         if self.phase == "over":
             raise GameOver("the game is over", action.player)
         return handler(self, action)
@@ -775,10 +777,10 @@ def _check_start(n: int, first_player: int, extra_cards: Sequence[int] | None) -
         GolfError: ``first_player`` is not a seat, or ``extra_cards`` is not 0..3 per seat.
     """
     if not isinstance(first_player, int) or not 0 <= first_player < n:
-        raise GolfError(f"first_player must be a seat 0..{n - 1}, not {first_player!r}")
+        raise GolfError(f"first_player must be a seat 0..{n - 1}, not {quoted(first_player)}")
     extra = tuple(extra_cards) if extra_cards is not None else (0,) * n
     if len(extra) != n or any(not isinstance(x, int) or not 0 <= x <= 3 for x in extra):
-        raise GolfError(f"extra_cards must give 0..3 cards for each of {n} seats, not {extra_cards!r}")
+        raise GolfError(f"extra_cards must give 0..3 cards for each of {n} seats, not {quoted(extra_cards)}")
     return extra
 
 

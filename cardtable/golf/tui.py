@@ -46,6 +46,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from cardtable.errors import quoted
 from cardtable.platform.bot import BotSpecError, UnknownBotError, load_bot_spec
 from cardtable.platform.names import PlayerNameError, check_player_names
 from cardtable.platform.storage import new_record_file
@@ -545,7 +546,7 @@ def _check_games(games: int, save: bool, record: Path | None) -> None:
         OSError: see :func:`check_record_path`.
     """
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        raise GolfError(f"games must be 1 or more, not {games!r}")
+        raise GolfError(f"games must be 1 or more, not {quoted(games)}")
     if save and record is not None:
         check_record_path(Path(record))
 

@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cardtable.errors import quoted
+
 from .actions import (
     Action,
     Discard,
@@ -248,7 +250,7 @@ def build_view(game: "GolfGame", seat: int) -> GolfView:
         ValueError: ``seat`` is not a seat of the game.
     """
     if not isinstance(seat, int) or not 0 <= seat < game.players:
-        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
+        raise ValueError(f"no seat {quoted(seat)} in a {game.players}-player game")
     over = game.phase == "over"
     known = game.known[seat]
     drawn = None

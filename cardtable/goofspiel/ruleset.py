@@ -38,6 +38,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Mapping, NoReturn
 
+from cardtable.errors import quoted
 from cardtable.platform.files import FileTooLargeError, read_regular_bytes
 from cardtable.platform.integers import is_whole
 from cardtable.platform.records import whole_number
@@ -116,24 +117,24 @@ class Ruleset:
         for name in ("cards", "players", "cards_per_bid", "open_prizes"):
             value = getattr(self, name)
             if not is_whole(value):
-                _fail((name,), f"must be a whole number, not {_shown(value)}")
+                _fail((name,), f"must be a whole number, not {quoted(value)}")
             object.__setattr__(self, name, operator.index(value))
         for name in ("unique_bids", "high_ace"):
             if not isinstance(getattr(self, name), bool):
-                _fail((name,), f"must be true or false, not {getattr(self, name)!r}")
+                _fail((name,), f"must be true or false, not {quoted(getattr(self, name))}")
 
     def _check_ranges(self) -> None:
         """The numbers in range, the tie rule known, open prizes only with carry-over."""
         if not 1 <= self.cards <= 13:
-            _fail(("cards",), f"must be 1..13, not {_shown(self.cards)}")
+            _fail(("cards",), f"must be 1..13, not {quoted(self.cards)}")
         if not 2 <= self.players <= 5:
-            _fail(("players",), f"must be 2..5, not {_shown(self.players)}")
+            _fail(("players",), f"must be 2..5, not {quoted(self.players)}")
         if not isinstance(self.tie_rule, str) or self.tie_rule not in ("carry", "discard"):
-            _fail(("tie_rule",), f"must be 'carry' or 'discard', not {_shown(self.tie_rule)}")
+            _fail(("tie_rule",), f"must be 'carry' or 'discard', not {quoted(self.tie_rule)}")
         if not 1 <= self.cards_per_bid <= self.cards:
             _fail(
                 ("cards_per_bid", "cards"),
-                f"a bid of {_shown(self.cards_per_bid)} cards needs 1..{self.cards} cards per bid",
+                f"a bid of {quoted(self.cards_per_bid)} cards needs 1..{self.cards} cards per bid",
             )
         if not 1 <= self.open_prizes <= self.cards:
             _fail(("open_prizes", "cards"), f"the display must hold 1..{self.cards} prizes")
@@ -151,7 +152,7 @@ class Ruleset:
             if len(order) > 13 or not all(is_whole(x) for x in order):
                 _fail(
                     ("prize_order",),
-                    f"a given prize order is a sequence of whole numbers, not {_shown(order)}",
+                    f"a given prize order is a sequence of whole numbers, not {quoted(order)}",
                 )
             order = tuple(operator.index(x) for x in order)
             object.__setattr__(self, "prize_order", order)
@@ -163,7 +164,7 @@ class Ruleset:
         elif not isinstance(order, str) or order not in ("shuffled", "ascending", "descending"):
             _fail(
                 ("prize_order",),
-                f"must be 'shuffled', 'ascending', 'descending' or a sequence of ranks, not {_shown(order)}",
+                f"must be 'shuffled', 'ascending', 'descending' or a sequence of ranks, not {quoted(order)}",
             )
 
     # -- card values -------------------------------------------------------------------
@@ -223,7 +224,7 @@ class Ruleset:
             RulesetError: unknown keys or invalid values.
         """
         if not isinstance(data, Mapping):
-            raise RulesetError(f"a ruleset is a table of fields, not {_shown(data)}")
+            raise RulesetError(f"a ruleset is a table of fields, not {quoted(data)}")
         data = dict(data)
         base: dict[str, Any] = {}
         if "preset" in data:
@@ -341,13 +342,13 @@ class Ruleset:
                 unknown keys or values.
         """
         if not isinstance(text, str):
-            raise RulesetError(f"ruleset notation is text, not {_shown(text)}")
+            raise RulesetError(f"ruleset notation is text, not {quoted(text)}")
         text = text.strip()
         if text in PRESETS:
             return cls.preset(text)
         if len(text) > MAX_NOTATION:
             raise RulesetError(
-                f"ruleset notation of {len(text)} characters; at most {MAX_NOTATION}: {_shown(text)}"
+                f"ruleset notation of {len(text)} characters; at most {MAX_NOTATION}: {quoted(text)}"
             )
         if text and "=" not in text and len(text.split()) == 1:
             _preset_fields(text)  # a single word: a preset name, perhaps mistyped
@@ -355,10 +356,10 @@ class Ruleset:
         for item in text.split():
             key, sep, value = item.partition("=")
             if not sep:
-                raise RulesetError(f"{_shown(item)}: expected key=value in ruleset {_shown(text)}")
+                raise RulesetError(f"{quoted(item)}: expected key=value in ruleset {quoted(text)}")
             field_name, converted = _parse_field(key, value)
             if field_name in data:
-                raise RulesetError(f"{key}: given twice in ruleset {_shown(text)}", (field_name,))
+                raise RulesetError(f"{key}: given twice in ruleset {quoted(text)}", (field_name,))
             data[field_name] = converted
         return cls.from_mapping(data)
 
@@ -377,7 +378,7 @@ def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise RulesetError(f"{_shown(key)}: given twice in the rules file", (key,))
+            raise RulesetError(f"{quoted(key)}: given twice in the rules file", (key,))
         out[key] = value
     return out
 
@@ -385,15 +386,6 @@ def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _fail(names: tuple[str, ...], message: str) -> NoReturn:
     """Raise the :class:`RulesetError` of the fields ``names``: ``"cards, open_prizes: ..."``."""
     raise RulesetError(f"{', '.join(names)}: {message}", names)
-
-
-def _shown(value: object) -> str:
-    """``repr(value)`` cut to 60 characters, for error messages."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to print (Python's 4,300-digit limit)
-        return f"a number of {value.bit_length()} bits" if isinstance(value, int) else "a value"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _KEY_ALIASES = {
@@ -421,26 +413,26 @@ def _parse_bool(key: str, value: str) -> bool:
         return True
     if v in ("no", "false", "0", "off", "low"):
         return False
-    raise RulesetError(f"{key}: expected yes/no, not {_shown(value)}", (key,))
+    raise RulesetError(f"{key}: expected yes/no, not {quoted(value)}", (key,))
 
 
 def _parse_field(key: str, value: str) -> tuple[str, Any]:
     name = _KEY_ALIASES.get(key)
     if name is None:
         raise RulesetError(
-            f"{_shown(key)}: unknown ruleset key; known: {', '.join(sorted(set(_KEY_ALIASES)))}", (key,)
+            f"{quoted(key)}: unknown ruleset key; known: {', '.join(sorted(set(_KEY_ALIASES)))}", (key,)
         )
     if name in ("cards", "players", "cards_per_bid", "open_prizes"):
         number = whole_number(value, max_digits=3)
         if number is None:
-            raise RulesetError(f"{name}: must be a whole number, not {_shown(value)}", (name,))
+            raise RulesetError(f"{name}: must be a whole number, not {quoted(value)}", (name,))
         return name, number
     if name in ("unique_bids", "high_ace"):
         return name, _parse_bool(name, value)
     if name == "prize_order" and ("," in value or whole_number(value) is not None):
         ranks = [whole_number(x, max_digits=3) for x in value.split(",")]
         if None in ranks:
-            raise RulesetError(f"prize_order: bad sequence {_shown(value)}", (name,))
+            raise RulesetError(f"prize_order: bad sequence {quoted(value)}", (name,))
         return name, tuple(ranks)
     return name, value
 
@@ -452,6 +444,6 @@ def _preset_fields(name: str) -> dict[str, Any]:
         )
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise RulesetError(
-            f"preset: unknown preset {_shown(name)}{hint}; presets: {', '.join(PRESETS)}", ("preset",)
+            f"preset: unknown preset {quoted(name)}{hint}; presets: {', '.join(PRESETS)}", ("preset",)
         )
     return PRESETS[name]

@@ -32,6 +32,7 @@ from itertools import combinations
 from struct import unpack_from
 from typing import Iterable, Literal, NamedTuple, Sequence
 
+from cardtable.errors import quoted
 from cardtable.platform.integers import is_whole, whole
 
 from .cards import PLAYER_SUITS, PRIZE_SUIT, format_card
@@ -191,8 +192,7 @@ def _normalise_bid(bid: int | Sequence[int]) -> Bid:
         return (whole(bid, "a bid", WrongBidSize),)
     if isinstance(bid, (tuple, list)) and len(bid) <= 13 and all(is_whole(c) for c in bid):
         return tuple(sorted(whole(c, "a card", WrongBidSize) for c in bid))
-    shown = repr(bid) if len(repr(bid)) <= 60 else repr(bid)[:57] + "..."
-    raise WrongBidSize(f"a bid is a card rank (a whole number) or a sequence of ranks, not {shown}")
+    raise WrongBidSize(f"a bid is a card rank (a whole number) or a sequence of ranks, not {quoted(bid)}")
 
 
 class Game:
@@ -517,8 +517,9 @@ class Game:
     def _check_seat(self, seat: int) -> int:
         """``seat`` as an ``int`` (a whole number, not a bool) in ``0..players-1``."""
         if not is_whole(seat) or not 0 <= operator.index(seat) < self.ruleset.players:
-            shown = repr(seat) if len(repr(seat)) <= 60 else repr(seat)[:57] + "..."
-            raise GoofspielError(f"no seat {shown}: seats are whole numbers 0..{self.ruleset.players - 1}")
+            raise GoofspielError(
+                f"no seat {quoted(seat)}: seats are whole numbers 0..{self.ruleset.players - 1}"
+            )
         return operator.index(seat)
 
     def _check_bid(self, seat: int, bid: int | Sequence[int]) -> Bid:

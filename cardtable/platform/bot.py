@@ -45,7 +45,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
-from cardtable.errors import CardtableError
+from cardtable.errors import CardtableError, quoted
 from cardtable.platform.integers import number_text
 
 
@@ -367,7 +367,7 @@ def check_distribution(
     if problem is None and abs(math.fsum(out.values()) - 1.0) > DISTRIBUTION_TOLERANCE:
         problem = f"the probabilities sum to {math.fsum(out.values())!r}, not 1"
     if problem:
-        raise ValueError(f"{what} {_short(out)} is not a probability distribution: {problem}")
+        raise ValueError(f"{what} {quoted(out)} is not a probability distribution: {problem}")
     return out
 
 
@@ -501,13 +501,8 @@ def check_bot_options(cls: type, options: Mapping[str, Any], seed_hint: str = "-
         try:
             out[key] = schema[key].check(value)
         except ValueError as exc:
-            raise BotSpecError(f"{name}: option {key} {exc}, not {_short(value)}") from None
+            raise BotSpecError(f"{name}: option {key} {exc}, not {quoted(value)}") from None
     return out
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def load_bot_spec(game: str, spec: str | BotSpec, seed: int | str | None = None) -> Bot:

@@ -25,6 +25,8 @@ import operator
 import re
 from typing import SupportsIndex, TypeGuard
 
+from cardtable.errors import quoted
+
 
 def is_whole(value: object) -> TypeGuard[SupportsIndex]:
     """True when ``value`` is a whole number under the policy (``operator.index``, not ``bool``)."""
@@ -42,9 +44,7 @@ def whole(value: object, what: str, error: type[Exception]) -> int:
     if value.__class__ is int:
         return value
     if not is_whole(value):
-        shown = repr(value)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        raise error(f"{what} must be a whole number, not {shown}")
+        raise error(f"{what} must be a whole number, not {quoted(value)}")
     return operator.index(value)
 
 

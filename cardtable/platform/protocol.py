@@ -73,6 +73,8 @@ GRACE_MS = 250
 MAX_TIME_MS = 600_000
 #: Milliseconds a program has to finish the handshake.
 HANDSHAKE_MS = 5000
+#: The most options a program may declare in its handshake (each held in memory and listed).
+MAX_OPTIONS = 64
 #: Bytes of a program's stderr kept from its start and from its end (quoted in crash reports).
 STDERR_KEPT = 2000
 #: Seeds in the ``game`` line are whole numbers ``0 <= seed < GAME_SEED_LIMIT``.
@@ -491,10 +493,12 @@ class BotProcess:
         """Greet the program and read its identity and options up to ``ready``.
 
         Raises:
-            BotFailure: ``"handshake"`` (no name, malformed option) or any read failure.
+            BotFailure: ``"handshake"`` (no name, a malformed option, an option declared twice,
+                more than :data:`MAX_OPTIONS` options) or any read failure.
         """
         self.send(f"cardtable {PROTOCOL_VERSION} {game}")
-        name, author, options = None, "", {}
+        name, author = None, ""
+        options: dict[str, BotOption] = {}
         deadline = time.monotonic() + timeout_ms / 1000.0
         while True:
             left_ms = max(1.0, (deadline - time.monotonic()) * 1000)
@@ -510,6 +514,10 @@ class BotProcess:
                     raise BotFailure("handshake", f"malformed id line: id {' '.join(rest)!r}")
             else:
                 opt = _parse_option(rest)
+                if opt.name in options:  # as everywhere: a repeated key is an error, not "the last wins"
+                    raise BotFailure("handshake", f"option {opt.name[:60]!r} is declared twice")
+                if len(options) >= MAX_OPTIONS:
+                    raise BotFailure("handshake", f"more than {MAX_OPTIONS} options declared")
                 options[opt.name] = opt
         if not name:
             raise BotFailure("handshake", "the program sent ready without 'id name ...'")

@@ -55,7 +55,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from cardtable.errors import CardtableError
+from cardtable.errors import CardtableError, quoted
 
 from .bot import BotSpec, BotSpecError, bot_class, bot_option_names  # noqa: F401  (bot_option_names: public here too)
 from .bot import check_bot_options as check_options
@@ -156,7 +156,7 @@ def validate(config: TournamentConfig, *, handshake_ms: int = CHECK_HANDSHAKE_MS
 
     Raises:
         TournamentError: fewer than 2 bots, duplicate labels, an odd or non-positive
-            ``games``, a ruleset that is not 2-player or is invalid, an unknown bot or
+            ``games``, more than ``MAX_GAMES`` games per pairing or in all, a ruleset that is not 2-player or is invalid, an unknown bot or
             option, a program that is not found or fails the handshake (crash, missing
             script, garbage, silence), a built-in bot whose ``new_game`` refuses the
             ruleset (e.g. ``nash`` with a damaged table: ``TableFileError``), a bad ``time_ms``,
@@ -192,8 +192,8 @@ def _check_entries(config: TournamentConfig) -> None:
         raise TournamentError(f"bot labels must be unique; repeated: {', '.join(dup)} (name them LABEL=SPEC)")
 
 
-#: The most games per pairing a tournament takes (its schedule is held as a list; a run that
-#: long is days of play even for the fastest bots).
+#: The most games a tournament takes, per pairing and in all (its schedule is held as a list;
+#: a run that long is days of play even for the fastest bots).
 MAX_GAMES = 1_000_000
 
 
@@ -203,20 +203,26 @@ def _whole(value: object) -> bool:
 
 
 def _check_numbers(config: TournamentConfig) -> None:
-    """``games`` even, at least 2 and at most ``MAX_GAMES``, ``time_ms`` positive, ``seed`` a
-    whole number of at most 18 digits."""
+    """``games`` even, at least 2 and at most ``MAX_GAMES`` per pairing and in all pairings
+    together, ``time_ms`` positive, ``seed`` a whole number of at most 18 digits."""
     if not _whole(config.games) or config.games < 2 or config.games % 2:
         raise TournamentError(
-            f"games per pairing must be an even number >= 2 (both seatings of each deal), not {config.games!r}"
+            f"games per pairing must be an even number >= 2 (both seatings of each deal), not {quoted(config.games)}"
         )
     if config.games > MAX_GAMES:  # the schedule is a list: 10**20 games would fill the memory
         raise TournamentError(f"games per pairing must be at most {MAX_GAMES:,}, not {config.games:,}")
+    pairings = len(config.bots) * (len(config.bots) - 1) // 2
+    if pairings * config.games > MAX_GAMES:  # and so would 20 bots x 10**6 games per pairing
+        raise TournamentError(
+            f"a tournament plays at most {MAX_GAMES:,} games in all, not {pairings:,} pairings x "
+            f"{config.games:,} games ({pairings * config.games:,})"
+        )
     if not _whole(config.time_ms) or config.time_ms < 1:
-        raise TournamentError(f"time_ms must be a positive whole number, not {config.time_ms!r}")
+        raise TournamentError(f"time_ms must be a positive whole number, not {quoted(config.time_ms)}")
     if config.time_ms > MAX_TIME_MS:  # a silent bot would otherwise hold the tournament for ever
         raise TournamentError(f"time_ms must be at most {MAX_TIME_MS:,} (10 minutes), not {config.time_ms:,}")
     if not _whole(config.seed):  # a config file's 1.5, "x" or true
-        raise TournamentError(f"seed must be a whole number, not {config.seed!r}")
+        raise TournamentError(f"seed must be a whole number, not {quoted(config.seed)}")
     if abs(config.seed) >= 10**18:  # a config file's 0xfff...: too long to write as a deal seed
         digits = int(config.seed.bit_length() * 0.30103) + 1  # str() refuses over 4,300 digits
         raise TournamentError(f"seed must have at most 18 digits, not about {digits:,}")
@@ -225,7 +231,7 @@ def _check_numbers(config: TournamentConfig) -> None:
 def _check_bot(adapter, config: TournamentConfig, b: BotEntry, ruleset, handshake_ms: int) -> None:
     """Make bot ``b`` once: a program must complete the handshake, a built-in bot accept the ruleset."""
     if b.kind not in ("builtin", "program"):
-        raise TournamentError(f"bot {b.label!r}: kind must be builtin or program, not {b.kind!r}")
+        raise TournamentError(f"bot {b.label!r}: kind must be builtin or program, not {quoted(b.kind)}")
     if b.kind == "builtin":
         check_bot_options(config.game, b)
     try:
@@ -522,7 +528,7 @@ def run(
     """
     check_backend(backend)
     if not isinstance(workers, int) or workers < 1:
-        raise TournamentError(f"workers must be a whole number >= 1, not {workers!r}")
+        raise TournamentError(f"workers must be a whole number >= 1, not {quoted(workers)}")
     if check:
         validate(config)
     con = open_db(db, config)
@@ -609,7 +615,7 @@ def check_backend(backend: str) -> None:
     """Raise :class:`TournamentError` for an unknown backend, or ``"ray"`` without Ray
     installed (it comes with the ``research`` extra)."""
     if backend not in ("process", "serial", "ray"):
-        raise TournamentError(f"backend must be process, serial or ray, not {backend!r}")
+        raise TournamentError(f"backend must be process, serial or ray, not {quoted(backend)}")
     if backend == "ray" and importlib.util.find_spec("ray") is None:
         raise TournamentError(
             "--backend ray needs the 'research' extra (missing: ray); "

@@ -19,7 +19,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from .creation import playable_bots as bots_for
 from .errors import CredentialError, QuotaError, cut_id, error
 from .games import ADAPTERS, SettingsError, get_adapter
 from .hub import Hub
@@ -58,14 +57,17 @@ async def games() -> dict[str, Any]:
 
 @router.post("/api/games/{game}/bots")
 async def playable_bots(game: str, request: Request) -> Response:
-    # body: the creation form's settings; answers which bots can play them
+    # body: the creation form's settings; answers which bots can play them (each bot is started:
+    # the same settings again are answered from the lobby's cache, new ones count per address)
     try:
         settings = validate_json(SETTINGS_BODY, await request.body())
-        return JSONResponse(await _hub(request).off_loop(bots_for, game, settings))
+        return JSONResponse(await _hub(request).playable_bots(game, settings, _address(request)))
     except SchemaError as exc:
         return error(f"bad request: {exc}")
     except SettingsError as exc:
         return error(exc)
+    except QuotaError as exc:
+        return quota(exc)
 
 
 @router.get("/api/lobby")

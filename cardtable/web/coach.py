@@ -146,13 +146,7 @@ class Analyses:
                 "in a few seconds",
                 5.0,
             )
-        wait = self._quota.take(address)
-        if wait is not None:
-            raise QuotaError(
-                f"too many analyses asked for from your address: at most {lim.analysis_burst} at once "
-                f"and {lim.analyses_per_minute:g} per minute; try again in {wait:.0f} s",
-                wait,
-            )
+        self._quota.take_or_refuse(address, "analyses asked for", "minute")
         if future is None:
             work = (_solve, state, names, key[1]) if solve is None else (solve, state)
             try:

@@ -48,10 +48,7 @@ class BotDriver:
 
     def __init__(self, room: Room) -> None:
         self.room = room
-        adapter, settings = room.adapter, room.settings
-        self.bots: dict[int, Any] = {
-            s.seat: adapter.new_bot(s.bot, s.seat, settings) for s in room.seats if s.bot
-        }
+        self.bots: dict[int, Any] = {s.seat: self._start(s.seat, s.bot) for s in room.seats if s.bot}
         self.retired: set[int] = set()
         self._fallbacks: dict[int, Any] = {}  # seat -> the game's random bot, which acts for a failed bot
         self._task: asyncio.Task | None = None
@@ -68,16 +65,38 @@ class BotDriver:
             if loop is not None:
                 self._task = loop.create_task(self._run())
 
-    def new_game(self) -> None:
-        """The room started its next game: fresh bots, except those that learn across games."""
+    def _start(self, seat: int, name: str) -> Any:
+        """The adapter's ``new_bot``, or, when it raises (a table damaged since the room was
+        made, say), the game's ``random`` bot, logged: a broken bot must not stop the room
+        (docs/web.md, "Bots"). May solve for seconds: off the event loop after a room loads."""
         room = self.room
-        for s in room.seats:
+        try:
+            return room.adapter.new_bot(name, seat, room.settings)
+        except Exception:
+            log.exception(
+                "room %s: the %s bot of %s failed to start; random legal actions are played for it",
+                room.id,
+                name,
+                seat_label(seat),
+            )
+            return room.adapter.new_bot("random", seat, room.settings)
+
+    def fresh_bots(self) -> dict[int, Any]:
+        """The bots of the room's next game (run in the bots' thread pool: a start may solve),
+        to hand to :meth:`new_game`: fresh ones, except those that learn across games."""
+        fresh = {}
+        for s in self.room.seats:
             # a bot that learns its opponent (the exploiter) keeps its memory for the room's next games,
             # unless it overran its deadline: its thread may still be using it
             if s.bot and (
                 s.seat in self.retired or not getattr(self.bots.get(s.seat), "learns_across_games", False)
             ):
-                self.bots[s.seat] = room.adapter.new_bot(s.bot, s.seat, room.settings)
+                fresh[s.seat] = self._start(s.seat, s.bot)
+        return fresh
+
+    def new_game(self, fresh: dict[int, Any]) -> None:
+        """The room started its next game with the bots of :meth:`fresh_bots`."""
+        self.bots.update(fresh)
         self.retired.clear()
         self._fallbacks.clear()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import logging
 import re
 import secrets
@@ -20,8 +21,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .creation import plan_room
+from .creation import plan_room, playable_bots
 from .database import Database
+from .games import get_adapter
 from .limits import Limits
 from .lobby import Lobby
 from .rooms import Room, RoomRecord, new_seed
@@ -53,6 +55,7 @@ class Hub:
         self.limits = limits or Limits()
         self.rooms: dict[str, Room] = {}
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
+        self._bot_checks: dict[str, asyncio.Future[list[dict[str, Any]]]] = {}  # being computed
         self.seats = SeatDesk(self.db, self.limits, self.room)
         self.lobby = Lobby(self.db, self.limits)
         #: the room bots' own threads (not asyncio's default pool, which other work shares)
@@ -79,9 +82,12 @@ class Hub:
         return await asyncio.shield(loading)
 
     async def _load(self, room_id: str) -> Room | None:
+        if self.closed:  # stopping: the bots' pool is shut down, and a room loaded now would not run
+            return None
         try:
             record = await self.db.call(RoomRecord.read, self.store, room_id)
-            room = Room.build(self, record) if record is not None else None
+            # off the loop: the replay checks every action, and the bots start (nash may solve)
+            room = await self.off_loop(Room.build, self, record) if record is not None else None
         except Exception as exc:  # one bad room must not take the server down
             await self.mark_broken(room_id, exc)
             return None
@@ -131,6 +137,32 @@ class Hub:
 
     # -- creation -----------------------------------------------------------------------
 
+    async def playable_bots(self, game: Any, settings: Any, address: str = "") -> list[dict[str, Any]]:
+        """``POST /api/games/G/bots``: which bots can play these settings
+        (:func:`cardtable.web.creation.playable_bots`, which starts every bot, off the loop).
+        The same game and normalised settings are answered from the lobby's cache, and asked
+        twice at once computed once; a new question counts against ``address``'s quota.
+
+        Raises:
+            SettingsError: unknown game or bad settings (nothing counted).
+            QuotaError: ``address`` asked :attr:`Limits.bot_check_burst` new questions too quickly.
+        """
+        adapter = get_adapter(game)
+        key = json.dumps([adapter.name, adapter.normalise_settings(settings)], sort_keys=True, default=str)
+        answer = self.lobby.known_bots(key)
+        if answer is not None:
+            return answer
+        pending = self._bot_checks.get(key)
+        if pending is None:
+            self.lobby.take_bot_check(address)
+            pending = self._bot_checks[key] = asyncio.ensure_future(
+                self.off_loop(playable_bots, game, settings)
+            )
+            pending.add_done_callback(lambda _: self._bot_checks.pop(key, None))
+        answer = await asyncio.shield(pending)
+        self.lobby.remember_bots(key, answer)
+        return answer
+
     async def create_room(self, request: CreateRoom, address: str = "") -> dict[str, Any]:
         """Create a room from the creation form (already validated by :class:`CreateRoom`).
 
@@ -141,12 +173,15 @@ class Hub:
             <cardtable.web.seats.SeatDesk.reinvite>`), ``commit`` the first game's seed commitment.
 
         Raises:
-            QuotaError: ``address`` created :attr:`Limits.room_burst` rooms too quickly.
+            QuotaError: ``address`` asked for :attr:`Limits.room_burst` rooms too quickly
+                (every attempt counts, refused ones too: each starts the room's bots).
             SettingsError: any bad field, or a bot that cannot play the ruleset
                 (its ``new_game`` raises ``ValueError``); nothing is stored.
         """
-        plan = await self.off_loop(plan_room, request)  # starts each bot: may solve (seconds)
+        # counted first: every attempt, refused or not, so that one address cannot make the
+        # bots' threads start bots (each may solve for seconds) beyond its quota
         self.lobby.take_creation(address)
+        plan = await self.off_loop(plan_room, request)  # starts each bot: may solve (seconds)
         seats: list[SeatRow] = []
         for i, (bot, name) in enumerate(zip(plan.bots, plan.names, strict=True)):
             human = bot is None

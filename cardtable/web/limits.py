@@ -10,7 +10,7 @@
 >>> Limits().with_overrides(["nope=1"])
 Traceback (most recent call last):
 ...
-ValueError: unknown limit 'nope'; known: abandon_after, analyses_per_minute, analysis_burst, analysis_queue, analysis_workers, bot_deadline, bot_pause_after, bot_workers, burst, byte_burst, byte_rate, claim_ttl, claims_per_address, connections_per_address, flood_factor, join_timeout, max_body_bytes, max_message_bytes, presence_delay, rate, room_burst, rooms_per_hour, sweep_every
+ValueError: unknown limit 'nope'; known: abandon_after, analyses_per_minute, analysis_burst, analysis_queue, analysis_workers, bot_check_burst, bot_checks_per_minute, bot_deadline, bot_pause_after, bot_workers, burst, byte_burst, byte_rate, claim_ttl, claims_per_address, connections_per_address, flood_factor, join_timeout, max_body_bytes, max_message_bytes, presence_delay, rate, room_burst, rooms_per_hour, sweep_every
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardtable.platform.integers import number_text
+
+from .errors import QuotaError
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,10 @@ class Limits:
             their own pool, so analyses never delay bots.
         analysis_queue: distinct games being analysed or waiting for a worker; one more
             is answered 503 with ``Retry-After``.
+        bot_checks_per_minute, bot_check_burst: which-bots-can-play requests
+            (``POST /api/games/G/bots``, each starts every bot of the game) per address that
+            the server's cache does not answer: a bucket of ``bot_check_burst`` refilled at
+            ``bot_checks_per_minute``; beyond it 429 with ``Retry-After``.
         analyses_per_minute, analysis_burst: analysis requests per address that the
             cache does not answer: a bucket of ``analysis_burst`` refilled at
             ``analyses_per_minute``; beyond it 429 with ``Retry-After``.
@@ -92,6 +98,8 @@ class Limits:
     analysis_queue: int = 8
     analyses_per_minute: float = 12.0
     analysis_burst: int = 6
+    bot_checks_per_minute: float = 30.0
+    bot_check_burst: int = 20
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -207,6 +215,26 @@ class AddressQuota:
         if bucket is None:
             bucket = self.buckets[address] = Bucket(self.rate, self.capacity, self.clock)
         return None if bucket.take() else bucket.wait()
+
+    def take_or_refuse(self, address: str, what: str, per: str) -> None:
+        """Take one token of ``address``, or refuse the request.
+
+        Args:
+            what: what is counted, as the message says it (``"rooms created"``).
+            per: the rate's unit: ``"minute"`` or ``"hour"``.
+
+        Raises:
+            QuotaError: no token: ``too many WHAT from your address: at most C at once and R
+                per PER; try again in N s``, with the seconds to wait (``Retry-After``).
+        """
+        wait = self.take(address)
+        if wait is not None:
+            rate = self.rate * {"minute": 60.0, "hour": 3600.0}[per]
+            raise QuotaError(
+                f"too many {what} from your address: at most {self.capacity:g} at once and "
+                f"{rate:g} per {per}; try again in {wait:.0f} s",
+                wait,
+            )
 
     def sweep(self) -> None:
         """Forget the buckets that are full again (they hold nothing an address owes)."""

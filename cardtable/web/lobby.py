@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from .database import Database
-from .errors import QuotaError
 from .games import SettingsError, get_adapter
 from .limits import AddressQuota, Limits
 from .storage import RoomRow, SeatRow
+
+#: Which-bots-can-play answers the lobby keeps (the same settings asked again cost nothing).
+BOT_ANSWERS_KEPT = 256
 
 
 def lobby_entry(row: RoomRow, seats: list[SeatRow]) -> dict[str, Any] | None:
@@ -54,6 +56,9 @@ class Lobby:
         self.db = db
         self.limits = limits
         self._creations = AddressQuota(limits.rooms_per_hour / 3600.0, limits.room_burst)
+        self._bot_checks = AddressQuota(limits.bot_checks_per_minute / 60.0, limits.bot_check_burst)
+        #: answers of ``POST /api/games/G/bots`` by (game, settings), the oldest dropped first
+        self._bot_answers: dict[str, list[dict[str, Any]]] = {}
         self._connections: dict[str, int] = {}
 
     async def listing(self) -> list[dict[str, Any]]:
@@ -67,14 +72,27 @@ class Lobby:
         Raises:
             QuotaError: ``address`` created :attr:`Limits.room_burst` rooms too quickly.
         """
-        lim = self.limits
-        wait = self._creations.take(address)
-        if wait is not None:
-            raise QuotaError(
-                f"too many rooms created from your address: at most {lim.room_burst} at once and "
-                f"{lim.rooms_per_hour:g} per hour; try again in {wait:.0f} s",
-                wait,
-            )
+        self._creations.take_or_refuse(address, "rooms created", "hour")
+
+    def take_bot_check(self, address: str) -> None:
+        """Count one which-bots-can-play request from ``address`` that the cache did not answer.
+
+        Raises:
+            QuotaError: more than :attr:`Limits.bot_check_burst` at once, or beyond
+                :attr:`Limits.bot_checks_per_minute`.
+        """
+        self._bot_checks.take_or_refuse(address, "bot checks", "minute")
+
+    def known_bots(self, key: str) -> list[dict[str, Any]] | None:
+        """A kept which-bots-can-play answer for ``key`` (game and normalised settings), or None."""
+        return self._bot_answers.get(key)
+
+    def remember_bots(self, key: str, answer: list[dict[str, Any]]) -> None:
+        """Keep a which-bots-can-play answer (at most :data:`BOT_ANSWERS_KEPT`, oldest dropped)."""
+        self._bot_answers.pop(key, None)
+        self._bot_answers[key] = answer
+        while len(self._bot_answers) > BOT_ANSWERS_KEPT:
+            del self._bot_answers[next(iter(self._bot_answers))]
 
     def connect(self, address: str) -> bool:
         """Count a new WebSocket from ``address``; ``False`` when it is one too many."""
@@ -92,5 +110,6 @@ class Lobby:
             self._connections.pop(address, None)
 
     def forget_full_buckets(self) -> None:
-        """Drop the creation buckets that have refilled (the sweep)."""
+        """Drop the creation and bot-check buckets that have refilled (the sweep)."""
         self._creations.sweep()
+        self._bot_checks.sweep()

@@ -120,6 +120,11 @@ class SlotError(CardtableError, LookupError):
         self.status = status
 
 
+#: The most games one room plays (matches and rematches together): each stays in memory and
+#: its events are replayed whenever the room loads (docs/web.md, Messages).
+MAX_ROOM_GAMES = 1000
+
+
 class Room:
     """A live room; created and loaded by the hub (see the module docstring)."""
 
@@ -413,7 +418,8 @@ class Room:
         """Start the next game of the match, or a new match (rematch) once it is over.
 
         Raises:
-            ProtocolError: ``forbidden`` for spectators; ``wrong_phase`` while a game is on.
+            ProtocolError: ``forbidden`` for spectators; ``wrong_phase`` while a game is on;
+                ``room_full`` after :data:`MAX_ROOM_GAMES` games.
             StorageError: the database refused the write (nothing changed).
         """
         if seat is None:
@@ -422,15 +428,23 @@ class Room:
             cur = self.current
             if not self.adapter.is_over(cur.state):
                 raise ProtocolError("wrong_phase", "the current game is not over yet")
+            if cur.game_no >= MAX_ROOM_GAMES:  # each game stays in memory and is replayed at each load
+                raise ProtocolError(
+                    "room_full",
+                    f"this room has played its {MAX_ROOM_GAMES:,} games; create a new room to play on",
+                )
             match_no = cur.match_no + 1 if self.match().is_over else cur.match_no
             seed = self.hub.seed_factory()
             game_no = cur.game_no + 1
+            # the next game's bots first (a start may solve: off the loop); then nothing is
+            # awaited between the stored start and the new slot with its bots
+            fresh = await self.hub.off_loop(self.driver.fresh_bots)
             await self.hub.db.call(
                 self.hub.db.store.start_game, self.id, self.version + 1, game_no, match_no, seed, seat
             )
             self.version += 1
             self.slots.append(GameSlot(game_no, match_no, seed, self._new_state(seed, match_no)))
-            self.driver.new_game()
+            self.driver.new_game(fresh)
 
     def changed(self) -> None:
         """After any change: send views, restart the round timer, wake the bots."""

@@ -14,6 +14,7 @@ database thread) before the room's seats change.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import time
@@ -78,6 +79,9 @@ class SeatDesk:
         self.limits = limits
         self.find = find
         self.holds: dict[tuple[str, int], str] = {}  # unconfirmed lobby claim -> the address holding it
+        #: held from a seat's check to its write: two joins with one invite, or two lobby
+        #: claims of one free seat, each awaited the database between the two, and both won
+        self.lock = asyncio.Lock()
 
     async def claim(self, room_id: str, address: str = "") -> dict[str, Any] | None:
         """Give the first free seat of a listed room to a lobby visitor: a fresh token,
@@ -92,26 +96,27 @@ class SeatDesk:
             QuotaError: ``address`` already holds :attr:`Limits.claims_per_address`
                 unconfirmed claims.
         """
-        room = await self.find(room_id)
-        if room is None or not room.row.listed:
-            return None
-        free = [s for s in room.seats if s.bot is None and not s.claimed and not s.reserved]
-        if not free:
-            return None
-        held = sum(1 for a in self.holds.values() if a == address)
-        ttl = self.limits.claim_ttl
-        if held >= self.limits.claims_per_address:
-            raise QuotaError(
-                f"your address already holds {held} seat(s) it has not joined; join them or wait "
-                f"{ttl:g} s until they are released",
-                ttl,
-            )
-        token = new_credential()
-        row = await self.db.call(self.db.store.take_seat, room_id, free[0].seat, token, time.time() + ttl)
-        room.seats[row.seat] = row
-        self.holds[(room_id, row.seat)] = address
-        room.presence_changed()
-        return {"room": room_id, "seat": row.seat, "name": row.name, "token": token, "hold": ttl}
+        room = await self.find(room_id)  # outside the lock: a load may take a while
+        async with self.lock:
+            if room is None or not room.row.listed:
+                return None
+            free = [s for s in room.seats if s.bot is None and not s.claimed and not s.reserved]
+            if not free:
+                return None
+            held = sum(1 for a in self.holds.values() if a == address)
+            ttl = self.limits.claim_ttl
+            if held >= self.limits.claims_per_address:
+                raise QuotaError(
+                    f"your address already holds {held} seat(s) it has not joined; join them or wait "
+                    f"{ttl:g} s until they are released",
+                    ttl,
+                )
+            token = new_credential()
+            row = await self.db.call(self.db.store.take_seat, room_id, free[0].seat, token, time.time() + ttl)
+            room.seats[row.seat] = row
+            self.holds[(room_id, row.seat)] = address
+            room.presence_changed()
+            return {"room": room_id, "seat": row.seat, "name": row.name, "token": token, "hold": ttl}
 
     async def redeem(self, room: Room, code: str) -> tuple[int, str]:
         """Exchange an invite's one-time claim code for the seat and a fresh token.
@@ -120,23 +125,31 @@ class SeatDesk:
             CredentialError: ``bad_claim``: no unclaimed seat of this room has that code
                 (used, revoked by a lobby claim or a re-invite, or never issued).
         """
-        seat = seat_for_claim(room.seats, code)
-        if seat is None:
-            raise CredentialError(
-                "bad_claim",
-                "that invite link is used up or was replaced: each invite works "
-                "once; ask the room's creator for a new one, or join without it to watch",
-            )
-        token = new_credential()
-        room.seats[seat] = await self.db.call(self.db.store.take_seat, room.id, seat, token, None)
-        return seat, token
+        async with self.lock:
+            seat = seat_for_claim(room.seats, code)
+            if seat is None:
+                raise CredentialError(
+                    "bad_claim",
+                    "that invite link is used up or was replaced: each invite works "
+                    "once; ask the room's creator for a new one, or join without it to watch",
+                )
+            token = new_credential()
+            room.seats[seat] = await self.db.call(self.db.store.take_seat, room.id, seat, token, None)
+            return seat, token
 
-    async def confirm(self, room: Room, seat: int) -> None:
-        """A connection joined with the seat's token: a lobby claim's hold becomes permanent."""
-        if room.seats[seat].hold_until is not None:
-            await self.db.call(self.db.store.confirm_seat, room.id, seat)
-            room.seats[seat] = replace(room.seats[seat], hold_until=None)
-        self.holds.pop((room.id, seat), None)
+    async def confirm(self, room: Room, token: Any) -> int | None:
+        """A connection joins with a seat token: the seat whose token it is, a lobby claim's
+        hold on it made permanent; ``None`` when no seat has that token (released, say). Under
+        the lock: an expiring hold cannot free the seat between the lookup and the confirm."""
+        async with self.lock:
+            seat = seat_for_token(room.seats, token)
+            if seat is None:
+                return None
+            if room.seats[seat].hold_until is not None:
+                await self.db.call(self.db.store.confirm_seat, room.id, seat)
+                room.seats[seat] = replace(room.seats[seat], hold_until=None)
+            self.holds.pop((room.id, seat), None)
+            return seat
 
     async def reinvite(self, room_id: str, seat: int, owner: str) -> dict[str, Any]:
         """Revoke an unclaimed seat's invite and issue a new claim code (the room's owner only).
@@ -149,36 +162,40 @@ class SeatDesk:
                 ``taken`` (a person holds the seat: their credential is theirs alone).
             KeyError: no such room or seat.
         """
-        room = await self.find(room_id)
-        if room is None or not 0 <= seat < len(room.seats):
-            raise KeyError(seat)
-        key = room.row.owner or ""
-        if not (key and secrets.compare_digest(key.encode(), owner.encode())):
-            raise CredentialError("forbidden", "that is not this room's owner key")
-        s = room.seats[seat]
-        if s.bot is not None:
-            raise CredentialError("forbidden", f"{seat_label(seat)} is a bot's seat")
-        if s.claimed:
-            raise CredentialError(
-                "taken",
-                f"{seat_label(seat)} is taken: only its holder has its credential, and nobody can revoke it",
+        room = await self.find(room_id)  # outside the lock: a load may take a while
+        async with self.lock:
+            if room is None or not 0 <= seat < len(room.seats):
+                raise KeyError(seat)
+            key = room.row.owner or ""
+            if not (key and secrets.compare_digest(key.encode(), owner.encode())):
+                raise CredentialError("forbidden", "that is not this room's owner key")
+            s = room.seats[seat]
+            if s.bot is not None:
+                raise CredentialError("forbidden", f"{seat_label(seat)} is a bot's seat")
+            if s.claimed:
+                raise CredentialError(
+                    "taken",
+                    f"{seat_label(seat)} is taken: only its holder has its credential, and nobody can revoke it",
+                )
+            code = new_credential()
+            room.seats[seat] = await self.db.call(
+                self.db.store.free_seat, room_id, seat, new_credential(), code
             )
-        code = new_credential()
-        room.seats[seat] = await self.db.call(self.db.store.free_seat, room_id, seat, new_credential(), code)
-        return {"room": room_id, "seat": seat, "claim": code}
+            return {"room": room_id, "seat": seat, "claim": code}
 
     async def release_expired(self, rooms: dict[str, Room]) -> None:
         """Free every seat whose unconfirmed lobby claim expired (``rooms``: the loaded rooms)."""
-        store = self.db.store
-        for room_id, seat in await self.db.call(store.expired_holds, time.time()):
-            self.holds.pop((room_id, seat), None)
-            row = await self.db.call(store.free_seat, room_id, seat, new_credential(), None)
-            log.info(
-                "room %s: an unconfirmed lobby claim of %s expired; the seat is free again",
-                room_id,
-                seat_label(seat),
-            )
-            room = rooms.get(room_id)
-            if room is not None:
-                room.seats[seat] = row
-                room.presence_changed()
+        async with self.lock:
+            store = self.db.store
+            for room_id, seat in await self.db.call(store.expired_holds, time.time()):
+                self.holds.pop((room_id, seat), None)
+                row = await self.db.call(store.free_seat, room_id, seat, new_credential(), None)
+                log.info(
+                    "room %s: an unconfirmed lobby claim of %s expired; the seat is free again",
+                    room_id,
+                    seat_label(seat),
+                )
+                room = rooms.get(room_id)
+                if room is not None:
+                    room.seats[seat] = row
+                    room.presence_changed()

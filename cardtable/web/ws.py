@@ -32,7 +32,6 @@ from .protocol import (
     seat_label,
 )
 from .schema import Act, Join, Next, Ping
-from .seats import seat_for_token
 from .storage import StorageError
 
 log = logging.getLogger("cardtable.web")
@@ -194,14 +193,13 @@ async def _join(hub: Hub, conn: Connection, data: Join) -> None:
         raise ProtocolError("bad_message", "join with a 'token' or a 'claim', not both")
     seat, token = None, None
     if data.token is not None:
-        seat = seat_for_token(room.seats, data.token)
+        seat = await hub.seats.confirm(room, data.token)
         if seat is None:
             raise ProtocolError(
                 "bad_token",
                 "that seat token does not belong to this room (or was "
                 "released); join without a token to watch",
             )
-        await hub.seats.confirm(room, seat)
     elif data.claim is not None:
         seat, token = await hub.seats.redeem(room, data.claim)
     room.attach(conn, seat, token)

@@ -220,3 +220,35 @@ def test_a_golf_record_of_705k_tag_lines_is_refused_at_its_101st_free_tag(text):
 def test_a_utf16_golf_record_without_byte_order_mark_is_not_utf8(text):
     with pytest.raises(RecordError, match="not UTF-8 text"):
         replay_text(text.encode("utf-16-le").decode("utf-8"))
+
+
+def test_json_text_that_only_parses_inside_the_games_wrapper_is_refused(data):
+    """The reader wraps one game object as ``{"games": [...]}``: two objects with a comma
+    between them, or a text that closes the wrapper and opens a second ``games``, are not one
+    JSON value and are refused (they read as two games, or silently replaced the first)."""
+    one = data[0] if isinstance(data, list) else data
+    game = json.dumps(one)
+    other = json.dumps({**one, "seed": "replaced"})
+    for hostile in (f"{game}, {game}", f'{game}], "games": [{other}'):
+        with pytest.raises(RecordError, match="not valid JSON|appears twice"):
+            from_json(hostile)
+    assert len(from_json(game)) == 1 and len(from_json(f"[{game}, {game}]")) == 2  # the real forms
+
+
+def test_golf_errors_quote_at_most_60_characters_of_a_hostile_value(data):
+    """A multi-megabyte value is refused with a short message (``cardtable.errors.quoted``),
+    as Goofspiel's records do (docs/rules.md, Reading records)."""
+    from cardtable.golf.actions import action_from_dict
+    from cardtable.golf.ruleset import GolfRuleset, GolfRulesetError
+
+    huge = "x" * 2_000_000
+    with pytest.raises(GolfError) as err:
+        action_from_dict({"type": huge})
+    assert len(str(err.value)) < 300
+    for bad in ({"decks": [1] * 500_000}, {"values": huge}, {"snap_opponents": huge}):
+        with pytest.raises(GolfRulesetError) as err:
+            GolfRuleset.from_dict(bad)
+        assert len(str(err.value)) < 300, str(err.value)[:200]
+    with pytest.raises(GolfRulesetError) as err:
+        GolfRuleset.parse("decks=" + "9" * 100_000)
+    assert len(str(err.value)) < 300

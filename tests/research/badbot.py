@@ -9,7 +9,8 @@ to the file named by $BADBOT_PIDS); legal (plays legal bids, writing every line 
 receives to the file named by $BADBOT_LOG, and its pid to $BADBOT_PIDS); markup (an
 identity and a reply holding Rich markup and a terminal escape); daemon (at its start,
 double-forks a grandchild that calls ``setsid()``, lets go of stdin/stdout/stderr, writes its
-pid to $BADBOT_PIDS and sleeps; the program itself then plays legal bids).
+pid to $BADBOT_PIDS and sleeps; the program itself then plays legal bids); manyoptions
+(declares 100,000 options); twiceoption (declares one option twice).
 """
 
 import os
@@ -78,6 +79,12 @@ def main(mode):
             if mode == "badhello":
                 send("hello, who are you?")
             send("id name [/x] \x1b[2Jbad" if mode == "markup" else f"id name bad-{mode}")
+            if mode == "manyoptions":
+                for i in range(100_000):
+                    send(f"option name o{i} type string default {'x' * 100}")
+            if mode == "twiceoption":
+                send("option name margin type int default 1")
+                send("option name margin type int default 2")
             send("ready")
         elif words[0] == "isready":
             send("readyok")

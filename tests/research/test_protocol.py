@@ -70,6 +70,17 @@ def test_garbage_instead_of_identity_is_a_handshake_violation():
     assert "hello, who are you?" in report.violations[0].detail
 
 
+@pytest.mark.parametrize(
+    "mode, says", [("manyoptions", "more than 64 options"), ("twiceoption", "declared twice")]
+)
+def test_options_beyond_the_limit_or_declared_twice_fail_the_handshake(mode, says):
+    """A program's declared options are held in memory and listed: at most 64, each once."""
+    report = check_bot(f"{BAD} {mode}", rulesets=["standard"], games=1)
+    assert report.games == 0
+    assert [v.where for v in report.violations] == ["handshake"]
+    assert says in report.violations[0].detail
+
+
 def test_bot_that_never_shakes_hands_is_reported():
     report = check_bot(f"{BAD} silent", rulesets=["standard"], games=1, handshake_ms=300)
     assert report.games == 0

@@ -350,3 +350,78 @@ def test_a_key_twice_in_a_creation_form_is_refused(make_client):
     r = client.post("/api/rooms", content=body, headers={"content-type": "application/json"})
     assert r.status_code == 400 and "twice" in r.json()["error"]
     assert client.get("/api/lobby").json() == []
+
+
+def test_a_bot_that_fails_to_start_for_the_next_game_is_replaced_not_fatal(make_client, monkeypatch, caplog):
+    """``next`` starts the room's bots again; one that raises (a table damaged since the room
+    was made) is logged and replaced by random legal play, and the connection lives on (it
+    raised through the WebSocket handler and closed the connection)."""
+    client = make_client(rate=1000, burst=1000)
+    info = create_room(
+        client, seats=[{"name": "Ann"}, {"bot": "heuristic"}], settings={"cards": 1}, match="total 3"
+    )
+    room_id = info["room"]
+    me = join(client, room_id, info["seats"][0]["claim"])
+    me.request({"type": "act", "action": {"bid": [1]}})
+    me.wait_for(lambda s: s["view"]["phase"] == "over")
+    adapter = client.app.state.hub.rooms[room_id].adapter
+    real = adapter.new_bot
+
+    def broken(name, seat, settings):
+        if name == "heuristic":
+            raise RuntimeError("the table is damaged")
+        return real(name, seat, settings)
+
+    monkeypatch.setattr(adapter, "new_bot", broken)
+    me.request({"type": "next"})
+    assert me.state()["game_no"] == 2
+    me.request({"type": "act", "action": {"bid": [1]}})
+    assert (
+        me.wait_for(lambda s: s["view"]["phase"] == "over")["game_no"] == 2
+    )  # the bot's seat was played for
+    assert "failed to start" in caplog.text
+    me.request({"type": "next"})  # the connection lives on: the third game starts
+    assert me.state()["game_no"] == 3 and not me.errors()
+
+
+def test_a_room_plays_at_most_max_room_games(make_client, monkeypatch):
+    """Rematches grew a room without end (each game in memory, replayed at each load)."""
+    import cardtable.web.rooms as rooms_module
+
+    monkeypatch.setattr(rooms_module, "MAX_ROOM_GAMES", 2)
+    client = make_client(rate=1000, burst=1000)
+    info = create_room(client, seats=[{"name": "Ann"}, {"bot": "random"}], settings={"cards": 1})
+    me = join(client, info["room"], info["seats"][0]["claim"])
+    for _ in range(2):
+        me.request({"type": "act", "action": {"bid": [1]}})
+        me.wait_for(lambda s: s["view"]["phase"] == "over")
+        me.request({"type": "next"})
+    assert last_error(me)["code"] == "room_full" and "create a new room" in last_error(me)["message"]
+    assert me.state()["game_no"] == 2  # nothing changed
+
+
+def test_a_bot_that_fails_when_its_room_loads_is_replaced_not_fatal(make_client, monkeypatch, caplog):
+    """A room loaded again (a restart) whose bot cannot start: the room is not marked broken;
+    random legal play stands in for the bot, and the game can be finished."""
+    from cardtable.web.games import get_adapter
+
+    client = make_client(rate=1000, burst=1000)
+    info = create_room(client, seats=[{"name": "Ann"}, {"bot": "heuristic"}], settings={"cards": 2})
+    room_id = info["room"]
+    me = join(client, room_id, info["seats"][0]["claim"])
+    me.close()
+    hub = client.app.state.hub
+    hub.rooms.pop(room_id).driver.stop()  # as after a restart: the next join loads it again
+    adapter = get_adapter("goofspiel")
+    real = type(adapter).new_bot
+
+    def broken(self, name, seat, settings):
+        if name == "heuristic":
+            raise RuntimeError("the table is damaged")
+        return real(self, name, seat, settings)
+
+    monkeypatch.setattr(type(adapter), "new_bot", broken)
+    watcher = join(client, room_id)  # loads the room
+    assert watcher.state()["game_no"] == 1 and not watcher.errors()
+    assert "failed to start" in caplog.text
+    assert room_id in hub.rooms  # loaded, not marked broken

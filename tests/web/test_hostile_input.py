@@ -373,6 +373,56 @@ def test_room_creation_is_limited_per_address(make_client):
     )
 
 
+def test_refused_creations_count_before_any_bot_starts(make_client, monkeypatch):
+    """Every creation attempt counts, a refused one too, and it is counted before the room's
+    bots start (each may solve for seconds on the bots' threads): over the quota, no bot starts."""
+    import cardtable.web.hub as hub_module
+
+    started = []
+    real = hub_module.plan_room
+    monkeypatch.setattr(hub_module, "plan_room", lambda request: started.append(1) or real(request))
+    client = make_client(limits=Limits(room_burst=2, rooms_per_hour=1))
+    for _ in range(2):  # refused after the bots started (nash cannot play 3 players) still count
+        r = client.post(
+            "/api/rooms",
+            json={
+                "settings": {"cards": 3, "players": 3},
+                "seats": [{"name": "Kim"}, {"bot": "nash"}, {"bot": "nash"}],
+            },
+        )
+        assert r.status_code == 400 and "nash" in r.text, r.text
+    r = client.post("/api/rooms", json={"settings": {"cards": 3}})
+    assert r.status_code == 429 and "too many rooms" in r.json()["error"]
+    assert len(started) == 2  # the third attempt started nothing
+
+
+def test_bot_checks_are_cached_and_limited_per_address(make_client, monkeypatch):
+    """``POST /api/games/goofspiel/bots`` starts every bot of the game: the same settings are
+    answered from the cache, new ones count against the address's quota (429 beyond it)."""
+    import cardtable.web.hub as hub_module
+
+    calls = []
+    real = hub_module.playable_bots
+    monkeypatch.setattr(
+        hub_module, "playable_bots", lambda game, settings: calls.append(1) or real(game, settings)
+    )
+    client = make_client(limits=Limits(bot_check_burst=2, bot_checks_per_minute=1))
+    first = client.post("/api/games/goofspiel/bots", json={"cards": 4})
+    assert first.status_code == 200
+    for _ in range(5):  # the same settings: the cache, no quota, no bot started
+        assert client.post("/api/games/goofspiel/bots", json={"cards": 4}).json() == first.json()
+    # the same settings spelt otherwise (a default given) are the same question
+    assert (
+        client.post("/api/games/goofspiel/bots", json={"cards": 4, "tie_rule": "carry"}).json()
+        == first.json()
+    )
+    assert len(calls) == 1
+    assert client.post("/api/games/goofspiel/bots", json={"cards": 5}).status_code == 200
+    r = client.post("/api/games/goofspiel/bots", json={"cards": 6})
+    assert r.status_code == 429 and "too many bot checks" in r.json()["error"]
+    assert int(r.headers["retry-after"]) > 0 and len(calls) == 2
+
+
 def test_joins_and_leaves_are_coalesced(make_client):
     """One client cycling joins sent a full state to every spectator per join; now spectator
     joins send the others nothing, and seat joins are coalesced. Counted, not timed: with a
@@ -517,3 +567,27 @@ def test_a_lobby_claim_with_a_body_is_refused_and_claims_nothing(make_client, bo
     assert r.status_code == 400 and "takes no body" in r.json()["error"]
     got = client.post(f"/api/rooms/{info['room']}/join").json()
     assert got["seat"] == 1  # the first free seat was not taken by the refused claim
+
+
+def test_one_invite_used_twice_at_once_gives_the_seat_once(make_client):
+    """Two joins with one claim code, or two lobby claims of one free seat, at the same moment:
+    each checked the seat, then awaited the database, and both won (the later token silently
+    replaced the first). The seat desk now holds its lock from the check to the write."""
+    client = make_client()
+    info = create_room(client, seats=[{"name": "Ann"}, {"name": "Ben"}], settings={"cards": 3}, listed=True)
+    hub = client.app.state.hub
+    room = client.portal.call(hub.room, info["room"])
+    code = info["seats"][1]["claim"]
+
+    async def twice(fn, *args):
+        return await asyncio.gather(fn(*args), fn(*args), return_exceptions=True)
+
+    got = client.portal.call(twice, hub.seats.redeem, room, code)
+    assert sum(not isinstance(g, Exception) for g in got) == 1, got
+    assert [g.code for g in got if isinstance(g, Exception)] == ["bad_claim"]
+    (won,) = [g for g in got if not isinstance(g, Exception)]
+    assert room.seats[1].token == won[1]  # the winner's token is the seat's
+    # the lobby: the listed room's one free seat (seat 0 is the creator's, reserved), claimed twice at once
+    other = create_room(client, seats=[{"name": "Ann"}, {"name": "Ben"}], settings={"cards": 3}, listed=True)
+    claims = client.portal.call(twice, hub.seats.claim, other["room"], "1.2.3.4")
+    assert sorted(c is None for c in claims) == [False, True], claims
