@@ -101,7 +101,7 @@ def lean(config: dict) -> dict:
     from cardtable.solver.layers import LayerBackend, lean_layout, open_layered, solve_layered
 
     rs = Ruleset(cards=config["cards"], tie_rule=config["ties"])
-    from cardtable.solver.estimate import estimate_solve
+    from cardtable.solver.estimate import estimate_solve, measure_reference
 
     t1 = time.perf_counter()
     lay = lean_layout(rs, config["objective"], config.get("compact", False))
@@ -122,11 +122,13 @@ def lean(config: dict) -> dict:
         # load (or compile) the kernels for these array types first: not part of the solve time
         solve_layered(Ruleset(cards=4, tie_rule=config["ties"]), config["objective"], Path(tmp) / "warm", be)
         if "folder" in config:  # kept: a run that resumes where an earlier one stopped
+            check_kept(Path(config["folder"]))
             return kept(config, rs, lay, be, estimate, t_layout)
         folder = Path(tmp) / "t"
         c0 = time.process_time()
         manifest = solve_layered(rs, config["objective"], folder, be, lay=lay)
         cpu = time.process_time() - c0
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the reference's
         disk = sum(p.stat().st_size for p in folder.iterdir())
         table = open_layered(folder, verify=False)
         f = frozenset(rs.deck)
@@ -140,10 +142,12 @@ def lean(config: dict) -> dict:
             "layout_s": t_layout,
             "solve_s": st["seconds"],
             "cpu_s": cpu,
+            # this machine's speed, right after: the reference solve (estimate.REFERENCE_CARDS), one thread
+            "reference_cpu_s": measure_reference(config["ties"], config["objective"]),
             "max_gap": st["max_gap"],
             "value": value,
             "disk_gib": disk / 2**30,
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "peak_mb": peak_mb,
             "estimate": {
                 "cpu_s": estimate.cpu_seconds,
                 "memory_gib": estimate.memory_bytes / 2**30,
@@ -159,35 +163,34 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
     layers' own ``cpu_seconds`` (each layer is solved whole within one run: an interrupted
     layer is solved again and only its finished run counts), so a solve longer than one
     sitting is measured in parts. Each run appends its layers and peak memory to the folder's
-    ``bench-runs.jsonl``; the peak reported is the largest of them."""
+    ``bench-runs.jsonl``; the peak reported is the largest of them. Each run then measures its
+    own reference solve (one thread, CPU s); the record's is their mean weighted by the CPU
+    each run solved, so a solve spread over machines is still on one scale."""
     from pathlib import Path
 
     from cardtable.solver import Position
-    from cardtable.solver.estimate import GAME_PRICE_NS, layer_cpu_ns
+    from cardtable.solver.estimate import GAME_PRICE_NS, layer_cpu_ns, measure_reference
     from cardtable.solver.layers import open_layered, solve_layered
     from cardtable.solver.lean import reachable_games
 
     folder = Path(config["folder"])
     upto = config.get("upto")
-    # refused before hours of solving, not after: a finished layer without its CPU seconds
-    missing = sorted(
-        p.name for p in folder.glob("layer-*.json") if "cpu_seconds" not in json.loads(p.read_text())
-    )
-    if missing:
-        raise SystemExit(f"{missing} in {folder} record no cpu_seconds: delete the folder and start again")
     c0 = time.process_time()
     manifest = solve_layered(rs, config["objective"], folder, be, lay=lay, upto=upto)
     st = manifest["stats"]
     solved = [x["k"] for x in manifest["layers"] if x["k"] not in st["resumed_layers"]]
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    run_cpu = time.process_time() - c0
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the reference's
+    reference = measure_reference(config["ties"], config["objective"]) if solved else None
     with open(folder / "bench-runs.jsonl", "a") as f:
         f.write(
             json.dumps(
                 {
                     "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
                     "solved_layers": solved,
-                    "cpu_s": time.process_time() - c0,
+                    "cpu_s": run_cpu,
                     "threads": config.get("threads", 1),
+                    "reference_cpu_s": reference,  # None: the run solved nothing
                     "peak_mb": peak_mb,
                     "loadavg": os.getloadavg(),
                 }
@@ -216,6 +219,7 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
         "games": st["games"],
         "layout_s": t_layout,
         "cpu_s": sum(m["cpu_seconds"] for m in metas),
+        "reference_cpu_s": weighted_reference(runs),
         "solve_s": sum(m["seconds"] for m in metas),
         "max_gap": st["max_gap"],
         "disk_gib": sum(p.stat().st_size for p in folder.iterdir() if p.name.startswith("layer-")) / 2**30,
@@ -231,6 +235,28 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
         f = frozenset(rs.deck)
         out["value"] = open_layered(folder, verify=False).value(Position(f, (f, f)))
     return out
+
+
+def check_kept(folder) -> None:
+    """Refuse a kept folder whose finished layers record no ``cpu_seconds`` (solved by an older
+    cardtable): before hours of solving, not after."""
+    missing = sorted(
+        p.name for p in folder.glob("layer-*.json") if "cpu_seconds" not in json.loads(p.read_text())
+    )
+    if missing:
+        raise SystemExit(f"{missing} in {folder} record no cpu_seconds: delete the folder and start again")
+
+
+def weighted_reference(runs: list[dict]) -> float | None:
+    """The reference CPU seconds of a solve made in several runs: each run's reference weighted
+    by the CPU seconds it solved; None if a run that solved something measured none."""
+    solving = [r for r in runs if r["solved_layers"]]
+    if not solving or any(r.get("reference_cpu_s") is None for r in solving):
+        return None
+    total = sum(r["cpu_s"] for r in solving)
+    if total <= 0:
+        return sum(r["reference_cpu_s"] for r in solving) / len(solving)
+    return sum(r["cpu_s"] * r["reference_cpu_s"] for r in solving) / total
 
 
 def layouts(ns: list[int], threads: int, format1: bool = True, cold: bool = True) -> None:
@@ -309,13 +335,22 @@ def estimates(
 
     With ``threads`` > 1 the CPU seconds are summed over the threads (so they include what
     running in parallel costs), and each row also gives the wall-clock seconds beside the
-    estimate's ``hours(threads)`` (the estimate's linear model); the record keeps ``threads``."""
+    estimate's ``hours(threads)`` (the estimate's linear model); the record keeps ``threads``.
+
+    Each solve's process first solves the reference game of its kind
+    (:func:`cardtable.solver.estimate.measure_reference`): its CPU seconds over
+    ``estimate.REFERENCE_CPU_S`` is this machine's speed factor now, and the estimate is
+    compared with the measured CPU after multiplying by it (the record keeps
+    ``reference_cpu_s``; ``--fit`` puts every record on one scale with it)."""
+    from cardtable.solver.estimate import machine_factor
+
     what = "one thread" if threads == 1 else f"{threads} threads"
     print(f"\n## Estimate vs measured: format 2 (compact with carry-over ties), {what}")
     print(
-        "| n | ties | objective | matrix games | CPU s | estimate s | estimate / measured | peak GiB (est.) | disk GiB (est.) |"
+        "| n | ties | objective | matrix games | CPU s | reference CPU s (machine factor) | estimate s "
+        "(x factor) | estimate x factor / measured | peak GiB (est.) | disk GiB (est.) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in ns:
         for tie in ties:
             for obj in objectives:
@@ -329,27 +364,32 @@ def estimates(
                     print(f"| {n} | {tie} | {obj} | error: {r['error']} |", flush=True)
                     continue
                 if keep:
-                    print(f"|   | layers (k: CPU s / estimate s) | {layer_text(r)} | | | | | | |", flush=True)
+                    print(
+                        f"|   | layers (k: CPU s / estimate s) | {layer_text(r)} | | | | | | | |", flush=True
+                    )
                 if r.get("upto") is not None:
                     done = sum(c for _, _, c, _ in r["per_layer"])
                     print(
                         f"| {n} | {tie} | {obj} | layers 1-{r['upto']}: {r['games']:,} | {done:.1f} | "
-                        f"{sum(e for *_, e in r['per_layer']):.1f} | (partial: run again to resume) | | |",
+                        f"| {sum(e for *_, e in r['per_layer']):.1f} | (partial: run again to resume) | | |",
                         flush=True,
                     )
                     continue
                 e = r["estimate"]
+                ref = r["reference_cpu_s"]
+                factor = machine_factor(tie, obj, ref) if ref else 1.0  # None: a run measured none
+                shown = f"{ref:.2f} ({factor:.2f})" if ref else "none"
                 print(
-                    f"| {n} | {tie} | {obj} | {r['games']:,} | {r['cpu_s']:.1f} | {e['cpu_s']:.1f} | "
-                    f"{e['cpu_s'] / r['cpu_s']:.2f} | {r['peak_mb'] / 1024:.2f} ({e['memory_gib']:.2f}) | "
-                    f"{r['disk_gib']:.3f} ({e['disk_gib']:.3f}) |",
+                    f"| {n} | {tie} | {obj} | {r['games']:,} | {r['cpu_s']:.1f} | {shown} | "
+                    f"{e['cpu_s']:.1f} ({e['cpu_s'] * factor:.1f}) | {e['cpu_s'] * factor / r['cpu_s']:.2f} | "
+                    f"{r['peak_mb'] / 1024:.2f} ({e['memory_gib']:.2f}) | {r['disk_gib']:.3f} ({e['disk_gib']:.3f}) |",
                     flush=True,
                 )
                 if threads > 1:
-                    wall_est = e["cpu_s"] / threads  # SolveNeeds.hours(threads), in seconds
+                    wall_est = e["cpu_s"] * factor / threads  # SolveNeeds.hours(threads), in seconds
                     print(
-                        f"|   | wall s on {threads} threads | {r['solve_s']:.1f} | {wall_est:.1f} | "
-                        f"{wall_est / r['solve_s']:.2f} | | | | |",
+                        f"|   |   | wall s on {threads} threads |   | {r['solve_s']:.1f} |   | {wall_est:.1f} | "
+                        f"{wall_est / r['solve_s']:.2f} |   |   |",
                         flush=True,
                     )
                 with open(log, "a") as f:
@@ -368,8 +408,13 @@ def fit(log: str) -> None:
     (:data:`cardtable.solver.estimate.GAME_PRICE_NS`'s model: a layer's CPU ns = games x (a +
     b k^2) + chains x c, its terms from :func:`cardtable.solver.estimate.price_terms`), over
     every layer of every run (a layer's seconds scaled so that each run's layers add up to its
-    CPU seconds), weighted by 1 / sqrt(ns). Prints the constants, then the current
-    ``estimate_solve`` beside each run and at 13 cards."""
+    CPU seconds), weighted by 1 / sqrt(ns). Every run is first put on one machine's scale: its
+    CPU times the median reference CPU of its kind over its own (``reference_cpu_s``, measured
+    in the same process; runs without one are listed and left out). Prints the constants and
+    that median; then the reference CPU of the machine the current prices describe as the runs
+    infer it (``estimate.REFERENCE_CPU_S``: the median of reference x estimate / measured), the
+    current ``estimate_solve`` times each run's machine factor beside the run, and the estimate
+    at 13 cards."""
     import numpy as np
     from scipy.optimize import nnls
 
@@ -378,18 +423,26 @@ def fit(log: str) -> None:
     from cardtable.solver.layers import game_layout
     from cardtable.solver.lean import reachable_games
 
-    runs = [json.loads(x) for x in open(log).read().splitlines() if x.strip()]
+    logged = [json.loads(x) for x in open(log).read().splitlines() if x.strip()]
+    runs = [r for r in logged if r.get("reference_cpu_s")]
+    old = [f"{r['cards']} {r['ties']} {r['objective']}" for r in logged if not r.get("reference_cpu_s")]
+    if old:
+        print(f"Left out, recorded before the reference solves: {', '.join(old)}.")
     print("\n## Fitted prices: a layer's CPU ns = games x (a + b k^2) + chains x c")
-    print("| ties | objective | a (ns) | b (ns) | c (ns) | runs: n, measured s / fitted s |")
-    print("|---|---|---:|---:|---:|---|")
+    print(
+        "| ties | objective | reference CPU s (median) | a (ns) | b (ns) | c (ns) | runs: n, measured s x median / own reference, fitted s |"
+    )
+    print("|---|---|---:|---:|---:|---:|---|")
     for key in sorted({(r["ties"], r["objective"]) for r in runs}):
         mine = sorted((r for r in runs if (r["ties"], r["objective"]) == key), key=lambda r: r["cards"])
+        ref0 = float(np.median([r["reference_cpu_s"] for r in mine]))
         rows, rhs, spans = [], [], []
         for r in mine:
             lay = game_layout(
                 Ruleset(cards=r["cards"], tie_rule=r["ties"]), r["objective"], r["ties"] == "carry"
             )
-            scale = r["cpu_s"] / max(1e-9, sum(s for _, _, s in r["layers"]))
+            r["scaled_s"] = r["cpu_s"] * ref0 / r["reference_cpu_s"]  # on the median machine
+            scale = r["scaled_s"] / max(1e-9, sum(s for _, _, s in r["layers"]))
             start = len(rows)
             for k, _, s in r["layers"]:
                 rows.append(price_terms(lay, k, reachable_games(lay, k)[1]))
@@ -400,24 +453,52 @@ def fit(log: str) -> None:
         coef = nnls(A * w[:, None], y * w)[0]  # prices are not negative
         pred = A @ coef * 1e-9
         got = ", ".join(
-            f"{r['cards']}: {r['cpu_s']:.1f} / {pred[a:b].sum():.1f}"
+            f"{r['cards']}: {r['scaled_s']:.1f}, {pred[a:b].sum():.1f}"
             for r, (a, b) in zip(mine, spans, strict=True)
         )
-        print(f"| {key[0]} | {key[1]} | {coef[0]:.1f} | {coef[1]:.2f} | {coef[2]:.1f} | {got} |")
-    from cardtable.solver.estimate import estimate_solve
+        print(f"| {key[0]} | {key[1]} | {ref0:.2f} | {coef[0]:.1f} | {coef[1]:.2f} | {coef[2]:.1f} | {got} |")
+    from cardtable.solver.estimate import estimate_solve, machine_factor
 
-    print("\n## estimate_solve (the current prices) against the recorded solves, one thread")
     print(
-        "| n | ties | objective | matrix games solved | measured CPU s | estimate s | estimate / measured "
-        "| peak memory GiB | estimate GiB | estimate / measured |"
+        "\n## The reference CPU s of the machine the current prices describe, as the runs infer it"
+        "\n(each run: its reference CPU s x the current estimate / its measured CPU s; "
+        "estimate.REFERENCE_CPU_S takes the median, so that the current prices stay)"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| ties | objective | per run (n: inferred s) | median | estimate.REFERENCE_CPU_S now |")
+    print("|---|---|---|---:|---:|")
+    from cardtable.solver.estimate import REFERENCE_CPU_S
+
+    for key in sorted({(r["ties"], r["objective"]) for r in runs}):
+        mine = sorted((r for r in runs if (r["ties"], r["objective"]) == key), key=lambda r: r["cards"])
+        inferred = [
+            (
+                r["cards"],
+                r["reference_cpu_s"]
+                * estimate_solve(Ruleset(cards=r["cards"], tie_rule=r["ties"]), r["objective"]).cpu_seconds
+                / r["cpu_s"],
+            )
+            for r in mine
+        ]
+        per = ", ".join(f"{n}: {x:.2f}" for n, x in inferred)
+        print(
+            f"| {key[0]} | {key[1]} | {per} | {float(np.median([x for _, x in inferred])):.2f} | "
+            f"{REFERENCE_CPU_S[key]:.2f} |"
+        )
+
+    print("\n## estimate_solve (the current prices) against the recorded solves")
+    print(
+        "| n | ties | objective | threads | matrix games solved | measured CPU s | machine factor | estimate s x factor "
+        "| estimate x factor / measured | peak memory GiB | estimate GiB | estimate / measured |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in sorted(runs, key=lambda r: (r["ties"], r["objective"], r["cards"])):
         e = estimate_solve(Ruleset(cards=r["cards"], tie_rule=r["ties"]), r["objective"])
-        est, mem, peak = e.cpu_seconds, e.memory_bytes / 2**30, r["peak_mb"] / 1024
+        factor = machine_factor(r["ties"], r["objective"], r["reference_cpu_s"])
+        est, mem, peak = e.cpu_seconds * factor, e.memory_bytes / 2**30, r["peak_mb"] / 1024
         print(
-            f"| {r['cards']} | {r['ties']} | {r['objective']} | {r['games']:,} | {r['cpu_s']:.1f} | "
-            f"{est:.1f} | {est / r['cpu_s']:.2f} | {peak:.2f} | {mem:.2f} | {mem / peak:.2f} |"
+            f"| {r['cards']} | {r['ties']} | {r['objective']} | {r.get('threads', 1)} | {r['games']:,} | "
+            f"{r['cpu_s']:.1f} | {factor:.2f} | {est:.1f} | {est / r['cpu_s']:.2f} | {peak:.2f} | {mem:.2f} | "
+            f"{mem / peak:.2f} |"
         )
     from cardtable.solver.estimate import size_text
 

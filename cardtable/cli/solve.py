@@ -8,6 +8,8 @@ computes a best response to a bot (small games).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib.util
 import math
 import os
@@ -36,6 +38,8 @@ from .common import (
 from .progress import progress_bar
 
 if TYPE_CHECKING:  # the solver (Numba) is imported by the commands that use it, not at start-up
+    from cardtable.goofspiel import Ruleset
+    from cardtable.goofspiel.ruleset import TieRule
     from cardtable.solver import Position
     from cardtable.solver.tables import SolvedTable
 
@@ -139,6 +143,13 @@ def register(app: typer.Typer) -> None:
             help="Table format: 2 (float32 layers, reachable pots only, resumable) or 1 (one float64 file, "
             "not resumable).",
         ),
+        calibrate: Optional[bool] = typer.Option(
+            None,
+            "--calibrate/--no-calibrate",
+            show_default="when the estimate is 10 min or more",
+            help="First solve a small reference game of the same kind (seconds) and scale the time "
+            "estimate and the --max-hours check by this machine's measured speed (format 2, threads).",
+        ),
         layers: Optional[int] = typer.Option(
             None,
             "--layers",
@@ -151,6 +162,7 @@ def register(app: typer.Typer) -> None:
         """Solve 2-player Goofspiel exactly and write the table (versioned, checksummed)."""
         rs = _ruleset(cards, ties, high_ace)
         objective = _objective(objective)
+        _measured_factor.cache_clear()  # this machine's speed is measured anew by each command
         asked_format = table_format
         table_format = _check_solve_options(
             cards, ties, objective, max_memory, max_hours, threads, backend, workers, table_format, layers
@@ -162,9 +174,10 @@ def register(app: typer.Typer) -> None:
             _check_threads(threads)
         if backend == "cuda":  # no GPU: refused before the cache folder or the lock exists
             _layer_backend(backend, threads, workers)
-        _refuse_before_writing(
-            rs, objective, cache, table_format, layers, backend, threads, workers, max_memory, max_hours
+        asked = SolveAsked(
+            rs, objective, table_format, layers, backend, threads, workers, max_memory, max_hours, calibrate
         )
+        _refuse_before_writing(asked, cache)
         cache = writable_folder(cache, "--cache", cache_dir)
         folder = default_path(rs, objective, cache, FORMAT_LAYERED)
         path = default_path(rs, objective, cache)
@@ -178,18 +191,7 @@ def register(app: typer.Typer) -> None:
                     return
                 table_format = _repair_format(folder, path, asked_format, backend, table_format)
             _plan_and_solve(
-                rs,
-                objective,
-                folder,
-                path,
-                table_format,
-                layers,
-                backend,
-                threads,
-                workers,
-                force,
-                max_memory,
-                max_hours,
+                dataclasses.replace(asked, table_format=table_format, layers=layers), folder, path, force
             )
 
     @app.command()
@@ -541,18 +543,26 @@ def _already_solved(rs, objective: str, cache: Path, layers: Optional[int]) -> b
     return True
 
 
-def _refuse_before_writing(
-    rs,
-    objective: str,
-    cache: Optional[Path],
-    table_format: int,
-    layers: Optional[int],
-    backend: str,
-    threads: int,
-    workers: int,
-    max_memory: float,
-    max_hours: float,
-) -> None:
+@dataclasses.dataclass(frozen=True)
+class SolveAsked:
+    """What ``cardtable solve`` was asked for, its options checked: the game (``rs``,
+    ``objective``), the table (``table_format``, ``layers``), who solves (``backend``,
+    ``threads``, ``workers``), the limits (``max_memory`` GiB, ``max_hours``) and
+    ``calibrate`` (None: by the estimate, :data:`CALIBRATE_FROM_HOURS`)."""
+
+    rs: Ruleset
+    objective: str
+    table_format: int
+    layers: Optional[int]
+    backend: str
+    threads: int
+    workers: int
+    max_memory: float
+    max_hours: float
+    calibrate: Optional[bool] = None
+
+
+def _refuse_before_writing(asked: SolveAsked, cache: Optional[Path]) -> None:
     """A new table's plan checked before the cache folder or the lock file is made, so that
     a refused solve (exit 2) writes nothing. A table already there (to resume, repair or
     report) is planned under the lock, where its state is known."""
@@ -560,86 +570,111 @@ def _refuse_before_writing(
     from cardtable.solver.table import FORMAT_LAYERED, default_path
 
     root = usable_folder(cache, "--cache") if cache is not None else usable_folder(*cache_location())
-    folder = default_path(rs, objective, root, FORMAT_LAYERED)
-    path = default_path(rs, objective, root)
+    folder = default_path(asked.rs, asked.objective, root, FORMAT_LAYERED)
+    path = default_path(asked.rs, asked.objective, root)
     if not (folder.exists() or path.exists()):
-        _checked_plan(
-            rs,
-            objective,
-            folder,
-            path,
-            table_format,
-            layers,
-            backend,
-            threads,
-            workers,
-            max_memory,
-            max_hours,
-        )
+        _checked_plan(asked, folder, path)
 
 
-def _checked_plan(
-    rs,
-    objective: str,
-    folder: Path,
-    path: Path,
-    table_format: int,
-    layers: Optional[int],
-    backend: str,
-    threads: int,
-    workers: int,
-    max_memory: float,
-    max_hours: float,
-):
+def _checked_plan(asked: SolveAsked, folder: Path, path: Path):
     """The solve's :class:`cardtable.solver.plan.SolvePlan`, or a one-line refusal (exit 2)
-    when it is over a limit or the solver does not cover the rules."""
+    when it is over a limit or the solver does not cover the rules; its time measured on this
+    machine where :func:`_machine_factor` says so."""
     # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
     from cardtable.solver import UnsupportedRuleset
     from cardtable.solver.plan import SolveRefused, plan_solve
 
+    a = asked
     try:
         return plan_solve(
-            rs,
-            objective,
-            path if table_format == 1 else folder,
-            table_format=table_format,
-            upto=layers,
-            backend=backend,
-            cores=workers if backend == "ray" else threads,
-            max_memory_gib=max_memory,
-            max_hours=max_hours,
+            a.rs,
+            a.objective,
+            path if a.table_format == 1 else folder,
+            table_format=a.table_format,
+            upto=a.layers,
+            backend=a.backend,
+            cores=a.workers if a.backend == "ray" else a.threads,
+            max_memory_gib=a.max_memory,
+            max_hours=a.max_hours,
+            machine_factor=_machine_factor(a),
         )
     except (SolveRefused, UnsupportedRuleset) as exc:  # nothing started, nothing written
         fail(str(exc))
 
 
-def _plan_and_solve(
-    rs,
-    objective: str,
-    folder: Path,
-    path: Path,
-    table_format: int,
-    layers: Optional[int],
-    backend: str,
-    threads: int,
-    workers: int,
-    force: bool,
-    max_memory: float,
-    max_hours: float,
-) -> None:
-    """Plan the solve (refused in one line when over the limits), then run it and report."""
-    plan = _checked_plan(
-        rs, objective, folder, path, table_format, layers, backend, threads, workers, max_memory, max_hours
+#: ``cardtable solve`` measures this machine's speed first (``--calibrate``, by default) when
+#: the solve is estimated at this many hours or more on the threads asked for.
+CALIBRATE_FROM_HOURS = 10 / 60
+
+
+def _machine_factor(asked: SolveAsked) -> Optional[float]:
+    """This machine's speed for the solve (:func:`cardtable.solver.estimate.machine_factor`), or
+    None: not asked (``--no-calibrate``), not format 2 on this machine's threads (said on
+    standard error when ``--calibrate`` asked for it), a solve over ``--max-memory`` (refused
+    whatever its time), (by default) a solve estimated under
+    :data:`CALIBRATE_FROM_HOURS`, or a reference solve that could not write its temporary
+    folder (said on standard error)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver import UnsupportedRuleset
+    from cardtable.solver.estimate import estimate_solve
+
+    a = asked  # the reference solve is once per command: see _measured_factor
+    if a.calibrate is False:
+        return None
+    if a.table_format != 2 or a.backend != "threads":
+        if a.calibrate:
+            typer.echo(
+                "--calibrate measures this machine's threads for a format-2 solve: not done for "
+                f"{'format 1' if a.table_format != 2 else '--backend ' + a.backend}",
+                err=True,
+            )
+        return None
+    try:
+        needs = estimate_solve(a.rs, a.objective, a.layers)
+    except (UnsupportedRuleset, ValueError):  # refused by plan_solve with its own message
+        return None
+    if needs.memory_bytes > a.max_memory * 2**30:  # refused for its memory: the time is moot
+        return None
+    if a.calibrate is None and needs.hours(a.threads) < CALIBRATE_FROM_HOURS:
+        return None
+    return _measured_factor(a.rs.tie_rule, a.objective)
+
+
+@functools.lru_cache(maxsize=None)
+def _measured_factor(ties: TieRule, objective: str) -> Optional[float]:
+    """Solve the reference game once per command (``solve`` clears this cache when it starts),
+    on one thread: ``hours(threads)`` models the threads (docs/solver.md, Estimates and refusals)."""
+    # lazy: the solver loads NumPy and Numba; `cardtable --help` must not
+    from cardtable.solver.estimate import REFERENCE_CARDS, machine_factor, measure_reference
+
+    typer.echo(
+        f"measuring this machine's speed: the {REFERENCE_CARDS[(ties, objective)]}-card reference "
+        f"solve ({ties} ties, {objective})",
+        err=True,
     )
-    if table_format == 1:
+    try:
+        cpu = measure_reference(ties, objective)
+    except OSError as exc:  # its temporary folder: the estimate stays the reference machine's
+        typer.echo(f"could not measure it ({exc.strerror or exc}); the estimate is not calibrated", err=True)
+        return None
+    except KeyboardInterrupt:
+        fail("interrupted while measuring this machine's speed; nothing was written", 130)
+    return machine_factor(ties, objective, cpu)
+
+
+def _plan_and_solve(asked: SolveAsked, folder: Path, path: Path, force: bool) -> None:
+    """Plan the solve (refused in one line when over the limits), then run it and report."""
+    a = asked
+    plan = _checked_plan(a, folder, path)
+    if a.table_format == 1:
         typer.echo(plan.describe())
-        _solve_format1(rs, objective, path, plan.layout, threads)
+        _solve_format1(a.rs, a.objective, path, plan.layout, a.threads)
         return
-    be = _layer_backend(backend, threads, workers)
+    be = _layer_backend(a.backend, a.threads, a.workers)
     if force:
         _remove_old_records(folder)
     typer.echo(plan.describe())
-    _solve_format2(rs, objective, folder, be, plan.needs.games, layers)
+    _solve_format2(a.rs, a.objective, folder, be, plan.needs.games, a.layers)
 
 
 #: ``cardtable strategy``'s options that state the position (parameter name, option), and the

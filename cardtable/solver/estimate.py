@@ -9,13 +9,18 @@ long the solve of a game without a table would take.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import tempfile
+import time
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from cardtable.goofspiel import Ruleset
+from cardtable.goofspiel.ruleset import TieRule
 
-from .layers import game_layout
+from .layers import game_layout, lean_layout, solve_layered
 from .layout import games_per_layer
 from .lean import reachable_games, slot_map
 from .tables import full_layout
@@ -32,6 +37,27 @@ GAME_PRICE_NS: dict[tuple[str, str], tuple[float, float, float]] = {
     ("carry", "win"): (22.5, 17.61, 589.7),
     ("discard", "points"): (0.0, 10.61, 0.0),
     ("discard", "win"): (0.0, 10.57, 2225.1),
+}
+#: The reference solve of each (tie rule, objective): the whole game of this many cards (low
+#: ace, shuffled prizes), format 2 as ``cardtable solve`` writes it, a few seconds of CPU. Its CPU
+#: seconds on a machine, over :data:`REFERENCE_CPU_S`, is that machine's speed relative to
+#: the one :data:`GAME_PRICE_NS` describes (:func:`machine_factor`): a timed solve measures its
+#: reference in the same process, so solves measured on different machines, or beside other
+#: work, are compared on one scale (docs/solver.md, Estimates and refusals).
+REFERENCE_CARDS: dict[tuple[str, str], int] = {
+    ("carry", "points"): 10,
+    ("carry", "win"): 9,
+    ("discard", "points"): 10,
+    ("discard", "win"): 9,
+}
+#: CPU seconds of each reference solve on the machine :data:`GAME_PRICE_NS` describes, as the
+#: recorded solves infer it: the median over the runs of their reference CPU x estimate /
+#: measured CPU (``python bench/solver.py --fit bench/results/estimates.jsonl`` prints it).
+REFERENCE_CPU_S: dict[tuple[str, str], float] = {
+    ("carry", "points"): 10.16,
+    ("carry", "win"): 17.39,
+    ("discard", "points"): 3.15,
+    ("discard", "win"): 12.81,
 }
 #: Format 1's in-memory kernel (no warm start), nanoseconds per game x k^2: the 13-card
 #: discard solve, 8.82e10 games x k^2 in 32 min of one core.
@@ -58,8 +84,11 @@ class SolveNeeds:
             kernels' slot map (:class:`cardtable.solver.lean.SlotMap`), plus ``BASE_MEMORY``
             (format 1: every float64 value and the layout arrays, plus ``BASE_MEMORY``).
         disk_bytes: size of the finished table folder (format 1: of the table file).
-        cpu_seconds: estimated CPU seconds on one core of this machine.
+        cpu_seconds: estimated CPU seconds on one core: of the machine
+            :data:`GAME_PRICE_NS` describes, or, with ``machine_factor``, of this one.
         table_format: 2 (layers, resumable) or 1 (one file, not resumable).
+        machine_factor: None, or the measured speed of this machine (:func:`machine_factor`)
+            that ``cpu_seconds`` includes (:meth:`calibrated`).
     """
 
     cards: int
@@ -71,6 +100,12 @@ class SolveNeeds:
     disk_bytes: int
     cpu_seconds: float
     table_format: int = 2
+    machine_factor: float | None = None
+
+    def calibrated(self, factor: float) -> "SolveNeeds":
+        """These needs with the time scaled by a measured machine factor (:func:`machine_factor`)."""
+        base = self.cpu_seconds / (self.machine_factor or 1.0)
+        return dataclasses.replace(self, cpu_seconds=base * factor, machine_factor=factor)
 
     def hours(self, cores: int = 1) -> float:
         """Estimated wall-clock hours on ``cores`` cores (threads or Ray workers; linear)."""
@@ -82,6 +117,11 @@ class SolveNeeds:
             f"{self.games:.3g} matrix games; {size_text(self.memory_bytes)} of memory, "
             f"{size_text(self.disk_bytes)} of disk; {_about(self.hours(cores))} on "
             f"{cores} core{'s' if cores != 1 else ''}"
+            + (
+                f" of this machine (measured: {self.machine_factor:.2f} x the reference time)"
+                if self.machine_factor
+                else ""
+            )
         )
 
     def backend_advice(self, cores: int, max_memory_gib: float) -> str:
@@ -178,6 +218,35 @@ def estimate_solve(
         4 * sum(sizes) + layout_bytes,
         cpu,
     )
+
+
+def reference_ruleset(tie_rule: TieRule, objective: str) -> Ruleset:
+    """The reference game of a (tie rule, objective) (:data:`REFERENCE_CARDS`).
+
+    Raises:
+        KeyError: a tie rule other than ``carry`` and ``discard`` or an objective other than
+            ``points`` and ``win``."""
+    return Ruleset(cards=REFERENCE_CARDS[(tie_rule, objective)], tie_rule=tie_rule)
+
+
+def measure_reference(tie_rule: TieRule, objective: str, backend=None) -> float:
+    """CPU seconds of this process solving the reference game (:func:`reference_ruleset`) into
+    a temporary folder that is removed, with ``backend`` (None: one thread); the kernels are
+    loaded first by an untimed 4-card solve (their loading or compilation is not counted)."""
+    rs = reference_ruleset(tie_rule, objective)
+    lay = lean_layout(rs, objective, tie_rule == "carry")
+    with tempfile.TemporaryDirectory(prefix="cardtable-reference-") as tmp:
+        solve_layered(Ruleset(cards=4, tie_rule=tie_rule), objective, Path(tmp) / "warm", backend)
+        c0 = time.process_time()
+        solve_layered(rs, objective, Path(tmp) / "t", backend, lay=lay)
+        return time.process_time() - c0
+
+
+def machine_factor(tie_rule: str, objective: str, reference_cpu_s: float) -> float:
+    """How much slower (above 1) or faster (below 1) a machine is than the one
+    :data:`GAME_PRICE_NS` describes, for this kind of solve: its measured reference CPU seconds
+    (:func:`measure_reference`) over :data:`REFERENCE_CPU_S`."""
+    return reference_cpu_s / REFERENCE_CPU_S[(tie_rule, objective)]
 
 
 def price_terms(lay, k: int, games: int) -> tuple[int, int, int]:

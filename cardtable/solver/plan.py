@@ -95,14 +95,17 @@ def plan_solve(
     cores: int = 1,
     max_memory_gib: float = 8.0,
     max_hours: float = 12.0,
+    machine_factor: float | None = None,
 ) -> SolvePlan:
     """Estimate the solve of ``ruleset`` and ``objective`` into ``target`` (the table file of
     format 1 or the folder of format 2; ``upto``: format 2's low layers ``1..upto``) and
     check it against the limits: memory over ``max_memory_gib`` GiB, more than
     ``max_hours`` hours on ``cores`` cores (not checked for ``backend="cuda"``, whose rate is
     not measured), more disk than is free in ``target``'s parent folder (format 2: the
-    layer files already there count as written). Reads nothing but the folder sizes;
-    writes nothing.
+    layer files already there count as written). ``machine_factor``: this machine's measured
+    speed (:func:`cardtable.solver.estimate.machine_factor`), which scales format 2's time
+    before the check (:meth:`~cardtable.solver.estimate.SolveNeeds.calibrated`). Reads nothing
+    but the folder sizes; writes nothing.
 
     Returns:
         the :class:`SolvePlan`.
@@ -127,6 +130,8 @@ def plan_solve(
         # the layout the folder holds, else compact (carry-over; the CUDA kernel writes the full one)
         lay = folder_layout(Path(target), ruleset, objective, False if backend == "cuda" else None)
         needs = estimate_solve(ruleset, objective, upto, compact=lay.compact)
+        if machine_factor is not None:
+            needs = needs.calibrated(machine_factor)
     else:
         raise ValueError(f"table format must be 1 or 2, not {table_format!r}")
     target = Path(target)

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "solver.py"
 
 
@@ -32,6 +34,10 @@ def test_a_kept_solve_resumes_and_sums_its_layers_cpu(tmp_path):
     metas = [json.loads((folder / f"layer-{k:02d}.json").read_text()) for k in range(1, 7)]
     assert all(m["cpu_seconds"] >= 0 for m in metas)
     assert record["cpu_s"] == sum(m["cpu_seconds"] for m in metas)
+    # each run solved the reference game; the record's reference is their CPU-weighted mean
+    assert all(r["reference_cpu_s"] > 0 for r in runs)
+    weighted = sum(r["cpu_s"] * r["reference_cpu_s"] for r in runs) / sum(r["cpu_s"] for r in runs)
+    assert record["reference_cpu_s"] == pytest.approx(weighted)
     assert [k for k, _, _ in record["layers"]] == [1, 2, 3, 4, 5, 6]
     assert record["peak_mb"] == max(r["peak_mb"] for r in runs)
     assert abs(record["value"]) < 1e-9  # the symmetric game's value
