@@ -298,7 +298,8 @@ def _simplex_pivot(tab, k1, ncol, leave, e):
 @njit(cache=True, _nrt=False, inline="always")
 def _simplex_read(tab, basis, k1, k2, rhs, x, y):
     """The strategies of the optimal tableau: ``x`` from the slacks' reduced costs,
-    ``y`` from the basic columns, both normalised; returns the LP's optimum ``z``."""
+    ``y`` from the basic columns, both normalised; returns the LP's optimum ``z`` (NaN, and
+    NaN strategies, when a sum is not positive: see the body)."""
     z = tab[k1, rhs]
     sx = 0.0
     for i in range(k1):
@@ -315,6 +316,15 @@ def _simplex_read(tab, basis, k1, k2, rhs, x, y):
                 v = 0.0
             y[basis[i]] = v
             sy += v
+    if not (sx > 0.0 and sy > 0.0 and z > 0.0):
+        # rounding lost the optimum (never so at an exact one: both sums equal z > 0); NaN
+        # strategies fail the callers' check, and the support search takes the game (this
+        # divided by zero once, in the 12-card win solve with discard ties, layer 8)
+        for i in range(k1):
+            x[i] = np.nan
+        for j in range(k2):
+            y[j] = np.nan
+        return np.nan
     for i in range(k1):
         x[i] /= sx
     for j in range(k2):

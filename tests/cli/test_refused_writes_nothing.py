@@ -120,7 +120,7 @@ def test_an_empty_prize_list_is_named_as_such(fresh, prizes, message):
 
 
 def test_a_refused_solve_suggests_every_core_of_this_machine_not_the_refused_one(fresh):
-    out = runner.invoke(app, ["solve", "-n", "13", "--ties", "discard", "--max-hours", "0.25"])
+    out = runner.invoke(app, ["solve", "-n", "13", "--ties", "discard", "--max-hours", "0.05"])
     assert out.exit_code == 2
     text = " ".join(out.output.split())
     assert "about under" not in text

@@ -368,7 +368,9 @@ def test_default_record_paths_are_unique(monkeypatch):
         def now(cls, tz=None):
             return datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
 
-    monkeypatch.setattr(tui, "datetime", Frozen)
+    import cardtable.platform.storage as storage  # names the file (new_record_file), as for Goofspiel
+
+    monkeypatch.setattr(storage, "datetime", Frozen)
     rec = parse_text(_finished_record())
     paths = [save_records(rec) for _ in range(3)]
     assert len(set(paths)) == 3 and all(p.exists() for p in paths)

@@ -52,3 +52,23 @@ def test_next_subset_visits_every_subset_once_in_order(n, s):
     while kernel._next_subset(C, 0, s, n):
         seen.append(tuple(C[0, :s]))
     assert len(seen) == comb(n, s) == len(set(seen)) and seen == sorted(seen)
+
+
+def test_a_tableau_whose_strategies_sum_to_zero_reads_as_nan_not_a_division_by_zero():
+    """The 12-card win solve with discard ties stopped at layer 8 with ZeroDivisionError:
+    the simplex's final tableau gave strategies summing to 0 (rounding; never at an exact
+    optimum). Such a read now gives NaN, which the kernels' check sends to the support
+    search (``lean._solve``), instead of raising inside the kernel."""
+    k1 = k2 = 3
+    tab = np.zeros((k1 + 1, k1 + k2 + 1))  # every reduced cost and basic value 0: both sums 0
+    basis = np.arange(k1, dtype=np.int64)
+    x, y = np.empty(k1), np.empty(k2)
+    z = kernel._simplex_read(tab, basis, k1, k2, k1 + k2, x, y)
+    assert np.isnan(z) and np.isnan(x).all() and np.isnan(y).all()
+    # a good tableau reads as before: normalised strategies, the LP's optimum
+    tab[k1, k2 : k2 + k1] = [0.2, 0.3, 0.5]
+    tab[k1, k1 + k2] = 1.0
+    tab[:k1, k1 + k2] = [0.25, 0.25, 0.5]
+    basis[:] = [0, 1, 2]
+    z = kernel._simplex_read(tab, basis, k1, k2, k1 + k2, x, y)
+    assert z == 1.0 and np.allclose(x, [0.2, 0.3, 0.5]) and np.allclose(y, [0.25, 0.25, 0.5])
