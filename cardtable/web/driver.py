@@ -48,7 +48,10 @@ class BotDriver:
 
     def __init__(self, room: Room) -> None:
         self.room = room
-        self.bots: dict[int, Any] = {s.seat: self._start(s.seat, s.bot) for s in room.seats if s.bot}
+        # at a load, a bot that cannot play the ruleset (ValueError) breaks the room (Hub._load)
+        self.bots: dict[int, Any] = {
+            s.seat: self._start(s.seat, s.bot, loading=True) for s in room.seats if s.bot
+        }
         self.retired: set[int] = set()
         self._fallbacks: dict[int, Any] = {}  # seat -> the game's random bot, which acts for a failed bot
         self._task: asyncio.Task | None = None
@@ -65,13 +68,24 @@ class BotDriver:
             if loop is not None:
                 self._task = loop.create_task(self._run())
 
-    def _start(self, seat: int, name: str) -> Any:
-        """The adapter's ``new_bot``, or, when it raises (a table damaged since the room was
-        made, say), the game's ``random`` bot, logged: a broken bot must not stop the room
-        (docs/web.md, "Bots"). May solve for seconds: off the event loop after a room loads."""
+    def _start(self, seat: int, name: str, loading: bool = False) -> Any:
+        """The adapter's ``new_bot``, or, when it raises, the game's ``random`` bot, logged: a
+        broken bot must not stop the room (docs/web.md, "Bots"). ``loading``: a ``ValueError``
+        (the bot cannot play the room's ruleset, which creation refuses) propagates, and the hub
+        marks the room broken. May solve for seconds: off the event loop."""
         room = self.room
         try:
             return room.adapter.new_bot(name, seat, room.settings)
+        except ValueError:
+            if loading:
+                raise
+            log.exception(
+                "room %s: the %s bot of %s failed to start; random legal actions are played for it",
+                room.id,
+                name,
+                seat_label(seat),
+            )
+            return room.adapter.new_bot("random", seat, room.settings)
         except Exception:
             log.exception(
                 "room %s: the %s bot of %s failed to start; random legal actions are played for it",

@@ -365,14 +365,14 @@ def test_a_bot_that_fails_to_start_for_the_next_game_is_replaced_not_fatal(make_
     me.request({"type": "act", "action": {"bid": [1]}})
     me.wait_for(lambda s: s["view"]["phase"] == "over")
     adapter = client.app.state.hub.rooms[room_id].adapter
-    real = adapter.new_bot
+    real = type(adapter).new_bot  # patched on the class: an instance attribute would outlive the test
 
-    def broken(name, seat, settings):
+    def broken(self, name, seat, settings):
         if name == "heuristic":
             raise RuntimeError("the table is damaged")
-        return real(name, seat, settings)
+        return real(self, name, seat, settings)
 
-    monkeypatch.setattr(adapter, "new_bot", broken)
+    monkeypatch.setattr(type(adapter), "new_bot", broken)
     me.request({"type": "next"})
     assert me.state()["game_no"] == 2
     me.request({"type": "act", "action": {"bid": [1]}})
