@@ -24,8 +24,6 @@ from typing import Any
 
 from cardtable.platform.integers import number_text
 
-from .errors import QuotaError
-
 
 @dataclass(frozen=True)
 class Limits:
@@ -229,6 +227,9 @@ class AddressQuota:
         """
         wait = self.take(address)
         if wait is not None:
+            # lazy: the limits are read by the record checks, which must not load Starlette
+            from .errors import QuotaError
+
             rate = self.rate * {"minute": 60.0, "hour": 3600.0}[per]
             raise QuotaError(
                 f"too many {what} from your address: at most {self.capacity:g} at once and "
