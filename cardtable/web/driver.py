@@ -76,17 +76,9 @@ class BotDriver:
         room = self.room
         try:
             return room.adapter.new_bot(name, seat, room.settings)
-        except ValueError:
-            if loading:
+        except Exception as exc:
+            if loading and isinstance(exc, ValueError):
                 raise
-            log.exception(
-                "room %s: the %s bot of %s failed to start; random legal actions are played for it",
-                room.id,
-                name,
-                seat_label(seat),
-            )
-            return room.adapter.new_bot("random", seat, room.settings)
-        except Exception:
             log.exception(
                 "room %s: the %s bot of %s failed to start; random legal actions are played for it",
                 room.id,
