@@ -23,28 +23,10 @@ from typer.testing import CliRunner
 
 from cardtable.cli import app
 
+from .refusals import refused
+
 runner = CliRunner()
 LONG = "a" * 300  # over the 255 bytes a file name may have
-
-
-@pytest.fixture
-def fresh(tmp_path, monkeypatch):
-    monkeypatch.setenv("CARDTABLE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("CARDTABLE_RECORDS", raising=False)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def refused(args, *words):
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2, (args, result.output)
-    assert "Traceback" not in result.output
-    text = " ".join(result.output.split()).replace("│", " ")
-    text = " ".join(text.split())
-    for w in words:
-        assert w in text, (args, text)
-    return text
 
 
 @pytest.mark.parametrize(

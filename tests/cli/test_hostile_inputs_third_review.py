@@ -13,29 +13,8 @@ written, nothing else read.
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
 
-from cardtable.cli import app
-
-runner = CliRunner()
-
-
-@pytest.fixture
-def fresh(tmp_path, monkeypatch):
-    monkeypatch.setenv("CARDTABLE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CARDTABLE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def refused(args, *words):
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2, (args, result.output)
-    text = " ".join(result.output.replace("│", " ").split())
-    assert "Traceback" not in text
-    for w in words:
-        assert w in text, (args, text)
-    return text
+from .refusals import refused
 
 
 @pytest.mark.parametrize(

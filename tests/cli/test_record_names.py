@@ -15,14 +15,6 @@ from cardtable.platform.storage import records_dir, seed_tag
 runner = CliRunner()
 
 
-@pytest.fixture
-def fresh(tmp_path, monkeypatch):
-    monkeypatch.setenv("CARDTABLE_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CARDTABLE_RECORDS", raising=False)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 @pytest.mark.parametrize("seed", ["2024/05/01", "../../x", "s" * 240, "a b\u00e9c"])
 @pytest.mark.parametrize("game, suffix", [(["-n", "3"], ".gops"), (["golf"], ".txt")])
 def test_any_seed_is_saved_in_the_records_folder(fresh, seed, game, suffix):
