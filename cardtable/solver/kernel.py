@@ -144,17 +144,18 @@ def solve_game_checked(M, k, tab, basis, x, y, R, sup):
     response meets is the one the ``nash`` bot plays. Returns ``(value, gap)``; ``x``,
     ``y`` hold the strategies."""
     v, gap = solve_game_ws(M, k, k, tab, basis, x, y, R)
-    return _verified(M, k, v, gap, x, y, sup)
+    return _verified(M, k, k, v, gap, x, y, sup)
 
 
 @njit(cache=True, _nrt=False)
-def _verified(M, k, v, gap, x, y, sup):
-    """``(v, gap)`` of the square game ``M[:k, :k]`` as solved into ``x``, ``y``, or, when
-    they fail the check (gap above ``CHECK_TOL`` relative: rounding lost the optimum), what
-    :func:`solve_by_supports` finds (workspaces ``sup``), if it finds a verified support."""
+def _verified(M, k1, k2, v, gap, x, y, sup):
+    """``(v, gap)`` of the game ``M[:k1, :k2]`` as solved into ``x``, ``y``, or, when
+    they fail the check (gap above ``CHECK_TOL`` relative, or NaN: rounding lost the optimum),
+    what :func:`solve_by_supports` finds (workspaces ``sup`` from :func:`support_workspace`
+    ``(max(k1, k2))``), if it finds a verified support."""
     if not (gap <= CHECK_TOL * (1.0 + abs(v))):
         ok, v2, gap2, _ = solve_by_supports(
-            M, k, k, sup[0], sup[1], 0, sup[2], sup[3], sup[4], x, y, WARM_TOL
+            M, k1, k2, sup[0], sup[1], 0, sup[2], sup[3], sup[4], x, y, WARM_TOL
         )
         if ok:
             return v2, gap2
@@ -167,8 +168,8 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
 
     :func:`simplex` finds an optimal basis; when the two guarantees differ by
     more than 1e-13 (relative) its basic solution is recomputed from ``M`` by
-    Gaussian elimination (:func:`_refine`); a square game still unverified after that
-    (gap above ``CHECK_TOL``) gets :func:`solve_by_supports`, as in the layer kernels.
+    Gaussian elimination (:func:`_refine`); a game still unverified after that (gap above
+    ``CHECK_TOL``, or NaN) gets :func:`solve_by_supports`, as in the layer kernels.
 
     Args and workspaces: as :func:`simplex`.
 
@@ -178,10 +179,10 @@ def solve_matrix_game(M, k1, k2, tab, basis, x, y):
     """
     value, shift = simplex(M, k1, k2, tab, basis, x, y)
     gap = guarantee_gap(M, k1, k2, x, y)
-    if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
+    if shift != 0.0 and not (gap <= 1e-13 * (1.0 + abs(value))):  # NaN too
         value, gap = _refine(M, k1, k2, shift, basis, x, y, value, gap)
-    if k1 == k2 and not (gap <= CHECK_TOL * (1.0 + abs(value))):  # workspaces only when needed
-        value, gap = _verified(M, k1, value, gap, x, y, support_workspace(k1))
+    if not (gap <= CHECK_TOL * (1.0 + abs(value))):  # workspaces only when needed
+        value, gap = _verified(M, k1, k2, value, gap, x, y, support_workspace(max(k1, k2)))
     return value, gap
 
 
@@ -318,8 +319,9 @@ def _simplex_read(tab, basis, k1, k2, rhs, x, y):
             sy += v
     if not (sx > 0.0 and sy > 0.0 and z > 0.0):
         # rounding lost the optimum (never so at an exact one: both sums equal z > 0); NaN
-        # strategies fail the callers' check, and the support search takes the game (this
-        # divided by zero once, in the 12-card win solve with discard ties, layer 8)
+        # strategies make guarantee_gap NaN, which fails the callers' checks: the refinement,
+        # then the support search, takes the game (this divided by zero in the 12-card win
+        # solve with discard ties, layer 8, pattern 5628: tests/solver/test_support_fallback.py)
         for i in range(k1):
             x[i] = np.nan
         for j in range(k2):
@@ -385,20 +387,23 @@ def simplex(M, k1, k2, tab, basis, x, y):
 
 @njit(cache=True, _nrt=False)
 def guarantee_gap(M, k1, k2, x, y):
-    """``max_i (M y)_i - min_j (x' M)_j``: what B concedes at most minus what A secures."""
+    """``max_i (M y)_i - min_j (x' M)_j``: what B concedes at most minus what A secures.
+    NaN when a strategy holds NaN (a simplex read that lost the optimum, :func:`_simplex_read`),
+    so that every check (``not gap <= tol``) fails it; a plain ``s < lo`` would skip the NaN
+    sums and return -2e300, which passes them all."""
     lo = 1e300
     for j in range(k2):
         s = 0.0
         for i in range(k1):
             s += x[i] * M[i, j]
-        if s < lo:
+        if s < lo or s != s:  # a NaN sum stays: no comparison with it is true
             lo = s
     hi = -1e300
     for i in range(k1):
         s = 0.0
         for j in range(k2):
             s += M[i, j] * y[j]
-        if s > hi:
+        if s > hi or s != s:
             hi = s
     return hi - lo
 
@@ -504,7 +509,7 @@ def _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R):
     for j in range(k2):
         y2[j] /= sy
     gap2 = guarantee_gap(M, k1, k2, x2, y2)
-    if gap2 < gap:
+    if gap2 < gap or gap != gap:  # better, or the simplex's strategies were NaN
         for i in range(k1):
             x[i] = x2[i]
         for j in range(k2):
@@ -531,7 +536,7 @@ def _solve_cold(M, k1, k2, tab, basis, x, y, R):
     guess: ``(value, gap, shift)``."""
     value, shift = simplex(M, k1, k2, tab, basis, x, y)
     gap = guarantee_gap(M, k1, k2, x, y)
-    if shift != 0.0 and gap > 1e-13 * (1.0 + abs(value)):
+    if shift != 0.0 and not (gap <= 1e-13 * (1.0 + abs(value))):  # NaN too
         value, gap = _refine_ws(M, k1, k2, shift, basis, x, y, value, gap, R)
     return value, gap, shift
 
