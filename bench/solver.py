@@ -157,6 +157,11 @@ def lean(config: dict) -> dict:
         }
 
 
+def _without_path(config: dict) -> dict:
+    """``config`` less its kept folder's path (the record keeps the folder's name, ``kept``)."""
+    return {k: v for k, v in config.items() if k != "folder"}
+
+
 def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
     """``lean``'s solve into the kept folder ``config["folder"]``, resuming its finished layers
     and stopping after layer ``config["upto"]`` when given. The measured CPU is the sum of the
@@ -210,7 +215,7 @@ def kept(config: dict, rs, lay, be, estimate, t_layout: float) -> dict:
         for m in metas
     ]
     out = {
-        "kept": str(folder),
+        "kept": folder.name,  # the name only: the record holds no path of the machine
         "upto": manifest.get("upto"),
         "per_layer": per_layer,  # (k, games, CPU s, estimate s)
         "bench_runs": len(runs),
@@ -394,7 +399,14 @@ def estimates(
                     )
                 with open(log, "a") as f:
                     f.write(
-                        json.dumps({**cfg, **r, "cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d")})
+                        json.dumps(
+                            {
+                                **_without_path(cfg),
+                                **r,
+                                "cpus": os.cpu_count(),
+                                "when": time.strftime("%Y-%m-%d"),
+                            }
+                        )
                         + "\n"
                     )
 
