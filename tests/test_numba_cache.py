@@ -39,7 +39,9 @@ def _package(tmp_path: Path, name: str) -> Path:
 
 
 def _callee(pkg: Path, value: int) -> None:
-    (pkg / "callee.py").write_text(f"from numba import njit\n\n@njit(cache=True)\ndef inner():\n    return {value}\n")
+    (pkg / "callee.py").write_text(
+        f"from numba import njit\n\n@njit(cache=True)\ndef inner():\n    return {value}\n"
+    )
 
 
 def _outer(tmp_path: Path, name: str, mode: str) -> int:
