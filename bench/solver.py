@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -748,4 +749,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # a SIGTERM (kill, a session's end) becomes SystemExit, and subprocess.run then kills the
+    # running child: without this the child solve went on alone, writing into a kept folder
+    # that a restarted run was writing too
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     main()
