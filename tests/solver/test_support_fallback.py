@@ -106,9 +106,8 @@ def test_the_game_that_stopped_the_12_card_solve_gets_its_value_in_the_layer_ker
     M[:k1, :k2] = STOPPED_12_CARD_SOLVE
     want = game_value(STOPPED_12_CARD_SOLVE)
     tab, basis, xs, ys, R = kernel.game_workspace(k)[1:]
-    wI, wJ = np.zeros((2, k), np.int64), np.zeros((2, k), np.int64)
-    ws = np.zeros(2, np.int64)
-    A, z, mark = np.empty((k + 1, k + 1)), np.empty(3 * (k + 1)), np.empty(k + 1, np.int64)
+    wI, wJ, A, z, mark = kernel.support_workspace(k)  # one support slot, as the kernels' shapes
+    ws = np.zeros(1, np.int64)
     st = np.zeros(lean.NSTATS)
     v = lean._solve(M, k1, k2, warm, ws, wI, wJ, 0, tab, basis, xs, ys, A, z, mark, R, st)
     assert v == pytest.approx(want, abs=1e-9)
